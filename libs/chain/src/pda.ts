@@ -1,0 +1,29 @@
+import { PublicKey } from '@solana/web3.js';
+
+const BOARD_SEED = Buffer.from('board');
+const ROUND_SEED = Buffer.from('round');
+const TREASURY_SEED = Buffer.from('treasury');
+
+function u64Le(value: number): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64LE(BigInt(value));
+  return b;
+}
+
+/** PDAs of the ORE program, computed once per program id (and per round id). */
+export class OrePdas {
+  readonly programId: PublicKey;
+  readonly board: PublicKey;
+  readonly treasury: PublicKey;
+
+  constructor(programId: PublicKey | string) {
+    this.programId = typeof programId === 'string' ? new PublicKey(programId) : programId;
+    this.board = PublicKey.findProgramAddressSync([BOARD_SEED], this.programId)[0];
+    this.treasury = PublicKey.findProgramAddressSync([TREASURY_SEED], this.programId)[0];
+  }
+
+  /** `["round", u64 LE id]` under the program id. */
+  round(id: number): PublicKey {
+    return PublicKey.findProgramAddressSync([ROUND_SEED, u64Le(id)], this.programId)[0];
+  }
+}

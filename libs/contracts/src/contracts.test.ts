@@ -1,0 +1,69 @@
+import { natsNames, validateLiveSnapshot, validateRound } from './index';
+
+const round = {
+  id: 7,
+  deployed: Array(25).fill(1),
+  count: Array(25).fill(1),
+  winningSquare: 3,
+  totalDeployed: 25,
+  totalWinnings: 10,
+  totalVaulted: 1,
+  totalMiners: 25,
+  motherlode: 0,
+  topMinerReward: 0,
+  slotHash: 'ab'.repeat(32),
+  settledAt: '2026-11-22T06:11:10.123Z',
+};
+
+describe('contracts', () => {
+  it('prefixes subjects, streams and buckets of a namespace', () => {
+    const names = natsNames('t1');
+    expect(names.subjects.roundSettled).toBe('t1.grid.round.settled');
+    expect(names.streams.rounds).toBe('T1_ROUNDS');
+    expect(names.buckets.live).toBe('T1_LIVE');
+    expect(natsNames().subjects.roundSettled).toBe('grid.round.settled');
+  });
+
+  it('refuses a prefix that could inject subject tokens or wildcards', () => {
+    expect(() => natsNames('a.b')).toThrow(RangeError);
+    expect(() => natsNames('*')).toThrow(RangeError);
+  });
+
+  it('accepts a valid round and a voided one', () => {
+    expect(validateRound(round)).toBe(round);
+    expect(validateRound({ ...round, winningSquare: null }).winningSquare).toBeNull();
+  });
+
+  it('rejects a round with 24 squares, a fractional lamport or an extra field, naming the path', () => {
+    expect(() => validateRound({ ...round, deployed: Array(24).fill(1) })).toThrow(/\/deployed/);
+    expect(() => validateRound({ ...round, totalDeployed: 1.5 })).toThrow(/\/totalDeployed/);
+    expect(() => validateRound({ ...round, extra: 1 })).toThrow(/additional/);
+  });
+});
+
+describe('live snapshot schema', () => {
+  const snapshot = {
+    roundId: 8,
+    status: 'active',
+    deployed: Array(25).fill(0),
+    count: Array(25).fill(0),
+    totalDeployed: 0,
+    totalMiners: 0,
+    secondsLeft: 12.4,
+    slot: 100,
+    startSlot: 90,
+    endSlot: 240,
+    prevRound: round,
+    updatedAt: '2026-11-22T06:11:10.123Z',
+  };
+
+  it('accepts a snapshot with or without a previous round', () => {
+    expect(validateLiveSnapshot(snapshot)).toBe(snapshot);
+    expect(validateLiveSnapshot({ ...snapshot, prevRound: null, secondsLeft: null, endSlot: null, status: 'waiting' })).toBeTruthy();
+  });
+
+  it('rejects an unknown status and a malformed previous round', () => {
+    expect(() => validateLiveSnapshot({ ...snapshot, status: 'done' })).toThrow(/status/);
+    expect(() => validateLiveSnapshot({ ...snapshot, prevRound: { ...round, slotHash: 'zz' } })).toThrow(/prevRound/);
+  });
+});

@@ -1,0 +1,19 @@
+/**
+ * The suite's contracts: NATS names (subjects, streams, buckets), message types and
+ * their ajv-validated JSON schemas. Producers validate before publishing, consumers
+ * after receiving.
+ */
+import { addSchema, compileValidator } from './validate';
+import { liveSnapshotSchema, roundOpenedSchema, roundSchema } from './schemas';
+
+export { natsNames, DUPLICATE_WINDOW_MS, CORRELATION_HEADER, type NatsNames } from './names';
+export type { Round, LiveSnapshot, LiveStatus, RoundOpened } from './messages';
+export { roundSchema, liveSnapshotSchema, roundOpenedSchema } from './schemas';
+export { compileValidator, type Validator } from './validate';
+
+import type { LiveSnapshot, Round, RoundOpened } from './messages';
+
+addSchema(roundSchema);
+export const validateRound = compileValidator<Round>(roundSchema, 'round');
+export const validateLiveSnapshot = compileValidator<LiveSnapshot>(liveSnapshotSchema, 'live snapshot');
+export const validateRoundOpened = compileValidator<RoundOpened>(roundOpenedSchema, 'round opened');

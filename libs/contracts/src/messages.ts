@@ -1,0 +1,48 @@
+/** Wire types of NATS messages (and of the HTTP API, which uses the same shapes). */
+
+/** A settled round as stored and served (SPEC 3 "Stored round"). Lamports are integers. */
+export interface Round {
+  readonly id: number;
+  readonly deployed: number[];
+  readonly count: number[];
+  /** 0..24, or null when the round was voided (no RNG, stakes refunded). */
+  readonly winningSquare: number | null;
+  readonly totalDeployed: number;
+  readonly totalWinnings: number;
+  readonly totalVaulted: number;
+  readonly totalMiners: number;
+  readonly motherlode: number;
+  readonly topMinerReward: number;
+  /** 64 hex characters. */
+  readonly slotHash: string;
+  /** ISO 8601 UTC with milliseconds. */
+  readonly settledAt: string;
+}
+
+export type LiveStatus = 'waiting' | 'active' | 'intermission';
+
+/** The live snapshot of the current round (GET /live, the SSE stream, the KV bucket). */
+export interface LiveSnapshot {
+  readonly roundId: number;
+  readonly status: LiveStatus;
+  readonly deployed: number[];
+  readonly count: number[];
+  readonly totalDeployed: number;
+  readonly totalMiners: number;
+  /** Seconds until deploys close while active; 0 in intermission; null while waiting. */
+  readonly secondsLeft: number | null;
+  readonly slot: number;
+  readonly startSlot: number;
+  /** null while waiting for the first deploy. */
+  readonly endSlot: number | null;
+  readonly prevRound: Round | null;
+  readonly updatedAt: string;
+}
+
+/** The board moved to a new round: lab-forward records its predictions for it. */
+export interface RoundOpened {
+  readonly roundId: number;
+  /** Id of the newest settled round at the time, if known. */
+  readonly previousRoundId: number | null;
+  readonly openedAt: string;
+}

@@ -1,0 +1,53 @@
+/**
+ * NATS names: subjects, JetStream streams, KV buckets and durable consumers. The only
+ * place they are spelled. Everything is namespaced by an optional prefix so that test
+ * runs (and side-by-side deployments) never see each other's traffic.
+ */
+
+const PREFIX_RE = /^[a-z][a-z0-9]{0,30}$/;
+
+export interface NatsNames {
+  readonly prefix: string;
+  readonly subjects: {
+    /** A round settled (JetStream, stream ROUNDS, Nats-Msg-Id = round id). */
+    readonly roundSettled: string;
+    /** The board moved to a new round (JetStream, stream ROUNDS, Nats-Msg-Id = `opened-<id>`). */
+    readonly roundOpened: string;
+    /** Latest live snapshot (core NATS, fire and forget; the KV bucket holds the latest). */
+    readonly liveUpdated: string;
+  };
+  readonly streams: { readonly rounds: string };
+  readonly buckets: { readonly live: string };
+  /** Key of the latest snapshot inside the live bucket. */
+  readonly liveKey: string;
+}
+
+/**
+ * Builds every NATS name for a namespace prefix ('' in production). A prefix is
+ * lower-case alphanumerics starting with a letter: it becomes the first subject token
+ * and, upper-cased, the first part of stream and bucket names.
+ */
+export function natsNames(prefix = ''): NatsNames {
+  if (prefix !== '' && !PREFIX_RE.test(prefix)) {
+    throw new RangeError(`NATS prefix must match ${PREFIX_RE.source}`);
+  }
+  const s = (subject: string): string => (prefix === '' ? subject : `${prefix}.${subject}`);
+  const n = (name: string): string => (prefix === '' ? name : `${prefix.toUpperCase()}_${name}`);
+  return {
+    prefix,
+    subjects: {
+      roundSettled: s('grid.round.settled'),
+      roundOpened: s('grid.round.opened'),
+      liveUpdated: s('grid.live.updated'),
+    },
+    streams: { rounds: n('ROUNDS') },
+    buckets: { live: n('LIVE') },
+    liveKey: 'snapshot',
+  };
+}
+
+/** Duplicate window of every durable stream: a re-publish within it is dropped. */
+export const DUPLICATE_WINDOW_MS = 15 * 60 * 1000;
+
+/** Header carrying the HTTP request / correlation id across NATS. */
+export const CORRELATION_HEADER = 'Gridlab-Correlation-Id';

@@ -1,0 +1,87 @@
+import type { SchemaObject } from 'ajv';
+
+// Schemas are plain JSON Schema; unit tests hold them to the TypeScript types in messages.ts.
+
+const lamports = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
+const squares = { type: 'array', items: lamports, minItems: 25, maxItems: 25 } as const;
+const isoTime = { type: 'string', format: 'date-time' } as const;
+
+export const roundSchema: SchemaObject = {
+  $id: 'urn:gridlab:round',
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'id',
+    'deployed',
+    'count',
+    'winningSquare',
+    'totalDeployed',
+    'totalWinnings',
+    'totalVaulted',
+    'totalMiners',
+    'motherlode',
+    'topMinerReward',
+    'slotHash',
+    'settledAt',
+  ],
+  properties: {
+    id: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    deployed: squares,
+    count: squares,
+    winningSquare: { type: ['integer', 'null'], minimum: 0, maximum: 24 },
+    totalDeployed: lamports,
+    totalWinnings: lamports,
+    totalVaulted: lamports,
+    totalMiners: lamports,
+    motherlode: lamports,
+    topMinerReward: lamports,
+    slotHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    settledAt: isoTime,
+  },
+};
+
+export const liveSnapshotSchema: SchemaObject = {
+  $id: 'urn:gridlab:live-snapshot',
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'roundId',
+    'status',
+    'deployed',
+    'count',
+    'totalDeployed',
+    'totalMiners',
+    'secondsLeft',
+    'slot',
+    'startSlot',
+    'endSlot',
+    'prevRound',
+    'updatedAt',
+  ],
+  properties: {
+    roundId: { type: 'integer', minimum: 0 },
+    status: { type: 'string', enum: ['waiting', 'active', 'intermission'] },
+    deployed: squares,
+    count: squares,
+    totalDeployed: lamports,
+    totalMiners: lamports,
+    secondsLeft: { type: ['number', 'null'], minimum: 0 },
+    slot: { type: 'integer', minimum: 0 },
+    startSlot: { type: 'integer', minimum: 0 },
+    endSlot: { type: ['integer', 'null'], minimum: 0 },
+    prevRound: { anyOf: [{ $ref: 'urn:gridlab:round' }, { type: 'null' }] },
+    updatedAt: isoTime,
+  },
+};
+
+export const roundOpenedSchema: SchemaObject = {
+  $id: 'urn:gridlab:round-opened',
+  type: 'object',
+  additionalProperties: false,
+  required: ['roundId', 'previousRoundId', 'openedAt'],
+  properties: {
+    roundId: { type: 'integer', minimum: 0 },
+    previousRoundId: { type: ['integer', 'null'], minimum: 0 },
+    openedAt: isoTime,
+  },
+};

@@ -1,0 +1,23 @@
+import { InputError } from '@gridlab/errors';
+import Ajv, { type SchemaObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+addFormats(ajv, ['date-time']);
+
+/** A compiled check that returns the typed value or throws InputError listing every problem. */
+export type Validator<T> = (data: unknown) => T;
+
+/** Registers a schema so others can `$ref` it by `$id`. */
+export function addSchema(schema: SchemaObject): void {
+  if (schema.$id === undefined || ajv.getSchema(schema.$id) === undefined) ajv.addSchema(schema);
+}
+
+export function compileValidator<T>(schema: SchemaObject, what: string): Validator<T> {
+  const check: ValidateFunction<T> = (schema.$id !== undefined && ajv.getSchema<T>(schema.$id)) || ajv.compile<T>(schema);
+  return (data) => {
+    if (check(data)) return data;
+    const errors = (check.errors ?? []).map((e) => ({ path: e.instancePath || '/', message: e.message ?? 'is invalid' }));
+    throw new InputError(`invalid ${what}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
+  };
+}

@@ -1,0 +1,100 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '@gridlab/logger';
+import type { Metrics } from './metrics';
+
+/** One dependency check: resolves with optional details when healthy, throws when not. */
+export type ReadinessCheck = () => Promise<Record<string, unknown> | void>;
+
+export interface ReadinessReport {
+  readonly ready: boolean;
+  readonly checks: Record<string, { ok: boolean; error?: string; [detail: string]: unknown }>;
+}
+
+export interface OpsServer {
+  readonly port: number;
+  readiness(): Promise<ReadinessReport>;
+  close(): Promise<void>;
+}
+
+interface OpsServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly checks: Readonly<Record<string, ReadinessCheck>>;
+}
+
+const CHECK_TIMEOUT_MS = 2000;
+
+async function runCheck(check: ReadinessCheck): Promise<{ ok: boolean; error?: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('check timed out')), CHECK_TIMEOUT_MS);
+    });
+    const details = await Promise.race([check(), timeout]);
+    return { ok: true, ...(details ?? {}) };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : 'failed' };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Serves `/healthz` (the process is alive), `/readyz` (every dependency check passes;
+ * 503 with per-check details otherwise) and `/metrics` (Prometheus text format).
+ */
+export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
+  const readiness = async (): Promise<ReadinessReport> => {
+    const names = Object.keys(options.checks);
+    const results = await Promise.all(names.map((name) => runCheck(options.checks[name]!)));
+    const checks: ReadinessReport['checks'] = {};
+    names.forEach((name, i) => (checks[name] = results[i]!));
+    return { ready: results.every((r) => r.ok), checks };
+  };
+
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const send = (status: number, type: string, body: string): void => {
+      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+      res.end(body);
+    };
+    if (req.method !== 'GET') return send(405, 'application/json', '{"error":"method not allowed"}');
+    if (path === '/healthz') return send(200, 'application/json', '{"status":"ok"}');
+    if (path === '/readyz') {
+      readiness().then(
+        (report) => send(report.ready ? 200 : 503, 'application/json', JSON.stringify(report)),
+        () => send(503, 'application/json', '{"ready":false}'),
+      );
+      return;
+    }
+    if (path === '/metrics') {
+      options.metrics.metrics().then(
+        (text) => send(200, options.metrics.contentType, text),
+        (error: unknown) => {
+          options.logger.error('metrics collection failed', { err: error });
+          send(500, 'text/plain', 'metrics unavailable');
+        },
+      );
+      return;
+    }
+    send(404, 'application/json', '{"error":"not found"}');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  options.logger.info('ops endpoints listening', { host: options.host, port });
+  return {
+    port,
+    readiness,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
