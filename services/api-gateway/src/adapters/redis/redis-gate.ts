@@ -1,0 +1,126 @@
+import type { Redis } from 'ioredis';
+import { decide, type BucketDecision, type BucketPolicy } from '../../domain/token-bucket';
+import { GATE_LUA } from './gate.lua';
+import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
+
+/** What the cache knows about a key hash. */
+export type CachedKey =
+  | { readonly state: 'miss' }
+  | { readonly state: 'invalid' }
+  | { readonly state: 'expired'; readonly subscriberId: string; readonly paidUntilMs: number }
+  | {
+      readonly state: 'ok';
+      readonly subscriberId: string;
+      readonly paidUntilMs: number;
+      readonly decision: BucketDecision;
+      /** Distinct client addresses using the key within the sharing window. */
+      readonly distinctAddresses: number;
+      /** True the first time in a window that the address count exceeded the limit. */
+      readonly newlyFlagged: boolean;
+    };
+
+/** A key record to cache: the subscriber and the end of the paid period. */
+export interface KeyRecord {
+  readonly subscriberId: string;
+  readonly paidUntilMs: number;
+}
+
+export interface RedisGateOptions {
+  /** Prepended to every key this adapter touches (per deployment or per test run). */
+  readonly prefix: string;
+  readonly keyPolicy: BucketPolicy;
+  readonly sharingWindowMs: number;
+  readonly maxAddressesPerKey: number;
+  /** How long a positive key record stays cached. */
+  readonly positiveTtlMs: number;
+  /** How long an unknown or revoked key stays known as such; longer than positiveTtlMs. */
+  readonly tombstoneTtlMs: number;
+}
+
+type GateReply = [string, string?, string?, number?, string?, number?, number?];
+
+/**
+ * The gateway's Redis side: key cache, per-key bucket and key-sharing tracker in one
+ * script call per paid request (see gate.lua.ts), the per-IP bucket for public
+ * endpoints, and cache writes. Every call rejects quickly when Redis is slow or down
+ * (the client is built with a 50 ms command timeout and no offline queue); the caller
+ * falls back to PostgreSQL and the in-process limiter.
+ */
+export class RedisGate {
+  constructor(
+    private readonly redis: Redis,
+    private readonly options: RedisGateOptions,
+  ) {
+    redis.defineCommand('gridlabGate', { numberOfKeys: 4, lua: GATE_LUA });
+    redis.defineCommand('gridlabBucket', { numberOfKeys: 1, lua: TOKEN_BUCKET_LUA });
+  }
+
+  private key(kind: string, id: string): string {
+    return `${this.options.prefix}${kind}:${id}`;
+  }
+
+  /** Looks a key hash up and, when it is live, takes `cost` tokens from its bucket. */
+  async check(keyHash: Buffer, clientAddress: string, cost = 1): Promise<CachedKey> {
+    const id = keyHash.toString('hex');
+    const o = this.options;
+    const reply = (await (this.redis as unknown as GateCommands).gridlabGate(
+      this.key('auth', id),
+      this.key('bucket', id),
+      this.key('addrs', id),
+      this.key('shared', id),
+      o.keyPolicy.capacity,
+      o.keyPolicy.refillPerSecond,
+      cost,
+      clientAddress,
+      o.sharingWindowMs,
+      o.maxAddressesPerKey,
+    )) as GateReply;
+    const [state, subscriberId = '', paidUntil = '0', allowed = 0, tokens = '0', distinct = 0, flagged = 0] = reply;
+    if (state === 'miss' || state === 'invalid') return { state };
+    if (state === 'expired') return { state, subscriberId, paidUntilMs: Number(paidUntil) };
+    return {
+      state: 'ok',
+      subscriberId,
+      paidUntilMs: Number(paidUntil),
+      decision: decide(o.keyPolicy, Number(tokens), allowed === 1, cost),
+      distinctAddresses: distinct,
+      newlyFlagged: flagged === 1,
+    };
+  }
+
+  /**
+   * Caches what PostgreSQL said about a key hash (null: unknown or revoked). Positive
+   * records are written only if nothing is cached yet, so a fill racing a revocation
+   * cannot overwrite the revocation's tombstone.
+   */
+  async remember(keyHash: Buffer, record: KeyRecord | null): Promise<void> {
+    const key = this.key('auth', keyHash.toString('hex'));
+    if (record === null) {
+      await this.redis.set(key, 'x', 'PX', this.options.tombstoneTtlMs);
+      return;
+    }
+    await this.redis.set(key, `${record.subscriberId}|${record.paidUntilMs}`, 'PX', this.options.positiveTtlMs, 'NX');
+  }
+
+  /** Marks a key hash revoked on every replica at once (they all read this cache). */
+  async revoke(keyHash: Buffer): Promise<void> {
+    await this.remember(keyHash, null);
+  }
+
+  /** Per-client-address bucket for public endpoints. */
+  async takeForAddress(policy: BucketPolicy, clientAddress: string, cost = 1): Promise<BucketDecision> {
+    const [allowed, tokens] = (await (this.redis as unknown as GateCommands).gridlabBucket(
+      this.key('ip', clientAddress),
+      policy.capacity,
+      policy.refillPerSecond,
+      cost,
+    )) as [number, string];
+    return decide(policy, Number(tokens), allowed === 1, cost);
+  }
+}
+
+/** The script commands registered by `defineCommand` (ioredis adds them at run time). */
+interface GateCommands {
+  gridlabGate(...args: (string | number)[]): Promise<unknown>;
+  gridlabBucket(...args: (string | number)[]): Promise<unknown>;
+}

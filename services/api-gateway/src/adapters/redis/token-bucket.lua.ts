@@ -1,0 +1,31 @@
+/**
+ * The token bucket of domain/token-bucket.ts in one atomic Redis round trip. The clock
+ * is Redis' own TIME, so every gateway replica shares one time base. Tokens are kept
+ * fractional (as a string: Lua numbers would be truncated to integers in the reply).
+ *
+ * KEYS[1] bucket key; ARGV: capacity, refill per second, cost.
+ * Returns { allowed (0|1), tokens after the request as a string }.
+ */
+export const TOKEN_BUCKET_LUA = `
+local capacity = tonumber(ARGV[1])
+local rate = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local stored = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
+local tokens = tonumber(stored[1])
+local ts = tonumber(stored[2])
+if tokens == nil or ts == nil then
+  tokens = capacity
+  ts = now
+end
+tokens = math.min(capacity, tokens + math.max(0, now - ts) * rate / 1000)
+local allowed = 0
+if tokens >= cost then
+  tokens = tokens - cost
+  allowed = 1
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(capacity / rate * 1000) + 1000)
+return { allowed, tostring(tokens) }
+`;

@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { RedisGate } from '../src/adapters/redis/redis-gate';
+import { IP_POLICY, KEY_POLICY } from '../src/domain/token-bucket';
+
+const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+const prefix = `test:${randomBytes(6).toString('hex')}:`;
+const redis = new Redis(REDIS_URL, { lazyConnect: false });
+const options = {
+  prefix,
+  keyPolicy: KEY_POLICY,
+  sharingWindowMs: 300_000,
+  maxAddressesPerKey: 3,
+  positiveTtlMs: 60_000,
+  tombstoneTtlMs: 120_000,
+};
+const gate = new RedisGate(redis, options);
+const paidUntilMs = Date.now() + 86_400_000;
+
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+});
+
+describe('RedisGate', () => {
+  it('reports a cache miss for a key it has never seen, without creating a bucket', async () => {
+    const hash = randomBytes(32);
+    expect(await gate.check(hash, '10.0.0.1')).toEqual({ state: 'miss' });
+    expect(await redis.exists(`${prefix}bucket:${hash.toString('hex')}`)).toBe(0);
+  });
+
+  it('allows exactly the burst of 60 then rejects with Retry-After 1', async () => {
+    const hash = randomBytes(32);
+    await gate.remember(hash, { subscriberId: 'sub_x', paidUntilMs });
+    const results = [];
+    for (let i = 0; i < 61; i++) results.push(await gate.check(hash, '10.0.0.1'));
+    const allowed = results.filter((r) => r.state === 'ok' && r.decision.allowed).length;
+    expect(allowed).toBe(60);
+    const last = results[60];
+    expect(last).toMatchObject({ state: 'ok', subscriberId: 'sub_x', decision: { allowed: false, remaining: 0, retryAfterSeconds: 1 } });
+  });
+
+  it('shares one bucket between two clients (two gateway replicas)', async () => {
+    const hash = randomBytes(32);
+    await gate.remember(hash, { subscriberId: 'sub_y', paidUntilMs });
+    const otherClient = new Redis(REDIS_URL);
+    const other = new RedisGate(otherClient, options);
+    let allowed = 0;
+    for (let i = 0; i < 40; i++) {
+      for (const g of [gate, other]) {
+        const r = await g.check(hash, '10.0.0.2');
+        if (r.state === 'ok' && r.decision.allowed) allowed++;
+      }
+    }
+    await otherClient.quit();
+    // 80 requests within well under a second: the burst plus at most a few refills.
+    expect(allowed).toBeGreaterThanOrEqual(60);
+    expect(allowed).toBeLessThanOrEqual(65);
+  });
+
+  it('reports an expired subscription without spending tokens', async () => {
+    const hash = randomBytes(32);
+    await gate.remember(hash, { subscriberId: 'sub_z', paidUntilMs: Date.now() - 1000 });
+    expect(await gate.check(hash, '10.0.0.1')).toMatchObject({ state: 'expired', subscriberId: 'sub_z' });
+    expect(await redis.exists(`${prefix}bucket:${hash.toString('hex')}`)).toBe(0);
+  });
+
+  it('keeps a revoked key revoked even if a stale fill races the revocation', async () => {
+    const hash = randomBytes(32);
+    await gate.remember(hash, { subscriberId: 'sub_r', paidUntilMs });
+    await gate.revoke(hash);
+    await gate.remember(hash, { subscriberId: 'sub_r', paidUntilMs });
+    expect(await gate.check(hash, '10.0.0.1')).toEqual({ state: 'invalid' });
+  });
+
+  it('flags a key used from more than 3 addresses once per window', async () => {
+    const hash = randomBytes(32);
+    await gate.remember(hash, { subscriberId: 'sub_s', paidUntilMs });
+    const flags = [];
+    for (const ip of ['1.1.1.1', '2.2.2.2', '3.3.3.3', '3.3.3.3', '4.4.4.4', '5.5.5.5']) {
+      const r = await gate.check(hash, ip);
+      if (r.state === 'ok') flags.push([r.distinctAddresses, r.newlyFlagged]);
+    }
+    expect(flags).toEqual([
+      [1, false],
+      [2, false],
+      [3, false],
+      [3, false],
+      [4, true],
+      [5, false],
+    ]);
+  });
+
+  it('limits public endpoints per address with their own policy', async () => {
+    const ip = `192.0.2.${randomBytes(1)[0]}`;
+    let allowed = 0;
+    for (let i = 0; i < 101; i++) if ((await gate.takeForAddress(IP_POLICY, ip)).allowed) allowed++;
+    expect(allowed).toBe(100);
+  });
+});
