@@ -1,0 +1,15 @@
+/**
+ * Billing's data: the `billing` schema's migrations, subscribers and API keys (only
+ * HMAC hashes stored), and the key-issuing functions used by the billing service and
+ * the operator CLI (`gridlab admin grant|revoke`).
+ */
+import { join } from 'node:path';
+
+export { KeyStore, type KeyRecord, type IssuedKey, type IssueReason } from './key-store';
+export { hashApiKey } from './key-hash';
+export { newApiKey, newSubscriberId, API_KEY_RE, SUBSCRIBER_ID_RE, type RandomInt } from './ids';
+
+/** Schema owned by billing. */
+export const BILLING_SCHEMA = 'billing';
+/** node-pg-migrate directory of the billing schema. */
+export const BILLING_MIGRATIONS_DIR = join(__dirname, '..', 'migrations');

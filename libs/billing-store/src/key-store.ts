@@ -1,0 +1,139 @@
+import type { Pool, PoolClient } from 'pg';
+import { newApiKey, newSubscriberId, type RandomInt } from './ids';
+import { hashApiKey } from './key-hash';
+
+const DAY_MS = 86_400_000;
+
+/** An active key's owner and paid period, as the gateway needs it. */
+export interface KeyRecord {
+  readonly subscriberId: string;
+  readonly paidUntil: Date;
+}
+
+/** A freshly issued key: the plaintext exists only in this object and its response. */
+export interface IssuedKey {
+  readonly apiKey: string;
+  readonly subscriberId: string;
+  readonly paidUntil: Date;
+  /** Hash of the key this issue replaced, so callers can invalidate caches at once. */
+  readonly revokedKeyHash: Buffer | null;
+}
+
+export type IssueReason = 'payment' | 'reissue' | 'admin';
+
+/**
+ * Subscribers and API keys in billing's schema. Issuing and revoking run inside the
+ * caller's transaction when one is passed, so billing can consume a nonce, record a
+ * payment and issue a key atomically.
+ */
+export class KeyStore {
+  constructor(
+    private readonly pool: Pool,
+    private readonly hmacSecret: string,
+    private readonly random?: RandomInt,
+  ) {}
+
+  hash(apiKey: string): Buffer {
+    return hashApiKey(this.hmacSecret, apiKey);
+  }
+
+  /** The active (not revoked) key with this hash, or null. Expiry is the caller's call. */
+  async lookup(keyHash: Buffer): Promise<KeyRecord | null> {
+    const { rows } = await this.pool.query<{ subscriber_id: string; paid_until: Date }>(
+      `SELECT k.subscriber_id, s.paid_until
+         FROM billing.api_keys k JOIN billing.subscribers s ON s.id = k.subscriber_id
+        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+      [keyHash],
+    );
+    const row = rows[0];
+    return row === undefined ? null : { subscriberId: row.subscriber_id, paidUntil: row.paid_until };
+  }
+
+  /**
+   * Operator grant: creates the subscriber or extends its period by `days` from
+   * max(now, paidUntil), revokes its previous key and issues a new one.
+   */
+  async grant(ownerPubkey: string, days: number, now: Date): Promise<IssuedKey> {
+    return this.inTransaction(async (client) => {
+      const subscriberId = await this.extend(client, ownerPubkey, 'grant', days * DAY_MS, now);
+      return this.issue(client, subscriberId, 'admin', now);
+    });
+  }
+
+  /**
+   * Creates or extends the owner's subscription by `periodMs` from max(now, paidUntil);
+   * returns the subscriber id. `plan` records what was bought last.
+   */
+  async extend(client: PoolClient, ownerPubkey: string, plan: string, periodMs: number, now: Date): Promise<string> {
+    const { rows } = await client.query<{ id: string }>(
+      `INSERT INTO billing.subscribers (id, owner_pubkey, plan, paid_until)
+       VALUES ($1, $2, $3, $4::timestamptz + make_interval(secs => $5::double precision / 1000))
+       ON CONFLICT (owner_pubkey) DO UPDATE
+          SET plan = EXCLUDED.plan,
+              paid_until = greatest($4::timestamptz, billing.subscribers.paid_until)
+                           + make_interval(secs => $5::double precision / 1000),
+              updated_at = $4
+       RETURNING id`,
+      [newSubscriberId(this.random), ownerPubkey, plan, now, periodMs],
+    );
+    return rows[0]!.id;
+  }
+
+  /** Revokes the subscriber's active key (if any) and issues a new one. */
+  async issue(client: PoolClient, subscriberId: string, reason: IssueReason, now: Date): Promise<IssuedKey> {
+    const revoked = await this.revokeActive(client, subscriberId, 'replaced', now);
+    const apiKey = newApiKey(this.random);
+    await client.query(
+      `INSERT INTO billing.api_keys (key_hash, subscriber_id, issued_at, issued_by) VALUES ($1, $2, $3, $4)`,
+      [this.hash(apiKey), subscriberId, now, reason],
+    );
+    const { rows } = await client.query<{ paid_until: Date }>(`SELECT paid_until FROM billing.subscribers WHERE id = $1`, [
+      subscriberId,
+    ]);
+    return { apiKey, subscriberId, paidUntil: rows[0]!.paid_until, revokedKeyHash: revoked };
+  }
+
+  /** Revokes the active key of the owner; returns its hash, or null when there was none. */
+  async revokeOwner(ownerPubkey: string, reason: string, now: Date): Promise<Buffer | null> {
+    return this.inTransaction(async (client) => {
+      const { rows } = await client.query<{ id: string }>(`SELECT id FROM billing.subscribers WHERE owner_pubkey = $1`, [
+        ownerPubkey,
+      ]);
+      const subscriber = rows[0];
+      return subscriber === undefined ? null : this.revokeActive(client, subscriber.id, reason, now);
+    });
+  }
+
+  /** Revokes the key with this hash if active (key-sharing policy `revoke`). */
+  async revokeHash(keyHash: Buffer, reason: string, now: Date): Promise<boolean> {
+    const result = await this.pool.query(
+      `UPDATE billing.api_keys SET revoked_at = $2, revoked_reason = $3 WHERE key_hash = $1 AND revoked_at IS NULL`,
+      [keyHash, now, reason],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  private async revokeActive(client: PoolClient, subscriberId: string, reason: string, now: Date): Promise<Buffer | null> {
+    const { rows } = await client.query<{ key_hash: Buffer }>(
+      `UPDATE billing.api_keys SET revoked_at = $2, revoked_reason = $3
+        WHERE subscriber_id = $1 AND revoked_at IS NULL RETURNING key_hash`,
+      [subscriberId, now, reason],
+    );
+    return rows[0]?.key_hash ?? null;
+  }
+
+  private async inTransaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}

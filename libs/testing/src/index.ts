@@ -1,0 +1,6 @@
+/**
+ * Test isolation against the real servers: each run gets its own PostgreSQL database,
+ * NATS subject/stream prefix and Redis key prefix, and removes them afterwards.
+ */
+export { createTestDatabase, type TestDatabase } from './database';
+export { testNamespace, type TestNamespace } from './namespace';
