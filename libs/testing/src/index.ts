@@ -4,3 +4,4 @@
  */
 export { createTestDatabase, type TestDatabase } from './database';
 export { testNamespace, type TestNamespace } from './namespace';
+export { syntheticRounds, type SyntheticOptions } from './synthetic-rounds';

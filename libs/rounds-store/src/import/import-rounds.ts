@@ -1,0 +1,100 @@
+import { stat } from 'node:fs/promises';
+import { validateRound, type Round } from '@gridlab/contracts';
+import { InputError } from '@gridlab/errors';
+import type { RoundRepository } from '../round.repository';
+import { readRoundSource } from './round-source';
+
+export interface ImportProgress {
+  readonly read: number;
+  readonly inserted: number;
+  readonly invalid: number;
+  readonly bytesRead: number;
+  readonly totalBytes: number;
+}
+
+export interface ImportSummary {
+  readonly read: number;
+  readonly inserted: number;
+  readonly duplicates: number;
+  readonly invalid: number;
+  readonly seconds: number;
+  readonly roundsPerSecond: number;
+}
+
+export interface ImportOptions {
+  /** Skip (and count) invalid rounds instead of aborting at the first one. */
+  readonly skipInvalid?: boolean;
+  readonly batchSize?: number;
+  readonly onProgress?: (progress: ImportProgress) => void;
+  /** Called for each skipped invalid round (when skipInvalid). */
+  readonly onInvalid?: (where: string, reason: string) => void;
+  readonly now?: () => number;
+}
+
+const DEFAULT_BATCH = 10_000;
+
+/**
+ * Loads history files into the rounds table: validated, in COPY batches, idempotent
+ * (stored ids are counted as duplicates). Parsing of the next batch overlaps the
+ * database's work on the previous one. Imported rounds are not published to NATS:
+ * consumers catch up from PostgreSQL, the source of truth.
+ */
+export async function importRounds(paths: readonly string[], repo: RoundRepository, options: ImportOptions = {}): Promise<ImportSummary> {
+  const now = options.now ?? Date.now;
+  const started = now();
+  const batchSize = options.batchSize ?? DEFAULT_BATCH;
+  let totalBytes = 0;
+  for (const path of paths) totalBytes += (await stat(path)).size;
+  let read = 0;
+  let inserted = 0;
+  let invalid = 0;
+  let bytesRead = 0;
+  let batch: Round[] = [];
+  let inFlight: Promise<void> = Promise.resolve();
+  const progress = (): void => options.onProgress?.({ read, inserted, invalid, bytesRead, totalBytes });
+
+  const flush = async (): Promise<void> => {
+    const rounds = batch;
+    batch = [];
+    await inFlight;
+    inFlight = repo.insertMany(rounds).then((n) => {
+      inserted += n;
+      progress();
+    });
+  };
+
+  for (const path of paths) {
+    for await (const item of readRoundSource(path, (b) => (bytesRead += b))) {
+      read++;
+      let round: Round;
+      try {
+        if (item.value === undefined) throw new InputError('not valid JSON');
+        round = validateRound(item.value);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : 'invalid';
+        if (!options.skipInvalid) {
+          await inFlight;
+          throw new InputError(`${item.where}: ${reason}`, { cause: error });
+        }
+        invalid++;
+        options.onInvalid?.(item.where, reason);
+        continue;
+      }
+      batch.push(round);
+      if (batch.length >= batchSize) await flush();
+    }
+  }
+  if (batch.length > 0) await flush();
+  await inFlight;
+  progress();
+  const seconds = (now() - started) / 1000;
+  const valid = read - invalid;
+  return {
+    read,
+    inserted,
+    duplicates: valid - inserted,
+    invalid,
+    seconds,
+    roundsPerSecond: seconds > 0 ? Math.round(valid / seconds) : valid,
+  };
+}

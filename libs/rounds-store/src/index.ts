@@ -1,0 +1,16 @@
+/**
+ * The indexer's PostgreSQL schema and its data access: packed rounds, aggregates kept
+ * in step with every insert, bulk COPY insert and the history import pipeline. Shared
+ * by the indexer service and the operator CLI (`gridlab import`).
+ */
+import { join } from 'node:path';
+
+export { RoundRepository, rowToRound, type GapRange, type StoredAggregates } from './round.repository';
+export { packSquares, unpackSquares } from './packing';
+export { advanceDroughts, emptyDroughts, sumRounds, type DroughtState, type RoundSums } from './aggregates';
+export { importRounds, type ImportOptions, type ImportProgress, type ImportSummary } from './import/import-rounds';
+
+/** Schema owned by the indexer. */
+export const INDEXER_SCHEMA = 'indexer';
+/** node-pg-migrate directory of the indexer schema. */
+export const INDEXER_MIGRATIONS_DIR = join(__dirname, '..', 'migrations');

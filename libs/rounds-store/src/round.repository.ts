@@ -1,0 +1,281 @@
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import type { Round } from '@gridlab/contracts';
+import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
+import { from as copyFrom } from 'pg-copy-streams';
+import { advanceDroughts, sumRounds, type DroughtState } from './aggregates';
+import { ROUND_COLUMNS, encodeCopyBinary } from './copy-binary';
+import { unpackSquares } from './packing';
+
+/** An inclusive range of round ids missing between stored rounds. */
+export interface GapRange {
+  readonly fromId: number;
+  readonly toId: number;
+}
+
+/** Whole-history aggregates as stored (exact sums as bigint). */
+export interface StoredAggregates {
+  readonly roundsIndexed: number;
+  readonly voidedRounds: number;
+  readonly firstId: number | null;
+  readonly lastId: number | null;
+  readonly totalDeployed: bigint;
+  readonly totalWinnings: bigint;
+  readonly settledDeployed: bigint;
+  readonly winnerReturnX100: bigint;
+  readonly updatedAt: Date;
+  readonly squares: readonly {
+    readonly square: number;
+    readonly hits: number;
+    readonly deployed: bigint;
+    readonly lastHitId: number | null;
+    readonly currentDrought: number;
+    readonly maxDrought: number;
+  }[];
+}
+
+interface RoundRow {
+  id: number;
+  deployed: Buffer;
+  count: Buffer;
+  winning_square: number | null;
+  total_deployed: number;
+  total_winnings: number;
+  total_vaulted: number;
+  total_miners: number;
+  motherlode: number;
+  top_miner_reward: number;
+  slot_hash: Buffer;
+  settled_at: Date;
+}
+
+const COLUMN_LIST = ROUND_COLUMNS.join(', ');
+
+/** Wire Round from a stored row. */
+export function rowToRound(row: RoundRow): Round {
+  return {
+    id: row.id,
+    deployed: unpackSquares(row.deployed),
+    count: unpackSquares(row.count),
+    winningSquare: row.winning_square,
+    totalDeployed: row.total_deployed,
+    totalWinnings: row.total_winnings,
+    totalVaulted: row.total_vaulted,
+    totalMiners: row.total_miners,
+    motherlode: row.motherlode,
+    topMinerReward: row.top_miner_reward,
+    slotHash: row.slot_hash.toString('hex'),
+    settledAt: row.settled_at.toISOString(),
+  };
+}
+
+/**
+ * The indexer's rounds table and its aggregates. Every insert is idempotent (a stored
+ * id is skipped) and updates the aggregates in the same transaction, for the rows it
+ * actually inserted.
+ */
+export class RoundRepository {
+  private gapCache: { key: string; gaps: GapRange[] } | undefined;
+
+  constructor(private readonly pool: Pool) {}
+
+  /** Stores one settled round; false when it was already stored. */
+  async insertSettled(round: Round): Promise<boolean> {
+    return (await this.insertMany([round])) === 1;
+  }
+
+  /**
+   * Stores many rounds with one binary COPY into a staging table and one
+   * INSERT ... ON CONFLICT DO NOTHING; returns how many were new.
+   */
+  async insertMany(rounds: readonly Round[]): Promise<number> {
+    if (rounds.length === 0) return 0;
+    return withTransaction(this.pool, async (client) => {
+      const lastId = await this.lockTotals(client);
+      await client.query(
+        `CREATE TEMP TABLE rounds_staging (LIKE indexer.rounds INCLUDING DEFAULTS) ON COMMIT DROP`,
+      );
+      await pipeline(
+        Readable.from([encodeCopyBinary(rounds)]),
+        client.query(copyFrom(`COPY rounds_staging (${COLUMN_LIST}) FROM STDIN (FORMAT binary)`)),
+      );
+      const { rows } = await client.query<{ id: number }>(
+        `INSERT INTO indexer.rounds (${COLUMN_LIST})
+         SELECT ${COLUMN_LIST} FROM rounds_staging ORDER BY id
+         ON CONFLICT (id) DO NOTHING RETURNING id`,
+      );
+      if (rows.length === 0) return 0;
+      const insertedIds = new Set(rows.map((r) => r.id));
+      const inserted = rounds.filter((r) => insertedIds.delete(r.id)).sort((a, b) => a.id - b.id);
+      await this.applyAggregates(client, inserted, lastId);
+      return inserted.length;
+    });
+  }
+
+  /** Locks the totals row (serialising writers) and returns the newest stored id. */
+  private async lockTotals(client: PoolClient): Promise<number | null> {
+    const { rows } = await client.query<{ last_id: number | null }>(
+      'SELECT last_id FROM indexer.totals WHERE id = 1 FOR UPDATE',
+    );
+    return rows[0]?.last_id ?? null;
+  }
+
+  private async applyAggregates(client: PoolClient, inserted: readonly Round[], lastId: number | null): Promise<void> {
+    const sums = sumRounds(inserted);
+    await client.query(
+      `UPDATE indexer.totals SET
+         rounds_indexed = rounds_indexed + $1, voided_rounds = voided_rounds + $2,
+         first_id = least(first_id, $3), last_id = greatest(last_id, $4),
+         total_deployed = total_deployed + $5, total_winnings = total_winnings + $6,
+         settled_deployed = settled_deployed + $7, winner_return_x100 = winner_return_x100 + $8,
+         updated_at = now()
+       WHERE id = 1`,
+      [
+        sums.rounds,
+        sums.voided,
+        sums.firstId,
+        sums.lastId,
+        sums.totalDeployed.toString(),
+        sums.totalWinnings.toString(),
+        sums.settledDeployed.toString(),
+        sums.winnerReturnX100.toString(),
+      ],
+    );
+    await client.query(
+      `UPDATE indexer.square_stats s SET hits = s.hits + d.hits, deployed = s.deployed + d.deployed
+         FROM unnest($1::bigint[], $2::numeric[]) WITH ORDINALITY AS d(hits, deployed, n)
+        WHERE s.square = d.n - 1`,
+      [sums.hits, sums.deployedBySquare.map(String)],
+    );
+    const appended = lastId === null || inserted[0]!.id > lastId;
+    if (appended) await this.advanceDroughts(client, inserted);
+    else await this.recomputeDroughts(client);
+  }
+
+  /** Rounds after every stored one: advance the stored drought state in order. */
+  private async advanceDroughts(client: PoolClient, inserted: readonly Round[]): Promise<void> {
+    const { rows } = await client.query<{ last_hit_id: number | null; current_drought: number; max_drought: number }>(
+      'SELECT last_hit_id, current_drought, max_drought FROM indexer.square_stats ORDER BY square',
+    );
+    const state: DroughtState[] = rows.map((r) => ({
+      lastHitId: r.last_hit_id,
+      currentDrought: r.current_drought,
+      maxDrought: r.max_drought,
+    }));
+    const next = advanceDroughts(state, inserted);
+    await client.query(
+      `UPDATE indexer.square_stats s SET last_hit_id = d.last_hit, current_drought = d.cur, max_drought = d.max
+         FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS d(last_hit, cur, max, n)
+        WHERE s.square = d.n - 1`,
+      [next.map((d) => d.lastHitId), next.map((d) => d.currentDrought), next.map((d) => d.maxDrought)],
+    );
+  }
+
+  /**
+   * Rounds that landed before stored ones (backfill, older imports) change droughts
+   * that came after them: recompute every square's droughts from the winning_square
+   * column in one ordered pass, inside the inserting transaction.
+   */
+  private async recomputeDroughts(client: PoolClient): Promise<void> {
+    await client.query(`
+      WITH nv AS (
+        SELECT id, winning_square AS w, row_number() OVER (ORDER BY id) AS rn
+          FROM indexer.rounds WHERE winning_square IS NOT NULL
+      ),
+      total AS (SELECT count(*) AS n FROM nv),
+      runs AS (
+        SELECT w, id, rn, rn - coalesce(lag(rn) OVER (PARTITION BY w ORDER BY rn), 0) - 1 AS gap FROM nv
+      ),
+      per_square AS (
+        SELECT sq.square, max(r.gap) AS max_gap, max(r.rn) AS last_rn, max(r.id) AS last_id
+          FROM generate_series(0, 24) AS sq(square) LEFT JOIN runs r ON r.w = sq.square
+         GROUP BY sq.square
+      )
+      UPDATE indexer.square_stats s SET
+        last_hit_id = p.last_id,
+        current_drought = t.n - coalesce(p.last_rn, 0),
+        max_drought = greatest(coalesce(p.max_gap, 0), t.n - coalesce(p.last_rn, 0))
+      FROM per_square p, total t
+      WHERE p.square = s.square`);
+  }
+
+  /** Which of `ids` are stored. */
+  async storedIds(ids: readonly number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const { rows } = await this.pool.query<{ id: number }>('SELECT id FROM indexer.rounds WHERE id = ANY($1::bigint[])', [
+      ids,
+    ]);
+    return new Set(rows.map((r) => r.id));
+  }
+
+  async latestId(): Promise<number | null> {
+    const { rows } = await this.pool.query<{ last_id: number | null }>('SELECT last_id FROM indexer.totals WHERE id = 1');
+    return rows[0]?.last_id ?? null;
+  }
+
+  async count(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>('SELECT rounds_indexed AS n FROM indexer.totals WHERE id = 1');
+    return rows[0]?.n ?? 0;
+  }
+
+  /**
+   * Missing id ranges between the first and last stored round, oldest first. Free when
+   * there are none (count = last - first + 1 from the totals row); otherwise one index
+   * scan, cached until the totals change.
+   */
+  async findGaps(limit = 100): Promise<GapRange[]> {
+    const { rows } = await this.pool.query<{ n: number; first_id: number | null; last_id: number | null }>(
+      'SELECT rounds_indexed AS n, first_id, last_id FROM indexer.totals WHERE id = 1',
+    );
+    const t = rows[0];
+    if (t === undefined || t.first_id === null || t.last_id === null || t.n === t.last_id - t.first_id + 1) return [];
+    const key = `${t.n}:${t.first_id}:${t.last_id}:${limit}`;
+    if (this.gapCache?.key === key) return this.gapCache.gaps;
+    const gaps = await this.pool.query<{ from_id: number; to_id: number }>(
+      `SELECT id + 1 AS from_id, next_id - 1 AS to_id
+         FROM (SELECT id, lead(id) OVER (ORDER BY id) AS next_id FROM indexer.rounds) t
+        WHERE next_id > id + 1 ORDER BY id LIMIT $1`,
+      [limit],
+    );
+    const result = gaps.rows.map((g) => ({ fromId: g.from_id, toId: g.to_id }));
+    this.gapCache = { key, gaps: result };
+    return result;
+  }
+
+  /** Stored rounds with fromId <= id <= toId, ascending, at most `limit`. */
+  async getRounds(range: { fromId?: number; toId?: number; limit?: number } = {}): Promise<Round[]> {
+    const { rows } = await this.pool.query<RoundRow>(
+      `SELECT ${COLUMN_LIST} FROM indexer.rounds
+        WHERE id >= $1 AND id <= $2 ORDER BY id LIMIT $3`,
+      [range.fromId ?? 0, range.toId ?? Number.MAX_SAFE_INTEGER, range.limit ?? 10_000],
+    );
+    return rows.map(rowToRound);
+  }
+
+  async aggregates(): Promise<StoredAggregates> {
+    const [totals, squares] = await Promise.all([
+      this.pool.query('SELECT * FROM indexer.totals WHERE id = 1'),
+      this.pool.query('SELECT * FROM indexer.square_stats ORDER BY square'),
+    ]);
+    const t = totals.rows[0];
+    return {
+      roundsIndexed: t.rounds_indexed,
+      voidedRounds: t.voided_rounds,
+      firstId: t.first_id,
+      lastId: t.last_id,
+      totalDeployed: BigInt(t.total_deployed),
+      totalWinnings: BigInt(t.total_winnings),
+      settledDeployed: BigInt(t.settled_deployed),
+      winnerReturnX100: BigInt(t.winner_return_x100),
+      updatedAt: t.updated_at,
+      squares: squares.rows.map((s) => ({
+        square: s.square,
+        hits: s.hits,
+        deployed: BigInt(s.deployed),
+        lastHitId: s.last_hit_id,
+        currentDrought: s.current_drought,
+        maxDrought: s.max_drought,
+      })),
+    };
+  }
+}

@@ -1,0 +1,91 @@
+import { syntheticRounds } from '@gridlab/testing';
+import { advanceDroughts, emptyDroughts, sumRounds } from '../src';
+import { storeFixture, type StoreFixture } from './helpers';
+
+const history = syntheticRounds(3000, { seed: 7, firstId: 1000, voidedRate: 0.02 });
+
+describe('RoundRepository', () => {
+  let f: StoreFixture;
+  beforeEach(async () => {
+    f = await storeFixture();
+  });
+  afterEach(() => f.close());
+
+  it('stores N rounds as exactly N rows that read back identical', async () => {
+    expect(await f.repo.insertMany(history)).toBe(3000);
+    expect(await f.repo.count()).toBe(3000);
+    const back = [
+      ...(await f.repo.getRounds({ fromId: 1000, toId: 2999 })),
+      ...(await f.repo.getRounds({ fromId: 3000, toId: 5000 })),
+    ];
+    expect(back).toEqual(history);
+  });
+
+  it('changes nothing when the same rounds are stored again', async () => {
+    await f.repo.insertMany(history);
+    const before = await f.repo.aggregates();
+    expect(await f.repo.insertMany(history.slice(100, 200))).toBe(0);
+    expect(await f.repo.insertSettled(history[5]!)).toBe(false);
+    const after = await f.repo.aggregates();
+    expect({ ...after, updatedAt: null }).toEqual({ ...before, updatedAt: null });
+    expect(await f.repo.count()).toBe(3000);
+  });
+
+  it('keeps aggregates equal to a recomputation from the stored rounds', async () => {
+    await f.repo.insertMany(history);
+    const agg = await f.repo.aggregates();
+    const sums = sumRounds(history);
+    const droughts = advanceDroughts(emptyDroughts(), history);
+    expect(agg).toMatchObject({
+      roundsIndexed: 3000,
+      voidedRounds: sums.voided,
+      firstId: 1000,
+      lastId: 3999,
+      totalDeployed: sums.totalDeployed,
+      totalWinnings: sums.totalWinnings,
+      settledDeployed: sums.settledDeployed,
+      winnerReturnX100: sums.winnerReturnX100,
+    });
+    expect(agg.squares.map((s) => s.hits)).toEqual(sums.hits);
+    expect(agg.squares.map((s) => s.hits).reduce((a, b) => a + b, 0)).toBe(3000 - sums.voided);
+    expect(agg.squares.map((s) => s.deployed)).toEqual(sums.deployedBySquare);
+    expect(agg.squares.map(({ lastHitId, currentDrought, maxDrought }) => ({ lastHitId, currentDrought, maxDrought }))).toEqual(
+      droughts,
+    );
+  });
+
+  it('reaches the same aggregates when rounds arrive out of order, one by one or in batches', async () => {
+    const inOrder = await storeFixture();
+    try {
+      await inOrder.repo.insertMany(history);
+      const shuffled = [...history.slice(2000), ...history.slice(0, 1000)];
+      await f.repo.insertMany(shuffled);
+      for (const r of history.slice(1000, 1010).reverse()) await f.repo.insertSettled(r);
+      await f.repo.insertMany(history.slice(1010, 2000));
+      const a = await f.repo.aggregates();
+      const b = await inOrder.repo.aggregates();
+      expect({ ...a, updatedAt: null }).toEqual({ ...b, updatedAt: null });
+    } finally {
+      await inOrder.close();
+    }
+  });
+
+  it('reports missing ids as ranges and never invents rounds', async () => {
+    expect(await f.repo.findGaps()).toEqual([]);
+    const holes = history.filter((r) => !(r.id >= 1100 && r.id <= 1149) && r.id !== 2000);
+    await f.repo.insertMany(holes);
+    expect(await f.repo.findGaps()).toEqual([
+      { fromId: 1100, toId: 1149 },
+      { fromId: 2000, toId: 2000 },
+    ]);
+    await f.repo.insertSettled(history.find((r) => r.id === 2000)!);
+    expect(await f.repo.findGaps()).toEqual([{ fromId: 1100, toId: 1149 }]);
+    expect(await f.repo.count()).toBe(2950);
+  });
+
+  it('tells which ids are stored and the latest id', async () => {
+    await f.repo.insertMany(history.slice(0, 10));
+    expect(await f.repo.latestId()).toBe(1009);
+    expect([...(await f.repo.storedIds([999, 1000, 1009, 1010]))].sort()).toEqual([1000, 1009]);
+  });
+});
