@@ -1,5 +1,4 @@
 import type { Round } from '@gridlab/contracts';
-import { packSquares } from './packing';
 
 /** Columns of indexer.rounds in table order, as COPY and INSERT list them. */
 export const ROUND_COLUMNS = [
@@ -21,36 +20,52 @@ const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const TWO_32 = 0x1_0000_0000;
 /** PostgreSQL timestamps count microseconds from 2000-01-01T00:00:00Z. */
 const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
-const ROW_BYTES = 2 + ROUND_COLUMNS.length * 4 + 8 + 200 + 200 + 2 + 6 * 8 + 32 + 8;
+const SQUARES = 25;
+const ROW_BYTES = 2 + ROUND_COLUMNS.length * 4 + 8 + 2 * SQUARES * 8 + 2 + 6 * 8 + 32 + 8;
 
 /**
  * Encodes rounds in PostgreSQL's binary COPY format: no text parsing of integers or
- * hex on the server, which is what makes bulk import fast.
+ * hex on the server, which is what makes bulk import fast. Written through one
+ * DataView into one buffer (this runs ~100,000 times a second during an import).
  */
 export function encodeCopyBinary(rounds: readonly Round[]): Buffer {
   const buf = Buffer.allocUnsafe(SIGNATURE.length + 8 + rounds.length * ROW_BYTES + 2);
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   let o = SIGNATURE.copy(buf, 0);
-  o = buf.writeInt32BE(0, o);
-  o = buf.writeInt32BE(0, o);
+  view.setInt32(o, 0);
+  view.setInt32(o + 4, 0);
+  o += 8;
+  // Big-endian int8 field (length prefix + value); values are safe integers.
   const int8 = (v: number): void => {
-    o = buf.writeInt32BE(8, o);
-    o = buf.writeInt32BE(Math.floor(v / TWO_32), o);
-    o = buf.writeUInt32BE(v % TWO_32 >>> 0, o);
+    view.setInt32(o, 8);
+    view.setInt32(o + 4, Math.floor(v / TWO_32));
+    view.setUint32(o + 8, v >>> 0);
+    o += 12;
   };
-  const bytes = (b: Buffer): void => {
-    o = buf.writeInt32BE(b.length, o);
-    o += b.copy(buf, o);
+  // bytea of 25 little-endian u64 (the on-chain layout; see packing.ts).
+  const squares = (values: readonly number[]): void => {
+    view.setInt32(o, SQUARES * 8);
+    o += 4;
+    for (let i = 0; i < SQUARES; i++) {
+      const v = values[i]!;
+      view.setUint32(o, v >>> 0, true);
+      view.setUint32(o + 4, Math.floor(v / TWO_32), true);
+      o += 8;
+    }
   };
   for (const r of rounds) {
-    o = buf.writeInt16BE(ROUND_COLUMNS.length, o);
+    view.setInt16(o, ROUND_COLUMNS.length);
+    o += 2;
     int8(r.id);
-    bytes(packSquares(r.deployed));
-    bytes(packSquares(r.count));
+    squares(r.deployed);
+    squares(r.count);
     if (r.winningSquare === null) {
-      o = buf.writeInt32BE(-1, o);
+      view.setInt32(o, -1);
+      o += 4;
     } else {
-      o = buf.writeInt32BE(2, o);
-      o = buf.writeInt16BE(r.winningSquare, o);
+      view.setInt32(o, 2);
+      view.setInt16(o + 4, r.winningSquare);
+      o += 6;
     }
     int8(r.totalDeployed);
     int8(r.totalWinnings);
@@ -58,11 +73,11 @@ export function encodeCopyBinary(rounds: readonly Round[]): Buffer {
     int8(r.totalMiners);
     int8(r.motherlode);
     int8(r.topMinerReward);
-    o = buf.writeInt32BE(32, o);
+    view.setInt32(o, 32);
+    o += 4;
     o += buf.write(r.slotHash, o, 32, 'hex');
-    const micros = (Date.parse(r.settledAt) - PG_EPOCH_MS) * 1000;
-    int8(micros);
+    int8((Date.parse(r.settledAt) - PG_EPOCH_MS) * 1000);
   }
-  o = buf.writeInt16BE(-1, o);
-  return buf.subarray(0, o);
+  view.setInt16(o, -1);
+  return buf.subarray(0, o + 2);
 }

@@ -90,26 +90,54 @@ export class RoundRepository {
    */
   async insertMany(rounds: readonly Round[]): Promise<number> {
     if (rounds.length === 0) return 0;
+    const sorted = [...rounds].sort((a, b) => a.id - b.id);
     return withTransaction(this.pool, async (client) => {
       const lastId = await this.lockTotals(client);
-      await client.query(
-        `CREATE TEMP TABLE rounds_staging (LIKE indexer.rounds INCLUDING DEFAULTS) ON COMMIT DROP`,
-      );
-      await pipeline(
-        Readable.from([encodeCopyBinary(rounds)]),
-        client.query(copyFrom(`COPY rounds_staging (${COLUMN_LIST}) FROM STDIN (FORMAT binary)`)),
-      );
-      const { rows } = await client.query<{ id: number }>(
-        `INSERT INTO indexer.rounds (${COLUMN_LIST})
-         SELECT ${COLUMN_LIST} FROM rounds_staging ORDER BY id
-         ON CONFLICT (id) DO NOTHING RETURNING id`,
-      );
-      if (rows.length === 0) return 0;
-      const insertedIds = new Set(rows.map((r) => r.id));
-      const inserted = rounds.filter((r) => insertedIds.delete(r.id)).sort((a, b) => a.id - b.id);
-      await this.applyAggregates(client, inserted, lastId);
+      const inserted = (await this.rangeIsFree(client, sorted))
+        ? await this.copyDirect(client, sorted)
+        : await this.copyMerging(client, sorted);
+      if (inserted.length > 0) await this.applyAggregates(client, inserted, lastId);
       return inserted.length;
     });
+  }
+
+  /**
+   * True when no stored round lies within the batch's id range and the batch has no
+   * repeated id: the common case of new history, which can then skip the staging table.
+   */
+  private async rangeIsFree(client: PoolClient, sorted: readonly Round[]): Promise<boolean> {
+    for (let i = 1; i < sorted.length; i++) if (sorted[i]!.id === sorted[i - 1]!.id) return false;
+    const { rows } = await client.query<{ taken: boolean }>(
+      'SELECT EXISTS (SELECT 1 FROM indexer.rounds WHERE id BETWEEN $1 AND $2) AS taken',
+      [sorted[0]!.id, sorted[sorted.length - 1]!.id],
+    );
+    return rows[0]?.taken === false;
+  }
+
+  private async copyDirect(client: PoolClient, sorted: readonly Round[]): Promise<readonly Round[]> {
+    await this.copyInto(client, 'indexer.rounds', sorted);
+    return sorted;
+  }
+
+  /** COPY into a staging table, then keep only ids not stored yet. */
+  private async copyMerging(client: PoolClient, sorted: readonly Round[]): Promise<Round[]> {
+    await client.query(`CREATE TEMP TABLE rounds_staging (LIKE indexer.rounds INCLUDING DEFAULTS) ON COMMIT DROP`);
+    await this.copyInto(client, 'rounds_staging', sorted);
+    const { rows } = await client.query<{ id: number }>(
+      `INSERT INTO indexer.rounds (${COLUMN_LIST})
+       SELECT DISTINCT ON (id) ${COLUMN_LIST} FROM rounds_staging ORDER BY id
+       ON CONFLICT (id) DO NOTHING RETURNING id`,
+    );
+    const insertedIds = new Set(rows.map((r) => r.id));
+    // DISTINCT ON keeps the first staged row per id, i.e. the first in the sorted batch.
+    return sorted.filter((r) => insertedIds.delete(r.id));
+  }
+
+  private async copyInto(client: PoolClient, table: string, rounds: readonly Round[]): Promise<void> {
+    await pipeline(
+      Readable.from([encodeCopyBinary(rounds)]),
+      client.query(copyFrom(`COPY ${table} (${COLUMN_LIST}) FROM STDIN (FORMAT binary)`)),
+    );
   }
 
   /** Locks the totals row (serialising writers) and returns the newest stored id. */

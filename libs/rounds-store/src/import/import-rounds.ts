@@ -64,7 +64,8 @@ export async function importRounds(paths: readonly string[], repo: RoundReposito
   };
 
   for (const path of paths) {
-    for await (const item of readRoundSource(path, (b) => (bytesRead += b))) {
+    for await (const items of readRoundSource(path, (b) => (bytesRead += b))) {
+     for (const item of items) {
       read++;
       let round: Round;
       try {
@@ -82,6 +83,7 @@ export async function importRounds(paths: readonly string[], repo: RoundReposito
       }
       batch.push(round);
       if (batch.length >= batchSize) await flush();
+     }
     }
   }
   if (batch.length > 0) await flush();

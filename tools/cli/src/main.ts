@@ -1,0 +1,26 @@
+/**
+ * `gridlab`: the operator's command line (`pnpm -s gridlab <command>`).
+ * Each command lives in commands/ and registers itself here.
+ */
+import { isGridlabError } from '@gridlab/errors';
+import { Command, CommanderError } from 'commander';
+import { registerImport } from './commands/import';
+
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
+
+const program = new Command('gridlab')
+  .description('Gridlab operator commands')
+  .showHelpAfterError()
+  .exitOverride();
+
+registerImport(program);
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof CommanderError) {
+    process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
+  }
+  const message = isGridlabError(error) || error instanceof Error ? error.message : String(error);
+  process.stderr.write(`gridlab: ${message}\n`);
+  process.exit(isGridlabError(error) && error.kind === 'input' ? EXIT_USAGE : EXIT_FAILURE);
+});

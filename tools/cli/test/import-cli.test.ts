@@ -1,0 +1,62 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createPool } from '@gridlab/db';
+import { RoundRepository } from '@gridlab/rounds-store';
+import { createTestDatabase, syntheticRounds, type TestDatabase } from '@gridlab/testing';
+
+const run = promisify(execFile);
+const ROOT = join(__dirname, '..', '..', '..');
+
+async function gridlab(args: string[], env: NodeJS.ProcessEnv) {
+  try {
+    const { stdout, stderr } = await run('pnpm', ['-s', 'gridlab', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('gridlab import', () => {
+  let db: TestDatabase;
+  let dir: string;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    dir = await mkdtemp(join(tmpdir(), 'gridlab-cli-'));
+  });
+  afterAll(async () => {
+    await db.drop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('migrates, imports a file and prints a JSON summary; a rerun inserts nothing', async () => {
+    const rounds = syntheticRounds(1200, { seed: 3 });
+    const file = join(dir, 'history.ndjson');
+    await writeFile(file, rounds.map((r) => JSON.stringify(r)).join('\n'));
+    const first = await gridlab(['import', file], { DATABASE_URL: db.url });
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ read: 1200, inserted: 1200, duplicates: 0, invalid: 0 });
+    const second = await gridlab(['import', file], { DATABASE_URL: db.url });
+    expect(JSON.parse(second.stdout)).toMatchObject({ read: 1200, inserted: 0, duplicates: 1200 });
+    const pool = createPool(db.url);
+    try {
+      expect(await new RoundRepository(pool).getRounds({ limit: 5000 })).toEqual(rounds);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('exits 2 with one clear line for an invalid file and for a missing argument', async () => {
+    const file = join(dir, 'bad.ndjson');
+    await writeFile(file, '{"id": 1}\n');
+    const bad = await gridlab(['import', file], { DATABASE_URL: db.url });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^gridlab: .*bad\.ndjson:1/);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+    const usage = await gridlab(['import'], { DATABASE_URL: db.url });
+    expect(usage.code).toBe(2);
+  });
+});
