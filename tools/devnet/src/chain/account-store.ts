@@ -1,0 +1,103 @@
+import { address, lamports as toLamports, type Address } from '@solana/kit';
+import bs58 from 'bs58';
+import type { LiteSVM } from 'litesvm';
+
+/** An account as the RPC serves it. */
+export interface AccountView {
+  readonly lamports: number;
+  readonly data: Uint8Array;
+  readonly owner: string;
+  readonly executable: boolean;
+}
+
+export type AccountListener = (pubkey: string, account: AccountView, slot: number) => void;
+
+/**
+ * Accounts of the devnet: the game's accounts (board, rounds, raw test accounts) live
+ * in an overlay map, since no transaction touches them and thousands are written at
+ * start; everything else (wallets, mints, token accounts) lives in LiteSVM, where
+ * transactions run. Reads check the overlay first. Every write notifies listeners
+ * synchronously, which is what keeps WebSocket notifications within a millisecond.
+ */
+export class AccountStore {
+  private readonly overlay = new Map<string, AccountView>();
+  private readonly byOwner = new Map<string, Set<string>>();
+  private readonly listeners = new Set<AccountListener>();
+
+  constructor(private readonly svm: LiteSVM) {}
+
+  onWrite(listener: AccountListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get(pubkey: string): AccountView | null {
+    const overlaid = this.overlay.get(pubkey);
+    if (overlaid !== undefined) return overlaid;
+    const account = this.svm.getAccount(address(pubkey));
+    if (!account.exists) return null;
+    return {
+      lamports: Number(account.lamports),
+      data: account.data as Uint8Array,
+      owner: account.programAddress,
+      executable: account.executable,
+    };
+  }
+
+  /** Writes an overlay account (game or test) and notifies. */
+  put(pubkey: string, account: AccountView, slot: number): void {
+    const previous = this.overlay.get(pubkey);
+    if (previous !== undefined && previous.owner !== account.owner) this.byOwner.get(previous.owner)?.delete(pubkey);
+    this.overlay.set(pubkey, account);
+    let owned = this.byOwner.get(account.owner);
+    if (owned === undefined) this.byOwner.set(account.owner, (owned = new Set()));
+    owned.add(pubkey);
+    this.notify(pubkey, account, slot);
+  }
+
+  /** Writes an account into LiteSVM (mints, token accounts created at start). */
+  putSvm(pubkey: string, account: AccountView): void {
+    this.svm.setAccount({
+      address: address(pubkey),
+      data: account.data,
+      executable: account.executable,
+      lamports: toLamports(BigInt(account.lamports)),
+      programAddress: address(account.owner),
+      space: BigInt(account.data.length),
+    } as Parameters<LiteSVM['setAccount']>[0]);
+  }
+
+  /** Notifies listeners of accounts a transaction may have changed. */
+  notifyChanged(pubkeys: readonly string[], slot: number): void {
+    if (this.listeners.size === 0) return;
+    for (const pubkey of pubkeys) {
+      const account = this.get(pubkey);
+      if (account !== null) this.notify(pubkey, account, slot);
+    }
+  }
+
+  /** Accounts owned by `owner`: the overlay's, or LiteSVM's for other programs. */
+  programAccounts(owner: string): { pubkey: string; account: AccountView }[] {
+    const owned = this.byOwner.get(owner);
+    if (owned !== undefined) return [...owned].map((pubkey) => ({ pubkey, account: this.overlay.get(pubkey)! }));
+    return this.svm.getProgramAccounts(address(owner)).map((a) => ({
+      pubkey: a.address,
+      account: { lamports: Number(a.lamports), data: a.data as Uint8Array, owner: a.programAddress, executable: a.executable },
+    }));
+  }
+
+  private notify(pubkey: string, account: AccountView, slot: number): void {
+    for (const listener of this.listeners) listener(pubkey, account, slot);
+  }
+}
+
+export function isBase58Pubkey(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length < 32 || value.length > 44) return false;
+  try {
+    return bs58.decode(value).length === 32;
+  } catch {
+    return false;
+  }
+}
+
+export type { Address };

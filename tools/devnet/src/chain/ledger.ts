@@ -1,0 +1,183 @@
+import { AccountLayout, MintLayout, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '@solana/spl-token';
+import { VersionedTransaction } from '@solana/web3.js';
+import { address, getTransactionDecoder, lamports } from '@solana/kit';
+import bs58 from 'bs58';
+import { FailedTransactionMetadata, type LiteSVM } from 'litesvm';
+import type { AccountStore } from './account-store';
+import { toRpcError } from './tx-errors';
+
+const TOKEN_PROGRAMS = new Set([TOKEN_PROGRAM_ID.toBase58(), TOKEN_2022_PROGRAM_ID.toBase58()]);
+const FEE_PER_SIGNATURE = 5000;
+
+export interface TokenBalance {
+  readonly accountIndex: number;
+  readonly mint: string;
+  readonly owner: string;
+  readonly programId: string;
+  readonly uiTokenAmount: { amount: string; decimals: number; uiAmount: number; uiAmountString: string };
+}
+
+/** A processed transaction, in the shapes getTransaction returns. */
+export interface TxRecord {
+  readonly signature: string;
+  readonly slot: number;
+  readonly blockTime: number;
+  readonly err: unknown;
+  /** Absent for airdrops (no wire transaction to show). */
+  readonly transaction?: {
+    readonly version: 'legacy' | 0;
+    readonly signatures: string[];
+    readonly message: Record<string, unknown>;
+  };
+  readonly meta: Record<string, unknown>;
+}
+
+export type SubmitResult =
+  | { readonly ok: true; readonly signature: string }
+  | { readonly ok: false; readonly err: unknown; readonly logs: string[]; readonly signature: string };
+
+export interface ChainClock {
+  slot(): number;
+  nowMs(): number;
+}
+
+/**
+ * Executes signed wire transactions in LiteSVM and keeps what getTransaction,
+ * getSignatureStatuses and signatureSubscribe need: slot, block time, error, logs,
+ * lamport and SPL token balances before and after.
+ */
+export class Ledger {
+  private readonly records = new Map<string, TxRecord>();
+  private readonly listeners = new Set<(record: TxRecord) => void>();
+  private readonly decoder = getTransactionDecoder();
+
+  constructor(
+    private readonly svm: LiteSVM,
+    private readonly store: AccountStore,
+    private readonly clock: ChainClock,
+  ) {}
+
+  get(signature: string): TxRecord | undefined {
+    return this.records.get(signature);
+  }
+
+  onRecord(listener: (record: TxRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Runs a wire transaction. With preflight, a failing transaction is reported and not
+   * recorded (as a real RPC's simulation rejects it); without, it lands failed.
+   */
+  submit(wire: Uint8Array, skipPreflight: boolean): SubmitResult {
+    const parsed = VersionedTransaction.deserialize(wire);
+    const signature = bs58.encode(parsed.signatures[0] ?? new Uint8Array(64));
+    const message = parsed.message;
+    const keys = message.staticAccountKeys.map((k) => k.toBase58());
+    const preBalances = keys.map((k) => this.store.get(k)?.lamports ?? 0);
+    const preTokenBalances = this.tokenBalances(keys);
+    const result = this.svm.sendTransaction(this.decoder.decode(wire));
+    const failed = result instanceof FailedTransactionMetadata;
+    const meta = failed ? result.meta() : result;
+    const logs = meta.logs();
+    const err = failed ? toRpcError(result.err()) : null;
+    if (failed && !skipPreflight) return { ok: false, err, logs, signature };
+    const slot = this.clock.slot();
+    const version = message.version === 'legacy' ? 'legacy' : 0;
+    const record: TxRecord = {
+      signature,
+      slot,
+      blockTime: Math.floor(this.clock.nowMs() / 1000),
+      err,
+      transaction: {
+        version,
+        signatures: parsed.signatures.map((s) => bs58.encode(s)),
+        message: {
+          accountKeys: keys,
+          header: message.header,
+          recentBlockhash: message.recentBlockhash,
+          instructions: message.compiledInstructions.map((ix) => ({
+            programIdIndex: ix.programIdIndex,
+            accounts: [...ix.accountKeyIndexes],
+            data: bs58.encode(ix.data),
+            stackHeight: null,
+          })),
+          ...(version === 0 ? { addressTableLookups: [] } : {}),
+        },
+      },
+      meta: {
+        err,
+        status: err === null ? { Ok: null } : { Err: err },
+        fee: FEE_PER_SIGNATURE * parsed.signatures.length,
+        preBalances,
+        postBalances: keys.map((k) => this.store.get(k)?.lamports ?? 0),
+        preTokenBalances,
+        postTokenBalances: this.tokenBalances(keys),
+        logMessages: logs,
+        innerInstructions: [],
+        rewards: [],
+        loadedAddresses: { writable: [], readonly: [] },
+        computeUnitsConsumed: Number(meta.computeUnitsConsumed()),
+      },
+    };
+    this.commit(record, keys);
+    return err === null ? { ok: true, signature } : { ok: false, err, logs, signature };
+  }
+
+  /** requestAirdrop: LiteSVM's faucet transfer, recorded for status queries. */
+  airdrop(pubkey: string, amount: bigint): string {
+    const result = this.svm.airdrop(address(pubkey), lamports(amount));
+    if (result === null || result instanceof FailedTransactionMetadata) {
+      throw new Error(`airdrop failed: ${result === null ? 'no result' : result.toString()}`);
+    }
+    const signature = bs58.encode(result.signature());
+    this.commit(
+      {
+        signature,
+        slot: this.clock.slot(),
+        blockTime: Math.floor(this.clock.nowMs() / 1000),
+        err: null,
+        meta: { err: null, status: { Ok: null }, fee: FEE_PER_SIGNATURE, logMessages: result.logs() },
+      },
+      [pubkey],
+    );
+    return signature;
+  }
+
+  private commit(record: TxRecord, keys: readonly string[]): void {
+    this.records.set(record.signature, record);
+    this.store.notifyChanged(keys, record.slot);
+    for (const listener of this.listeners) listener(record);
+  }
+
+  private tokenBalances(keys: readonly string[]): TokenBalance[] {
+    const out: TokenBalance[] = [];
+    keys.forEach((key, accountIndex) => {
+      const account = this.store.get(key);
+      if (account === null || !TOKEN_PROGRAMS.has(account.owner) || account.data.length < AccountLayout.span) return;
+      const token = AccountLayout.decode(account.data.subarray(0, AccountLayout.span));
+      const mint = this.store.get(token.mint.toBase58());
+      if (mint === null || mint.data.length < MintLayout.span) return;
+      const decimals = MintLayout.decode(mint.data.subarray(0, MintLayout.span)).decimals;
+      const amount = token.amount.toString();
+      const uiAmountString = formatUnits(token.amount, decimals);
+      out.push({
+        accountIndex,
+        mint: token.mint.toBase58(),
+        owner: token.owner.toBase58(),
+        programId: account.owner,
+        uiTokenAmount: { amount, decimals, uiAmount: Number(uiAmountString), uiAmountString },
+      });
+    });
+    return out;
+  }
+}
+
+/** `amount / 10^decimals` as an exact decimal string without trailing zeros. */
+export function formatUnits(amount: bigint, decimals: number): string {
+  const scale = 10n ** BigInt(decimals);
+  const whole = amount / scale;
+  const fraction = (amount % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
+  return fraction === '' ? whole.toString() : `${whole}.${fraction}`;
+}

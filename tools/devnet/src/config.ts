@@ -1,0 +1,20 @@
+import { int, loadConfig, num, oneOf, str, type Env } from '@gridlab/config';
+
+const SCHEMA = {
+  DEVNET_HOST: str({ default: '127.0.0.1' }),
+  DEVNET_RPC_PORT: int({ default: 8899, min: 0, max: 65535 }),
+  DEVNET_WS_PORT: int({ default: 8900, min: 0, max: 65535 }),
+  DEVNET_SLOT_MS: int({ default: 400, min: 1, max: 60_000 }),
+  DEVNET_ROUND_SLOTS: int({ default: 150, min: 1, max: 100_000 }),
+  DEVNET_INTERMISSION_SLOTS: int({ default: 35, min: 1, max: 100_000 }),
+  DEVNET_SEED: int({ default: 1, min: 0 }),
+  DEVNET_HISTORY_ROUNDS: int({ default: 0, min: 0, max: 10_000_000 }),
+  DEVNET_VOIDED_ROUND_RATE: num({ default: 0.002, min: 0, max: 1 }),
+  ORE_PROGRAM_ID: str({ default: 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv' }),
+  ORE_TOKEN_MINT: str({ default: 'oreoU2P8bN6jkk3jbaiVxYnG1dCXcYxwhwyK9jSybcp' }),
+  LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'] as const, { default: 'info' }),
+};
+
+export function loadDevnetConfig(env: Env) {
+  return loadConfig(SCHEMA, env);
+}

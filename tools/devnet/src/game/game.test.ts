@@ -1,0 +1,89 @@
+import { decodeBoard, decodeRound, settleRound, winningSquare } from '@gridlab/chain';
+import { Game } from './game';
+import { MinerModel } from './miner-model';
+import { Prng } from './prng';
+
+const config = { roundSlots: 10, intermissionSlots: 3, voidedRoundRate: 0, seed: 5 };
+
+describe('Prng', () => {
+  it('repeats for a seed and differs across seeds', () => {
+    const a = new Prng(1);
+    const b = new Prng(1);
+    const c = new Prng(2);
+    const xs = Array.from({ length: 5 }, () => a.nextU32());
+    expect(Array.from({ length: 5 }, () => b.nextU32())).toEqual(xs);
+    expect(Array.from({ length: 5 }, () => c.nextU32())).not.toEqual(xs);
+  });
+});
+
+describe('MinerModel', () => {
+  it('produces several hundred deploys around ~15 SOL a round, with occasional whales', () => {
+    const model = new MinerModel(new Prng(9));
+    const totals: number[] = [];
+    for (let i = 0; i < 400; i++) {
+      const deploys = model.nextRound(150);
+      expect(deploys.length).toBeGreaterThanOrEqual(200);
+      expect(deploys.every((d) => d.slotOffset >= 0 && d.slotOffset < 150)).toBe(true);
+      totals.push(deploys.reduce((a, d) => a + d.lamportsPerSquare * d.squares.length, 0) / 1e9);
+    }
+    const sorted = [...totals].sort((a, b) => a - b);
+    const median = sorted[200]!;
+    expect(median).toBeGreaterThan(10);
+    expect(median).toBeLessThan(22);
+    expect(sorted[399]!).toBeGreaterThan(5 * median);
+  });
+});
+
+describe('Game', () => {
+  it('waits for a first deploy, runs the round, then resets after the intermission', () => {
+    const game = new Game(config, 1, 100);
+    expect(decodeBoard(game.boardBytes()).endSlot).toBeNull();
+    let slot = 100;
+    let settled = null;
+    let started: number | null = null;
+    while (settled === null && slot < 200) {
+      slot++;
+      const result = game.tick(slot, new Date(0));
+      for (const w of result.writes) {
+        if (w.kind === 'board' && started === null) started = decodeBoard(w.data).endSlot;
+      }
+      settled = result.settled;
+    }
+    expect(started).not.toBeNull();
+    expect(slot).toBe(started! + config.intermissionSlots);
+    expect(settled!.id).toBe(1);
+    expect(game.currentRoundId).toBe(2);
+    const board = decodeBoard(game.boardBytes());
+    expect(board).toMatchObject({ roundId: 2, startSlot: slot, endSlot: null });
+  });
+
+  it('settles with the winning square of its slot hash and the v3 settlement totals', () => {
+    const game = new Game(config, 1, 0);
+    const history = game.playHistory(50, () => new Date(0));
+    for (const { data, round } of history) {
+      const account = decodeRound(data);
+      expect(round.winningSquare).toBe(winningSquare(account.slotHash));
+      const totals = settleRound(account.deployed, round.winningSquare);
+      expect(round.totalWinnings).toBe(totals.totalWinnings);
+      expect(round.totalVaulted).toBe(totals.totalVaulted);
+      expect(round.totalDeployed).toBe(account.deployed.reduce((a, b) => a + b, 0));
+      expect(round.totalMiners).toBeGreaterThan(50);
+    }
+    expect(history.map((h) => h.id)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(game.currentRoundId).toBe(51);
+  });
+
+  it('voids rounds with an all-0xFF slot hash and refunds them', () => {
+    const game = new Game({ ...config, voidedRoundRate: 1 }, 1, 0);
+    const round = game.playHistory(1, () => new Date(0))[0]!.round;
+    expect(round.winningSquare).toBeNull();
+    expect(round.slotHash).toBe('ff'.repeat(32));
+    expect(round.totalWinnings).toBe(0);
+  });
+
+  it('is the same game for the same seed', () => {
+    const a = new Game(config, 1, 0).playHistory(5, () => new Date(0));
+    const b = new Game(config, 1, 0).playHistory(5, () => new Date(0));
+    expect(a.map((x) => x.round)).toEqual(b.map((x) => x.round));
+  });
+});

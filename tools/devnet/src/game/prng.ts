@@ -1,0 +1,75 @@
+/**
+ * A seeded pseudo-random generator (xoshiro128**): the devnet's game must be the same
+ * for the same seed, so nothing in it uses Math.random.
+ */
+export class Prng {
+  private s0: number;
+  private s1: number;
+  private s2: number;
+  private s3: number;
+  private spareNormal: number | undefined;
+
+  constructor(seed: number) {
+    // splitmix32 expands the seed into four non-zero state words.
+    let x = seed >>> 0;
+    const next = (): number => {
+      x = (x + 0x9e3779b9) >>> 0;
+      let z = x;
+      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+      return (z ^ (z >>> 16)) >>> 0;
+    };
+    this.s0 = next();
+    this.s1 = next();
+    this.s2 = next();
+    this.s3 = next() | 1;
+  }
+
+  /** Uniform 32-bit unsigned integer. */
+  nextU32(): number {
+    const result = Math.imul(rotl(Math.imul(this.s1, 5) >>> 0, 7), 9) >>> 0;
+    const t = (this.s1 << 9) >>> 0;
+    this.s2 ^= this.s0;
+    this.s3 ^= this.s1;
+    this.s1 ^= this.s2;
+    this.s0 ^= this.s3;
+    this.s2 ^= t;
+    this.s3 = rotl(this.s3, 11);
+    return result;
+  }
+
+  /** Uniform in [0, 1). */
+  next(): number {
+    return this.nextU32() / 0x1_0000_0000;
+  }
+
+  /** Uniform integer in [0, n). */
+  int(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+
+  /** Standard normal (Box-Muller, caching the second value). */
+  normal(): number {
+    if (this.spareNormal !== undefined) {
+      const v = this.spareNormal;
+      this.spareNormal = undefined;
+      return v;
+    }
+    let u = 0;
+    while (u === 0) u = this.next();
+    const v = this.next();
+    const r = Math.sqrt(-2 * Math.log(u));
+    this.spareNormal = r * Math.sin(2 * Math.PI * v);
+    return r * Math.cos(2 * Math.PI * v);
+  }
+
+  bytes(n: number): Uint8Array {
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = this.nextU32() & 0xff;
+    return out;
+  }
+}
+
+function rotl(x: number, k: number): number {
+  return ((x << k) | (x >>> (32 - k))) >>> 0;
+}

@@ -1,0 +1,43 @@
+/** The devnet as a process: `pnpm devnet` (settings from DEVNET_* environment variables). */
+import { createLogger } from '@gridlab/logger';
+import { loadDevnetConfig } from './config';
+import { startDevnet } from './devnet';
+
+async function main(): Promise<void> {
+  const config = loadDevnetConfig(process.env);
+  const logger = createLogger({ service: 'devnet', level: config.LOG_LEVEL });
+  const devnet = await startDevnet({
+    host: config.DEVNET_HOST,
+    rpcPort: config.DEVNET_RPC_PORT,
+    wsPort: config.DEVNET_WS_PORT,
+    slotMs: config.DEVNET_SLOT_MS,
+    roundSlots: config.DEVNET_ROUND_SLOTS,
+    intermissionSlots: config.DEVNET_INTERMISSION_SLOTS,
+    seed: config.DEVNET_SEED,
+    historyRounds: config.DEVNET_HISTORY_ROUNDS,
+    voidedRoundRate: config.DEVNET_VOIDED_ROUND_RATE,
+    programId: config.ORE_PROGRAM_ID,
+    tokenMint: config.ORE_TOKEN_MINT,
+    logger,
+  });
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('devnet stopping', { signal });
+    devnet.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error('devnet stop failed', { err: error });
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`devnet: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

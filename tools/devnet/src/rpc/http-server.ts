@@ -1,0 +1,74 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, type RpcError as RpcErrorType } from './rpc-error';
+import type { RpcMethod } from './methods';
+
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+type JsonRpcRequest = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+
+async function handleOne(methods: Record<string, RpcMethod>, request: JsonRpcRequest): Promise<unknown> {
+  const id = request.id ?? null;
+  try {
+    if (typeof request.method !== 'string') throw new RpcError(INVALID_REQUEST, 'Invalid request');
+    const method = Object.hasOwn(methods, request.method) ? methods[request.method] : undefined;
+    if (method === undefined) throw new RpcError(METHOD_NOT_FOUND, 'Method not found');
+    const params = request.params === undefined ? [] : request.params;
+    if (!Array.isArray(params)) throw new RpcError(INVALID_REQUEST, 'params must be an array');
+    return { jsonrpc: '2.0', id, result: await method(params) };
+  } catch (error) {
+    const rpc: RpcErrorType =
+      error instanceof RpcError ? error : new RpcError(-32603, error instanceof Error ? error.message : 'Internal error');
+    return { jsonrpc: '2.0', id, error: { code: rpc.code, message: rpc.message, ...(rpc.data === undefined ? {} : { data: rpc.data }) } };
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error('body too large'));
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** JSON-RPC 2.0 over HTTP POST, single or batch requests. */
+export async function startHttpRpc(host: string, port: number, methods: Record<string, RpcMethod>): Promise<{ server: Server; port: number }> {
+  const server = createServer((req, res) => {
+    const send = (status: number, body: unknown): void => {
+      const text = JSON.stringify(body);
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    };
+    if (req.method === 'GET' && req.url === '/health') return send(200, 'ok');
+    if (req.method !== 'POST') return send(405, { error: 'use POST' });
+    readBody(req).then(
+      async (body) => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(body.toString('utf8'));
+        } catch {
+          return send(200, { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error' } });
+        }
+        if (Array.isArray(parsed)) {
+          return send(200, await Promise.all(parsed.map((r) => handleOne(methods, (r ?? {}) as JsonRpcRequest))));
+        }
+        return send(200, await handleOne(methods, (parsed ?? {}) as JsonRpcRequest));
+      },
+      () => send(413, { error: 'body too large' }),
+    );
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return { server, port: (server.address() as AddressInfo).port };
+}

@@ -1,0 +1,21 @@
+/** A JSON-RPC error with Solana's codes. */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export const INVALID_PARAMS = -32602;
+export const METHOD_NOT_FOUND = -32601;
+export const INVALID_REQUEST = -32600;
+export const PARSE_ERROR = -32700;
+/** Solana's "Transaction simulation failed" preflight error. */
+export const PREFLIGHT_FAILURE = -32002;
+
+export function invalidParams(message: string): RpcError {
+  return new RpcError(INVALID_PARAMS, `Invalid params: ${message}`);
+}
