@@ -107,7 +107,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
 
   const game = new Game(
     { roundSlots, intermissionSlots: options.intermissionSlots ?? 35, voidedRoundRate: options.voidedRoundRate ?? 0.002, seed },
-    historyRounds + 1,
+    1,
     slot,
   );
   const started = Date.now();

@@ -154,23 +154,28 @@ export class Ledger {
   private tokenBalances(keys: readonly string[]): TokenBalance[] {
     const out: TokenBalance[] = [];
     keys.forEach((key, accountIndex) => {
-      const account = this.store.get(key);
-      if (account === null || !TOKEN_PROGRAMS.has(account.owner) || account.data.length < AccountLayout.span) return;
-      const token = AccountLayout.decode(account.data.subarray(0, AccountLayout.span));
-      const mint = this.store.get(token.mint.toBase58());
-      if (mint === null || mint.data.length < MintLayout.span) return;
-      const decimals = MintLayout.decode(mint.data.subarray(0, MintLayout.span)).decimals;
-      const amount = token.amount.toString();
-      const uiAmountString = formatUnits(token.amount, decimals);
-      out.push({
-        accountIndex,
-        mint: token.mint.toBase58(),
-        owner: token.owner.toBase58(),
-        programId: account.owner,
-        uiTokenAmount: { amount, decimals, uiAmount: Number(uiAmountString), uiAmountString },
-      });
+      const balance = this.tokenBalance(key, accountIndex);
+      if (balance !== null) out.push(balance);
     });
     return out;
+  }
+
+  /** The SPL token balance of a token account, or null when `key` is not one. */
+  tokenBalance(key: string, accountIndex = 0): TokenBalance | null {
+    const account = this.store.get(key);
+    if (account === null || !TOKEN_PROGRAMS.has(account.owner) || account.data.length < AccountLayout.span) return null;
+    const token = AccountLayout.decode(account.data.subarray(0, AccountLayout.span));
+    const mint = this.store.get(token.mint.toBase58());
+    if (mint === null || mint.data.length < MintLayout.span) return null;
+    const decimals = MintLayout.decode(mint.data.subarray(0, MintLayout.span)).decimals;
+    const uiAmountString = formatUnits(token.amount, decimals);
+    return {
+      accountIndex,
+      mint: token.mint.toBase58(),
+      owner: token.owner.toBase58(),
+      programId: account.owner,
+      uiTokenAmount: { amount: token.amount.toString(), decimals, uiAmount: Number(uiAmountString), uiAmountString },
+    };
   }
 }
 

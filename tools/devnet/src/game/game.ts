@@ -91,8 +91,9 @@ export class Game {
   }
 
   /**
-   * Plays `count` whole rounds at once (history before the live game): each is
-   * settled as it would be live. Returns their accounts and wire records.
+   * Plays `count` whole rounds at once (history before the live game, starting at the
+   * current round id): each is settled as it would be live. Returns their accounts and
+   * wire records; the live game then continues with the next id.
    */
   playHistory(count: number, settledAt: (index: number) => Date): { id: number; data: Uint8Array; round: Round }[] {
     const out: { id: number; data: Uint8Array; round: Round }[] = [];

@@ -58,6 +58,11 @@ export function rpcMethods(ctx: RpcContext): Record<string, RpcMethod> {
       return Number(ctx.svm.minimumBalanceForRentExemption(BigInt(size)));
     },
     getBalance: (params) => withContext(ctx, ctx.store.get(pubkeyParam(params[0]))?.lamports ?? 0),
+    getTokenAccountBalance: (params) => {
+      const balance = ctx.ledger.tokenBalance(pubkeyParam(params[0]));
+      if (balance === null) throw invalidParams('not a token account');
+      return withContext(ctx, balance.uiTokenAmount);
+    },
     getAccountInfo: (params) => {
       const account = ctx.store.get(pubkeyParam(params[0]));
       return withContext(ctx, account === null ? null : accountJson(account, encodingOf(params[1])));
