@@ -1,0 +1,10 @@
+/**
+ * NATS plumbing shared by the services: a connection that reconnects forever, the
+ * JetStream stream and KV bucket definitions, durable publishing with Nats-Msg-Id and
+ * correlation headers, and contract-validated JSON encoding on both ends.
+ */
+export { connectBus, type BusOptions, type NatsConnection } from './connect';
+export { ensureRoundsStream, openLiveBucket } from './streams';
+export { publishDurable, encodeMessage, decodeMessage, jetStreamOf } from './publish';
+export type { KV } from '@nats-io/kv';
+export type { JetStreamClient } from '@nats-io/jetstream';

@@ -1,0 +1,36 @@
+import { DUPLICATE_WINDOW_MS, type NatsNames } from '@gridlab/contracts';
+import { StorageType, jetstreamManager, type StreamConfig } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+
+const NANOS_PER_MS = 1_000_000;
+
+/**
+ * Creates the ROUNDS stream (settled and opened rounds, deduplicated by Nats-Msg-Id
+ * over 15 minutes, kept on file) or brings an existing one to this configuration.
+ */
+export async function ensureRoundsStream(nc: NatsConnection, names: NatsNames): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const config: Partial<StreamConfig> & { name: string } = {
+    name: names.streams.rounds,
+    subjects: [names.subjects.roundSettled, names.subjects.roundOpened],
+    storage: StorageType.File,
+    duplicate_window: DUPLICATE_WINDOW_MS * NANOS_PER_MS,
+  };
+  try {
+    await jsm.streams.info(config.name);
+    await jsm.streams.update(config.name, config);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await jsm.streams.add(config);
+  }
+}
+
+/** The LIVE key-value bucket holding the latest snapshot (history 1). */
+export async function openLiveBucket(nc: NatsConnection, names: NatsNames): Promise<KV> {
+  return new Kvm(nc).create(names.buckets.live, { history: 1 });
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof Error && /not found/i.test(error.message);
+}
