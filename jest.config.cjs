@@ -17,6 +17,8 @@ const common = {
   testEnvironment: 'node',
 };
 module.exports = {
+  // Integration tests wait for rounds to settle on the devnet; a hang still fails them.
+  testTimeout: 120_000,
   projects: [
     {
       ...common,
@@ -27,7 +29,6 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/{libs,services,tools}/*/test/**/*.test.ts', '<rootDir>/test-e2e/**/*.test.ts'],
-      testTimeout: 120_000,
     },
   ],
 };

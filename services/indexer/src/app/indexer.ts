@@ -1,0 +1,151 @@
+import { OrePdas } from '@gridlab/chain';
+import { natsNames } from '@gridlab/contracts';
+import { connectBus, ensureRoundsStream, openLiveBucket } from '@gridlab/bus';
+import { acquireLeaderLock, createPool, runMigrations, type LeaderLock } from '@gridlab/db';
+import type { Logger } from '@gridlab/logger';
+import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, type GapRange } from '@gridlab/rounds-store';
+import type { Registry } from 'prom-client';
+import { SolanaRpc } from '../adapters/chain/rpc-client';
+import { RoundPublisher } from '../adapters/nats/round-publisher';
+import { LeaderSession } from './leader-session';
+import { indexerMetrics } from './metrics';
+
+export interface IndexerSettings {
+  readonly databaseUrl: string;
+  readonly natsUrl: string;
+  readonly natsPrefix: string;
+  readonly rpcUrl: string;
+  readonly wsUrl: string;
+  readonly programId: string;
+  readonly pollIntervalMs: number;
+  readonly slotSeconds: number;
+  /** How often a standby retries the leader lock. */
+  readonly leaderRetryMs?: number;
+}
+
+export interface IndexerDeps {
+  readonly logger: Logger;
+  readonly metrics: Registry;
+  readonly now?: () => Date;
+}
+
+export interface IndexerStatus {
+  readonly role: 'leader' | 'standby' | 'stopped';
+  readonly gaps: readonly GapRange[];
+}
+
+export interface Indexer {
+  status(): IndexerStatus;
+  /** Readiness checks for the ops server: PostgreSQL, NATS, RPC, role and gaps. */
+  readonly checks: Record<string, () => Promise<Record<string, unknown> | void>>;
+  stop(): Promise<void>;
+}
+
+const GAP_CHECK_MS = 10_000;
+
+/**
+ * Starts an indexer: migrates its schema, connects to NATS, then competes for the
+ * leader lock. The leader runs a LeaderSession; a standby waits and takes over when the
+ * lock frees (the leader died or stopped), starting with a backfill so nothing is lost.
+ */
+export async function startIndexer(settings: IndexerSettings, deps: IndexerDeps): Promise<Indexer> {
+  const logger = deps.logger;
+  const now = deps.now ?? (() => new Date());
+  const metrics = indexerMetrics(deps.metrics);
+  await runMigrations({ databaseUrl: settings.databaseUrl, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR, logger });
+  const pool = createPool(settings.databaseUrl, { max: 5, applicationName: 'indexer' });
+  const repo = new RoundRepository(pool);
+  const names = natsNames(settings.natsPrefix);
+  const nc = await connectBus({ servers: settings.natsUrl, name: 'indexer', logger });
+  await ensureRoundsStream(nc, names);
+  const kv = await openLiveBucket(nc, names);
+  const rpc = new SolanaRpc(settings.rpcUrl);
+  const publisher = new RoundPublisher(nc, kv, names, logger.child({ component: 'publisher' }));
+  const pdas = new OrePdas(settings.programId);
+
+  let role: IndexerStatus['role'] = 'standby';
+  let gaps: GapRange[] = [];
+  let session: LeaderSession | null = null;
+  let lock: LeaderLock | null = null;
+  const abort = new AbortController();
+
+  const refreshGaps = async (): Promise<void> => {
+    gaps = await repo.findGaps(100);
+    metrics.gapRounds.set(gaps.reduce((n, g) => n + g.toId - g.fromId + 1, 0));
+    if (gaps.length > 0) logger.warn('gaps in stored rounds', { gaps: gaps.slice(0, 5), ranges: gaps.length });
+  };
+  const gapTimer = setInterval(() => refreshGaps().catch((error: unknown) => logger.warn('gap check failed', { err: error })), GAP_CHECK_MS);
+
+  const lead = async (): Promise<void> => {
+    while (!abort.signal.aborted) {
+      try {
+        lock = await acquireLeaderLock(settings.databaseUrl, `indexer:${settings.programId}`, {
+          retryMs: settings.leaderRetryMs ?? 1000,
+          signal: abort.signal,
+          logger,
+          onLost: () => {
+            role = 'standby';
+            metrics.leader.set(0);
+            const lost = session;
+            session = null;
+            void lost?.stop().then(() => {
+              if (!abort.signal.aborted) void lead();
+            });
+          },
+        });
+      } catch {
+        return; // aborted while standing by
+      }
+      if (abort.signal.aborted) {
+        await lock.release();
+        return;
+      }
+      role = 'leader';
+      metrics.leader.set(1);
+      session = new LeaderSession({
+        rpc,
+        wsUrl: settings.wsUrl,
+        pdas,
+        repo,
+        publisher,
+        metrics,
+        logger: logger.child({ component: 'leader' }),
+        pollIntervalMs: settings.pollIntervalMs,
+        slotSeconds: settings.slotSeconds,
+        now,
+      });
+      await session.start();
+      await refreshGaps().catch(() => undefined);
+      return;
+    }
+  };
+  void lead();
+
+  return {
+    status: () => ({ role, gaps }),
+    checks: {
+      postgres: async () => {
+        await pool.query('SELECT 1');
+      },
+      nats: async () => {
+        if (nc.isClosed()) throw new Error('connection closed');
+        await nc.flush();
+      },
+      rpc: async () => ({ slot: await rpc.getSlot() }),
+      role: async () => ({ role }),
+      gaps: async () => ({ ranges: gaps.length, missingRounds: gaps.reduce((n, g) => n + g.toId - g.fromId + 1, 0), first: gaps.slice(0, 10) }),
+    },
+    stop: async () => {
+      abort.abort();
+      role = 'stopped';
+      clearInterval(gapTimer);
+      const current = session;
+      session = null;
+      await current?.stop();
+      await (lock as LeaderLock | null)?.release();
+      metrics.leader.set(0);
+      await nc.drain().catch(() => undefined);
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+/** The indexer's Prometheus metrics, registered on the service's registry. */
+export function indexerMetrics(registry: Registry) {
+  return {
+    decodeErrors: new Counter({ name: 'indexer_decode_errors_total', help: 'Accounts that failed to decode, by reason', labelNames: ['code'], registers: [registry] }),
+    rpcErrors: new Counter({ name: 'indexer_rpc_errors_total', help: 'Failed Solana RPC calls', registers: [registry] }),
+    wsReconnects: new Counter({ name: 'indexer_ws_reconnects_total', help: 'WebSocket reconnections', registers: [registry] }),
+    storeErrors: new Counter({ name: 'indexer_store_errors_total', help: 'Failed PostgreSQL or NATS writes (retried)', registers: [registry] }),
+    roundsSettled: new Counter({ name: 'indexer_rounds_settled_total', help: 'Settled rounds stored by this process', registers: [registry] }),
+    snapshots: new Counter({ name: 'indexer_snapshots_published_total', help: 'Live snapshots published', registers: [registry] }),
+    gapRounds: new Gauge({ name: 'indexer_gap_rounds', help: 'Round ids missing between stored rounds', registers: [registry] }),
+    leader: new Gauge({ name: 'indexer_leader', help: '1 while this process holds the leader lock', registers: [registry] }),
+  };
+}
+
+export type IndexerMetrics = ReturnType<typeof indexerMetrics>;

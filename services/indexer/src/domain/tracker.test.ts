@@ -1,0 +1,65 @@
+import { decodeRound, encodeRound } from '@gridlab/chain';
+import { buildSnapshot } from './snapshot';
+import { RoundTracker } from './tracker';
+
+const board = (roundId: number, startSlot: number, endSlot: number | null) => ({ roundId, startSlot, endSlot, epochId: 0 });
+const round = (id: number, totalDeployed: number) =>
+  decodeRound(encodeRound({ id, deployed: [totalDeployed, ...Array(24).fill(0)], count: [3, ...Array(24).fill(0)], totalDeployed, totalMiners: 3 }));
+
+describe('RoundTracker', () => {
+  it('settles the previous round on first sight, then each round the board moves past', () => {
+    const t = new RoundTracker();
+    expect(t.onBoard(board(10, 100, null), 100)).toEqual({ opened: null, settle: [9], snapshotChanged: true });
+    expect(t.onBoard(board(10, 100, null), 101).snapshotChanged).toBe(false);
+    expect(t.onBoard(board(10, 102, 252), 102)).toMatchObject({ opened: null, settle: [], snapshotChanged: true });
+    expect(t.onBoard(board(11, 290, null), 290)).toEqual({
+      opened: { roundId: 11, previousRoundId: 10 },
+      settle: [10],
+      snapshotChanged: true,
+    });
+  });
+
+  it('settles every skipped round when the board jumps', () => {
+    const t = new RoundTracker();
+    t.onBoard(board(10, 100, null), 100);
+    expect(t.onBoard(board(14, 900, null), 900).settle).toEqual([10, 11, 12, 13]);
+  });
+
+  it('ignores a stale board seen late from the poller', () => {
+    const t = new RoundTracker();
+    t.onBoard(board(11, 290, null), 290);
+    expect(t.onBoard(board(10, 100, 250), 200)).toEqual({ opened: null, settle: [], snapshotChanged: false });
+    expect(t.board?.roundId).toBe(11);
+  });
+
+  it('tracks only the current round and drops repeats', () => {
+    const t = new RoundTracker();
+    t.onBoard(board(10, 100, 250), 120);
+    expect(t.onRound(round(9, 500), 121).snapshotChanged).toBe(false);
+    expect(t.onRound(round(10, 500), 121).snapshotChanged).toBe(true);
+    expect(t.onRound(round(10, 500), 122).snapshotChanged).toBe(false);
+    expect(t.onRound(round(10, 900), 123).snapshotChanged).toBe(true);
+    expect(t.round?.totalDeployed).toBe(900);
+  });
+});
+
+describe('buildSnapshot', () => {
+  const now = new Date('2026-11-22T06:11:10.123Z');
+  it('reports waiting with no end slot and null secondsLeft', () => {
+    const s = buildSnapshot(board(10, 100, null), null, 101, null, 0.4, now);
+    expect(s).toMatchObject({ roundId: 10, status: 'waiting', secondsLeft: null, totalDeployed: 0, endSlot: null });
+    expect(s.deployed).toHaveLength(25);
+  });
+
+  it('counts down while active and reads 0 in the intermission', () => {
+    const r = round(10, 5000);
+    expect(buildSnapshot(board(10, 100, 250), r, 200, null, 0.4, now)).toMatchObject({ status: 'active', secondsLeft: 20, totalDeployed: 5000, totalMiners: 3 });
+    expect(buildSnapshot(board(10, 100, 250), r, 260, null, 0.4, now)).toMatchObject({ status: 'intermission', secondsLeft: 0 });
+    expect(buildSnapshot(board(10, 100, 250), r, 200, null, 0.4, now).updatedAt).toBe('2026-11-22T06:11:10.123Z');
+  });
+
+  it('never shows the previous round as the current one', () => {
+    const s = buildSnapshot(board(11, 300, null), round(10, 5000), 301, null, 0.4, now);
+    expect(s.totalDeployed).toBe(0);
+  });
+});

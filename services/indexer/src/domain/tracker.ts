@@ -1,0 +1,73 @@
+import type { BoardAccount, RoundAccount } from '@gridlab/chain';
+
+/** What one account update asks the indexer to do. */
+export interface TrackerEffects {
+  /** The board moved to a new round: announce it. */
+  readonly opened: { readonly roundId: number; readonly previousRoundId: number | null } | null;
+  /** Rounds the board has moved past: fetch, store and publish each (ascending). */
+  readonly settle: readonly number[];
+  /** The live state changed: publish a new snapshot. */
+  readonly snapshotChanged: boolean;
+}
+
+const NONE: TrackerEffects = { opened: null, settle: [], snapshotChanged: false };
+
+/**
+ * Follows the board and the current round from account updates (WebSocket or poll,
+ * in any mix and with repeats). A round is settled once the board has moved past it:
+ * the reset writes the slot hash and the totals in the same transaction that moves
+ * the board. When the board jumps several rounds at once, every skipped one is
+ * settled too. Pure: no I/O, no clock.
+ */
+export class RoundTracker {
+  private boardState: BoardAccount | null = null;
+  private roundState: RoundAccount | null = null;
+  private slotState = 0;
+
+  get board(): BoardAccount | null {
+    return this.boardState;
+  }
+
+  get round(): RoundAccount | null {
+    return this.roundState;
+  }
+
+  get slot(): number {
+    return this.slotState;
+  }
+
+  /** A board update observed at `slot`. */
+  onBoard(board: BoardAccount, slot: number): TrackerEffects {
+    const previous = this.boardState;
+    if (slot < this.slotState && previous !== null && board.roundId < previous.roundId) return NONE;
+    this.slotState = Math.max(this.slotState, slot);
+    if (previous !== null && sameBoard(previous, board)) return NONE;
+    this.boardState = board;
+    if (previous === null) {
+      // First sight: the round before the current one is settled (if any).
+      return { opened: null, settle: board.roundId > 0 ? [board.roundId - 1] : [], snapshotChanged: true };
+    }
+    if (board.roundId <= previous.roundId) return { ...NONE, snapshotChanged: true };
+    const settle: number[] = [];
+    for (let id = previous.roundId; id < board.roundId; id++) settle.push(id);
+    return { opened: { roundId: board.roundId, previousRoundId: board.roundId - 1 }, settle, snapshotChanged: true };
+  }
+
+  /** A round account update observed at `slot`; only the board's current round matters here. */
+  onRound(round: RoundAccount, slot: number): TrackerEffects {
+    this.slotState = Math.max(this.slotState, slot);
+    const current = this.boardState?.roundId;
+    if (current !== undefined && round.id !== current) return NONE;
+    if (this.roundState !== null && this.roundState.id === round.id && sameRound(this.roundState, round)) return NONE;
+    this.roundState = round;
+    return { ...NONE, snapshotChanged: true };
+  }
+}
+
+function sameBoard(a: BoardAccount, b: BoardAccount): boolean {
+  return a.roundId === b.roundId && a.startSlot === b.startSlot && a.endSlot === b.endSlot;
+}
+
+function sameRound(a: RoundAccount, b: RoundAccount): boolean {
+  return a.totalDeployed === b.totalDeployed && a.totalMiners === b.totalMiners && a.deployed.every((d, i) => d === b.deployed[i]);
+}

@@ -1,0 +1,91 @@
+import { OrePdas } from '@gridlab/chain';
+import { natsNames, type NatsNames, type Round } from '@gridlab/contracts';
+import { createPool, type Pool } from '@gridlab/db';
+import { startDevnet, type Devnet } from '@gridlab/devnet';
+import { createLogger } from '@gridlab/logger';
+import { RoundRepository } from '@gridlab/rounds-store';
+import { createTestDatabase, testNamespace, type TestDatabase, type TestNamespace } from '@gridlab/testing';
+import { Registry } from 'prom-client';
+import { startIndexer, type Indexer, type IndexerSettings } from '../src/app/indexer';
+
+/** A devnet, a database and a NATS namespace for one test file, plus indexer factories. */
+export interface Harness {
+  readonly devnet: Devnet;
+  readonly db: TestDatabase;
+  readonly ns: TestNamespace;
+  readonly names: NatsNames;
+  readonly pool: Pool;
+  readonly repo: RoundRepository;
+  readonly pdas: OrePdas;
+  readonly settings: IndexerSettings;
+  startIndexer(): Promise<{ indexer: Indexer; metrics: Registry }>;
+  close(): Promise<void>;
+}
+
+export async function harness(historyRounds = 30): Promise<Harness> {
+  const devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 10, roundSlots: 8, intermissionSlots: 2, historyRounds, seed: 21 });
+  const db = await createTestDatabase();
+  const ns = testNamespace();
+  const pool = createPool(db.url);
+  const settings: IndexerSettings = {
+    databaseUrl: db.url,
+    natsUrl: ns.natsUrl,
+    natsPrefix: ns.natsPrefix,
+    rpcUrl: devnet.rpcUrl,
+    wsUrl: devnet.wsUrl,
+    programId: devnet.programId,
+    pollIntervalMs: 200,
+    slotSeconds: 0.01,
+    leaderRetryMs: 100,
+  };
+  const running: Indexer[] = [];
+  return {
+    devnet,
+    db,
+    ns,
+    names: natsNames(ns.natsPrefix),
+    pool,
+    repo: new RoundRepository(pool),
+    pdas: new OrePdas(devnet.programId),
+    settings,
+    startIndexer: async () => {
+      const metrics = new Registry();
+      const indexer = await startIndexer(settings, { logger: createLogger({ service: 'indexer-test', silent: true }), metrics });
+      running.push(indexer);
+      return { indexer, metrics };
+    },
+    close: async () => {
+      await Promise.all(running.map((i) => i.stop().catch(() => undefined)));
+      await devnet.stop();
+      await pool.end();
+      await db.drop();
+      await ns.cleanup();
+    },
+  };
+}
+
+/** The fields both sides know: settledAt is when the indexer saw the settlement. */
+export function comparable(rounds: readonly Round[]): Omit<Round, 'settledAt'>[] {
+  return rounds.map(({ settledAt: _settledAt, ...rest }) => rest);
+}
+
+export async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Waits until every round the devnet settled up to `id` is stored. */
+export async function waitForStored(h: Harness, id: number): Promise<void> {
+  await h.devnet.waitForSettled(id, 20_000);
+  await waitFor(async () => (await h.repo.storedIds(Array.from({ length: id }, (_, i) => i + 1))).size === id, 20_000, `rounds 1..${id} stored`);
+}
+
+export async function metricValue(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
+  const value = metric?.values.find((v) => Object.entries(labels).every(([k, l]) => (v.labels as Record<string, unknown>)[k] === l));
+  return Number(value?.value ?? 0);
+}
