@@ -5,3 +5,4 @@
 export { startOpsServer, type OpsServer, type ReadinessCheck, type ReadinessReport } from './ops-server';
 export { createMetrics, type Metrics } from './metrics';
 export { onShutdown, type ShutdownStep } from './shutdown';
+export { postgresCheck, natsCheck, redisCheck } from './checks';

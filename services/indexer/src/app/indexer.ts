@@ -4,6 +4,7 @@ import { connectBus, ensureRoundsStream, openLiveBucket } from '@gridlab/bus';
 import { acquireLeaderLock, createPool, runMigrations, type LeaderLock } from '@gridlab/db';
 import type { Logger } from '@gridlab/logger';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, type GapRange } from '@gridlab/rounds-store';
+import { natsCheck, postgresCheck } from '@gridlab/runtime';
 import type { Registry } from 'prom-client';
 import { SolanaRpc } from '../adapters/chain/rpc-client';
 import { RoundPublisher } from '../adapters/nats/round-publisher';
@@ -124,13 +125,8 @@ export async function startIndexer(settings: IndexerSettings, deps: IndexerDeps)
   return {
     status: () => ({ role, gaps }),
     checks: {
-      postgres: async () => {
-        await pool.query('SELECT 1');
-      },
-      nats: async () => {
-        if (nc.isClosed()) throw new Error('connection closed');
-        await nc.flush();
-      },
+      postgres: postgresCheck(pool),
+      nats: natsCheck(nc),
       rpc: async () => ({ slot: await rpc.getSlot() }),
       role: async () => ({ role }),
       gaps: async () => ({ ranges: gaps.length, missingRounds: gaps.reduce((n, g) => n + g.toId - g.fromId + 1, 0), first: gaps.slice(0, 10) }),
