@@ -1,0 +1,41 @@
+# Gridlab: the two commands of the README are `make start` and `make test`.
+# Both install what is missing (pnpm via corepack, PostgreSQL, Redis, NATS from Debian
+# packages), start the infrastructure, and are safe to run again.
+
+SHELL := /bin/bash
+export COREPACK_INTEGRITY_KEYS := 0
+export COREPACK_ENABLE_DOWNLOAD_PROMPT := 0
+PNPM := corepack pnpm
+
+.PHONY: start test bench typecheck infra deps database clean-test-data
+
+## start: run the whole suite in the foreground (devnet with history, indexer, all services); Ctrl-C stops it
+start: infra deps database
+	@node --import tsx deploy/local/run-suite.ts
+
+## test: type-check and run every test (unit, integration against real servers, end to end)
+test: infra deps
+	@$(PNPM) -s typecheck
+	@$(PNPM) -s exec jest --ci --maxWorkers=2
+
+## bench: measure the SPEC 8 figures; prints a table and writes bench/results.json
+bench: infra deps
+	@node --import tsx bench/run.ts
+
+typecheck: deps
+	@$(PNPM) -s typecheck
+
+infra:
+	@scripts/ensure-infra.sh
+
+deps:
+	@scripts/ensure-deps.sh
+
+database:
+	@psql -h 127.0.0.1 -U postgres -d postgres -Atqc "SELECT 1 FROM pg_database WHERE datname = 'gridlab'" | grep -q 1 \
+	  || psql -h 127.0.0.1 -U postgres -d postgres -qc 'CREATE DATABASE gridlab'
+
+## clean-test-data: drop databases left behind by interrupted test runs
+clean-test-data:
+	@psql -h 127.0.0.1 -U postgres -d postgres -Atc "SELECT datname FROM pg_database WHERE datname LIKE 'gridlab\_test\_%'" \
+	  | while read -r db; do psql -h 127.0.0.1 -U postgres -d postgres -qc "DROP DATABASE \"$$db\" WITH (FORCE)"; done

@@ -1,0 +1,120 @@
+/**
+ * `make start`: runs the devnet and every service as child processes in the
+ * foreground, with prefixed output. Ctrl-C (SIGINT) or SIGTERM stops them all; if one
+ * exits on its own, the others are stopped too and the exit says which.
+ * Settings come from the environment (see README "Configuration"); defaults give a
+ * complete local suite.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+const STOP_GRACE_MS = 12_000;
+const GATEWAY_URL = `http://${process.env['HOST'] ?? '127.0.0.1'}:${process.env['PORT'] ?? '8080'}`;
+const RPC_URL = process.env['SOLANA_RPC_URL'] ?? 'http://127.0.0.1:8899';
+
+interface ProcessSpec {
+  readonly name: string;
+  readonly entry: string;
+  readonly env?: Record<string, string>;
+}
+
+const SUITE: readonly ProcessSpec[] = [
+  { name: 'devnet', entry: 'tools/devnet/src/main.ts', env: { DEVNET_HISTORY_ROUNDS: process.env['DEVNET_HISTORY_ROUNDS'] ?? '20000' } },
+  { name: 'indexer', entry: 'services/indexer/src/main.ts' },
+  { name: 'api-gateway', entry: 'services/api-gateway/src/main.ts' },
+  { name: 'billing', entry: 'services/billing/src/main.ts' },
+  { name: 'event-log', entry: 'services/event-log/src/main.ts' },
+  { name: 'lab-forward', entry: 'services/lab-forward/src/main.ts' },
+  { name: 'lab-backtest', entry: 'services/lab-backtest/src/main.ts' },
+];
+
+const COLORS = [36, 33, 32, 35, 34, 31, 90];
+const width = Math.max(...SUITE.map((s) => s.name.length));
+const children = new Map<string, ChildProcess>();
+let stopping = false;
+
+function prefix(name: string, index: number): string {
+  const label = name.padEnd(width);
+  return process.stdout.isTTY ? `\x1b[${COLORS[index % COLORS.length]}m${label}\x1b[0m │ ` : `${label} | `;
+}
+
+function pipeLines(stream: NodeJS.ReadableStream, out: NodeJS.WriteStream, tag: string): void {
+  let buffered = '';
+  stream.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) out.write(`${tag}${line}\n`);
+  });
+  stream.on('end', () => {
+    if (buffered !== '') out.write(`${tag}${buffered}\n`);
+  });
+}
+
+function start(spec: ProcessSpec, index: number): void {
+  // `node --import tsx` keeps each service a single process, so signals reach it directly.
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, spec.entry)], {
+    cwd: ROOT,
+    env: { ...process.env, ...spec.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const tag = prefix(spec.name, index);
+  pipeLines(child.stdout!, process.stdout, tag);
+  pipeLines(child.stderr!, process.stderr, tag);
+  children.set(spec.name, child);
+  child.on('exit', (code, signal) => {
+    children.delete(spec.name);
+    if (stopping) return;
+    process.stderr.write(`${tag}exited unexpectedly (${signal ?? `code ${code}`}); stopping the suite\n`);
+    void stopAll(1);
+  });
+}
+
+async function stopAll(exitCode: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write('\nstopping the suite...\n');
+  const exits = [...children.values()].map((child) => new Promise<void>((resolve) => child.once('exit', () => resolve())));
+  for (const child of children.values()) child.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    for (const [name, child] of children) {
+      process.stderr.write(`${name} did not stop within ${STOP_GRACE_MS / 1000} s; killing it\n`);
+      child.kill('SIGKILL');
+    }
+  }, STOP_GRACE_MS);
+  await Promise.all(exits);
+  clearTimeout(timer);
+  process.exit(exitCode);
+}
+
+async function waitFor(url: string, init: RequestInit | undefined, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !stopping) {
+    try {
+      if ((await fetch(url, init)).ok) return true;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return false;
+}
+
+async function main(): Promise<void> {
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+  start(SUITE[0]!, 0);
+  // Services could start before the chain answers (they retry), but a clean log is nicer.
+  const health = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"getHealth"}' };
+  if (!(await waitFor(RPC_URL, health, 120_000))) return;
+  SUITE.slice(1).forEach((spec, i) => start(spec, i + 1));
+  if (await waitFor(`${GATEWAY_URL}/healthz`, undefined, 60_000)) {
+    process.stdout.write(
+      `\n  Gridlab is up.\n  Gateway:     ${GATEWAY_URL}   (health: ${GATEWAY_URL}/healthz, readiness: ${GATEWAY_URL}/readyz)\n` +
+        `  Solana RPC:  ${RPC_URL} (devnet)\n  Indexer ops: http://127.0.0.1:9101/readyz\n  Ctrl-C stops everything.\n\n`,
+    );
+  }
+}
+
+void main();

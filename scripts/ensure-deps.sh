@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the workspace's dependencies with the pnpm version pinned in package.json,
+# through corepack (shipped with Node). Skips the install when node_modules already
+# matches the lockfile. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The registry mirror reachable here serves no package signatures, so corepack's
+# signature check must be off to fetch pnpm.
+export COREPACK_INTEGRITY_KEYS=0 COREPACK_ENABLE_DOWNLOAD_PROMPT=0
+
+node -e 'const [maj] = process.versions.node.split(".").map(Number); if (maj < 20) { console.error(`Node ${process.versions.node} is too old: Gridlab needs Node 20 or newer`); process.exit(1); }'
+
+stamp=node_modules/.pnpm/lock.yaml
+if [ -f "$stamp" ] && [ "$stamp" -nt pnpm-lock.yaml ] && [ "$stamp" -nt package.json ]; then
+  exit 0
+fi
+echo "ensure-deps: installing dependencies (pnpm via corepack)"
+corepack pnpm install --frozen-lockfile
