@@ -16,7 +16,10 @@ start: infra deps database
 ## test: type-check and run every test (unit, integration against real servers, end to end)
 test: infra deps
 	@$(PNPM) -s typecheck
-	@$(PNPM) -s exec jest --ci --maxWorkers=2
+	@mkdir -p .gridlab
+	@$(PNPM) -s exec jest --ci --maxWorkers=2 --json --outputFile=.gridlab/jest-results.json; status=$$?; \
+	  node -e 'const r = require("./.gridlab/jest-results.json"); console.log(`tests: $${r.numPassedTests} passed, $${r.numFailedTests} failed`)'; \
+	  exit $$status
 
 ## bench: measure the SPEC 8 figures; prints a table and writes bench/results.json
 bench: infra deps

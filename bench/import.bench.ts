@@ -6,12 +6,18 @@ import { once } from 'node:events';
 import { createPool, runMigrations } from '@gridlab/db';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, importRounds } from '@gridlab/rounds-store';
 import { createTestDatabase, syntheticRounds } from '@gridlab/testing';
+import { percentile } from './stats';
 import type { Bench } from './types';
 
 const ROUNDS = 200_000;
+const RUNS = 3;
 const TARGET = 100_000;
 
-/** Import throughput: NDJSON file → validation → binary COPY into a fresh database. */
+/**
+ * Import throughput: NDJSON file → parse and validation (worker thread) → binary COPY
+ * into a fresh database. Two cores are shared by the parser, the writer and PostgreSQL,
+ * so single runs scatter by ±15%: the figure is the median of three runs.
+ */
 const bench: Bench = async () => {
   const dir = await mkdtemp(join(tmpdir(), 'gridlab-bench-import-'));
   const file = join(dir, 'history.ndjson');
@@ -23,6 +29,26 @@ const bench: Bench = async () => {
   }
   out.end();
   await once(out, 'finish');
+  try {
+    const rates: number[] = [];
+    for (let run = 0; run < RUNS; run++) rates.push(await importOnce(file));
+    const median = percentile(rates, 50);
+    return [
+      {
+        key: 'import.roundsPerSecond',
+        label: `import ${ROUNDS.toLocaleString('en')} rounds (NDJSON → COPY), median of ${RUNS}`,
+        value: median,
+        unit: 'rounds/s',
+        target: `>= ${TARGET}`,
+        met: median >= TARGET,
+      },
+    ];
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+};
+
+async function importOnce(file: string): Promise<number> {
   const db = await createTestDatabase();
   try {
     await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
@@ -30,23 +56,13 @@ const bench: Bench = async () => {
     try {
       const summary = await importRounds([file], new RoundRepository(pool));
       if (summary.inserted !== ROUNDS) throw new Error(`imported ${summary.inserted} of ${ROUNDS} rounds`);
-      return [
-        {
-          key: 'import.roundsPerSecond',
-          label: `import ${ROUNDS.toLocaleString('en')} rounds (NDJSON → COPY)`,
-          value: summary.roundsPerSecond,
-          unit: 'rounds/s',
-          target: `>= ${TARGET}`,
-          met: summary.roundsPerSecond >= TARGET,
-        },
-      ];
+      return summary.roundsPerSecond;
     } finally {
       await pool.end();
     }
   } finally {
     await db.drop();
-    await rm(dir, { recursive: true, force: true });
   }
-};
+}
 
 export default bench;

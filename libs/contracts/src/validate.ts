@@ -1,9 +1,9 @@
 import { InputError } from '@gridlab/errors';
 import Ajv, { type SchemaObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import { isDateTime } from './date-time';
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-addFormats(ajv, ['date-time']);
+ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
 
 /** A compiled check that returns the typed value or throws InputError listing every problem. */
 export type Validator<T> = (data: unknown) => T;

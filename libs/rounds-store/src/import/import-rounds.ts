@@ -32,6 +32,7 @@ export interface ImportOptions {
 }
 
 const DEFAULT_BATCH = 10_000;
+const YIELD_EVERY = 50;
 
 /**
  * Loads history files into the rounds table: validated, in COPY batches, idempotent
@@ -75,14 +76,18 @@ export async function importRounds(paths: readonly string[], repo: RoundReposito
         const reason = error instanceof Error ? error.message : 'invalid';
         if (!options.skipInvalid) {
           await inFlight;
-          throw new InputError(`${item.where}: ${reason}`, { cause: error });
+          throw new InputError(`${item.where()}: ${reason}`, { cause: error });
         }
         invalid++;
-        options.onInvalid?.(item.where, reason);
+        options.onInvalid?.(item.where(), reason);
         continue;
       }
       batch.push(round);
       if (batch.length >= batchSize) await flush();
+      // Parsing is synchronous: give the event loop a turn now and then, so the
+      // database's replies for the batch in flight are handled while we parse
+      // (otherwise each of its round trips waits for a whole chunk to be parsed).
+      else if (read % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
      }
     }
   }

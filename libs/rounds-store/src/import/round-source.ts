@@ -1,10 +1,14 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 
-/** One candidate round from a file, with where it came from for error messages. */
+/**
+ * One candidate round from a file. `where` says where it came from for error messages;
+ * it is a function because it is needed only for the rare invalid round, and building
+ * a string per round costs an import measurable time in allocation alone.
+ */
 export interface SourceItem {
   readonly value: unknown;
-  readonly where: string;
+  readonly where: () => string;
 }
 
 const READ_CHUNK = 1 << 20;
@@ -38,41 +42,47 @@ export async function* readRoundSource(path: string, onBytes?: (bytes: number) =
       lineNo++;
       if (lineNo === 1 && /^\s*[[{]\s*$/.test(line)) {
         // A pretty-printed document: its first line is a lone bracket.
-        yield [...expand(JSON.parse(await readFile(path, 'utf8')) as unknown, path)];
+        yield [...expand(JSON.parse(await readFile(path, 'utf8')) as unknown, () => path)];
         return;
       }
-      parseLine(line, `${path}:${lineNo}`, items);
+      parseLine(line, path, lineNo, items);
     }
     yield items;
   }
   if (carry.length > 0) {
     const items: SourceItem[] = [];
-    parseLine(carry.toString('utf8'), `${path}:${lineNo + 1}`, items);
+    parseLine(carry.toString('utf8'), path, lineNo + 1, items);
     yield items;
   }
 }
 
-function parseLine(line: string, where: string, into: SourceItem[]): void {
+/** Parses one line of a history file into candidate rounds (a round, a page, an array). */
+export function parseLine(line: string, path: string, lineNo: number, into: SourceItem[]): void {
   if (line.trim() === '') return;
+  const where = (): string => `${path}:${lineNo}`;
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
   } catch {
-    into.push({ value: undefined, where: `${where}: not valid JSON` });
+    into.push({ value: undefined, where: () => `${where()}: not valid JSON` });
+    return;
+  }
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && !isPage(parsed)) {
+    into.push({ value: parsed, where }); // the common case: one round per line
     return;
   }
   for (const item of expand(parsed, where)) into.push(item);
 }
 
 /** A dump page contributes its rounds; an array contributes its elements; anything else is a round. */
-function* expand(value: unknown, where: string): Generator<SourceItem> {
+function* expand(value: unknown, where: () => string): Generator<SourceItem> {
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) yield* expand(value[i], `${where}[${i}]`);
+    for (let i = 0; i < value.length; i++) yield* expand(value[i], () => `${where()}[${i}]`);
     return;
   }
   if (isPage(value)) {
     const rounds = value.rounds;
-    for (let i = 0; i < rounds.length; i++) yield { value: rounds[i], where: `${where} rounds[${i}]` };
+    for (let i = 0; i < rounds.length; i++) yield { value: rounds[i], where: () => `${where()} rounds[${i}]` };
     return;
   }
   yield { value, where };

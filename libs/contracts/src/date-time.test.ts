@@ -1,0 +1,14 @@
+import { isDateTime } from './date-time';
+
+describe('isDateTime', () => {
+  it.each(['2026-11-22T06:11:10.123Z', '2024-02-29T00:00:00Z', '2026-01-01T23:59:60+05:30', '2026-01-01 10:00:00-0800'])('accepts %s', (v) => {
+    expect(isDateTime(v)).toBe(true);
+  });
+
+  it.each(['2026-02-29T00:00:00Z', '2026-02-31T00:00:00Z', '2026-13-01T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T10:00:00', '2026-01-01', 'yesterday', '2026-01-01T10:00:00+25:00'])(
+    'rejects %s',
+    (v) => {
+      expect(isDateTime(v)).toBe(false);
+    },
+  );
+});
