@@ -1,4 +1,4 @@
-import type { Pool, PoolClient } from 'pg';
+import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
 import { newApiKey, newSubscriberId, type RandomInt } from './ids';
 import { hashApiKey } from './key-hash';
 
@@ -54,7 +54,7 @@ export class KeyStore {
    * max(now, paidUntil), revokes its previous key and issues a new one.
    */
   async grant(ownerPubkey: string, days: number, now: Date): Promise<IssuedKey> {
-    return this.inTransaction(async (client) => {
+    return withTransaction(this.pool, async (client) => {
       const subscriberId = await this.extend(client, ownerPubkey, 'grant', days * DAY_MS, now);
       return this.issue(client, subscriberId, 'admin', now);
     });
@@ -95,7 +95,7 @@ export class KeyStore {
 
   /** Revokes the active key of the owner; returns its hash, or null when there was none. */
   async revokeOwner(ownerPubkey: string, reason: string, now: Date): Promise<Buffer | null> {
-    return this.inTransaction(async (client) => {
+    return withTransaction(this.pool, async (client) => {
       const { rows } = await client.query<{ id: string }>(`SELECT id FROM billing.subscribers WHERE owner_pubkey = $1`, [
         ownerPubkey,
       ]);
@@ -120,20 +120,5 @@ export class KeyStore {
       [subscriberId, now, reason],
     );
     return rows[0]?.key_hash ?? null;
-  }
-
-  private async inTransaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await fn(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
   }
 }

@@ -1,18 +1,13 @@
-import { int, loadConfig, num, oneOf, str, type Env } from '@gridlab/config';
+import { int, loadConfig, num, serviceFields, str, type Env } from '@gridlab/config';
 
 /** The indexer's settings; the only place it reads the environment. */
 const SCHEMA = {
-  DATABASE_URL: str({ default: 'postgres://postgres@127.0.0.1:5432/gridlab', secret: true, doc: 'PostgreSQL connection URL' }),
-  NATS_URL: str({ default: 'nats://127.0.0.1:4222', doc: 'NATS servers, comma-separated' }),
-  NATS_PREFIX: str({ default: '', minLength: 0, doc: 'Subject/stream namespace (empty in production)' }),
+  ...serviceFields(9101),
   SOLANA_RPC_URL: str({ default: 'http://127.0.0.1:8899', doc: 'Solana JSON-RPC HTTP endpoint' }),
   SOLANA_WS_URL: str({ default: 'ws://127.0.0.1:8900', doc: 'Solana PubSub WebSocket endpoint' }),
   ORE_PROGRAM_ID: str({ default: 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv', doc: 'ORE program id' }),
   POLL_INTERVAL_MS: int({ default: 1000, min: 100, max: 60_000, doc: 'Polling fallback interval' }),
   SLOT_SECONDS: num({ default: 0.4, min: 0.001, max: 60, doc: 'Slot length used for secondsLeft' }),
-  OPS_HOST: str({ default: '127.0.0.1', doc: 'Bind address of /healthz, /readyz, /metrics' }),
-  OPS_PORT: int({ default: 9101, min: 0, max: 65535 }),
-  LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'] as const, { default: 'info' }),
 };
 
 export type IndexerConfig = ReturnType<typeof loadIndexerConfig>;

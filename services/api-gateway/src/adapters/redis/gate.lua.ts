@@ -1,4 +1,4 @@
-import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
+import { NOW_LUA, TAKE_TOKENS_LUA } from './token-bucket.lua';
 
 /**
  * Everything a paid request needs from Redis in one atomic round trip:
@@ -22,28 +22,11 @@ if auth == 'x' then return { 'invalid' } end
 local sep = string.find(auth, '|', 1, true)
 local subscriber = string.sub(auth, 1, sep - 1)
 local paidUntil = tonumber(string.sub(auth, sep + 1))
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+${NOW_LUA}
 if paidUntil <= now then return { 'expired', subscriber, tostring(paidUntil) } end
 
-local capacity = tonumber(ARGV[1])
-local rate = tonumber(ARGV[2])
-local cost = tonumber(ARGV[3])
-local stored = redis.call('HMGET', KEYS[2], 'tokens', 'ts')
-local tokens = tonumber(stored[1])
-local ts = tonumber(stored[2])
-if tokens == nil or ts == nil then
-  tokens = capacity
-  ts = now
-end
-tokens = math.min(capacity, tokens + math.max(0, now - ts) * rate / 1000)
-local allowed = 0
-if tokens >= cost then
-  tokens = tokens - cost
-  allowed = 1
-end
-redis.call('HSET', KEYS[2], 'tokens', tostring(tokens), 'ts', tostring(now))
-redis.call('PEXPIRE', KEYS[2], math.ceil(capacity / rate * 1000) + 1000)
+local bucket = KEYS[2]
+${TAKE_TOKENS_LUA}
 
 local window = tonumber(ARGV[5])
 redis.call('ZADD', KEYS[3], now, ARGV[4])
@@ -57,5 +40,3 @@ end
 return { 'ok', subscriber, tostring(paidUntil), allowed, tostring(tokens), distinct, flagged }
 `;
 
-/** Keeps the standalone bucket script (public endpoints, per IP) and the gate in step. */
-export const SCRIPTS = { gate: GATE_LUA, bucket: TOKEN_BUCKET_LUA } as const;

@@ -1,18 +1,17 @@
 /**
- * The token bucket of domain/token-bucket.ts in one atomic Redis round trip. The clock
- * is Redis' own TIME, so every gateway replica shares one time base. Tokens are kept
- * fractional (as a string: Lua numbers would be truncated to integers in the reply).
+ * The token bucket of domain/token-bucket.ts in Lua, run atomically inside Redis in one
+ * round trip. The clock is Redis' own TIME, so every gateway replica shares one time
+ * base. Tokens are kept fractional (as a string: Lua numbers would be truncated to
+ * integers in the reply).
  *
- * KEYS[1] bucket key; ARGV: capacity, refill per second, cost.
- * Returns { allowed (0|1), tokens after the request as a string }.
+ * TAKE_TOKENS_LUA expects `now` (ms) and ARGV[1..3] = capacity, refill per second, cost,
+ * and the bucket key in `bucket`; it leaves `allowed` (0|1) and `tokens`.
  */
-export const TOKEN_BUCKET_LUA = `
+export const TAKE_TOKENS_LUA = `
 local capacity = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
 local cost = tonumber(ARGV[3])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local stored = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
+local stored = redis.call('HMGET', bucket, 'tokens', 'ts')
 local tokens = tonumber(stored[1])
 local ts = tonumber(stored[2])
 if tokens == nil or ts == nil then
@@ -25,7 +24,23 @@ if tokens >= cost then
   tokens = tokens - cost
   allowed = 1
 end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
-redis.call('PEXPIRE', KEYS[1], math.ceil(capacity / rate * 1000) + 1000)
+redis.call('HSET', bucket, 'tokens', tostring(tokens), 'ts', tostring(now))
+redis.call('PEXPIRE', bucket, math.ceil(capacity / rate * 1000) + 1000)
+`;
+
+/** Redis TIME as milliseconds, into `now`. */
+export const NOW_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+/**
+ * The standalone bucket (public endpoints, per client address).
+ * KEYS[1] bucket key; ARGV: capacity, refill per second, cost.
+ * Returns { allowed (0|1), tokens after the request as a string }.
+ */
+export const TOKEN_BUCKET_LUA = `${NOW_LUA}
+local bucket = KEYS[1]
+${TAKE_TOKENS_LUA}
 return { allowed, tostring(tokens) }
 `;

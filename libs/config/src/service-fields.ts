@@ -1,0 +1,17 @@
+import { int, oneOf, str } from './fields';
+
+/**
+ * The settings every Gridlab service shares: where PostgreSQL and NATS are, its NATS
+ * namespace, where it serves /healthz, /readyz and /metrics, and how much it logs.
+ * A service spreads these into its own schema and adds what is particular to it.
+ */
+export function serviceFields(defaultOpsPort: number) {
+  return {
+    DATABASE_URL: str({ default: 'postgres://postgres@127.0.0.1:5432/gridlab', secret: true, doc: 'PostgreSQL connection URL' }),
+    NATS_URL: str({ default: 'nats://127.0.0.1:4222', doc: 'NATS servers, comma-separated' }),
+    NATS_PREFIX: str({ default: '', minLength: 0, doc: 'Subject/stream namespace (empty in production)' }),
+    OPS_HOST: str({ default: '127.0.0.1', doc: 'Bind address of /healthz, /readyz, /metrics' }),
+    OPS_PORT: int({ default: defaultOpsPort, min: 0, max: 65535 }),
+    LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'] as const, { default: 'info' }),
+  };
+}

@@ -1,0 +1,63 @@
+import { connectBus, type NatsConnection } from '@gridlab/bus';
+import { createPool, runMigrations, type Pool } from '@gridlab/db';
+import { createLogger, type Logger, type LogLevel } from '@gridlab/logger';
+import {
+  createMetrics,
+  natsCheck,
+  onShutdown,
+  postgresCheck,
+  startOpsServer,
+  type Metrics,
+  type ReadinessCheck,
+  type ShutdownStep,
+} from '@gridlab/runtime';
+
+/** The shared settings (see serviceFields in @gridlab/config). */
+export interface PlatformConfig {
+  readonly DATABASE_URL: string;
+  readonly NATS_URL: string;
+  readonly LOG_LEVEL: LogLevel;
+}
+
+export interface PlatformOptions {
+  /** Where /healthz, /readyz and /metrics are served. */
+  readonly ops: { readonly host: string; readonly port: number };
+  /** The service's own schema, migrated before anything else starts. */
+  readonly migrate?: { readonly schema: string; readonly dir: string };
+  readonly poolSize?: number;
+  /** Readiness checks beyond PostgreSQL and NATS. */
+  readonly checks?: Readonly<Record<string, ReadinessCheck>>;
+  /** Stopped first on SIGTERM, in order, before the ops server, NATS and the pool. */
+  readonly stopFirst?: readonly ShutdownStep[];
+}
+
+export interface Platform {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly pool: Pool;
+  readonly nc: NatsConnection;
+}
+
+export async function startPlatform(service: string, config: PlatformConfig, options: PlatformOptions): Promise<Platform> {
+  const logger = createLogger({ service, level: config.LOG_LEVEL });
+  const metrics = createMetrics(service);
+  if (options.migrate !== undefined) {
+    await runMigrations({ databaseUrl: config.DATABASE_URL, ...options.migrate, logger });
+  }
+  const pool = createPool(config.DATABASE_URL, { max: options.poolSize ?? 4, applicationName: service });
+  const nc = await connectBus({ servers: config.NATS_URL, name: service, logger });
+  const ops = await startOpsServer({
+    host: options.ops.host,
+    port: options.ops.port,
+    logger,
+    metrics,
+    checks: { postgres: postgresCheck(pool), nats: natsCheck(nc), ...options.checks },
+  });
+  onShutdown(logger, [
+    ...(options.stopFirst ?? []),
+    { name: 'ops server', run: () => ops.close() },
+    { name: 'nats', run: () => nc.drain() },
+    { name: 'postgres', run: () => pool.end() },
+  ]);
+  return { logger, metrics, pool, nc };
+}
