@@ -1,6 +1,7 @@
 /**
  * ORE v3 on-chain data: account codecs (Board, Round; 560/568-byte layouts), PDAs, the
- * winning-square RNG and the settlement rule. Pure functions, no I/O.
+ * winning-square RNG and the settlement rule (pure functions), and a small Solana
+ * JSON-RPC client for the calls services make (the only I/O here).
  */
 export * as layout from './ore-layout';
 export { decodeRound, encodeRound, type RoundAccount, type RoundAccountInput, type RoundLayout } from './round.codec';
@@ -10,3 +11,4 @@ export { settleRound, type SettlementTotals } from './settlement';
 export { OrePdas } from './pda';
 export { toSettledRound } from './settled-round';
 export { toHex } from './bytes';
+export { SolanaRpc, type RawAccount } from './rpc-client';

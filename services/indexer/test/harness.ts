@@ -18,7 +18,7 @@ export interface Harness {
   readonly repo: RoundRepository;
   readonly pdas: OrePdas;
   readonly settings: IndexerSettings;
-  startIndexer(): Promise<{ indexer: Indexer; metrics: Registry }>;
+  startIndexer(overrides?: Partial<IndexerSettings>): Promise<{ indexer: Indexer; metrics: Registry }>;
   close(): Promise<void>;
 }
 
@@ -48,9 +48,9 @@ export async function harness(historyRounds = 30): Promise<Harness> {
     repo: new RoundRepository(pool),
     pdas: new OrePdas(devnet.programId),
     settings,
-    startIndexer: async () => {
+    startIndexer: async (overrides = {}) => {
       const metrics = new Registry();
-      const indexer = await startIndexer(settings, { logger: createLogger({ service: 'indexer-test', silent: true }), metrics });
+      const indexer = await startIndexer({ ...settings, ...overrides }, { logger: createLogger({ service: 'indexer-test', silent: true }), metrics });
       running.push(indexer);
       return { indexer, metrics };
     },

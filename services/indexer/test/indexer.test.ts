@@ -94,4 +94,12 @@ describe('indexer against the devnet', () => {
     h.devnet.resume();
     await indexer.stop();
   });
+
+  it('survives an unreachable RPC: counts the errors, reports not ready, keeps retrying', async () => {
+    const { indexer, metrics } = await h.startIndexer({ rpcUrl: 'http://127.0.0.1:9', wsUrl: 'ws://127.0.0.1:9' });
+    await waitFor(async () => (await metricValue(metrics, 'indexer_rpc_errors_total')) >= 2, 10_000, 'rpc errors counted');
+    await expect(indexer.checks['rpc']!()).rejects.toThrow(/unreachable/);
+    expect(indexer.status().role).toBe('leader');
+    await indexer.stop();
+  });
 });

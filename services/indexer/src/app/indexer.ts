@@ -1,4 +1,4 @@
-import { OrePdas } from '@gridlab/chain';
+import { OrePdas, SolanaRpc } from '@gridlab/chain';
 import { natsNames } from '@gridlab/contracts';
 import { connectBus, ensureRoundsStream, openLiveBucket } from '@gridlab/bus';
 import { acquireLeaderLock, createPool, runMigrations, type LeaderLock } from '@gridlab/db';
@@ -6,7 +6,6 @@ import type { Logger } from '@gridlab/logger';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, type GapRange } from '@gridlab/rounds-store';
 import { natsCheck, postgresCheck } from '@gridlab/runtime';
 import type { Registry } from 'prom-client';
-import { SolanaRpc } from '../adapters/chain/rpc-client';
 import { RoundPublisher } from '../adapters/nats/round-publisher';
 import { LeaderSession } from './leader-session';
 import { indexerMetrics } from './metrics';

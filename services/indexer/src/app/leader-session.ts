@@ -5,7 +5,7 @@ import type { Logger } from '@gridlab/logger';
 import type { RoundRepository } from '@gridlab/rounds-store';
 import bs58 from 'bs58';
 import { AccountFeed } from '../adapters/chain/account-feed';
-import type { RawAccount, SolanaRpc } from '../adapters/chain/rpc-client';
+import type { RawAccount, SolanaRpc } from '@gridlab/chain';
 import type { RoundPublisher } from '../adapters/nats/round-publisher';
 import { buildSnapshot } from '../domain/snapshot';
 import { RoundTracker, type TrackerEffects } from '../domain/tracker';

@@ -1,6 +1,6 @@
 import type { Logger } from '@gridlab/logger';
 import WebSocket from 'ws';
-import type { SolanaRpc } from './rpc-client';
+import type { SolanaRpc } from '@gridlab/chain';
 
 /** An account's bytes as seen at a slot, from either path. */
 export type AccountUpdate = (pubkey: string, data: Buffer, slot: number, source: 'ws' | 'poll') => void;
