@@ -19,6 +19,9 @@ const common = {
 module.exports = {
   // Integration tests wait for rounds to settle on the devnet; a hang still fails them.
   testTimeout: 120_000,
+  // In CI a leaked handle must fail fast rather than hold the run until its time limit;
+  // locally, `jest --detectOpenHandles` finds such leaks.
+  forceExit: process.env.CI === 'true',
   projects: [
     {
       ...common,
