@@ -53,7 +53,15 @@ describe.each(SERVICES)('$name process', ({ name, portVar, checks }) => {
     port = await freePort();
     child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services', name, 'src/main.ts')], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, [portVar]: String(port), LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        DATABASE_URL: db.url,
+        NATS_PREFIX: ns.natsPrefix,
+        REDIS_PREFIX: ns.redisPrefix,
+        API_KEY_HMAC_SECRET: 'test-secret-of-at-least-32-characters!',
+        [portVar]: String(port),
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -6,6 +6,8 @@
  * complete local suite.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
@@ -28,6 +30,21 @@ const SUITE: readonly ProcessSpec[] = [
   { name: 'lab-forward', entry: 'services/lab-forward/src/main.ts' },
   { name: 'lab-backtest', entry: 'services/lab-backtest/src/main.ts' },
 ];
+
+/**
+ * The API key HMAC secret of this checkout: from the environment, else generated once
+ * into .gridlab/ (git-ignored, mode 0600), where `pnpm -s gridlab admin ...` finds it too.
+ */
+function localSecret(): string {
+  const fromEnv = process.env['API_KEY_HMAC_SECRET'];
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  const file = join(ROOT, '.gridlab', 'api-key-hmac-secret');
+  if (!existsSync(file)) {
+    mkdirSync(join(ROOT, '.gridlab'), { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+  }
+  return readFileSync(file, 'utf8').trim();
+}
 
 const COLORS = [36, 33, 32, 35, 34, 31, 90];
 const width = Math.max(...SUITE.map((s) => s.name.length));
@@ -56,7 +73,7 @@ function start(spec: ProcessSpec, index: number): void {
   // `node --import tsx` keeps each service a single process, so signals reach it directly.
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, spec.entry)], {
     cwd: ROOT,
-    env: { ...process.env, ...spec.env },
+    env: { ...process.env, API_KEY_HMAC_SECRET: localSecret(), ...spec.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const tag = prefix(spec.name, index);
@@ -112,7 +129,9 @@ async function main(): Promise<void> {
   if (await waitFor(`${GATEWAY_URL}/healthz`, undefined, 60_000)) {
     process.stdout.write(
       `\n  Gridlab is up.\n  Gateway:     ${GATEWAY_URL}   (health: ${GATEWAY_URL}/healthz, readiness: ${GATEWAY_URL}/readyz)\n` +
-        `  Solana RPC:  ${RPC_URL} (devnet)\n  Indexer ops: http://127.0.0.1:9101/readyz\n  Ctrl-C stops everything.\n\n`,
+        `  Solana RPC:  ${RPC_URL} (devnet)\n  Indexer ops: http://127.0.0.1:9101/readyz\n` +
+        `  An API key: pnpm -s gridlab admin grant --owner <base58 wallet> --days 30\n` +
+        `  Then:       curl -H "Authorization: Bearer <apiKey>" ${GATEWAY_URL}/api/v1/live\n  Ctrl-C stops everything.\n\n`,
     );
   }
 }

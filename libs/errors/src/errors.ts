@@ -6,7 +6,11 @@ export type ErrorKind =
   | 'unavailable'
   | 'chain'
   | 'config'
-  | 'decode';
+  | 'decode'
+  | 'unauthenticated'
+  | 'payment_required'
+  | 'rate_limited'
+  | 'timeout';
 
 /** One problem with one field of an input document, addressed by JSON pointer. */
 export interface FieldError {
@@ -93,6 +97,41 @@ export class DecodeError extends GridlabError {
   readonly kind = 'decode';
   constructor(code: string, detail: string, options: GridlabErrorOptions = {}) {
     super(code, detail, options, false);
+  }
+}
+
+/** No credentials, or credentials that are unknown or revoked. */
+export class AuthError extends GridlabError {
+  readonly kind = 'unauthenticated';
+  constructor(code: 'missing_api_key' | 'invalid_api_key', detail: string) {
+    super(code, detail, {}, false);
+  }
+}
+
+/** Valid credentials whose paid period has ended. */
+export class PaymentRequiredError extends GridlabError {
+  readonly kind = 'payment_required';
+  constructor(detail: string) {
+    super('subscription_expired', detail, {}, false);
+  }
+}
+
+/** Too many requests; retry after `retryAfterSeconds` (at least 1). */
+export class RateLimitedError extends GridlabError {
+  readonly kind = 'rate_limited';
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('rate_limited', detail, {}, true);
+  }
+}
+
+/** A command exceeded its deadline. */
+export class TimeoutError extends GridlabError {
+  readonly kind = 'timeout';
+  constructor(detail: string, options: GridlabErrorOptions = {}) {
+    super('timeout', detail, options, true);
   }
 }
 

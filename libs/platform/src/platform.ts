@@ -6,7 +6,9 @@ import {
   natsCheck,
   onShutdown,
   postgresCheck,
+  readinessOf,
   startOpsServer,
+  type ReadinessReport,
   type Metrics,
   type ReadinessCheck,
   type ShutdownStep,
@@ -20,8 +22,8 @@ export interface PlatformConfig {
 }
 
 export interface PlatformOptions {
-  /** Where /healthz, /readyz and /metrics are served. */
-  readonly ops: { readonly host: string; readonly port: number };
+  /** Where /healthz, /readyz and /metrics are served; absent when the service serves them itself. */
+  readonly ops?: { readonly host: string; readonly port: number };
   /** The service's own schema, migrated before anything else starts. */
   readonly migrate?: { readonly schema: string; readonly dir: string };
   readonly poolSize?: number;
@@ -36,6 +38,8 @@ export interface Platform {
   readonly metrics: Metrics;
   readonly pool: Pool;
   readonly nc: NatsConnection;
+  /** The dependency checks, for a service that serves /readyz itself. */
+  readonly readiness: () => Promise<ReadinessReport>;
 }
 
 export async function startPlatform(service: string, config: PlatformConfig, options: PlatformOptions): Promise<Platform> {
@@ -46,18 +50,13 @@ export async function startPlatform(service: string, config: PlatformConfig, opt
   }
   const pool = createPool(config.DATABASE_URL, { max: options.poolSize ?? 4, applicationName: service });
   const nc = await connectBus({ servers: config.NATS_URL, name: service, logger });
-  const ops = await startOpsServer({
-    host: options.ops.host,
-    port: options.ops.port,
-    logger,
-    metrics,
-    checks: { postgres: postgresCheck(pool), nats: natsCheck(nc), ...options.checks },
-  });
+  const checks = { postgres: postgresCheck(pool), nats: natsCheck(nc), ...options.checks };
+  const ops = options.ops === undefined ? null : await startOpsServer({ ...options.ops, logger, metrics, checks });
   onShutdown(logger, [
     ...(options.stopFirst ?? []),
-    { name: 'ops server', run: () => ops.close() },
+    ...(ops === null ? [] : [{ name: 'ops server', run: () => ops.close() }]),
     { name: 'nats', run: () => nc.drain() },
     { name: 'postgres', run: () => pool.end() },
   ]);
-  return { logger, metrics, pool, nc };
+  return { logger, metrics, pool, nc, readiness: readinessOf(checks) };
 }

@@ -280,6 +280,25 @@ export class RoundRepository {
     return rows.map(rowToRound);
   }
 
+  /** The newest `limit` rounds, newest first. */
+  async latest(limit: number): Promise<Round[]> {
+    const { rows } = await this.pool.query<RoundRow>(`SELECT ${COLUMN_LIST} FROM indexer.rounds ORDER BY id DESC LIMIT $1`, [limit]);
+    return rows.map(rowToRound);
+  }
+
+  /** One round with the ids of its nearest stored neighbours (null at the ends), or null. */
+  async findWithNeighbours(id: number): Promise<{ round: Round; prevId: number | null; nextId: number | null } | null> {
+    const { rows } = await this.pool.query<RoundRow & { prev_id: number | null; next_id: number | null }>(
+      `SELECT ${COLUMN_LIST},
+              (SELECT max(id) FROM indexer.rounds WHERE id < $1) AS prev_id,
+              (SELECT min(id) FROM indexer.rounds WHERE id > $1) AS next_id
+         FROM indexer.rounds WHERE id = $1`,
+      [id],
+    );
+    const row = rows[0];
+    return row === undefined ? null : { round: rowToRound(row), prevId: row.prev_id, nextId: row.next_id };
+  }
+
   async aggregates(): Promise<StoredAggregates> {
     const [totals, squares] = await Promise.all([
       this.pool.query('SELECT * FROM indexer.totals WHERE id = 1'),

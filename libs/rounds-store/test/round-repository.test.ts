@@ -89,3 +89,24 @@ describe('RoundRepository', () => {
     expect([...(await f.repo.storedIds([999, 1000, 1009, 1010]))].sort()).toEqual([1000, 1009]);
   });
 });
+
+describe('RoundRepository reads', () => {
+  let f: StoreFixture;
+  beforeAll(async () => {
+    f = await storeFixture();
+    await f.repo.insertMany(history.filter((r) => r.id !== 1500));
+  });
+  afterAll(() => f.close());
+
+  it('lists the newest rounds first', async () => {
+    expect((await f.repo.latest(3)).map((r) => r.id)).toEqual([3999, 3998, 3997]);
+  });
+
+  it('finds a round with its nearest stored neighbours, null at both ends, across a gap', async () => {
+    expect(await f.repo.findWithNeighbours(1499)).toMatchObject({ prevId: 1498, nextId: 1501 });
+    expect(await f.repo.findWithNeighbours(1000)).toMatchObject({ prevId: null, nextId: 1001 });
+    expect(await f.repo.findWithNeighbours(3999)).toMatchObject({ prevId: 3998, nextId: null });
+    expect((await f.repo.findWithNeighbours(2000))?.round).toEqual(history.find((r) => r.id === 2000));
+    expect(await f.repo.findWithNeighbours(1500)).toBeNull();
+  });
+});

@@ -42,18 +42,23 @@ async function runCheck(check: ReadinessCheck): Promise<{ ok: boolean; error?: s
   }
 }
 
+/** Runs every check (each bounded by a timeout) and reports them together. */
+export function readinessOf(checks: Readonly<Record<string, ReadinessCheck>>): () => Promise<ReadinessReport> {
+  return async () => {
+    const names = Object.keys(checks);
+    const results = await Promise.all(names.map((name) => runCheck(checks[name]!)));
+    const report: ReadinessReport['checks'] = {};
+    names.forEach((name, i) => (report[name] = results[i]!));
+    return { ready: results.every((r) => r.ok), checks: report };
+  };
+}
+
 /**
  * Serves `/healthz` (the process is alive), `/readyz` (every dependency check passes;
  * 503 with per-check details otherwise) and `/metrics` (Prometheus text format).
  */
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
-  const readiness = async (): Promise<ReadinessReport> => {
-    const names = Object.keys(options.checks);
-    const results = await Promise.all(names.map((name) => runCheck(options.checks[name]!)));
-    const checks: ReadinessReport['checks'] = {};
-    names.forEach((name, i) => (checks[name] = results[i]!));
-    return { ready: results.every((r) => r.ok), checks };
-  };
+  const readiness = readinessOf(options.checks);
 
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];

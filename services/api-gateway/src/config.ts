@@ -1,4 +1,4 @@
-import { int, loadConfig, serviceFields, str, type Env } from '@gridlab/config';
+import { int, list, loadConfig, serviceFields, str, type Env } from '@gridlab/config';
 
 // The gateway serves /healthz, /readyz and /metrics on its API port, so it has no
 // separate ops address.
@@ -10,7 +10,14 @@ const SCHEMA = {
   HOST: str({ default: '127.0.0.1', doc: 'Bind address of the HTTP API' }),
   PORT: int({ default: 8080, min: 0, max: 65535, doc: 'Port of the HTTP API (and /healthz, /readyz, /metrics)' }),
   REDIS_URL: str({ default: 'redis://127.0.0.1:6379', secret: true, doc: 'Redis connection URL' }),
+  REDIS_PREFIX: str({ default: 'gridlab:', minLength: 0, doc: 'Prefix of every Redis key the gateway writes' }),
+  REDIS_TIMEOUT_MS: int({ default: 50, min: 5, max: 5000, doc: 'Per-command Redis deadline before falling back' }),
+  API_KEY_HMAC_SECRET: str({ secret: true, minLength: 32, doc: 'Server secret of the API key HMAC (shared with billing and the CLI)' }),
+  TRUSTED_PROXIES: list({ default: [], doc: 'Proxy addresses whose X-Forwarded-For is believed' }),
+  KEY_SHARING_MAX_ADDRESSES: int({ default: 3, min: 1, max: 1000, doc: 'Distinct client addresses per key within 5 minutes before a key_sharing signal' }),
 };
+
+export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 
 export function loadGatewayConfig(env: Env) {
   return loadConfig(SCHEMA, env);

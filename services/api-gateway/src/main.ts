@@ -1,22 +1,83 @@
-/**
- * The API gateway process. For now it serves /healthz, /readyz and /metrics on the API
- * port with real dependency checks; the HTTP API arrives with the gateway issue.
- */
+/** The API gateway process: the HTTP API over the read models, snapshots and keys. */
+import type { Server } from 'node:http';
+import { KeyStore } from '@gridlab/billing-store';
+import { natsNames } from '@gridlab/contracts';
 import { startPlatform } from '@gridlab/platform';
+import { RoundRepository } from '@gridlab/rounds-store';
 import { redisCheck } from '@gridlab/runtime';
 import { Redis } from 'ioredis';
+import { Counter, Gauge } from 'prom-client';
+import { LiveCache, followLive } from './adapters/nats/live-feed';
+import { RedisGate } from './adapters/redis/redis-gate';
+import { Authenticator } from './app/authenticate';
 import { loadGatewayConfig } from './config';
+import { MemoryLimiter } from './domain/memory-limiter';
+import { KEY_POLICY } from './domain/token-bucket';
+import { createApp } from './http/app';
+import { createGatewayServer } from './http/server';
+
+const SHARING_WINDOW_MS = 5 * 60 * 1000;
 
 async function main(): Promise<void> {
   const config = loadGatewayConfig(process.env);
-  const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  const { logger } = await startPlatform('api-gateway', config, {
-    ops: { host: config.HOST, port: config.PORT },
-    checks: { redis: redisCheck(redis) },
-    stopFirst: [{ name: 'redis', run: () => redis.quit().then(() => undefined) }],
+  const redis = new Redis(config.REDIS_URL, {
+    lazyConnect: true,
+    commandTimeout: config.REDIS_TIMEOUT_MS,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    enableAutoPipelining: true,
   });
-  redis.on('error', (error: unknown) => logger.warn('redis error', { err: error }));
-  await redis.connect().catch((error: unknown) => logger.warn('redis not reachable at start', { err: error }));
+  let server: Server | undefined;
+  let stopLive: (() => void) | undefined;
+  const platform = await startPlatform('api-gateway', config, {
+    checks: { redis: redisCheck(redis) },
+    poolSize: 10,
+    stopFirst: [
+      { name: 'http', run: () => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())) },
+      { name: 'live feed', run: async () => stopLive?.() },
+      { name: 'redis', run: () => redis.quit().then(() => undefined, () => undefined) },
+    ],
+  });
+  const { logger, metrics, pool, nc } = platform;
+  redis.on('error', (error: unknown) => logger.debug('redis error', { err: error }));
+  await redis.connect().catch((error: unknown) => logger.warn('redis not reachable at start; using fallbacks', { err: error }));
+
+  const fallbackGauge = new Gauge({ name: 'gateway_rate_limit_fallback', help: '1 while Redis is unreachable and limits are in-process', registers: [metrics] });
+  const sharing = new Counter({ name: 'gateway_key_sharing_signals_total', help: 'Keys seen from more client addresses than allowed', registers: [metrics] });
+  const live = new LiveCache();
+  stopLive = await followLive(nc, natsNames(config.NATS_PREFIX), live, logger.child({ component: 'live' }));
+  const gate = new RedisGate(redis, {
+    prefix: config.REDIS_PREFIX,
+    keyPolicy: KEY_POLICY,
+    sharingWindowMs: SHARING_WINDOW_MS,
+    maxAddressesPerKey: config.KEY_SHARING_MAX_ADDRESSES,
+  });
+  const authenticator = new Authenticator(
+    gate,
+    new KeyStore(pool, config.API_KEY_HMAC_SECRET),
+    new MemoryLimiter(),
+    {
+      redisFallback: (active) => fallbackGauge.set(active ? 1 : 0),
+      keySharing: (_hash, subscriberId, distinctAddresses) => {
+        sharing.inc();
+        logger.warn('key_sharing', { subscriberId, distinctAddresses, windowMinutes: SHARING_WINDOW_MS / 60_000 });
+      },
+    },
+    logger.child({ component: 'auth' }),
+  );
+  const deps = {
+    authenticator,
+    rounds: new RoundRepository(pool),
+    live,
+    logger,
+    metrics,
+    readiness: platform.readiness,
+    trustedProxies: new Set(config.TRUSTED_PROXIES),
+  };
+  server = createGatewayServer(createApp(deps), deps);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server!.listen(config.PORT, config.HOST, resolve));
+  logger.info('gateway listening', { url: `http://${config.HOST}:${config.PORT}` });
 }
 
 main().catch((error: unknown) => {

@@ -11,8 +11,6 @@ const options = {
   keyPolicy: KEY_POLICY,
   sharingWindowMs: 300_000,
   maxAddressesPerKey: 3,
-  positiveTtlMs: 60_000,
-  tombstoneTtlMs: 120_000,
 };
 const gate = new RedisGate(redis, options);
 const paidUntilMs = Date.now() + 86_400_000;

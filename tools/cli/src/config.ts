@@ -1,15 +1,32 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadConfig, str, type Env } from '@gridlab/config';
+import { ConfigError } from '@gridlab/errors';
 
 /**
  * The CLI reads the same variables as the services, so `gridlab` run beside a
- * deployment talks to that deployment's database.
+ * deployment talks to that deployment's database, cache and secret.
  */
 const SCHEMA = {
   DATABASE_URL: str({ default: 'postgres://postgres@127.0.0.1:5432/gridlab', secret: true }),
+  REDIS_URL: str({ default: 'redis://127.0.0.1:6379', secret: true }),
+  REDIS_PREFIX: str({ default: 'gridlab:', minLength: 0 }),
 };
 
-export type CliConfig = ReturnType<typeof loadCliConfig>;
+/** Where `make start` keeps this checkout's generated API key secret. */
+const LOCAL_SECRET_FILE = join(__dirname, '..', '..', '..', '.gridlab', 'api-key-hmac-secret');
 
 export function loadCliConfig(env: Env = process.env) {
   return loadConfig(SCHEMA, env);
+}
+
+/**
+ * The API key HMAC secret: API_KEY_HMAC_SECRET, else the one `make start` generated
+ * for this checkout. Keys hashed with another secret would never match.
+ */
+export function apiKeySecret(env: Env = process.env): string {
+  const fromEnv = env['API_KEY_HMAC_SECRET'];
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  if (existsSync(LOCAL_SECRET_FILE)) return readFileSync(LOCAL_SECRET_FILE, 'utf8').trim();
+  throw new ConfigError('invalid configuration: API_KEY_HMAC_SECRET is required (or run `make start` once to generate a local one)');
 }

@@ -4,6 +4,7 @@
  */
 import { isGridlabError } from '@gridlab/errors';
 import { Command, CommanderError } from 'commander';
+import { registerAdmin } from './commands/admin';
 import { registerImport } from './commands/import';
 
 const EXIT_FAILURE = 1;
@@ -15,6 +16,7 @@ const program = new Command('gridlab')
   .exitOverride();
 
 registerImport(program);
+registerAdmin(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof CommanderError) {

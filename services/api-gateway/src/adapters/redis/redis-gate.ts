@@ -1,3 +1,4 @@
+import { POSITIVE_TTL_MS, keyCacheKeys, tombstoneKey } from '@gridlab/key-cache';
 import type { Redis } from 'ioredis';
 import { decide, type BucketDecision, type BucketPolicy } from '../../domain/token-bucket';
 import { GATE_LUA } from './gate.lua';
@@ -31,10 +32,6 @@ export interface RedisGateOptions {
   readonly keyPolicy: BucketPolicy;
   readonly sharingWindowMs: number;
   readonly maxAddressesPerKey: number;
-  /** How long a positive key record stays cached. */
-  readonly positiveTtlMs: number;
-  /** How long an unknown or revoked key stays known as such; longer than positiveTtlMs. */
-  readonly tombstoneTtlMs: number;
 }
 
 type GateReply = [string, string?, string?, number?, string?, number?, number?];
@@ -55,19 +52,15 @@ export class RedisGate {
     redis.defineCommand('gridlabBucket', { numberOfKeys: 1, lua: TOKEN_BUCKET_LUA });
   }
 
-  private key(kind: string, id: string): string {
-    return `${this.options.prefix}${kind}:${id}`;
-  }
-
   /** Looks a key hash up and, when it is live, takes `cost` tokens from its bucket. */
   async check(keyHash: Buffer, clientAddress: string, cost = 1): Promise<CachedKey> {
-    const id = keyHash.toString('hex');
     const o = this.options;
+    const keys = keyCacheKeys(o.prefix, keyHash);
     const reply = (await (this.redis as unknown as GateCommands).gridlabGate(
-      this.key('auth', id),
-      this.key('bucket', id),
-      this.key('addrs', id),
-      this.key('shared', id),
+      keys.auth,
+      keys.bucket,
+      keys.addresses,
+      keys.sharingFlag,
       o.keyPolicy.capacity,
       o.keyPolicy.refillPerSecond,
       cost,
@@ -94,12 +87,9 @@ export class RedisGate {
    * cannot overwrite the revocation's tombstone.
    */
   async remember(keyHash: Buffer, record: KeyRecord | null): Promise<void> {
-    const key = this.key('auth', keyHash.toString('hex'));
-    if (record === null) {
-      await this.redis.set(key, 'x', 'PX', this.options.tombstoneTtlMs);
-      return;
-    }
-    await this.redis.set(key, `${record.subscriberId}|${record.paidUntilMs}`, 'PX', this.options.positiveTtlMs, 'NX');
+    if (record === null) return tombstoneKey(this.redis, this.options.prefix, keyHash);
+    const key = keyCacheKeys(this.options.prefix, keyHash).auth;
+    await this.redis.set(key, `${record.subscriberId}|${record.paidUntilMs}`, 'PX', POSITIVE_TTL_MS, 'NX');
   }
 
   /** Marks a key hash revoked on every replica at once (they all read this cache). */
@@ -110,7 +100,7 @@ export class RedisGate {
   /** Per-client-address bucket for public endpoints. */
   async takeForAddress(policy: BucketPolicy, clientAddress: string, cost = 1): Promise<BucketDecision> {
     const [allowed, tokens] = (await (this.redis as unknown as GateCommands).gridlabBucket(
-      this.key('ip', clientAddress),
+      `${this.options.prefix}ip:${clientAddress}`,
       policy.capacity,
       policy.refillPerSecond,
       cost,

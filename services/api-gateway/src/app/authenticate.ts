@@ -1,0 +1,119 @@
+import { API_KEY_RE } from '@gridlab/billing-store';
+import { AuthError, PaymentRequiredError, RateLimitedError, UnavailableError } from '@gridlab/errors';
+import type { Logger } from '@gridlab/logger';
+import type { CachedKey, KeyRecord, RedisGate } from '../adapters/redis/redis-gate';
+import type { MemoryLimiter } from '../domain/memory-limiter';
+import { KEY_POLICY, type BucketDecision } from '../domain/token-bucket';
+
+/** Where keys are looked up when the cache does not know them (billing's table). */
+export interface KeyLookup {
+  hash(apiKey: string): Buffer;
+  lookup(keyHash: Buffer): Promise<{ subscriberId: string; paidUntil: Date } | null>;
+}
+
+/** A caller allowed through, with the RateLimit-* values of its bucket. */
+export interface Caller {
+  readonly subscriberId: string;
+  readonly keyHash: Buffer;
+  readonly decision: BucketDecision;
+}
+
+/** Observers of what authentication sees (metrics, logs, sharing policy). */
+export interface AuthEvents {
+  redisFallback(active: boolean): void;
+  keySharing(keyHash: Buffer, subscriberId: string, distinctAddresses: number): void;
+}
+
+/** Thrown with the bucket's values so a 429 still carries RateLimit-* headers. */
+export class RateLimitedWithDecision extends RateLimitedError {
+  constructor(readonly decision: BucketDecision) {
+    super('rate limit of the API key exceeded', decision.retryAfterSeconds);
+  }
+}
+
+const BEARER_RE = /^Bearer\s+(\S+)\s*$/i;
+
+/**
+ * Bearer key → HMAC hash → Redis (key cache, bucket, sharing tracker in one script
+ * call) → on a cache miss billing's table, cached for the next request. When Redis is
+ * down or slow, keys resolve from PostgreSQL and the in-process limiter applies the
+ * same policy (fail-soft).
+ */
+export class Authenticator {
+  private fallbackActive = false;
+
+  constructor(
+    private readonly gate: RedisGate,
+    private readonly keys: KeyLookup,
+    private readonly fallback: MemoryLimiter,
+    private readonly events: AuthEvents,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async authenticate(authorization: string | undefined, clientAddress: string, cost = 1): Promise<Caller> {
+    if (authorization === undefined || authorization === '') throw new AuthError('missing_api_key', 'send Authorization: Bearer <API key>');
+    const apiKey = BEARER_RE.exec(authorization)?.[1];
+    if (apiKey === undefined || !API_KEY_RE.test(apiKey)) throw new AuthError('invalid_api_key', 'the API key is not valid');
+    const keyHash = this.keys.hash(apiKey);
+    let cached: CachedKey;
+    try {
+      cached = await this.gate.check(keyHash, clientAddress, cost);
+    } catch (error) {
+      return this.withoutRedis(error, keyHash, cost);
+    }
+    if (cached.state === 'miss') {
+      const record = await this.resolve(keyHash);
+      try {
+        await this.gate.remember(keyHash, record);
+        cached = await this.gate.check(keyHash, clientAddress, cost);
+      } catch (error) {
+        return this.withoutRedis(error, keyHash, cost);
+      }
+    }
+    this.setFallback(false);
+    switch (cached.state) {
+      case 'miss':
+      case 'invalid':
+        throw new AuthError('invalid_api_key', 'the API key is unknown or revoked');
+      case 'expired':
+        throw new PaymentRequiredError(`the subscription ended at ${new Date(cached.paidUntilMs).toISOString()}; renew it to use this key`);
+      case 'ok':
+        if (cached.newlyFlagged) this.events.keySharing(keyHash, cached.subscriberId, cached.distinctAddresses);
+        if (!cached.decision.allowed) throw new RateLimitedWithDecision(cached.decision);
+        return { subscriberId: cached.subscriberId, keyHash, decision: cached.decision };
+    }
+  }
+
+  private async resolve(keyHash: Buffer): Promise<KeyRecord | null> {
+    let found;
+    try {
+      found = await this.keys.lookup(keyHash);
+    } catch (error) {
+      throw new UnavailableError('API keys cannot be checked right now', { cause: error });
+    }
+    return found === null ? null : { subscriberId: found.subscriberId, paidUntilMs: found.paidUntil.getTime() };
+  }
+
+  /** Redis failed or timed out: keys from PostgreSQL, limits from the in-process buckets. */
+  private async withoutRedis(error: unknown, keyHash: Buffer, cost: number): Promise<Caller> {
+    this.setFallback(true, error);
+    const record = await this.resolve(keyHash);
+    if (record === null) throw new AuthError('invalid_api_key', 'the API key is unknown or revoked');
+    if (record.paidUntilMs <= this.now()) {
+      throw new PaymentRequiredError(`the subscription ended at ${new Date(record.paidUntilMs).toISOString()}; renew it to use this key`);
+    }
+    const decision = this.fallback.take(KEY_POLICY, keyHash.toString('hex'), cost);
+    if (!decision.allowed) throw new RateLimitedWithDecision(decision);
+    return { subscriberId: record.subscriberId, keyHash, decision };
+  }
+
+  private setFallback(active: boolean, error?: unknown): void {
+    if (active === this.fallbackActive) return;
+    this.fallbackActive = active;
+    this.events.redisFallback(active);
+    if (active) this.logger.warn('redis unavailable: rate limits fall back to in-process buckets', { err: error });
+    else this.logger.info('redis available again: shared rate limits restored');
+  }
+}
+

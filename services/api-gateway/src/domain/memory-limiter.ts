@@ -1,0 +1,32 @@
+import { takeTokens, type BucketDecision, type BucketPolicy, type BucketState } from './token-bucket';
+
+/**
+ * The in-process fallback limiter: the same token buckets as Redis, per process. Used
+ * only while Redis is unreachable (fail-soft: limits still apply, per replica). Idle
+ * buckets are forgotten once they would be full again.
+ */
+export class MemoryLimiter {
+  private readonly buckets = new Map<string, BucketState>();
+  private lastSweepMs = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  take(policy: BucketPolicy, key: string, cost = 1): BucketDecision {
+    const nowMs = this.now();
+    this.sweep(policy, nowMs);
+    const { decision, state } = takeTokens(policy, this.buckets.get(key), nowMs, cost);
+    this.buckets.set(key, state);
+    return decision;
+  }
+
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  private sweep(policy: BucketPolicy, nowMs: number): void {
+    const refillMs = (policy.capacity / policy.refillPerSecond) * 1000;
+    if (nowMs - this.lastSweepMs < refillMs) return;
+    this.lastSweepMs = nowMs;
+    for (const [key, state] of this.buckets) if (nowMs - state.updatedAtMs >= refillMs) this.buckets.delete(key);
+  }
+}

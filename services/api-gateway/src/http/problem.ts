@@ -1,0 +1,75 @@
+import type { ServerResponse } from 'node:http';
+import { RateLimitedError, isGridlabError, type ErrorKind, type FieldError } from '@gridlab/errors';
+
+/** RFC 9457 problem details, as every error response carries them. */
+export interface Problem {
+  readonly type: 'about:blank';
+  readonly title: string;
+  readonly status: number;
+  readonly code: string;
+  readonly detail: string;
+  readonly errors?: readonly FieldError[];
+}
+
+const STATUS: Record<ErrorKind, number> = {
+  input: 400,
+  unauthenticated: 401,
+  payment_required: 402,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+  chain: 502,
+  unavailable: 503,
+  timeout: 504,
+  config: 500,
+  decode: 500,
+};
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+/** Seconds a client should wait before retrying a 503. */
+const UNAVAILABLE_RETRY_AFTER = 5;
+
+export function problem(status: number, code: string, detail: string, errors?: readonly FieldError[]): Problem {
+  return { type: 'about:blank', title: TITLES[status] ?? 'Error', status, code, detail, ...(errors === undefined ? {} : { errors }) };
+}
+
+/**
+ * The one translation of errors to HTTP: business errors keep their code and detail;
+ * anything else is a 500 that says nothing about internals.
+ */
+export function toProblem(error: unknown): { problem: Problem; headers: Record<string, string> } {
+  if (!isGridlabError(error) || STATUS[error.kind] === 500) {
+    return { problem: problem(500, 'internal_error', 'the request could not be completed'), headers: {} };
+  }
+  const status = STATUS[error.kind];
+  const headers: Record<string, string> = {};
+  if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
+  if (error instanceof RateLimitedError) headers['Retry-After'] = String(Math.max(1, error.retryAfterSeconds));
+  if (status === 503) headers['Retry-After'] = String(UNAVAILABLE_RETRY_AFTER);
+  return { problem: problem(status, error.code, error.message, error.errors), headers };
+}
+
+export function sendProblem(res: ServerResponse, p: Problem, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify(p);
+  res.writeHead(p.status, {
+    ...headers,
+    'Content-Type': 'application/problem+json',
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+  });
+  res.end(body);
+}

@@ -1,0 +1,54 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import type { Express } from 'express';
+import { authorize, liveUnavailable, rateLimitHeaders, sendError, type AppDeps } from './app';
+import { requestId } from './request-id';
+
+const LIVE_PATH = '/api/v1/live';
+/** Responses over 1 KiB honour Accept-Encoding: gzip (SPEC 2). */
+const GZIP_MIN_BYTES = 1024;
+
+/**
+ * The gateway's HTTP server. GET /live — polled every second or two by every client —
+ * is answered here from the cached bytes with only what it needs (request id, auth,
+ * rate limit, optional gzip); everything else goes to the Express app.
+ */
+export function createGatewayServer(app: Express, deps: AppDeps): Server {
+  let gzipFor: { seq: number; bytes: Buffer } | null = null;
+  const gzipped = (seq: number, bytes: Buffer): Buffer => {
+    if (gzipFor?.seq !== seq) gzipFor = { seq, bytes: gzipSync(bytes) };
+    return gzipFor.bytes;
+  };
+
+  const live = async (req: IncomingMessage, res: ServerResponse, id: string): Promise<void> => {
+    const caller = await authorize(deps, req);
+    const latest = deps.live.latest;
+    if (latest === null) throw liveUnavailable();
+    const headers: Record<string, string | number> = {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Vary: 'Accept-Encoding',
+      'X-Request-Id': id,
+      ...rateLimitHeaders(caller.decision),
+    };
+    let body = latest.bytes;
+    if (body.length > GZIP_MIN_BYTES && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
+      body = gzipped(latest.seq, latest.bytes);
+      headers['Content-Encoding'] = 'gzip';
+    }
+    headers['Content-Length'] = body.length;
+    res.writeHead(200, headers);
+    res.end(body);
+  };
+
+  return createServer((req, res) => {
+    const id = requestId(req);
+    res.setHeader('X-Request-Id', id);
+    const url = req.url ?? '/';
+    if (req.method === 'GET' && (url === LIVE_PATH || url.startsWith(`${LIVE_PATH}?`))) {
+      live(req, res, id).catch((error: unknown) => sendError(res, error, deps.logger, id));
+      return;
+    }
+    app(req, res);
+  });
+}

@@ -1,0 +1,212 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
+import { request } from 'node:http';
+import { createPool, type Pool } from '@gridlab/db';
+import { startDevnet, type Devnet } from '@gridlab/devnet';
+import { createLogger } from '@gridlab/logger';
+import { RoundRepository } from '@gridlab/rounds-store';
+import { createTestDatabase, testNamespace, type TestDatabase } from '@gridlab/testing';
+import { Registry } from 'prom-client';
+import { startIndexer, type Indexer } from '../../indexer/src/app/indexer';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const SECRET = 'gateway-test-secret-0123456789abcdef';
+const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
+const OTHER_OWNER = 'GvDMxPzN1sCj7L26YDK2HnMRXEQmQ2aemov8YBtPS7vR';
+const run = promisify(execFile);
+
+let devnet: Devnet;
+let db: TestDatabase;
+let pool: Pool;
+let indexer: Indexer;
+const ns = testNamespace();
+const gateways: { child: ChildProcess; url: string }[] = [];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function env(): NodeJS.ProcessEnv {
+  return { ...process.env, DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, API_KEY_HMAC_SECRET: SECRET, LOG_LEVEL: 'warn' };
+}
+
+async function startGateway(): Promise<string> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services/api-gateway/src/main.ts')], {
+    cwd: ROOT,
+    env: { ...env(), PORT: String(port) },
+    stdio: 'ignore',
+  });
+  const url = `http://127.0.0.1:${port}`;
+  gateways.push({ child, url });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return url;
+    } catch {
+      if (Date.now() > deadline) throw new Error('gateway did not start');
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function gridlab(...args: string[]): Promise<Record<string, unknown>> {
+  const { stdout } = await run('pnpm', ['-s', 'gridlab', ...args], { cwd: ROOT, env: env() });
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+const get = (url: string, key?: string, headers: Record<string, string> = {}) =>
+  fetch(url, { headers: { ...(key === undefined ? {} : { Authorization: `Bearer ${key}` }), ...headers } });
+
+let base: string;
+let second: string;
+let apiKey: string;
+
+beforeAll(async () => {
+  devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 10, roundSlots: 8, intermissionSlots: 2, historyRounds: 40, seed: 5 });
+  db = await createTestDatabase();
+  pool = createPool(db.url);
+  indexer = await startIndexer(
+    { databaseUrl: db.url, natsUrl: ns.natsUrl, natsPrefix: ns.natsPrefix, rpcUrl: devnet.rpcUrl, wsUrl: devnet.wsUrl, programId: devnet.programId, pollIntervalMs: 200, slotSeconds: 0.01 },
+    { logger: createLogger({ service: 'test', silent: true }), metrics: new Registry() },
+  );
+  const repo = new RoundRepository(pool);
+  while ((await repo.count()) < 45) await new Promise((r) => setTimeout(r, 50));
+  [base, second] = await Promise.all([startGateway(), startGateway()]);
+  apiKey = (await gridlab('admin', 'grant', '--owner', OWNER, '--days', '30'))['apiKey'] as string;
+});
+
+afterAll(async () => {
+  for (const g of gateways) g.child.kill('SIGTERM');
+  await Promise.all(gateways.map((g) => new Promise((r) => (g.child.exitCode === null ? g.child.once('exit', r) : r(null)))));
+  await indexer.stop();
+  await devnet.stop();
+  await pool.end();
+  await db.drop();
+  await ns.cleanup();
+});
+
+describe('authentication', () => {
+  it('answers 401 with WWW-Authenticate for a missing, malformed or unknown key', async () => {
+    for (const [key, code] of [
+      [undefined, 'missing_api_key'],
+      ['not-a-key', 'invalid_api_key'],
+      [`grid_${'1'.repeat(43)}`, 'invalid_api_key'],
+    ] as const) {
+      const res = await get(`${base}/api/v1/stats`, key);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(await res.json()).toMatchObject({ type: 'about:blank', status: 401, code });
+    }
+  });
+
+  it('answers 402 once the paid period has ended', async () => {
+    const issued = await gridlab('admin', 'grant', '--owner', OTHER_OWNER, '--days', '1');
+    await pool.query(`UPDATE billing.subscribers SET paid_until = now() - interval '1 minute' WHERE id = $1`, [issued['subscriberId']]);
+    const res = await get(`${base}/api/v1/stats`, issued['apiKey'] as string);
+    expect(res.status).toBe(402);
+    expect(await res.json()).toMatchObject({ code: 'subscription_expired' });
+  });
+
+  it('rejects a revoked key at once on both gateway replicas', async () => {
+    const owner = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
+    const issued = await gridlab('admin', 'grant', '--owner', owner, '--days', '1');
+    const key = issued['apiKey'] as string;
+    expect((await get(`${base}/api/v1/stats`, key)).status).toBe(200);
+    expect((await get(`${second}/api/v1/stats`, key)).status).toBe(200);
+    expect(await gridlab('admin', 'revoke', '--owner', owner)).toEqual({ owner, revoked: true });
+    expect((await get(`${base}/api/v1/stats`, key)).status).toBe(401);
+    expect((await get(`${second}/api/v1/stats`, key)).status).toBe(401);
+  });
+});
+
+describe('data endpoints', () => {
+  it('serves /live from memory with rate-limit headers and gzip on request', async () => {
+    const res = await get(`${base}/api/v1/live`, apiKey);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-limit')).toBe('60');
+    expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+    const live = (await res.json()) as { roundId: number; deployed: number[]; status: string };
+    expect(live.deployed).toHaveLength(25);
+    expect(['waiting', 'active', 'intermission']).toContain(live.status);
+    const raw = await new Promise<{ encoding: string | undefined; body: Buffer }>((resolve, reject) => {
+      const req = request(`${base}/api/v1/live`, { headers: { Authorization: `Bearer ${apiKey}`, 'Accept-Encoding': 'gzip' } }, (r) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => resolve({ encoding: r.headers['content-encoding'], body: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(raw.encoding).toBe('gzip');
+    expect(JSON.parse(gunzipSync(raw.body).toString()).roundId).toBeGreaterThanOrEqual(live.roundId);
+  });
+
+  it('serves /stats whose per-square hits sum to the non-voided rounds', async () => {
+    const stats = (await (await get(`${base}/api/v1/stats`, apiKey)).json()) as {
+      roundsIndexed: number;
+      perGrid: { hits: number }[];
+      chiSquared: { sampleSize: number; degreesOfFreedom: number };
+    };
+    const { rows } = await pool.query('SELECT count(*)::int AS n FROM indexer.rounds WHERE winning_square IS NOT NULL');
+    expect(stats.perGrid).toHaveLength(25);
+    expect(stats.chiSquared.degreesOfFreedom).toBe(24);
+    expect(stats.perGrid.reduce((n, g) => n + g.hits, 0)).toBe(stats.chiSquared.sampleSize);
+    expect(stats.chiSquared.sampleSize).toBeLessThanOrEqual(rows[0].n);
+  });
+
+  it('lists rounds newest first and validates limit', async () => {
+    const body = (await (await get(`${base}/api/v1/rounds?limit=5`, apiKey)).json()) as { count: number; rounds: { id: number }[] };
+    expect(body.count).toBe(5);
+    const ids = body.rounds.map((r) => r.id);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    for (const bad of ['0', '10001', 'abc', '2.5']) {
+      const res = await get(`${base}/api/v1/rounds?limit=${bad}`, apiKey);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'invalid_request', errors: [{ path: '/query/limit' }] });
+    }
+  });
+
+  it('serves one round with its neighbours, null at the first, and 404 for an unknown id', async () => {
+    const first = (await (await get(`${base}/api/v1/rounds/1`, apiKey)).json()) as { id: number; prevId: number | null; nextId: number | null };
+    expect(first).toMatchObject({ id: 1, prevId: null, nextId: 2 });
+    const missing = await get(`${base}/api/v1/rounds/99999999`, apiKey);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ code: 'round_not_found' });
+    expect((await get(`${base}/api/v1/rounds/-1`, apiKey)).status).toBe(400);
+  });
+
+  it('answers 413 for a body over 64 KiB and 404 for unknown paths, as problem+json', async () => {
+    const big = await fetch(`${base}/api/v1/rounds`, { method: 'POST', headers: { 'content-type': 'application/json', Authorization: `Bearer ${apiKey}` }, body: JSON.stringify({ x: 'a'.repeat(70_000) }) });
+    expect(big.status).toBe(413);
+    expect((await get(`${base}/api/v1/nope`, apiKey)).status).toBe(404);
+  });
+});
+
+describe('rate limits', () => {
+  it('shares one bucket across both replicas: 60 requests, then 429 with Retry-After', async () => {
+    const key = (await gridlab('admin', 'grant', '--owner', 'DRpbCBMxVnDK7maPM5tGv6MvB3v1sRMC86PZ8okm21hy', '--days', '1'))['apiKey'] as string;
+    const statuses: number[] = [];
+    let limited: Response | undefined;
+    for (let i = 0; i < 62 && limited === undefined; i++) {
+      const res = await get(`${i % 2 === 0 ? base : second}/api/v1/rounds?limit=1`, key);
+      statuses.push(res.status);
+      if (res.status === 429) limited = res;
+    }
+    const ok = statuses.filter((s) => s === 200).length;
+    expect(ok).toBeGreaterThanOrEqual(60);
+    expect(ok).toBeLessThanOrEqual(61); // one refill may land during the run
+    expect(limited?.headers.get('retry-after')).toBe('1');
+    expect(limited?.headers.get('ratelimit-remaining')).toBe('0');
+    expect(await limited?.json()).toMatchObject({ status: 429, code: 'rate_limited' });
+  });
+});
