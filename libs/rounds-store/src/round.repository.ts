@@ -280,6 +280,15 @@ export class RoundRepository {
     return rows.map(rowToRound);
   }
 
+  /** Winning squares of the newest `limit` non-voided rounds, oldest first. */
+  async recentOutcomes(limit: number): Promise<{ id: number; winningSquare: number }[]> {
+    const { rows } = await this.pool.query<{ id: number; winning_square: number }>(
+      'SELECT id, winning_square FROM indexer.rounds WHERE winning_square IS NOT NULL ORDER BY id DESC LIMIT $1',
+      [limit],
+    );
+    return rows.reverse().map((r) => ({ id: r.id, winningSquare: r.winning_square }));
+  }
+
   /** The newest `limit` rounds, newest first. */
   async latest(limit: number): Promise<Round[]> {
     const { rows } = await this.pool.query<RoundRow>(`SELECT ${COLUMN_LIST} FROM indexer.rounds ORDER BY id DESC LIMIT $1`, [limit]);

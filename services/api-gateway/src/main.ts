@@ -15,6 +15,7 @@ import { MemoryLimiter } from './domain/memory-limiter';
 import { KEY_POLICY } from './domain/token-bucket';
 import { createApp } from './http/app';
 import { createGatewayServer } from './http/server';
+import { SnapshotStream } from './http/sse';
 
 const SHARING_WINDOW_MS = 5 * 60 * 1000;
 
@@ -29,11 +30,22 @@ async function main(): Promise<void> {
   });
   let server: Server | undefined;
   let stopLive: (() => void) | undefined;
+  let stream: SnapshotStream | undefined;
   const platform = await startPlatform('api-gateway', config, {
     checks: { redis: redisCheck(redis) },
     poolSize: 10,
     stopFirst: [
-      { name: 'http', run: () => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())) },
+      {
+        name: 'http',
+        run: () =>
+          new Promise<void>((resolve) => {
+            if (server === undefined) return resolve();
+            server.close(() => resolve());
+            // Streams never end on their own: close idle and streaming connections now.
+            server.closeIdleConnections();
+            stream?.close();
+          }),
+      },
       { name: 'live feed', run: async () => stopLive?.() },
       { name: 'redis', run: () => redis.quit().then(() => undefined, () => undefined) },
     ],
@@ -74,7 +86,9 @@ async function main(): Promise<void> {
     readiness: platform.readiness,
     trustedProxies: new Set(config.TRUSTED_PROXIES),
   };
-  server = createGatewayServer(createApp(deps), deps);
+  stream = new SnapshotStream(live);
+  server = createGatewayServer(createApp(deps), deps, stream);
+  server.on('close', () => stream.close());
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server!.listen(config.PORT, config.HOST, resolve));
   logger.info('gateway listening', { url: `http://${config.HOST}:${config.PORT}` });

@@ -192,6 +192,94 @@ describe('data endpoints', () => {
   });
 });
 
+describe('grid and dump', () => {
+  it('answers /grid/{n} for 0..24 with a series that agrees with /rounds, and 400 otherwise', async () => {
+    const grid = (await (await get(`${base}/api/v1/grid/7?limit=20`, apiKey)).json()) as {
+      square: number;
+      row: number;
+      column: number;
+      series: number[];
+      seriesToRoundId: number;
+      hits: number;
+      rounds: number;
+    };
+    expect(grid).toMatchObject({ square: 7, row: 1, column: 2 });
+    expect(grid.series).toHaveLength(20);
+    const rounds = (await (await get(`${base}/api/v1/rounds?limit=60`, apiKey)).json()) as { rounds: { id: number; winningSquare: number | null }[] };
+    const settled = rounds.rounds.filter((r) => r.winningSquare !== null && r.id <= grid.seriesToRoundId).slice(0, 20).reverse();
+    expect(grid.series).toEqual(settled.map((r) => (r.winningSquare === 7 ? 1 : 0)));
+    for (const bad of ['25', '-1', 'x', '1.5']) {
+      const res = await get(`${base}/api/v1/grid/${bad}`, apiKey);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { detail: string }).detail).toMatch(/0 to 24/);
+    }
+  });
+
+  it('walks /dump pages visiting every stored round exactly once', async () => {
+    const to = (await pool.query('SELECT max(id)::int AS m FROM indexer.rounds')).rows[0].m as number;
+    const seen: number[] = [];
+    let from: number | null = 1;
+    while (from !== null) {
+      const page = (await (await get(`${base}/api/v1/dump?from=${from}&to=${to}&limit=7`, apiKey)).json()) as {
+        count: number;
+        hasMore: boolean;
+        nextFrom: number | null;
+        rounds: { id: number }[];
+      };
+      expect(page.count).toBe(page.rounds.length);
+      seen.push(...page.rounds.map((r) => r.id));
+      from = page.nextFrom;
+      expect(page.hasMore).toBe(from !== null);
+    }
+    const stored = (await pool.query('SELECT id FROM indexer.rounds WHERE id <= $1 ORDER BY id', [to])).rows.map((r) => r.id as number);
+    expect(seen).toEqual(stored);
+    expect((await get(`${base}/api/v1/dump?from=9&to=3`, apiKey)).status).toBe(400);
+  });
+
+  it('streams the same range as NDJSON', async () => {
+    const res = await get(`${base}/api/v1/dump?from=1&to=30`, apiKey, { Accept: 'application/x-ndjson' });
+    expect(res.headers.get('content-type')).toContain('application/x-ndjson');
+    const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as { id: number });
+    expect(lines.map((r) => r.id)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+  });
+});
+
+describe('snapshot stream', () => {
+  /** Reads SSE events from a fetch response until `count` snapshots have arrived. */
+  async function readEvents(url: string, count: number): Promise<{ id: string; data: { roundId: number } }[]> {
+    const controller = new AbortController();
+    const res = await fetch(url, { headers: { Authorization: `Bearer ${apiKey}` }, signal: controller.signal });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reader = res.body!.getReader();
+    const events: { id: string; data: { roundId: number } }[] = [];
+    let text = '';
+    while (events.length < count) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += Buffer.from(value).toString();
+      let end;
+      while ((end = text.indexOf('\n\n')) >= 0) {
+        const block = text.slice(0, end);
+        text = text.slice(end + 2);
+        const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));
+        if (fields['event'] === 'snapshot') events.push({ id: fields['id']!, data: JSON.parse(fields['data']!) });
+      }
+    }
+    controller.abort();
+    return events;
+  }
+
+  it('sends the current state first, then snapshots as rounds advance, and the current state again on reconnect', async () => {
+    const first = await readEvents(`${base}/api/v1/stream`, 1);
+    expect(first[0]!.id).toMatch(/^\d+-\d+$/);
+    const later = await readEvents(`${base}/api/v1/stream`, 30);
+    expect(later.length).toBe(30);
+    expect(later[later.length - 1]!.data.roundId).toBeGreaterThan(later[0]!.data.roundId);
+    const again = await readEvents(`${second}/api/v1/stream`, 1);
+    expect(again[0]!.data.roundId).toBeGreaterThanOrEqual(later[later.length - 1]!.data.roundId);
+  });
+});
+
 describe('rate limits', () => {
   it('shares one bucket across both replicas: 60 requests, then 429 with Retry-After', async () => {
     const key = (await gridlab('admin', 'grant', '--owner', 'DRpbCBMxVnDK7maPM5tGv6MvB3v1sRMC86PZ8okm21hy', '--days', '1'))['apiKey'] as string;

@@ -3,11 +3,13 @@ import { InputError, NotFoundError, UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import type { RoundRepository } from '@gridlab/rounds-store';
 import type { ReadinessReport } from '@gridlab/runtime';
+import compression from 'compression';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { LiveCache } from '../adapters/nats/live-feed';
 import { RateLimitedWithDecision, type Authenticator, type Caller } from '../app/authenticate';
 import type { BucketDecision } from '../domain/token-bucket';
+import { computeGrid } from '../domain/grid';
 import { computeStats } from '../domain/stats';
 import { clientAddress } from './client-address';
 import { problem, sendProblem, toProblem } from './problem';
@@ -24,6 +26,10 @@ export interface AppDeps {
 }
 
 const BODY_LIMIT = '64kb';
+const NDJSON = 'application/x-ndjson';
+/** Responses over 1 KiB honour Accept-Encoding: gzip (SPEC 2). */
+const GZIP_THRESHOLD = 1024;
+const DUMP_STREAM_BATCH = 5000;
 const MAX_ROUND_ID = Number.MAX_SAFE_INTEGER;
 
 /** RateLimit-* headers of a bucket decision (draft-ietf-httpapi-ratelimit-headers). */
@@ -64,6 +70,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(accessLog(deps.logger));
+  app.use(compression({ threshold: GZIP_THRESHOLD }));
   app.use(express.json({ limit: BODY_LIMIT }));
 
   app.get('/healthz', (_req, res) => {
@@ -104,6 +111,36 @@ export function createApp(deps: AppDeps): express.Express {
     res.json({ ...found.round, prevId: found.prevId, nextId: found.nextId });
   });
 
+  paid.get('/grid/:n', async (req, res) => {
+    const raw = req.params['n'] ?? '';
+    if (!/^\d{1,2}$/.test(raw) || Number(raw) > 24) {
+      throw new InputError('n must be a square index from 0 to 24 (0 is the top-left square)', {
+        errors: [{ path: '/path/n', message: 'must be an integer from 0 to 24' }],
+      });
+    }
+    const limit = intParam(req.query['limit'], 'limit', 200, 1, 10_000)!;
+    const square = Number(raw);
+    const [aggregates, recent] = await Promise.all([deps.rounds.aggregates(), deps.rounds.recentOutcomes(limit)]);
+    const stats = aggregates.squares[square]!;
+    res.json(computeGrid(square, stats, aggregates.roundsIndexed - aggregates.voidedRounds, recent));
+  });
+
+  paid.get('/dump', async (req, res) => {
+    const from = intParam(req.query['from'], 'from', undefined, 0, MAX_ROUND_ID);
+    const to = intParam(req.query['to'], 'to', undefined, 0, MAX_ROUND_ID);
+    const limit = intParam(req.query['limit'], 'limit', 5000, 1, 10_000)!;
+    if (from !== undefined && to !== undefined && from > to) {
+      throw new InputError('from must not be greater than to', { errors: [{ path: '/query/from', message: 'must be <= to' }] });
+    }
+    const totals = await deps.rounds.aggregates();
+    const range = { from: from ?? totals.firstId ?? 0, to: to ?? totals.lastId ?? 0 };
+    if (req.accepts(['application/json', NDJSON]) === NDJSON) return streamDump(deps.rounds, range, res);
+    const rows = totals.lastId === null ? [] : await deps.rounds.getRounds({ fromId: range.from, toId: range.to, limit: limit + 1 });
+    const hasMore = rows.length > limit;
+    const rounds = hasMore ? rows.slice(0, limit) : rows;
+    res.json({ count: rounds.length, from: range.from, to: range.to, hasMore, nextFrom: hasMore ? rounds[rounds.length - 1]!.id + 1 : null, rounds });
+  });
+
   app.use('/api/v1', paid);
 
   app.use((_req, _res, next) => next(new NotFoundError('not_found', 'no such endpoint')));
@@ -114,6 +151,27 @@ export function createApp(deps: AppDeps): express.Express {
     sendError(res, error, deps.logger, String(res.getHeader('X-Request-Id') ?? ''));
   });
   return app;
+}
+
+/**
+ * Streams every round of the range as NDJSON, one keyset page at a time and waiting
+ * for the socket to drain, so server memory stays constant whatever the range.
+ */
+async function streamDump(rounds: RoundRepository, range: { from: number; to: number }, res: Response): Promise<void> {
+  res.status(200).type(NDJSON).set('Cache-Control', 'no-store');
+  let next = range.from;
+  while (next <= range.to && !res.destroyed) {
+    const page = await rounds.getRounds({ fromId: next, toId: range.to, limit: DUMP_STREAM_BATCH });
+    if (page.length === 0) break;
+    let chunk = '';
+    for (const round of page) chunk += `${JSON.stringify(round)}\n`;
+    if (!res.write(chunk)) await new Promise<void>((resolve) => {
+      res.once('drain', resolve);
+      res.once('close', resolve);
+    });
+    next = page[page.length - 1]!.id + 1;
+  }
+  res.end();
 }
 
 /** One JSON line per request: method, path, status, duration, request id (never headers). */

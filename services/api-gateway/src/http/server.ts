@@ -3,8 +3,14 @@ import { gzipSync } from 'node:zlib';
 import type { Express } from 'express';
 import { authorize, liveUnavailable, rateLimitHeaders, sendError, type AppDeps } from './app';
 import { requestId } from './request-id';
+import type { SnapshotStream } from './sse';
+
+function isPath(url: string, path: string): boolean {
+  return url === path || url.startsWith(`${path}?`);
+}
 
 const LIVE_PATH = '/api/v1/live';
+const STREAM_PATH = '/api/v1/stream';
 /** Responses over 1 KiB honour Accept-Encoding: gzip (SPEC 2). */
 const GZIP_MIN_BYTES = 1024;
 
@@ -13,7 +19,7 @@ const GZIP_MIN_BYTES = 1024;
  * is answered here from the cached bytes with only what it needs (request id, auth,
  * rate limit, optional gzip); everything else goes to the Express app.
  */
-export function createGatewayServer(app: Express, deps: AppDeps): Server {
+export function createGatewayServer(app: Express, deps: AppDeps, stream: SnapshotStream): Server {
   let gzipFor: { seq: number; bytes: Buffer } | null = null;
   const gzipped = (seq: number, bytes: Buffer): Buffer => {
     if (gzipFor?.seq !== seq) gzipFor = { seq, bytes: gzipSync(bytes) };
@@ -41,12 +47,22 @@ export function createGatewayServer(app: Express, deps: AppDeps): Server {
     res.end(body);
   };
 
+  const subscribe = async (req: IncomingMessage, res: ServerResponse, id: string): Promise<void> => {
+    // A stream costs one token, at connect.
+    const caller = await authorize(deps, req);
+    stream.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) });
+  };
+
   return createServer((req, res) => {
     const id = requestId(req);
     res.setHeader('X-Request-Id', id);
     const url = req.url ?? '/';
-    if (req.method === 'GET' && (url === LIVE_PATH || url.startsWith(`${LIVE_PATH}?`))) {
+    if (req.method === 'GET' && isPath(url, LIVE_PATH)) {
       live(req, res, id).catch((error: unknown) => sendError(res, error, deps.logger, id));
+      return;
+    }
+    if (req.method === 'GET' && isPath(url, STREAM_PATH)) {
+      subscribe(req, res, id).catch((error: unknown) => sendError(res, error, deps.logger, id));
       return;
     }
     app(req, res);
