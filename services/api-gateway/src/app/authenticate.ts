@@ -32,6 +32,7 @@ export class RateLimitedWithDecision extends RateLimitedError {
 }
 
 const BEARER_RE = /^Bearer\s+(\S+)\s*$/i;
+const MAX_MEMO = 50_000;
 
 /**
  * Bearer key → HMAC hash → Redis (key cache, bucket, sharing tracker in one script
@@ -41,6 +42,7 @@ const BEARER_RE = /^Bearer\s+(\S+)\s*$/i;
  */
 export class Authenticator {
   private fallbackActive = false;
+  private readonly hashes = new Map<string, Buffer>();
 
   constructor(
     private readonly gate: RedisGate,
@@ -55,7 +57,7 @@ export class Authenticator {
     if (authorization === undefined || authorization === '') throw new AuthError('missing_api_key', 'send Authorization: Bearer <API key>');
     const apiKey = BEARER_RE.exec(authorization)?.[1];
     if (apiKey === undefined || !API_KEY_RE.test(apiKey)) throw new AuthError('invalid_api_key', 'the API key is not valid');
-    const keyHash = this.keys.hash(apiKey);
+    const keyHash = this.hashOf(apiKey);
     let cached: CachedKey;
     try {
       cached = await this.gate.check(keyHash, clientAddress, cost);
@@ -83,6 +85,20 @@ export class Authenticator {
         if (!cached.decision.allowed) throw new RateLimitedWithDecision(cached.decision);
         return { subscriberId: cached.subscriberId, keyHash, decision: cached.decision };
     }
+  }
+
+  /**
+   * The key's HMAC, memoized: a polling client presents the same key every second. The
+   * memo holds at most MAX_MEMO keys and is dropped whole when full.
+   */
+  private hashOf(apiKey: string): Buffer {
+    let hash = this.hashes.get(apiKey);
+    if (hash === undefined) {
+      if (this.hashes.size >= MAX_MEMO) this.hashes.clear();
+      hash = this.keys.hash(apiKey);
+      this.hashes.set(apiKey, hash);
+    }
+    return hash;
   }
 
   private async resolve(keyHash: Buffer): Promise<KeyRecord | null> {

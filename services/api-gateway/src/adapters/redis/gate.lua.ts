@@ -10,7 +10,9 @@ import { NOW_LUA, TAKE_TOKENS_LUA } from './token-bucket.lua';
  *     this request newly crossed the limit (flagged once per window).
  *
  * KEYS: auth, bucket, addresses (zset), flag.
- * ARGV: capacity, refill per second, cost, client address, window ms, max addresses.
+ * ARGV: capacity, refill per second, cost, client address, window ms, max addresses,
+ * track ('1' to record the address this time; the caller records each key/address pair
+ * at most every few seconds, which keeps the per-request script to the bucket).
  * Returns { state, subscriberId, paidUntilMs, allowed, tokens, distinct, newlyFlagged }
  * where state is 'miss' (nothing else done: resolve from PostgreSQL and retry),
  * 'invalid', 'expired' or 'ok'.
@@ -28,6 +30,7 @@ if paidUntil <= now then return { 'expired', subscriber, tostring(paidUntil) } e
 local bucket = KEYS[2]
 ${TAKE_TOKENS_LUA}
 
+if ARGV[7] ~= '1' then return { 'ok', subscriber, tostring(paidUntil), allowed, tostring(tokens), -1, 0 } end
 local window = tonumber(ARGV[5])
 redis.call('ZADD', KEYS[3], now, ARGV[4])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - window)

@@ -14,7 +14,7 @@ export type CachedKey =
       readonly subscriberId: string;
       readonly paidUntilMs: number;
       readonly decision: BucketDecision;
-      /** Distinct client addresses using the key within the sharing window. */
+      /** Distinct client addresses using the key within the sharing window (-1: not counted this time). */
       readonly distinctAddresses: number;
       /** True the first time in a window that the address count exceeded the limit. */
       readonly newlyFlagged: boolean;
@@ -37,6 +37,14 @@ export interface RedisGateOptions {
 type GateReply = [string, string?, string?, number?, string?, number?, number?];
 
 /**
+ * A key/address pair is recorded in the sharing tracker at most this often per process:
+ * the window is minutes long, so seconds of lag change nothing, and most requests then
+ * touch only the bucket.
+ */
+const TRACK_EVERY_MS = 10_000;
+const MAX_TRACKED_PAIRS = 200_000;
+
+/**
  * The gateway's Redis side: key cache, per-key bucket and key-sharing tracker in one
  * script call per paid request (see gate.lua.ts), the per-IP bucket for public
  * endpoints, and cache writes. Every call rejects quickly when Redis is slow or down
@@ -44,9 +52,12 @@ type GateReply = [string, string?, string?, number?, string?, number?, number?];
  * falls back to PostgreSQL and the in-process limiter.
  */
 export class RedisGate {
+  private readonly tracked = new Map<string, number>();
+
   constructor(
     private readonly redis: Redis,
     private readonly options: RedisGateOptions,
+    private readonly now: () => number = Date.now,
   ) {
     redis.defineCommand('gridlabGate', { numberOfKeys: 4, lua: GATE_LUA });
     redis.defineCommand('gridlabBucket', { numberOfKeys: 1, lua: TOKEN_BUCKET_LUA });
@@ -56,6 +67,7 @@ export class RedisGate {
   async check(keyHash: Buffer, clientAddress: string, cost = 1): Promise<CachedKey> {
     const o = this.options;
     const keys = keyCacheKeys(o.prefix, keyHash);
+    const track = this.shouldTrack(keys.auth, clientAddress);
     const reply = (await (this.redis as unknown as GateCommands).gridlabGate(
       keys.auth,
       keys.bucket,
@@ -67,6 +79,7 @@ export class RedisGate {
       clientAddress,
       o.sharingWindowMs,
       o.maxAddressesPerKey,
+      track ? '1' : '0',
     )) as GateReply;
     const [state, subscriberId = '', paidUntil = '0', allowed = 0, tokens = '0', distinct = 0, flagged = 0] = reply;
     if (state === 'miss' || state === 'invalid') return { state };
@@ -79,6 +92,16 @@ export class RedisGate {
       distinctAddresses: distinct,
       newlyFlagged: flagged === 1,
     };
+  }
+
+  private shouldTrack(key: string, clientAddress: string): boolean {
+    const pair = `${key}|${clientAddress}`;
+    const nowMs = this.now();
+    const last = this.tracked.get(pair);
+    if (last !== undefined && nowMs - last < TRACK_EVERY_MS) return false;
+    if (this.tracked.size >= MAX_TRACKED_PAIRS) this.tracked.clear();
+    this.tracked.set(pair, nowMs);
+    return true;
   }
 
   /**
