@@ -10,6 +10,7 @@ export { natsNames, DUPLICATE_WINDOW_MS, CORRELATION_HEADER, type NatsNames } fr
 export type { Round, LiveSnapshot, LiveStatus, RoundOpened } from './messages';
 export { roundSchema, liveSnapshotSchema, roundOpenedSchema } from './schemas';
 export { compileValidator, type Validator } from './validate';
+export { isDateTime } from './date-time';
 
 import type { LiveSnapshot, Round, RoundOpened } from './messages';
 

@@ -12,7 +12,7 @@ import { RedisGate } from './adapters/redis/redis-gate';
 import { Authenticator } from './app/authenticate';
 import { loadGatewayConfig } from './config';
 import { MemoryLimiter } from './domain/memory-limiter';
-import { KEY_POLICY } from './domain/token-bucket';
+import { IP_POLICY, KEY_POLICY } from './domain/token-bucket';
 import { createApp } from './http/app';
 import { createGatewayServer } from './http/server';
 import { SnapshotStream } from './http/sse';
@@ -64,10 +64,11 @@ async function main(): Promise<void> {
     sharingWindowMs: SHARING_WINDOW_MS,
     maxAddressesPerKey: config.KEY_SHARING_MAX_ADDRESSES,
   });
+  const fallbackLimiter = new MemoryLimiter();
   const authenticator = new Authenticator(
     gate,
     new KeyStore(pool, config.API_KEY_HMAC_SECRET),
-    new MemoryLimiter(),
+    fallbackLimiter,
     {
       redisFallback: (active) => fallbackGauge.set(active ? 1 : 0),
       keySharing: (_hash, subscriberId, distinctAddresses) => {
@@ -79,6 +80,8 @@ async function main(): Promise<void> {
   );
   const deps = {
     authenticator,
+    limitAddress: (address: string) =>
+      gate.takeForAddress(IP_POLICY, address).catch(() => fallbackLimiter.take(IP_POLICY, `ip:${address}`)),
     rounds: new RoundRepository(pool),
     live,
     logger,

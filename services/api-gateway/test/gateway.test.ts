@@ -9,7 +9,10 @@ import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { createLogger } from '@gridlab/logger';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { createTestDatabase, testNamespace, type TestDatabase } from '@gridlab/testing';
+import { isDateTime } from '@gridlab/contracts';
+import Ajv2020 from 'ajv/dist/2020';
 import { Registry } from 'prom-client';
+import { loadOpenApi } from '../src/http/openapi';
 import { startIndexer, type Indexer } from '../../indexer/src/app/indexer';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -62,6 +65,17 @@ async function gridlab(...args: string[]): Promise<Record<string, unknown>> {
   const { stdout } = await run('pnpm', ['-s', 'gridlab', ...args], { cwd: ROOT, env: env() });
   return JSON.parse(stdout) as Record<string, unknown>;
 }
+
+/** Validates a real response body against a schema of the OpenAPI document. */
+const openapi = (() => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
+  ajv.addSchema({ ...loadOpenApi().document, $id: 'openapi' });
+  return (schema: string, body: unknown): void => {
+    const validate = ajv.getSchema(`openapi#/components/schemas/${schema}`)!;
+    if (!validate(body)) throw new Error(`${schema}: ${ajv.errorsText(validate.errors)}`);
+  };
+})();
 
 const get = (url: string, key?: string, headers: Record<string, string> = {}) =>
   fetch(url, { headers: { ...(key === undefined ? {} : { Authorization: `Bearer ${key}` }), ...headers } });
@@ -136,6 +150,7 @@ describe('data endpoints', () => {
     expect(res.headers.get('ratelimit-limit')).toBe('60');
     expect(res.headers.get('x-request-id')).toMatch(/^req_/);
     const live = (await res.json()) as { roundId: number; deployed: number[]; status: string };
+    openapi('LiveSnapshot', live);
     expect(live.deployed).toHaveLength(25);
     expect(['waiting', 'active', 'intermission']).toContain(live.status);
     const raw = await new Promise<{ encoding: string | undefined; body: Buffer }>((resolve, reject) => {
@@ -157,6 +172,7 @@ describe('data endpoints', () => {
       perGrid: { hits: number }[];
       chiSquared: { sampleSize: number; degreesOfFreedom: number };
     };
+    openapi('Stats', stats);
     const { rows } = await pool.query('SELECT count(*)::int AS n FROM indexer.rounds WHERE winning_square IS NOT NULL');
     expect(stats.perGrid).toHaveLength(25);
     expect(stats.chiSquared.degreesOfFreedom).toBe(24);
@@ -167,6 +183,7 @@ describe('data endpoints', () => {
   it('lists rounds newest first and validates limit', async () => {
     const body = (await (await get(`${base}/api/v1/rounds?limit=5`, apiKey)).json()) as { count: number; rounds: { id: number }[] };
     expect(body.count).toBe(5);
+    openapi('RoundList', body);
     const ids = body.rounds.map((r) => r.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     for (const bad of ['0', '10001', 'abc', '2.5']) {
@@ -179,9 +196,12 @@ describe('data endpoints', () => {
   it('serves one round with its neighbours, null at the first, and 404 for an unknown id', async () => {
     const first = (await (await get(`${base}/api/v1/rounds/1`, apiKey)).json()) as { id: number; prevId: number | null; nextId: number | null };
     expect(first).toMatchObject({ id: 1, prevId: null, nextId: 2 });
+    openapi('RoundWithNeighbours', first);
     const missing = await get(`${base}/api/v1/rounds/99999999`, apiKey);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toMatchObject({ code: 'round_not_found' });
+    const problem = await missing.json();
+    openapi('Problem', problem);
+    expect(problem).toMatchObject({ code: 'round_not_found' });
     expect((await get(`${base}/api/v1/rounds/-1`, apiKey)).status).toBe(400);
   });
 
@@ -204,6 +224,7 @@ describe('grid and dump', () => {
       rounds: number;
     };
     expect(grid).toMatchObject({ square: 7, row: 1, column: 2 });
+    openapi('Grid', grid);
     expect(grid.series).toHaveLength(20);
     const rounds = (await (await get(`${base}/api/v1/rounds?limit=60`, apiKey)).json()) as { rounds: { id: number; winningSquare: number | null }[] };
     const settled = rounds.rounds.filter((r) => r.winningSquare !== null && r.id <= grid.seriesToRoundId).slice(0, 20).reverse();
@@ -227,6 +248,7 @@ describe('grid and dump', () => {
         rounds: { id: number }[];
       };
       expect(page.count).toBe(page.rounds.length);
+      openapi('DumpPage', page);
       seen.push(...page.rounds.map((r) => r.id));
       from = page.nextFrom;
       expect(page.hasMore).toBe(from !== null);
@@ -277,6 +299,19 @@ describe('snapshot stream', () => {
     expect(later[later.length - 1]!.data.roundId).toBeGreaterThan(later[0]!.data.roundId);
     const again = await readEvents(`${second}/api/v1/stream`, 1);
     expect(again[0]!.data.roundId).toBeGreaterThanOrEqual(later[later.length - 1]!.data.roundId);
+  });
+});
+
+describe('openapi document', () => {
+  it('is served publicly as JSON and lists every endpoint of the contract', async () => {
+    const res = await fetch(`${base}/api/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-limit')).toBe('100');
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe('3.1.0');
+    for (const path of ['/api/v1/live', '/api/v1/stream', '/api/v1/stats', '/api/v1/rounds', '/api/v1/rounds/{id}', '/api/v1/grid/{n}', '/api/v1/dump', '/api/v1/pricing', '/api/v1/subscribe', '/api/v1/reissue', '/api/v1/events', '/api/v1/events/stream', '/api/v1/lab/strategies', '/api/v1/lab/strategies/{id}', '/api/v1/lab/strategies/{id}/forward', '/api/v1/lab/backtest', '/api/v1/lab/analytics', '/api/v1/lab/leaderboard', '/api/v1/lab/leaderboard/{id}']) {
+      expect(doc.paths[path]).toBeDefined();
+    }
   });
 });
 

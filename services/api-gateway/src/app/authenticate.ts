@@ -26,8 +26,11 @@ export interface AuthEvents {
 
 /** Thrown with the bucket's values so a 429 still carries RateLimit-* headers. */
 export class RateLimitedWithDecision extends RateLimitedError {
-  constructor(readonly decision: BucketDecision) {
-    super('rate limit of the API key exceeded', decision.retryAfterSeconds);
+  constructor(
+    readonly decision: BucketDecision,
+    detail = 'rate limit of the API key exceeded',
+  ) {
+    super(detail, decision.retryAfterSeconds);
   }
 }
 

@@ -12,6 +12,7 @@ import type { BucketDecision } from '../domain/token-bucket';
 import { computeGrid } from '../domain/grid';
 import { computeStats } from '../domain/stats';
 import { clientAddress } from './client-address';
+import { loadOpenApi } from './openapi';
 import { problem, sendProblem, toProblem } from './problem';
 import { intParam } from './query';
 
@@ -23,6 +24,8 @@ export interface AppDeps {
   readonly metrics: Registry;
   readonly readiness: () => Promise<ReadinessReport>;
   readonly trustedProxies: ReadonlySet<string>;
+  /** Per-client-address bucket of public endpoints (Redis, or in-process when it is down). */
+  readonly limitAddress: (address: string) => Promise<BucketDecision>;
 }
 
 const BODY_LIMIT = '64kb';
@@ -82,6 +85,20 @@ export function createApp(deps: AppDeps): express.Express {
   });
   app.get('/metrics', async (_req, res) => {
     res.type(deps.metrics.contentType).send(await deps.metrics.metrics());
+  });
+
+  const openapi = loadOpenApi().json;
+  // Public endpoints are limited per client address; applied per route, since a
+  // router-level middleware would also run for the paid paths under the same prefix.
+  const byAddress = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const address = clientAddress(req.socket.remoteAddress, headerValue(req.headers['x-forwarded-for']), deps.trustedProxies);
+    const decision = await deps.limitAddress(address);
+    res.set(rateLimitHeaders(decision));
+    if (!decision.allowed) throw new RateLimitedWithDecision(decision, 'rate limit of this client address exceeded');
+    next();
+  };
+  app.get('/api/v1/openapi.json', byAddress, (_req, res) => {
+    res.type('application/json').send(openapi);
   });
 
   const paid = express.Router();
