@@ -41,11 +41,11 @@ function env(): NodeJS.ProcessEnv {
   return { ...process.env, DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, API_KEY_HMAC_SECRET: SECRET, LOG_LEVEL: 'warn' };
 }
 
-async function startGateway(): Promise<string> {
+async function startGateway(extraEnv: Record<string, string> = {}): Promise<string> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services/api-gateway/src/main.ts')], {
     cwd: ROOT,
-    env: { ...env(), PORT: String(port) },
+    env: { ...env(), PORT: String(port), ...extraEnv },
     stdio: 'ignore',
   });
   const url = `http://127.0.0.1:${port}`;
@@ -299,6 +299,33 @@ describe('snapshot stream', () => {
     expect(later[later.length - 1]!.data.roundId).toBeGreaterThan(later[0]!.data.roundId);
     const again = await readEvents(`${second}/api/v1/stream`, 1);
     expect(again[0]!.data.roundId).toBeGreaterThanOrEqual(later[later.length - 1]!.data.roundId);
+  });
+});
+
+describe('without Redis', () => {
+  it('resolves keys from PostgreSQL and applies the same limits in process, and says so in /readyz', async () => {
+    const noRedis = await startGateway({ REDIS_URL: 'redis://127.0.0.1:1' });
+    const key = (await gridlab('admin', 'grant', '--owner', 'Cuieo4W1LJ4nV6PKRgdbpMFmTvDVTyyVwhBxfg2U85bD', '--days', '1'))['apiKey'] as string;
+    const first = await get(`${noRedis}/api/v1/rounds?limit=1`, key);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('ratelimit-remaining')).toBe('59');
+    expect((await get(`${noRedis}/api/v1/rounds?limit=1`, `grid_${'2'.repeat(43)}`)).status).toBe(401);
+    let ok = 1;
+    let limited: Response | undefined;
+    const started = Date.now();
+    for (let i = 0; i < 400 && limited === undefined; i++) {
+      const res = await get(`${noRedis}/api/v1/live`, key);
+      if (res.status === 429) limited = res;
+      else if (res.status === 200) ok++;
+    }
+    expect(ok).toBeGreaterThanOrEqual(60);
+    expect(ok).toBeLessThanOrEqual(60 + Math.ceil(((Date.now() - started) / 1000) * 5));
+    expect(limited?.headers.get('retry-after')).toBe('1');
+    const ready = await fetch(`${noRedis}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { checks: { redis: { ok: boolean } } }).checks.redis.ok).toBe(false);
+    const metrics = await (await fetch(`${noRedis}/metrics`)).text();
+    expect(metrics).toMatch(/gateway_rate_limit_fallback\{[^}]*\} 1/);
   });
 });
 
