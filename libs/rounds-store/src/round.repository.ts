@@ -5,6 +5,7 @@ import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
 import { from as copyFrom } from 'pg-copy-streams';
 import { advanceDroughts, sumRounds, type DroughtState } from './aggregates';
 import { ROUND_COLUMNS, encodeCopyBinary } from './copy-binary';
+import { exportRoundsNdjson } from './ndjson-export';
 import { unpackSquares } from './packing';
 
 /** An inclusive range of round ids missing between stored rounds. */
@@ -278,6 +279,11 @@ export class RoundRepository {
       [range.fromId ?? 0, range.toId ?? Number.MAX_SAFE_INTEGER, range.limit ?? 10_000],
     );
     return rows.map(rowToRound);
+  }
+
+  /** The rounds of an id range as an NDJSON stream (see exportRoundsNdjson); release when done. */
+  exportNdjson(fromId: number, toId: number): Promise<{ stream: NodeJS.ReadableStream; release: () => void }> {
+    return exportRoundsNdjson(this.pool, fromId, toId);
   }
 
   /** Winning squares of the newest `limit` non-voided rounds, oldest first. */

@@ -110,3 +110,25 @@ describe('RoundRepository reads', () => {
     expect(await f.repo.findWithNeighbours(1500)).toBeNull();
   });
 });
+
+describe('exportRoundsNdjson', () => {
+  let f: StoreFixture;
+  beforeAll(async () => {
+    f = await storeFixture();
+    await f.repo.insertMany(history);
+  });
+  afterAll(() => f.close());
+
+  it('streams exactly JSON.stringify of each stored round in the range, one per line', async () => {
+    const { exportRoundsNdjson } = await import('../src');
+    const { stream, release } = await exportRoundsNdjson(f.pool, 1500, 2499);
+    let text = '';
+    try {
+      for await (const chunk of stream) text += chunk.toString();
+    } finally {
+      release();
+    }
+    const expected = history.filter((r) => r.id >= 1500 && r.id <= 2499).map((r) => `${JSON.stringify(r)}\n`).join('');
+    expect(text).toBe(expected);
+  });
+});

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import { InputError, NotFoundError, UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import type { RoundRepository } from '@gridlab/rounds-store';
@@ -32,7 +33,6 @@ const BODY_LIMIT = '64kb';
 const NDJSON = 'application/x-ndjson';
 /** Responses over 1 KiB honour Accept-Encoding: gzip (SPEC 2). */
 const GZIP_THRESHOLD = 1024;
-const DUMP_STREAM_BATCH = 5000;
 const MAX_ROUND_ID = Number.MAX_SAFE_INTEGER;
 
 /** RateLimit-* headers of a bucket decision (draft-ietf-httpapi-ratelimit-headers). */
@@ -171,24 +171,21 @@ export function createApp(deps: AppDeps): express.Express {
 }
 
 /**
- * Streams every round of the range as NDJSON, one keyset page at a time and waiting
- * for the socket to drain, so server memory stays constant whatever the range.
+ * Streams every round of the range as NDJSON straight from a binary COPY, with
+ * backpressure from the client's socket back to PostgreSQL: constant memory whatever
+ * the range.
  */
 async function streamDump(rounds: RoundRepository, range: { from: number; to: number }, res: Response): Promise<void> {
+  const { stream, release } = await rounds.exportNdjson(range.from, range.to);
   res.status(200).type(NDJSON).set('Cache-Control', 'no-store');
-  let next = range.from;
-  while (next <= range.to && !res.destroyed) {
-    const page = await rounds.getRounds({ fromId: next, toId: range.to, limit: DUMP_STREAM_BATCH });
-    if (page.length === 0) break;
-    let chunk = '';
-    for (const round of page) chunk += `${JSON.stringify(round)}\n`;
-    if (!res.write(chunk)) await new Promise<void>((resolve) => {
-      res.once('drain', resolve);
-      res.once('close', resolve);
-    });
-    next = page[page.length - 1]!.id + 1;
+  try {
+    await pipeline(stream, res);
+  } catch (error) {
+    // A client that hangs up mid-stream is not an error worth a 500 (headers are sent).
+    if (!res.destroyed) throw error;
+  } finally {
+    release();
   }
-  res.end();
 }
 
 /** One JSON line per request: method, path, status, duration, request id (never headers). */
