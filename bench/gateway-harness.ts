@@ -56,6 +56,8 @@ export function sampleSnapshot(): LiveSnapshot {
 /** A gateway process on its own database, namespace and Redis prefix, with keys to use. */
 export interface GatewayUnderTest {
   readonly url: string;
+  /** The gateway process id (for memory readings). */
+  readonly pid: number;
   readonly keys: string[];
   readonly db: TestDatabase;
   readonly ns: TestNamespace;
@@ -98,6 +100,7 @@ export async function startGatewayUnderTest(keyCount: number, extraEnv: Record<s
   }
   return {
     url,
+    pid: child.pid!,
     keys,
     db,
     ns,
