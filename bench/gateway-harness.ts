@@ -65,7 +65,11 @@ export interface GatewayUnderTest {
   stop(): Promise<void>;
 }
 
-export async function startGatewayUnderTest(keyCount: number, extraEnv: Record<string, string> = {}): Promise<GatewayUnderTest> {
+export async function startGatewayUnderTest(
+  keyCount: number,
+  extraEnv: Record<string, string> = {},
+  seedSnapshot = true,
+): Promise<GatewayUnderTest> {
   const db = await createTestDatabase();
   const ns = testNamespace();
   await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
@@ -81,7 +85,7 @@ export async function startGatewayUnderTest(keyCount: number, extraEnv: Record<s
   const nc = await connectBus({ servers: ns.natsUrl, name: 'bench', logger: createLogger({ service: 'bench', silent: true }) });
   const names = natsNames(ns.natsPrefix);
   const kv = await openLiveBucket(nc, names);
-  await kv.put(names.liveKey, new TextEncoder().encode(JSON.stringify(sampleSnapshot())));
+  if (seedSnapshot) await kv.put(names.liveKey, new TextEncoder().encode(JSON.stringify(sampleSnapshot())));
   await nc.drain();
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services/api-gateway/src/main.ts')], {
