@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { liveSnapshotSchema, natsNames, roundOpenedSchema, roundSchema } from './index';
+import { keySharedSchema, liveSnapshotSchema, natsNames, roundOpenedSchema, roundSchema } from './index';
 
 const DOC = parse(readFileSync(join(__dirname, '..', '..', '..', 'docs', 'asyncapi.yaml'), 'utf8')) as {
   asyncapi: string;
@@ -20,5 +20,6 @@ describe('docs/asyncapi.yaml', () => {
     expect(DOC.components.messages['Round']?.payload).toEqual(roundSchema);
     expect(DOC.components.messages['RoundOpened']?.payload).toEqual(roundOpenedSchema);
     expect(DOC.components.messages['LiveSnapshot']?.payload).toEqual(liveSnapshotSchema);
+    expect(DOC.components.messages['KeyShared']?.payload).toEqual(keySharedSchema);
   });
 });

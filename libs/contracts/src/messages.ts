@@ -46,3 +46,13 @@ export interface RoundOpened {
   readonly previousRoundId: number | null;
   readonly openedAt: string;
 }
+
+/** A key_sharing signal (SPEC 5): never the key itself, only whose it is and how widely used. */
+export interface KeyShared {
+  readonly subscriberId: string;
+  readonly distinctAddresses: number;
+  readonly windowSeconds: number;
+  /** What the gateway's policy did: only warn (the default) or ask for revocation. */
+  readonly policy: 'warn' | 'revoke';
+  readonly detectedAt: string;
+}

@@ -15,6 +15,8 @@ export interface NatsNames {
     readonly roundOpened: string;
     /** Latest live snapshot (core NATS, fire and forget; the KV bucket holds the latest). */
     readonly liveUpdated: string;
+    /** A key was used from more client addresses than allowed (core NATS, for billing and operators). */
+    readonly keyShared: string;
   };
   readonly streams: { readonly rounds: string };
   readonly buckets: { readonly live: string };
@@ -39,6 +41,7 @@ export function natsNames(prefix = ''): NatsNames {
       roundSettled: s('grid.round.settled'),
       roundOpened: s('grid.round.opened'),
       liveUpdated: s('grid.live.updated'),
+      keyShared: s('access.key.shared'),
     },
     streams: { rounds: n('ROUNDS') },
     buckets: { live: n('LIVE') },

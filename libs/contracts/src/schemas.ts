@@ -85,3 +85,17 @@ export const roundOpenedSchema: SchemaObject = {
     openedAt: isoTime,
   },
 };
+
+export const keySharedSchema: SchemaObject = {
+  $id: 'urn:gridlab:key-shared',
+  type: 'object',
+  additionalProperties: false,
+  required: ['subscriberId', 'distinctAddresses', 'windowSeconds', 'policy', 'detectedAt'],
+  properties: {
+    subscriberId: { type: 'string', pattern: '^sub_[1-9A-HJ-NP-Za-km-z]{22}$' },
+    distinctAddresses: { type: 'integer', minimum: 1 },
+    windowSeconds: { type: 'integer', minimum: 1 },
+    policy: { type: 'string', enum: ['warn', 'revoke'] },
+    detectedAt: isoTime,
+  },
+};

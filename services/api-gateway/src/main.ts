@@ -1,7 +1,8 @@
 /** The API gateway process: the HTTP API over the read models, snapshots and keys. */
 import type { Server } from 'node:http';
 import { KeyStore } from '@gridlab/billing-store';
-import { natsNames } from '@gridlab/contracts';
+import { encodeMessage } from '@gridlab/bus';
+import { natsNames, validateKeyShared } from '@gridlab/contracts';
 import { startPlatform } from '@gridlab/platform';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { redisCheck } from '@gridlab/runtime';
@@ -57,7 +58,8 @@ async function main(): Promise<void> {
   const fallbackGauge = new Gauge({ name: 'gateway_rate_limit_fallback', help: '1 while Redis is unreachable and limits are in-process', registers: [metrics] });
   const sharing = new Counter({ name: 'gateway_key_sharing_signals_total', help: 'Keys seen from more client addresses than allowed', registers: [metrics] });
   const live = new LiveCache();
-  stopLive = await followLive(nc, natsNames(config.NATS_PREFIX), live, logger.child({ component: 'live' }));
+  const names = natsNames(config.NATS_PREFIX);
+  stopLive = await followLive(nc, names, live, logger.child({ component: 'live' }));
   const gate = new RedisGate(redis, {
     prefix: config.REDIS_PREFIX,
     keyPolicy: KEY_POLICY,
@@ -74,6 +76,8 @@ async function main(): Promise<void> {
       keySharing: (_hash, subscriberId, distinctAddresses) => {
         sharing.inc();
         logger.warn('key_sharing', { subscriberId, distinctAddresses, windowMinutes: SHARING_WINDOW_MS / 60_000 });
+        const fact = { subscriberId, distinctAddresses, windowSeconds: SHARING_WINDOW_MS / 1000, policy: 'warn' as const, detectedAt: new Date().toISOString() };
+        nc.publish(names.subjects.keyShared, encodeMessage(validateKeyShared, fact));
       },
     },
     logger.child({ component: 'auth' }),

@@ -9,7 +9,8 @@ import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { createLogger } from '@gridlab/logger';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { createTestDatabase, testNamespace, type TestDatabase } from '@gridlab/testing';
-import { isDateTime } from '@gridlab/contracts';
+import { connectBus, decodeMessage } from '@gridlab/bus';
+import { isDateTime, natsNames, validateKeyShared, type KeyShared } from '@gridlab/contracts';
 import Ajv2020 from 'ajv/dist/2020';
 import { Registry } from 'prom-client';
 import { loadOpenApi } from '../src/http/openapi';
@@ -326,6 +327,36 @@ describe('without Redis', () => {
     expect(((await ready.json()) as { checks: { redis: { ok: boolean } } }).checks.redis.ok).toBe(false);
     const metrics = await (await fetch(`${noRedis}/metrics`)).text();
     expect(metrics).toMatch(/gateway_rate_limit_fallback\{[^}]*\} 1/);
+  });
+});
+
+describe('key sharing', () => {
+  it('signals a key used from more than 3 client addresses, trusting X-Forwarded-For only from configured proxies', async () => {
+    const behindProxy = await startGateway({ TRUSTED_PROXIES: '127.0.0.1' });
+    const issued = await gridlab('admin', 'grant', '--owner', '7xLk17EQQ5KLDLDe44wCmupJKJjTGd8hs3eSVVhCx932', '--days', '1');
+    const bus = await connectBus({ servers: ns.natsUrl, name: 'test', logger: createLogger({ service: 't', silent: true }) });
+    const facts: KeyShared[] = [];
+    const sub = bus.subscribe(natsNames(ns.natsPrefix).subjects.keyShared, {
+      callback: (_e, m) => {
+        facts.push(decodeMessage(validateKeyShared, m.data));
+      },
+    });
+    await bus.flush();
+    for (const ip of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) {
+      expect((await get(`${behindProxy}/api/v1/rounds?limit=1`, issued['apiKey'] as string, { 'X-Forwarded-For': ip })).status).toBe(200);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(facts).toHaveLength(0); // three addresses: within the limit
+    // The direct gateway does not trust the header: this request counts as 127.0.0.1, a
+    // fourth address (had the header been believed, it would have been a known one).
+    const direct = await get(`${base}/api/v1/rounds?limit=1`, issued['apiKey'] as string, { 'X-Forwarded-For': '198.51.100.1' });
+    expect(direct.status).toBe(200);
+    const deadline = Date.now() + 5000;
+    while (facts.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(facts).toEqual([expect.objectContaining({ subscriberId: issued['subscriberId'], distinctAddresses: 4, policy: 'warn', windowSeconds: 300 })]);
+    expect(JSON.stringify(facts)).not.toContain(issued['apiKey'] as string);
+    sub.unsubscribe();
+    await bus.drain();
   });
 });
 

@@ -96,6 +96,13 @@ describe('RedisGate', () => {
     ]);
   });
 
+  it('records an address seen first on a cache miss once the key is cached', async () => {
+    const hash = randomBytes(32);
+    expect(await gate.check(hash, '9.9.9.1')).toEqual({ state: 'miss' });
+    await gate.remember(hash, { subscriberId: 'sub_m', paidUntilMs });
+    expect(await gate.check(hash, '9.9.9.1')).toMatchObject({ state: 'ok', distinctAddresses: 1 });
+  });
+
   it('limits public endpoints per address with their own policy', async () => {
     const ip = `192.0.2.${randomBytes(1)[0]}`;
     const started = Date.now();

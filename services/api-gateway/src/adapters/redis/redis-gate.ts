@@ -82,6 +82,8 @@ export class RedisGate {
       track ? '1' : '0',
     )) as GateReply;
     const [state, subscriberId = '', paidUntil = '0', allowed = 0, tokens = '0', distinct = 0, flagged = 0] = reply;
+    // The script stops before the tracker unless the key is live: record the pair next time.
+    if (track && state !== 'ok') this.untrack(keys.auth, clientAddress);
     if (state === 'miss' || state === 'invalid') return { state };
     if (state === 'expired') return { state, subscriberId, paidUntilMs: Number(paidUntil) };
     return {
@@ -92,6 +94,10 @@ export class RedisGate {
       distinctAddresses: distinct,
       newlyFlagged: flagged === 1,
     };
+  }
+
+  private untrack(key: string, clientAddress: string): void {
+    this.tracked.delete(`${key}|${clientAddress}`);
   }
 
   private shouldTrack(key: string, clientAddress: string): boolean {
