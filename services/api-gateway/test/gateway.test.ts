@@ -163,8 +163,10 @@ describe('data endpoints', () => {
       req.on('error', reject);
       req.end();
     });
-    expect(raw.encoding).toBe('gzip');
-    expect(JSON.parse(gunzipSync(raw.body).toString()).roundId).toBeGreaterThanOrEqual(live.roundId);
+    // Only bodies over 1 KiB are compressed; a waiting round's snapshot can be smaller.
+    const text = raw.encoding === 'gzip' ? gunzipSync(raw.body).toString() : raw.body.toString();
+    expect(raw.encoding).toBe(Buffer.byteLength(text) > 1024 ? 'gzip' : undefined);
+    expect(JSON.parse(text).roundId).toBeGreaterThanOrEqual(live.roundId);
   });
 
   it('serves /stats whose per-square hits sum to the non-voided rounds', async () => {
