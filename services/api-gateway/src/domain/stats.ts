@@ -1,26 +1,14 @@
+import type { StoredAggregates } from '@gridlab/rounds-store';
 import { chiSquaredPValue, uniformityStatistic } from './chi-squared';
 
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 const SQUARES = 25;
 
 /** The stored whole-history aggregates the statistics are computed from (no round scan). */
-export interface HistoryAggregates {
-  readonly roundsIndexed: number;
-  readonly voidedRounds: number;
-  readonly firstId: number | null;
-  readonly lastId: number | null;
-  readonly totalDeployed: bigint;
-  readonly totalWinnings: bigint;
-  readonly settledDeployed: bigint;
-  readonly winnerReturnX100: bigint;
-  readonly updatedAt: Date;
-  readonly squares: readonly {
-    readonly hits: number;
-    readonly deployed: bigint;
-    readonly currentDrought: number;
-    readonly maxDrought: number;
-  }[];
-}
+export type HistoryAggregates = Pick<
+  StoredAggregates,
+  'roundsIndexed' | 'voidedRounds' | 'firstId' | 'lastId' | 'totalDeployed' | 'totalWinnings' | 'settledDeployed' | 'winnerReturnX100' | 'updatedAt'
+> & { readonly squares: readonly Pick<StoredAggregates['squares'][number], 'hits' | 'deployed' | 'currentDrought' | 'maxDrought'>[] };
 
 /** GET /api/v1/stats (SPEC 4). */
 export interface StatsResponse {
