@@ -4,6 +4,7 @@ import { createLogger } from '@gridlab/logger';
 import { Registry } from 'prom-client';
 import { startIndexer } from '../services/indexer/src/app/indexer';
 import { startGatewayUnderTest } from './gateway-harness';
+import { onSnapshots } from './sse-client';
 import { percentile } from './stats';
 import type { Bench } from './types';
 
@@ -41,29 +42,18 @@ const bench: Bench = async () => {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('too few snapshots')), 120_000);
       const req = request(`${gateway.url}/api/v1/stream`, { headers: { Authorization: `Bearer ${gateway.keys[0]}` } }, (res) => {
-        res.setEncoding('utf8');
-        let buffered = '';
         let first = true;
-        res.on('data', (text: string) => {
-          const now = performance.now();
-          buffered += text;
-          let end;
-          while ((end = buffered.indexOf('\n\n')) >= 0) {
-            const block = buffered.slice(0, end);
-            buffered = buffered.slice(end + 2);
-            const slot = /"slot":(\d+)/.exec(block);
-            if (slot === null) continue;
-            // The first event is the state at connect time, not a fresh change.
-            if (first) {
-              first = false;
-              continue;
-            }
-            const written = writtenAt.get(Number(slot[1]));
-            if (written !== undefined) latencies.push(now - written);
-            if (latencies.length >= SAMPLES) {
-              clearTimeout(timer);
-              resolve();
-            }
+        onSnapshots(res, (slot, now) => {
+          // The first event is the state at connect time, not a fresh change.
+          if (first) {
+            first = false;
+            return;
+          }
+          const written = writtenAt.get(slot);
+          if (written !== undefined) latencies.push(now - written);
+          if (latencies.length >= SAMPLES) {
+            clearTimeout(timer);
+            resolve();
           }
         });
       });

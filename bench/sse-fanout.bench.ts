@@ -4,6 +4,7 @@ import { connectBus } from '@gridlab/bus';
 import { natsNames } from '@gridlab/contracts';
 import { createLogger } from '@gridlab/logger';
 import { sampleSnapshot, startGatewayUnderTest } from './gateway-harness';
+import { onSnapshots } from './sse-client';
 import { percentile } from './stats';
 import type { Bench } from './types';
 
@@ -38,18 +39,9 @@ const bench: Bench = async () => {
         received.push(seen);
         const req = request(`${gateway.url}/api/v1/stream`, { agent, headers: { Authorization: `Bearer ${gateway.keys[i % KEYS]}` } }, (res) => {
           if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
-          res.setEncoding('utf8');
-          let buffered = '';
-          res.on('data', (text: string) => {
-            buffered += text;
-            let end;
-            while ((end = buffered.indexOf('\n\n')) >= 0) {
-              const block = buffered.slice(0, end);
-              buffered = buffered.slice(end + 2);
-              const slot = /"slot":(\d+)/.exec(block);
-              if (slot !== null) seen.set(Number(slot[1]), performance.now());
-              if (seen.size === 1) resolve();
-            }
+          onSnapshots(res, (slot, at) => {
+            seen.set(slot, at);
+            if (seen.size === 1) resolve();
           });
         });
         req.on('error', reject);
