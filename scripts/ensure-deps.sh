@@ -11,6 +11,12 @@ export COREPACK_INTEGRITY_KEYS=0 COREPACK_ENABLE_DOWNLOAD_PROMPT=0
 
 node -e 'const [maj] = process.versions.node.split(".").map(Number); if (maj < 20) { console.error(`Node ${process.versions.node} is too old: Gridlab needs Node 20 or newer`); process.exit(1); }'
 
+# `pnpm -s gridlab …` (the README's CLI) needs a pnpm shim on PATH; corepack provides
+# it where it may write next to node (root, or a user-owned Node install).
+if ! command -v pnpm >/dev/null 2>&1; then
+  corepack enable pnpm 2>/dev/null || echo "ensure-deps: could not install the pnpm shim; use 'corepack pnpm' where the README says 'pnpm'"
+fi
+
 stamp=node_modules/.pnpm/lock.yaml
 if [ -f "$stamp" ] && [ "$stamp" -nt pnpm-lock.yaml ] && [ "$stamp" -nt package.json ]; then
   exit 0

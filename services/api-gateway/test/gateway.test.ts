@@ -1,14 +1,13 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { request } from 'node:http';
 import { createPool, type Pool } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { createLogger } from '@gridlab/logger';
 import { RoundRepository } from '@gridlab/rounds-store';
-import { createTestDatabase, testNamespace, type TestDatabase } from '@gridlab/testing';
+import { createTestDatabase, runCli, testNamespace, type TestDatabase } from '@gridlab/testing';
 import { connectBus, decodeMessage } from '@gridlab/bus';
 import { isDateTime, natsNames, validateKeyShared, type KeyShared } from '@gridlab/contracts';
 import Ajv2020 from 'ajv/dist/2020';
@@ -20,7 +19,6 @@ const ROOT = join(__dirname, '..', '..', '..');
 const SECRET = 'gateway-test-secret-0123456789abcdef';
 const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
 const OTHER_OWNER = 'GvDMxPzN1sCj7L26YDK2HnMRXEQmQ2aemov8YBtPS7vR';
-const run = promisify(execFile);
 
 let devnet: Devnet;
 let db: TestDatabase;
@@ -63,7 +61,8 @@ async function startGateway(extraEnv: Record<string, string> = {}): Promise<stri
 }
 
 async function gridlab(...args: string[]): Promise<Record<string, unknown>> {
-  const { stdout } = await run('pnpm', ['-s', 'gridlab', ...args], { cwd: ROOT, env: env() });
+  const { code, stdout, stderr } = await runCli(args, env());
+  if (code !== 0) throw new Error(`gridlab ${args.join(' ')} exited ${code}: ${stderr}`);
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 

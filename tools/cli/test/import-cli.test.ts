@@ -1,24 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { createPool } from '@gridlab/db';
 import { RoundRepository } from '@gridlab/rounds-store';
-import { createTestDatabase, syntheticRounds, type TestDatabase } from '@gridlab/testing';
+import { createTestDatabase, runCli, syntheticRounds, type TestDatabase } from '@gridlab/testing';
 
-const run = promisify(execFile);
-const ROOT = join(__dirname, '..', '..', '..');
-
-async function gridlab(args: string[], env: NodeJS.ProcessEnv) {
-  try {
-    const { stdout, stderr } = await run('pnpm', ['-s', 'gridlab', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const gridlab = runCli;
 
 describe('gridlab import', () => {
   let db: TestDatabase;
