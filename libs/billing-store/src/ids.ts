@@ -29,3 +29,11 @@ export function newApiKey(random?: RandomInt): string {
 export function newSubscriberId(random?: RandomInt): string {
   return `sub_${randomBase58(22, random)}`;
 }
+
+export const PAYMENT_NONCE_RE = /^pay-[1-9A-HJ-NP-Za-km-z]{22}$/;
+export const REISSUE_NONCE_RE = /^rei-[1-9A-HJ-NP-Za-km-z]{22}$/;
+
+/** `pay-` (payment) or `rei-` (reissue) + 22 base58 characters. */
+export function newNonce(kind: 'pay' | 'rei', random?: RandomInt): string {
+  return `${kind}-${randomBase58(22, random)}`;
+}

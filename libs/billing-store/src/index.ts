@@ -5,9 +5,18 @@
  */
 import { join } from 'node:path';
 
-export { KeyStore, type KeyRecord, type IssuedKey, type IssueReason } from './key-store';
+export { KeyStore, type KeyRecord, type IssuedKey, type IssueReason, type Period } from './key-store';
 export { hashApiKey } from './key-hash';
-export { newApiKey, newSubscriberId, API_KEY_RE, SUBSCRIBER_ID_RE, type RandomInt } from './ids';
+export {
+  newApiKey,
+  newSubscriberId,
+  newNonce,
+  API_KEY_RE,
+  SUBSCRIBER_ID_RE,
+  PAYMENT_NONCE_RE,
+  REISSUE_NONCE_RE,
+  type RandomInt,
+} from './ids';
 
 /** Schema owned by billing. */
 export const BILLING_SCHEMA = 'billing';

@@ -2,7 +2,11 @@ import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
 import { newApiKey, newSubscriberId, type RandomInt } from './ids';
 import { hashApiKey } from './key-hash';
 
-const DAY_MS = 86_400_000;
+/** A paid period in calendar months and days (`make_interval`), added to max(now, paidUntil). */
+export interface Period {
+  readonly months?: number;
+  readonly days?: number;
+}
 
 /** An active key's owner and paid period, as the gateway needs it. */
 export interface KeyRecord {
@@ -55,26 +59,27 @@ export class KeyStore {
    */
   async grant(ownerPubkey: string, days: number, now: Date): Promise<IssuedKey> {
     return withTransaction(this.pool, async (client) => {
-      const subscriberId = await this.extend(client, ownerPubkey, 'grant', days * DAY_MS, now);
+      const subscriberId = await this.extend(client, ownerPubkey, 'grant', { days }, now);
       return this.issue(client, subscriberId, 'admin', now);
     });
   }
 
   /**
-   * Creates or extends the owner's subscription by `periodMs` from max(now, paidUntil);
-   * returns the subscriber id. `plan` records what was bought last.
+   * Creates or extends the owner's subscription by `period` from max(now, paidUntil)
+   * (calendar arithmetic in UTC); returns the subscriber id. `plan` records what was
+   * bought last.
    */
-  async extend(client: PoolClient, ownerPubkey: string, plan: string, periodMs: number, now: Date): Promise<string> {
+  async extend(client: PoolClient, ownerPubkey: string, plan: string, period: Period, now: Date): Promise<string> {
     const { rows } = await client.query<{ id: string }>(
       `INSERT INTO billing.subscribers (id, owner_pubkey, plan, paid_until)
-       VALUES ($1, $2, $3, $4::timestamptz + make_interval(secs => $5::double precision / 1000))
+       VALUES ($1, $2, $3, ($4::timestamptz AT TIME ZONE 'UTC' + make_interval(months => $5, days => $6)) AT TIME ZONE 'UTC')
        ON CONFLICT (owner_pubkey) DO UPDATE
           SET plan = EXCLUDED.plan,
-              paid_until = greatest($4::timestamptz, billing.subscribers.paid_until)
-                           + make_interval(secs => $5::double precision / 1000),
+              paid_until = (greatest($4::timestamptz, billing.subscribers.paid_until) AT TIME ZONE 'UTC'
+                            + make_interval(months => $5, days => $6)) AT TIME ZONE 'UTC',
               updated_at = $4
        RETURNING id`,
-      [newSubscriberId(this.random), ownerPubkey, plan, now, periodMs],
+      [newSubscriberId(this.random), ownerPubkey, plan, now, period.months ?? 0, period.days ?? 0],
     );
     return rows[0]!.id;
   }

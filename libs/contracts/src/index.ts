@@ -19,3 +19,60 @@ export const validateRound = compileValidator<Round>(roundSchema, 'round');
 export const validateLiveSnapshot = compileValidator<LiveSnapshot>(liveSnapshotSchema, 'live snapshot');
 export const validateRoundOpened = compileValidator<RoundOpened>(roundOpenedSchema, 'round opened');
 export const validateKeyShared = compileValidator<KeyShared>(keySharedSchema, 'key shared');
+
+export type {
+  Plan,
+  Pricing,
+  SubscribeStartRequest,
+  SubscriptionStart,
+  SubscribeCompleteRequest,
+  IssuedKeyReply,
+  ReissueStartRequest,
+  ReissueStart,
+  ReissueCompleteRequest,
+  KeyRevokeRequest,
+  KeyRevokeReply,
+  CommandError,
+  CommandReply,
+  SubscriptionFact,
+  TierFact,
+} from './billing';
+import * as billing from './billing';
+export {
+  pricingSchema,
+  subscribeStartRequestSchema,
+  subscriptionStartSchema,
+  subscribeCompleteRequestSchema,
+  issuedKeySchema,
+  reissueStartRequestSchema,
+  reissueStartSchema,
+  reissueCompleteRequestSchema,
+  keyRevokeRequestSchema,
+  keyRevokeReplySchema,
+  commandReplySchema,
+  subscriptionFactSchema,
+  tierFactSchema,
+} from './billing';
+
+export const validatePricing = compileValidator<billing.Pricing>(billing.pricingSchema, 'pricing');
+export const validateSubscribeStartRequest = compileValidator<billing.SubscribeStartRequest>(
+  billing.subscribeStartRequestSchema,
+  'subscribe request',
+);
+export const validateSubscriptionStart = compileValidator<billing.SubscriptionStart>(billing.subscriptionStartSchema, 'subscription start');
+export const validateSubscribeCompleteRequest = compileValidator<billing.SubscribeCompleteRequest>(
+  billing.subscribeCompleteRequestSchema,
+  'subscribe completion',
+);
+export const validateIssuedKey = compileValidator<billing.IssuedKeyReply>(billing.issuedKeySchema, 'issued key');
+export const validateReissueStartRequest = compileValidator<billing.ReissueStartRequest>(billing.reissueStartRequestSchema, 'reissue request');
+export const validateReissueStart = compileValidator<billing.ReissueStart>(billing.reissueStartSchema, 'reissue start');
+export const validateReissueCompleteRequest = compileValidator<billing.ReissueCompleteRequest>(
+  billing.reissueCompleteRequestSchema,
+  'reissue completion',
+);
+export const validateKeyRevokeRequest = compileValidator<billing.KeyRevokeRequest>(billing.keyRevokeRequestSchema, 'key revocation');
+export const validateKeyRevokeReply = compileValidator<billing.KeyRevokeReply>(billing.keyRevokeReplySchema, 'key revocation reply');
+export const validateCommandReply = compileValidator<billing.CommandReply<unknown>>(billing.commandReplySchema, 'command reply');
+export const validateSubscriptionFact = compileValidator<billing.SubscriptionFact>(billing.subscriptionFactSchema, 'subscription fact');
+export const validateTierFact = compileValidator<billing.TierFact>(billing.tierFactSchema, 'tier fact');

@@ -17,8 +17,21 @@ export interface NatsNames {
     readonly liveUpdated: string;
     /** A key was used from more client addresses than allowed (core NATS, for billing and operators). */
     readonly keyShared: string;
+    /** A subscription was activated, renewed or expired (JetStream, stream BILLING, Nats-Msg-Id = factId). */
+    readonly subscriptionChanged: string;
+    /** The active subscription count crossed a pricing threshold (JetStream, stream BILLING, Nats-Msg-Id = factId). */
+    readonly tierChanged: string;
   };
-  readonly streams: { readonly rounds: string };
+  /** Billing's commands (request/reply, queue group `billing`). */
+  readonly commands: {
+    readonly pricing: string;
+    readonly subscribeStart: string;
+    readonly subscribeComplete: string;
+    readonly reissueStart: string;
+    readonly reissueComplete: string;
+    readonly keyRevoke: string;
+  };
+  readonly streams: { readonly rounds: string; readonly billing: string };
   readonly buckets: { readonly live: string };
   /** Key of the latest snapshot inside the live bucket. */
   readonly liveKey: string;
@@ -42,8 +55,18 @@ export function natsNames(prefix = ''): NatsNames {
       roundOpened: s('grid.round.opened'),
       liveUpdated: s('grid.live.updated'),
       keyShared: s('access.key.shared'),
+      subscriptionChanged: s('billing.subscription.changed'),
+      tierChanged: s('billing.tier.changed'),
     },
-    streams: { rounds: n('ROUNDS') },
+    commands: {
+      pricing: s('billing.pricing.get'),
+      subscribeStart: s('billing.subscription.start'),
+      subscribeComplete: s('billing.subscription.complete'),
+      reissueStart: s('billing.key.reissue-start'),
+      reissueComplete: s('billing.key.reissue-complete'),
+      keyRevoke: s('billing.key.revoke'),
+    },
+    streams: { rounds: n('ROUNDS'), billing: n('BILLING') },
     buckets: { live: n('LIVE') },
     liveKey: 'snapshot',
   };

@@ -1,5 +1,5 @@
 import { InputError } from '@gridlab/errors';
-import Ajv, { type SchemaObject, type ValidateFunction } from 'ajv';
+import Ajv, { type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv';
 import { isDateTime } from './date-time';
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
@@ -13,11 +13,19 @@ export function addSchema(schema: SchemaObject): void {
   if (schema.$id === undefined || ajv.getSchema(schema.$id) === undefined) ajv.addSchema(schema);
 }
 
+/** One ajv error as `{ path, message }`; an unknown property is named in the path. */
+function describe(e: ErrorObject): { path: string; message: string } {
+  if (e.keyword === 'additionalProperties') {
+    return { path: `${e.instancePath}/${String(e.params['additionalProperty'])}`, message: 'is not an accepted property' };
+  }
+  return { path: e.instancePath || '/', message: e.message ?? 'is invalid' };
+}
+
 export function compileValidator<T>(schema: SchemaObject, what: string): Validator<T> {
   const check: ValidateFunction<T> = (schema.$id !== undefined && ajv.getSchema<T>(schema.$id)) || ajv.compile<T>(schema);
   return (data) => {
     if (check(data)) return data;
-    const errors = (check.errors ?? []).map((e) => ({ path: e.instancePath || '/', message: e.message ?? 'is invalid' }));
+    const errors = (check.errors ?? []).map(describe);
     throw new InputError(`invalid ${what}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
   };
 }

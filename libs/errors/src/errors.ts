@@ -10,7 +10,9 @@ export type ErrorKind =
   | 'unauthenticated'
   | 'payment_required'
   | 'rate_limited'
-  | 'timeout';
+  | 'timeout'
+  | 'gone'
+  | 'unprocessable';
 
 /** One problem with one field of an input document, addressed by JSON pointer. */
 export interface FieldError {
@@ -22,6 +24,8 @@ interface GridlabErrorOptions {
   readonly cause?: unknown;
   readonly retryable?: boolean;
   readonly errors?: readonly FieldError[];
+  /** Seconds after which a retry may succeed (sent as Retry-After). */
+  readonly retryAfterSeconds?: number;
 }
 
 /** Base of every business error: a stable machine code and a human detail. */
@@ -30,6 +34,7 @@ export abstract class GridlabError extends Error {
   readonly code: string;
   readonly retryable: boolean;
   readonly errors: readonly FieldError[] | undefined;
+  readonly retryAfterSeconds: number | undefined;
 
   protected constructor(code: string, detail: string, options: GridlabErrorOptions, retryable: boolean) {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
@@ -37,6 +42,7 @@ export abstract class GridlabError extends Error {
     this.code = code;
     this.retryable = options.retryable ?? retryable;
     this.errors = options.errors;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
@@ -119,11 +125,25 @@ export class PaymentRequiredError extends GridlabError {
 /** Too many requests; retry after `retryAfterSeconds` (at least 1). */
 export class RateLimitedError extends GridlabError {
   readonly kind = 'rate_limited';
-  constructor(
-    detail: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super('rate_limited', detail, {}, true);
+  declare readonly retryAfterSeconds: number;
+  constructor(detail: string, retryAfterSeconds: number) {
+    super('rate_limited', detail, { retryAfterSeconds }, true);
+  }
+}
+
+/** The addressed thing existed but its time is over (an expired nonce). */
+export class GoneError extends GridlabError {
+  readonly kind = 'gone';
+  constructor(code: string, detail: string, options: GridlabErrorOptions = {}) {
+    super(code, detail, options, false);
+  }
+}
+
+/** Well-formed input that fails a business check (a payment or a signature); `detail` says which. */
+export class UnprocessableError extends GridlabError {
+  readonly kind = 'unprocessable';
+  constructor(code: string, detail: string, options: GridlabErrorOptions = {}) {
+    super(code, detail, options, false);
   }
 }
 
@@ -132,6 +152,60 @@ export class TimeoutError extends GridlabError {
   readonly kind = 'timeout';
   constructor(detail: string, options: GridlabErrorOptions = {}) {
     super('timeout', detail, options, true);
+  }
+}
+
+/** The HTTP status of each kind; `config` and `decode` are internal (500, never shown). */
+export const HTTP_STATUS: Readonly<Record<ErrorKind, number>> = {
+  input: 400,
+  unauthenticated: 401,
+  payment_required: 402,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  unprocessable: 422,
+  rate_limited: 429,
+  chain: 502,
+  unavailable: 503,
+  timeout: 504,
+  config: 500,
+  decode: 500,
+};
+
+/**
+ * Rebuilds a business error from its wire form (status, code, detail), as a service's
+ * reply carries it across NATS; an unexpected status becomes UnavailableError.
+ */
+export function errorFromWire(wire: {
+  status: number;
+  code: string;
+  detail: string;
+  retryAfterSeconds?: number | undefined;
+  errors?: readonly FieldError[] | undefined;
+}): GridlabError {
+  const options: GridlabErrorOptions = {
+    ...(wire.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: wire.retryAfterSeconds }),
+    ...(wire.errors === undefined ? {} : { errors: wire.errors }),
+  };
+  switch (wire.status) {
+    case 400:
+      return new InputError(wire.detail, { ...options, code: wire.code });
+    case 404:
+      return new NotFoundError(wire.code, wire.detail, options);
+    case 409:
+      return new ConflictError(wire.code, wire.detail, options);
+    case 410:
+      return new GoneError(wire.code, wire.detail, options);
+    case 422:
+      return new UnprocessableError(wire.code, wire.detail, options);
+    case 429:
+      return new RateLimitedError(wire.detail, wire.retryAfterSeconds ?? 1);
+    case 502:
+      return new ChainError(wire.detail, options);
+    case 504:
+      return new TimeoutError(wire.detail, options);
+    default:
+      return new UnavailableError(wire.detail, options);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { RateLimitedError, isGridlabError, type ErrorKind, type FieldError } from '@gridlab/errors';
+import { HTTP_STATUS, isGridlabError, type FieldError } from '@gridlab/errors';
 
 /** RFC 9457 problem details, as every error response carries them. */
 export interface Problem {
@@ -11,19 +11,6 @@ export interface Problem {
   readonly errors?: readonly FieldError[];
 }
 
-const STATUS: Record<ErrorKind, number> = {
-  input: 400,
-  unauthenticated: 401,
-  payment_required: 402,
-  not_found: 404,
-  conflict: 409,
-  rate_limited: 429,
-  chain: 502,
-  unavailable: 503,
-  timeout: 504,
-  config: 500,
-  decode: 500,
-};
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -32,7 +19,9 @@ const TITLES: Record<number, string> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   409: 'Conflict',
+  410: 'Gone',
   413: 'Content Too Large',
+  422: 'Unprocessable Content',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
@@ -52,14 +41,14 @@ export function problem(status: number, code: string, detail: string, errors?: r
  * anything else is a 500 that says nothing about internals.
  */
 export function toProblem(error: unknown): { problem: Problem; headers: Record<string, string> } {
-  if (!isGridlabError(error) || STATUS[error.kind] === 500) {
+  if (!isGridlabError(error) || HTTP_STATUS[error.kind] === 500) {
     return { problem: problem(500, 'internal_error', 'the request could not be completed'), headers: {} };
   }
-  const status = STATUS[error.kind];
+  const status = HTTP_STATUS[error.kind];
   const headers: Record<string, string> = {};
   if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
-  if (error instanceof RateLimitedError) headers['Retry-After'] = String(Math.max(1, error.retryAfterSeconds));
-  if (status === 503) headers['Retry-After'] = String(UNAVAILABLE_RETRY_AFTER);
+  if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
+  else if (status === 503) headers['Retry-After'] = String(UNAVAILABLE_RETRY_AFTER);
   return { problem: problem(status, error.code, error.message, error.errors), headers };
 }
 

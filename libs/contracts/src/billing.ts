@@ -1,0 +1,290 @@
+import type { SchemaObject } from 'ajv';
+
+// Billing's commands (NATS request/reply) and facts (JetStream). The gateway validates an
+// HTTP body against the same request schema billing validates the NATS message against.
+
+const base58 = '^[1-9A-HJ-NP-Za-km-z]+$';
+const pubkey = { type: 'string', minLength: 32, maxLength: 44, pattern: base58 } as const;
+const subscriberId = { type: 'string', pattern: '^sub_[1-9A-HJ-NP-Za-km-z]{22}$' } as const;
+const isoTime = { type: 'string', format: 'date-time' } as const;
+const baseUnits = { type: 'string', pattern: '^(0|[1-9][0-9]{0,30})$' } as const;
+const plan = { type: 'string', enum: ['monthly', 'annual'] } as const;
+
+export type Plan = 'monthly' | 'annual';
+
+/** GET /pricing. */
+export interface Pricing {
+  readonly activeSubs: number;
+  readonly tokenNow: number;
+  readonly nextThreshold: number | null;
+  readonly tokenAtNextThreshold: number | null;
+  readonly treasury: string;
+  readonly tokenMint: string;
+}
+
+export interface SubscribeStartRequest {
+  readonly ownerPubkey: string;
+  readonly plan?: Plan;
+  readonly referralCode?: string;
+}
+
+export interface SubscriptionStart {
+  readonly nonce: string;
+  readonly priceToken: number;
+  readonly instructions: { readonly to: string; readonly memo: string; readonly amountBaseUnits: string; readonly mint: string };
+  readonly expiresAt: string;
+}
+
+export interface SubscribeCompleteRequest {
+  readonly nonce: string;
+  readonly txSig: string;
+  readonly ownerPubkey: string;
+}
+
+export interface IssuedKeyReply {
+  readonly apiKey: string;
+  readonly subscriberId: string;
+  readonly paidUntil: string;
+}
+
+export interface ReissueStartRequest {
+  readonly ownerPubkey: string;
+}
+
+export interface ReissueStart {
+  readonly nonce: string;
+  readonly message: string;
+  readonly expiresAt: string;
+}
+
+export interface ReissueCompleteRequest {
+  readonly nonce: string;
+  readonly ownerPubkey: string;
+  readonly signatureBase64: string;
+}
+
+/** Revoke one key by its hash (the gateway's key-sharing policy `revoke`). */
+export interface KeyRevokeRequest {
+  readonly keyHash: string;
+  readonly reason: 'key_sharing';
+}
+
+export interface KeyRevokeReply {
+  readonly revoked: boolean;
+}
+
+/** A command's failure as the HTTP problem the gateway should answer with. */
+export interface CommandError {
+  readonly status: number;
+  readonly code: string;
+  readonly detail: string;
+  readonly retryAfterSeconds?: number;
+  readonly errors?: readonly { readonly path: string; readonly message: string }[];
+}
+
+/** Every billing reply: the result, or the error to relay. */
+export type CommandReply<T> = { readonly ok: true; readonly result: T } | { readonly ok: false; readonly error: CommandError };
+
+/** A subscription was activated, renewed (payment or operator grant) or expired. No wallet key. */
+export interface SubscriptionFact {
+  readonly factId: string;
+  readonly action: 'activated' | 'renewed' | 'expired';
+  readonly plan: 'monthly' | 'annual' | 'grant';
+  readonly subscriberId: string;
+  readonly paidUntil: string;
+  readonly activeSubs: number;
+  readonly ts: string;
+}
+
+/** The active subscription count crossed a pricing threshold. */
+export interface TierFact {
+  readonly factId: string;
+  readonly activeSubs: number;
+  readonly tokenNow: number;
+  readonly direction: 'up' | 'down';
+  readonly ts: string;
+}
+
+export const pricingSchema: SchemaObject = {
+  $id: 'urn:gridlab:pricing',
+  type: 'object',
+  additionalProperties: false,
+  required: ['activeSubs', 'tokenNow', 'nextThreshold', 'tokenAtNextThreshold', 'treasury', 'tokenMint'],
+  properties: {
+    activeSubs: { type: 'integer', minimum: 0 },
+    tokenNow: { type: 'number', minimum: 0 },
+    nextThreshold: { type: ['integer', 'null'], minimum: 1 },
+    tokenAtNextThreshold: { type: ['number', 'null'], minimum: 0 },
+    treasury: pubkey,
+    tokenMint: pubkey,
+  },
+};
+
+export const subscribeStartRequestSchema: SchemaObject = {
+  $id: 'urn:gridlab:subscribe-start-request',
+  type: 'object',
+  additionalProperties: false,
+  required: ['ownerPubkey'],
+  properties: { ownerPubkey: pubkey, plan, referralCode: { type: 'string', minLength: 1, maxLength: 64 } },
+};
+
+export const subscriptionStartSchema: SchemaObject = {
+  $id: 'urn:gridlab:subscription-start',
+  type: 'object',
+  additionalProperties: false,
+  required: ['nonce', 'priceToken', 'instructions', 'expiresAt'],
+  properties: {
+    nonce: { type: 'string', pattern: '^pay-[1-9A-HJ-NP-Za-km-z]{22}$' },
+    priceToken: { type: 'number', exclusiveMinimum: 0 },
+    instructions: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['to', 'memo', 'amountBaseUnits', 'mint'],
+      properties: { to: pubkey, memo: { type: 'string' }, amountBaseUnits: baseUnits, mint: pubkey },
+    },
+    expiresAt: isoTime,
+  },
+};
+
+export const subscribeCompleteRequestSchema: SchemaObject = {
+  $id: 'urn:gridlab:subscribe-complete-request',
+  type: 'object',
+  additionalProperties: false,
+  required: ['nonce', 'txSig', 'ownerPubkey'],
+  properties: {
+    nonce: { type: 'string', minLength: 1, maxLength: 64 },
+    txSig: { type: 'string', minLength: 64, maxLength: 88, pattern: base58 },
+    ownerPubkey: pubkey,
+  },
+};
+
+export const issuedKeySchema: SchemaObject = {
+  $id: 'urn:gridlab:issued-key',
+  type: 'object',
+  additionalProperties: false,
+  required: ['apiKey', 'subscriberId', 'paidUntil'],
+  properties: {
+    apiKey: { type: 'string', pattern: '^grid_[1-9A-HJ-NP-Za-km-z]{43}$' },
+    subscriberId,
+    paidUntil: isoTime,
+  },
+};
+
+export const reissueStartRequestSchema: SchemaObject = {
+  $id: 'urn:gridlab:reissue-start-request',
+  type: 'object',
+  additionalProperties: false,
+  required: ['ownerPubkey'],
+  properties: { ownerPubkey: pubkey },
+};
+
+export const reissueStartSchema: SchemaObject = {
+  $id: 'urn:gridlab:reissue-start',
+  type: 'object',
+  additionalProperties: false,
+  required: ['nonce', 'message', 'expiresAt'],
+  properties: {
+    nonce: { type: 'string', pattern: '^rei-[1-9A-HJ-NP-Za-km-z]{22}$' },
+    message: { type: 'string' },
+    expiresAt: isoTime,
+  },
+};
+
+export const reissueCompleteRequestSchema: SchemaObject = {
+  $id: 'urn:gridlab:reissue-complete-request',
+  type: 'object',
+  additionalProperties: false,
+  required: ['nonce', 'ownerPubkey', 'signatureBase64'],
+  properties: {
+    nonce: { type: 'string', minLength: 1, maxLength: 64 },
+    ownerPubkey: pubkey,
+    signatureBase64: { type: 'string', minLength: 1, maxLength: 200 },
+  },
+};
+
+export const keyRevokeRequestSchema: SchemaObject = {
+  $id: 'urn:gridlab:key-revoke-request',
+  type: 'object',
+  additionalProperties: false,
+  required: ['keyHash', 'reason'],
+  properties: { keyHash: { type: 'string', pattern: '^[0-9a-f]{64}$' }, reason: { type: 'string', enum: ['key_sharing'] } },
+};
+
+export const keyRevokeReplySchema: SchemaObject = {
+  $id: 'urn:gridlab:key-revoke-reply',
+  type: 'object',
+  additionalProperties: false,
+  required: ['revoked'],
+  properties: { revoked: { type: 'boolean' } },
+};
+
+/** The envelope of every billing reply; `result` is checked against the command's own schema. */
+export const commandReplySchema: SchemaObject = {
+  $id: 'urn:gridlab:command-reply',
+  oneOf: [
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['ok', 'result'],
+      properties: { ok: { const: true }, result: {} },
+    },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['ok', 'error'],
+      properties: {
+        ok: { const: false },
+        error: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['status', 'code', 'detail'],
+          properties: {
+            status: { type: 'integer', minimum: 400, maximum: 599 },
+            code: { type: 'string', pattern: '^[a-z_]+$' },
+            detail: { type: 'string' },
+            retryAfterSeconds: { type: 'integer', minimum: 1 },
+            errors: {
+              type: 'array',
+              items: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['path', 'message'],
+                properties: { path: { type: 'string' }, message: { type: 'string' } },
+              },
+            },
+          },
+        },
+      },
+    },
+  ],
+};
+
+export const subscriptionFactSchema: SchemaObject = {
+  $id: 'urn:gridlab:subscription-fact',
+  type: 'object',
+  additionalProperties: false,
+  required: ['factId', 'action', 'plan', 'subscriberId', 'paidUntil', 'activeSubs', 'ts'],
+  properties: {
+    factId: { type: 'string', minLength: 1, maxLength: 200 },
+    action: { type: 'string', enum: ['activated', 'renewed', 'expired'] },
+    plan: { type: 'string', enum: ['monthly', 'annual', 'grant'] },
+    subscriberId,
+    paidUntil: isoTime,
+    activeSubs: { type: 'integer', minimum: 0 },
+    ts: isoTime,
+  },
+};
+
+export const tierFactSchema: SchemaObject = {
+  $id: 'urn:gridlab:tier-fact',
+  type: 'object',
+  additionalProperties: false,
+  required: ['factId', 'activeSubs', 'tokenNow', 'direction', 'ts'],
+  properties: {
+    factId: { type: 'string', minLength: 1, maxLength: 200 },
+    activeSubs: { type: 'integer', minimum: 0 },
+    tokenNow: { type: 'number', minimum: 0 },
+    direction: { type: 'string', enum: ['up', 'down'] },
+    ts: isoTime,
+  },
+};

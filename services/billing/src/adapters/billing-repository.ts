@@ -1,0 +1,294 @@
+import { KeyStore, type IssuedKey } from '@gridlab/billing-store';
+import type { Plan, SubscriptionFact, TierFact } from '@gridlab/contracts';
+import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
+import { ConflictError } from '@gridlab/errors';
+import { planMonths, priceSheet, tierIndex, type PriceLadder } from '../domain/pricing';
+
+export interface PaymentNonce {
+  readonly nonce: string;
+  readonly ownerPubkey: string;
+  readonly plan: Plan;
+  readonly amountBaseUnits: bigint;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+  readonly consumed: boolean;
+}
+
+export interface ReissueNonce {
+  readonly nonce: string;
+  readonly ownerPubkey: string;
+  readonly message: string;
+  readonly expiresAt: Date;
+  readonly consumed: boolean;
+}
+
+/** A fact written to the outbox, to publish after commit. */
+export type OutboxFact =
+  | { readonly seq: number; readonly kind: 'subscription'; readonly payload: SubscriptionFact }
+  | { readonly seq: number; readonly kind: 'tier'; readonly payload: TierFact };
+
+/** What a completed payment or reissue produced. */
+export interface KeyChange {
+  readonly issued: IssuedKey;
+  readonly facts: readonly OutboxFact[];
+}
+
+/** The verified payment being recorded. */
+export interface VerifiedPayment {
+  readonly nonce: string;
+  readonly ownerPubkey: string;
+  readonly txSig: string;
+  readonly slot: number;
+  readonly blockTime: Date | null;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * Billing's PostgreSQL adapter: nonces, payments, the facts outbox and the announced
+ * tier, next to the key store. Every change that issues a key or changes the active
+ * count happens in one transaction together with its facts.
+ */
+export class BillingRepository {
+  constructor(
+    private readonly pool: Pool,
+    private readonly keys: KeyStore,
+    private readonly ladder: PriceLadder,
+  ) {}
+
+  async activeCount(now: Date): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM billing.subscribers WHERE paid_until > $1`, [now]);
+    return rows[0]!.n;
+  }
+
+  /** The subscriber with this id if its subscription is active (a valid referral code). */
+  async activeSubscriber(subscriberId: string, now: Date): Promise<{ ownerPubkey: string } | null> {
+    const { rows } = await this.pool.query<{ owner_pubkey: string }>(
+      `SELECT owner_pubkey FROM billing.subscribers WHERE id = $1 AND paid_until > $2`,
+      [subscriberId, now],
+    );
+    return rows[0] === undefined ? null : { ownerPubkey: rows[0].owner_pubkey };
+  }
+
+  async subscriberOf(ownerPubkey: string): Promise<{ id: string } | null> {
+    const { rows } = await this.pool.query<{ id: string }>(`SELECT id FROM billing.subscribers WHERE owner_pubkey = $1`, [ownerPubkey]);
+    return rows[0] ?? null;
+  }
+
+  async createPaymentNonce(n: Omit<PaymentNonce, 'consumed'> & { readonly referralId: string | null }): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO billing.payment_nonces (nonce, owner_pubkey, plan, referral_id, amount_base_units, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [n.nonce, n.ownerPubkey, n.plan, n.referralId, n.amountBaseUnits.toString(), n.createdAt, n.expiresAt],
+    );
+  }
+
+  async findPaymentNonce(nonce: string): Promise<PaymentNonce | null> {
+    const { rows } = await this.pool.query<{
+      owner_pubkey: string;
+      plan: Plan;
+      amount_base_units: string;
+      created_at: Date;
+      expires_at: Date;
+      consumed_at: Date | null;
+    }>(`SELECT owner_pubkey, plan, amount_base_units::text, created_at, expires_at, consumed_at FROM billing.payment_nonces WHERE nonce = $1`, [
+      nonce,
+    ]);
+    const row = rows[0];
+    if (row === undefined) return null;
+    return {
+      nonce,
+      ownerPubkey: row.owner_pubkey,
+      plan: row.plan,
+      amountBaseUnits: BigInt(row.amount_base_units),
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+      consumed: row.consumed_at !== null,
+    };
+  }
+
+  async txSigUsed(txSig: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(`SELECT 1 FROM billing.payments WHERE tx_sig = $1`, [txSig]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  /**
+   * Records a verified payment in one transaction: the nonce is consumed, the payment
+   * stored (its signature unique), the subscription created or extended, a new key issued
+   * (revoking the previous one) and the facts written. The nonce row lock makes
+   * concurrent completions of one nonce wait; the loser sees it consumed.
+   */
+  async completePayment(payment: VerifiedPayment, now: Date): Promise<KeyChange> {
+    return withTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{ plan: Plan; amount_base_units: string; consumed_at: Date | null }>(
+        `SELECT plan, amount_base_units::text, consumed_at FROM billing.payment_nonces WHERE nonce = $1 FOR UPDATE`,
+        [payment.nonce],
+      );
+      const nonce = rows[0];
+      if (nonce === undefined) throw new Error(`payment nonce ${payment.nonce} vanished`);
+      if (nonce.consumed_at !== null) throw new ConflictError('nonce_consumed', 'this payment nonce has already been used');
+      const previous = await client.query<{ paid_until: Date }>(
+        `SELECT paid_until FROM billing.subscribers WHERE owner_pubkey = $1 FOR UPDATE`,
+        [payment.ownerPubkey],
+      );
+      const subscriberId = await this.keys.extend(client, payment.ownerPubkey, nonce.plan, { months: planMonths(nonce.plan) }, now);
+      try {
+        await client.query(
+          `INSERT INTO billing.payments (tx_sig, nonce, subscriber_id, plan, amount_base_units, block_time, slot, recorded_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          [payment.txSig, payment.nonce, subscriberId, nonce.plan, nonce.amount_base_units, payment.blockTime, payment.slot, now],
+        );
+      } catch (error) {
+        if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
+          throw new ConflictError('tx_already_used', 'this transaction has already paid for a subscription');
+        }
+        throw error;
+      }
+      await client.query(`UPDATE billing.payment_nonces SET consumed_at = $2, consumed_tx_sig = $3 WHERE nonce = $1`, [
+        payment.nonce,
+        now,
+        payment.txSig,
+      ]);
+      const issued = await this.keys.issue(client, subscriberId, 'payment', now);
+      const before = previous.rows[0]?.paid_until;
+      const action = before !== undefined && before > now ? 'renewed' : 'activated';
+      const facts = await this.recordFacts(client, now, {
+        factId: `payment:${payment.txSig}`,
+        action,
+        plan: nonce.plan,
+        subscriberId,
+        paidUntil: issued.paidUntil.toISOString(),
+      });
+      return { issued, facts };
+    });
+  }
+
+  async createReissueNonce(n: Omit<ReissueNonce, 'consumed'> & { readonly createdAt: Date }): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO billing.reissue_nonces (nonce, owner_pubkey, message, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)`,
+      [n.nonce, n.ownerPubkey, n.message, n.createdAt, n.expiresAt],
+    );
+  }
+
+  async findReissueNonce(nonce: string): Promise<ReissueNonce | null> {
+    const { rows } = await this.pool.query<{ owner_pubkey: string; message: string; expires_at: Date; consumed_at: Date | null }>(
+      `SELECT owner_pubkey, message, expires_at, consumed_at FROM billing.reissue_nonces WHERE nonce = $1`,
+      [nonce],
+    );
+    const row = rows[0];
+    if (row === undefined) return null;
+    return { nonce, ownerPubkey: row.owner_pubkey, message: row.message, expiresAt: row.expires_at, consumed: row.consumed_at !== null };
+  }
+
+  /** Consumes the reissue nonce (once, under its row lock) and issues a new key, revoking the old one. */
+  async completeReissue(nonce: string, ownerPubkey: string, now: Date): Promise<IssuedKey> {
+    return withTransaction(this.pool, async (client) => {
+      const consumed = await client.query(
+        `UPDATE billing.reissue_nonces SET consumed_at = $2 WHERE nonce = $1 AND consumed_at IS NULL RETURNING nonce`,
+        [nonce, now],
+      );
+      if ((consumed.rowCount ?? 0) === 0) throw new ConflictError('nonce_consumed', 'this reissue nonce has already been used');
+      const { rows } = await client.query<{ id: string }>(`SELECT id FROM billing.subscribers WHERE owner_pubkey = $1`, [ownerPubkey]);
+      const subscriber = rows[0];
+      if (subscriber === undefined) throw new Error(`subscriber of ${ownerPubkey} vanished`);
+      return this.keys.issue(client, subscriber.id, 'reissue', now);
+    });
+  }
+
+  async revokeKeyHash(keyHash: Buffer, reason: string, now: Date): Promise<boolean> {
+    return this.keys.revokeHash(keyHash, reason, now);
+  }
+
+  /**
+   * Announces subscriptions whose paid period has ended (one `expired` fact per
+   * subscriber and paid period) and any tier crossing; returns the facts to publish.
+   */
+  async expireDue(now: Date, limit = 500): Promise<OutboxFact[]> {
+    return withTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{ id: string; plan: string; paid_until: Date }>(
+        `UPDATE billing.subscribers SET expiry_announced_for = paid_until
+          WHERE id IN (SELECT id FROM billing.subscribers
+                        WHERE paid_until <= $1 AND expiry_announced_for IS DISTINCT FROM paid_until
+                        ORDER BY paid_until LIMIT $2 FOR UPDATE SKIP LOCKED)
+          RETURNING id, plan, paid_until`,
+        [now, limit],
+      );
+      const facts: OutboxFact[] = [];
+      for (const row of rows) {
+        facts.push(
+          ...(await this.recordFacts(client, now, {
+            factId: `expired:${row.id}:${row.paid_until.toISOString()}`,
+            action: 'expired',
+            plan: row.plan as SubscriptionFact['plan'],
+            subscriberId: row.id,
+            paidUntil: row.paid_until.toISOString(),
+          })),
+        );
+      }
+      if (rows.length === 0) facts.push(...(await this.recordFacts(client, now, null)));
+      return facts;
+    });
+  }
+
+  /** Outbox facts not yet confirmed published, oldest first. */
+  async unpublishedFacts(limit: number): Promise<OutboxFact[]> {
+    const { rows } = await this.pool.query<{ seq: string; kind: 'subscription' | 'tier'; payload: SubscriptionFact & TierFact }>(
+      `SELECT seq, kind, payload FROM billing.facts WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({ seq: Number(r.seq), kind: r.kind, payload: r.payload }) as OutboxFact);
+  }
+
+  async markPublished(seqs: readonly number[], now: Date): Promise<void> {
+    if (seqs.length === 0) return;
+    await this.pool.query(`UPDATE billing.facts SET published_at = $2 WHERE seq = ANY($1::bigint[]) AND published_at IS NULL`, [seqs, now]);
+  }
+
+  /**
+   * Writes a subscription fact (when given) and, when the active count has crossed a
+   * threshold since the last announcement, a tier fact. The tier row lock serializes
+   * announcements, so each crossing is announced once and in order.
+   */
+  private async recordFacts(
+    client: PoolClient,
+    now: Date,
+    change: Omit<SubscriptionFact, 'activeSubs' | 'ts'> | null,
+  ): Promise<OutboxFact[]> {
+    const state = await client.query<{ active_subs: number; version: string }>(
+      `SELECT active_subs, version FROM billing.tier_state FOR UPDATE`,
+    );
+    const announced = state.rows[0]!;
+    const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM billing.subscribers WHERE paid_until > $1`, [now]);
+    const activeSubs = rows[0]!.n;
+    const ts = now.toISOString();
+    const facts: OutboxFact[] = [];
+    if (change !== null) {
+      facts.push(await this.insertFact(client, 'subscription', { ...change, activeSubs, ts }));
+    }
+    const before = tierIndex(this.ladder, announced.active_subs);
+    const after = tierIndex(this.ladder, activeSubs);
+    const version = Number(announced.version) + (before === after ? 0 : 1);
+    if (before !== after) {
+      const tier: TierFact = {
+        factId: `tier:${version}`,
+        activeSubs,
+        tokenNow: priceSheet(this.ladder, activeSubs).tokenNow,
+        direction: after > before ? 'up' : 'down',
+        ts,
+      };
+      facts.push(await this.insertFact(client, 'tier', tier));
+    }
+    if (activeSubs !== announced.active_subs || version !== Number(announced.version)) {
+      await client.query(`UPDATE billing.tier_state SET active_subs = $1, version = $2`, [activeSubs, version]);
+    }
+    return facts;
+  }
+
+  private async insertFact(client: PoolClient, kind: 'subscription' | 'tier', payload: SubscriptionFact | TierFact): Promise<OutboxFact> {
+    const { rows } = await client.query<{ seq: string }>(
+      `INSERT INTO billing.facts (fact_id, kind, payload, created_at) VALUES ($1, $2, $3, $4) RETURNING seq`,
+      [payload.factId, kind, JSON.stringify(payload), payload.ts],
+    );
+    return { seq: Number(rows[0]!.seq), kind, payload } as OutboxFact;
+  }
+}

@@ -1,0 +1,200 @@
+import { newNonce, PAYMENT_NONCE_RE, REISSUE_NONCE_RE, type IssuedKey, type RandomInt } from '@gridlab/billing-store';
+import type {
+  IssuedKeyReply,
+  Pricing,
+  ReissueCompleteRequest,
+  ReissueStart,
+  ReissueStartRequest,
+  SubscribeCompleteRequest,
+  SubscribeStartRequest,
+  SubscriptionStart,
+} from '@gridlab/contracts';
+import { ConflictError, GoneError, InputError, NotFoundError, UnprocessableError } from '@gridlab/errors';
+import type { Logger } from '@gridlab/logger';
+import bs58 from 'bs58';
+import type { BillingRepository, OutboxFact } from '../adapters/billing-repository';
+import { priceSheet, quote, toTokens, type PriceLadder } from '../domain/pricing';
+import { isValidSignature, reissueMessage } from '../domain/reissue';
+import { checkPayment, type PaymentTx } from '../domain/verify-payment';
+
+/** Where the chain is read (the adapter over @solana/web3.js). */
+export interface PaymentReader {
+  fetch(txSig: string): Promise<PaymentTx | null>;
+}
+
+/** What happens after a commit: revoke old keys in every gateway's cache, publish facts. */
+export interface AfterCommit {
+  revoked(keyHash: Buffer): Promise<void>;
+  facts(facts: readonly OutboxFact[]): Promise<void>;
+}
+
+export interface BillingSettings {
+  readonly treasury: string;
+  readonly tokenMint: string;
+  readonly ladder: PriceLadder;
+  readonly paymentNonceTtlMs: number;
+  readonly reissueNonceTtlMs: number;
+}
+
+/** Seconds a client should wait before retrying a payment not yet visible at `confirmed`. */
+const NOT_CONFIRMED_RETRY_AFTER_S = 2;
+
+/**
+ * Billing's use cases: pricing, the subscribe flow (nonce → verified payment → key) and
+ * the reissue flow (nonce → wallet signature → key). Checks run in SPEC order; every
+ * failure is a business error with its own code.
+ */
+export class Billing {
+  constructor(
+    private readonly repo: BillingRepository,
+    private readonly chain: PaymentReader,
+    private readonly after: AfterCommit,
+    private readonly settings: BillingSettings,
+    private readonly logger: Logger,
+    private readonly now: () => Date = () => new Date(),
+    private readonly random?: RandomInt,
+  ) {}
+
+  async pricing(): Promise<Pricing> {
+    const activeSubs = await this.repo.activeCount(this.now());
+    return { ...priceSheet(this.settings.ladder, activeSubs), treasury: this.settings.treasury, tokenMint: this.settings.tokenMint };
+  }
+
+  async startSubscription(request: SubscribeStartRequest): Promise<SubscriptionStart> {
+    const owner = walletKey(request.ownerPubkey, '/ownerPubkey');
+    const plan = request.plan ?? 'monthly';
+    const now = this.now();
+    let referralId: string | null = null;
+    if (request.referralCode !== undefined && plan === 'monthly') {
+      const referrer = await this.repo.activeSubscriber(request.referralCode, now);
+      if (referrer === null || referrer.ownerPubkey === owner) {
+        throw new InputError(`referral code ${request.referralCode} is not an active subscriber's id`, {
+          errors: [{ path: '/referralCode', message: 'is not an active subscriber id of another wallet' }],
+        });
+      }
+      referralId = request.referralCode;
+    }
+    const amount = quote(this.settings.ladder, await this.repo.activeCount(now), plan, referralId !== null);
+    const nonce = newNonce('pay', this.random);
+    const expiresAt = new Date(now.getTime() + this.settings.paymentNonceTtlMs);
+    await this.repo.createPaymentNonce({ nonce, ownerPubkey: owner, plan, referralId, amountBaseUnits: amount, createdAt: now, expiresAt });
+    return {
+      nonce,
+      priceToken: toTokens(amount, this.settings.ladder.decimals),
+      instructions: { to: this.settings.treasury, memo: nonce, amountBaseUnits: amount.toString(), mint: this.settings.tokenMint },
+      expiresAt: expiresAt.toISOString(),
+    };
+  }
+
+  async completeSubscription(request: SubscribeCompleteRequest): Promise<IssuedKeyReply> {
+    const owner = walletKey(request.ownerPubkey, '/ownerPubkey');
+    const nonce = PAYMENT_NONCE_RE.test(request.nonce) ? await this.repo.findPaymentNonce(request.nonce) : null;
+    if (nonce === null || nonce.ownerPubkey !== owner) {
+      throw new NotFoundError('nonce_not_found', `no payment nonce ${request.nonce} was issued to ${owner}`);
+    }
+    if (nonce.consumed) throw new ConflictError('nonce_consumed', 'this payment nonce has already been used');
+    if (nonce.expiresAt.getTime() <= this.now().getTime()) {
+      throw new GoneError('nonce_expired', `the payment nonce expired at ${nonce.expiresAt.toISOString()}; start again with POST /subscribe`);
+    }
+    if (await this.repo.txSigUsed(request.txSig)) {
+      throw new ConflictError('tx_already_used', 'this transaction has already paid for a subscription');
+    }
+    const tx = await this.chain.fetch(request.txSig);
+    if (tx === null) {
+      throw new ConflictError('payment_not_confirmed', 'the transaction is not confirmed yet; retry shortly', {
+        retryAfterSeconds: NOT_CONFIRMED_RETRY_AFTER_S,
+      });
+    }
+    const failed = checkPayment(tx, {
+      nonce: nonce.nonce,
+      ownerPubkey: owner,
+      treasury: this.settings.treasury,
+      mint: this.settings.tokenMint,
+      amountBaseUnits: nonce.amountBaseUnits,
+      nonceCreatedAt: nonce.createdAt,
+    });
+    if (failed !== null) throw new UnprocessableError('payment_invalid', `check ${failed.check} failed: ${failed.detail}`);
+    const change = await this.repo.completePayment(
+      {
+        nonce: nonce.nonce,
+        ownerPubkey: owner,
+        txSig: request.txSig,
+        slot: tx.slot,
+        blockTime: tx.blockTime === null ? null : new Date(tx.blockTime * 1000),
+      },
+      this.now(),
+    );
+    this.logger.info('subscription paid', { subscriberId: change.issued.subscriberId, plan: nonce.plan, paidUntil: change.issued.paidUntil });
+    await this.afterIssue(change.issued);
+    await this.after.facts(change.facts);
+    return reply(change.issued);
+  }
+
+  async startReissue(request: ReissueStartRequest): Promise<ReissueStart> {
+    const owner = walletKey(request.ownerPubkey, '/ownerPubkey');
+    if ((await this.repo.subscriberOf(owner)) === null) {
+      throw new NotFoundError('subscription_not_found', `${owner} has no subscription`);
+    }
+    const now = this.now();
+    const nonce = newNonce('rei', this.random);
+    const expiresAt = new Date(now.getTime() + this.settings.reissueNonceTtlMs);
+    const message = reissueMessage(owner, nonce, expiresAt);
+    await this.repo.createReissueNonce({ nonce, ownerPubkey: owner, message, createdAt: now, expiresAt });
+    return { nonce, message, expiresAt: expiresAt.toISOString() };
+  }
+
+  async completeReissue(request: ReissueCompleteRequest): Promise<IssuedKeyReply> {
+    const owner = walletKey(request.ownerPubkey, '/ownerPubkey');
+    const nonce = REISSUE_NONCE_RE.test(request.nonce) ? await this.repo.findReissueNonce(request.nonce) : null;
+    if (nonce === null || nonce.ownerPubkey !== owner) {
+      throw new NotFoundError('nonce_not_found', `no reissue nonce ${request.nonce} was issued to ${owner}`);
+    }
+    if (nonce.consumed) throw new ConflictError('nonce_consumed', 'this reissue nonce has already been used');
+    if (nonce.expiresAt.getTime() <= this.now().getTime()) {
+      throw new GoneError('nonce_expired', `the reissue nonce expired at ${nonce.expiresAt.toISOString()}; start again with POST /reissue`);
+    }
+    if (!isValidSignature(nonce.message, request.signatureBase64, owner)) {
+      throw new UnprocessableError('signature_invalid', 'the signature is not an ed25519 signature of the message by ownerPubkey');
+    }
+    const issued = await this.repo.completeReissue(nonce.nonce, owner, this.now());
+    this.logger.info('api key reissued', { subscriberId: issued.subscriberId });
+    await this.afterIssue(issued);
+    return reply(issued);
+  }
+
+  /** Revokes one key by hash (key-sharing policy `revoke`), on every gateway at once. */
+  async revokeKey(keyHash: Buffer, reason: string): Promise<boolean> {
+    const revoked = await this.repo.revokeKeyHash(keyHash, reason, this.now());
+    if (revoked) await this.after.revoked(keyHash);
+    return revoked;
+  }
+
+  /** Announces ended subscriptions and tier crossings (the lifecycle scheduler's tick). */
+  async announceExpiries(): Promise<number> {
+    const facts = await this.repo.expireDue(this.now());
+    await this.after.facts(facts);
+    return facts.length;
+  }
+
+  private async afterIssue(issued: IssuedKey): Promise<void> {
+    if (issued.revokedKeyHash !== null) await this.after.revoked(issued.revokedKeyHash);
+  }
+}
+
+function reply(issued: IssuedKey): IssuedKeyReply {
+  return { apiKey: issued.apiKey, subscriberId: issued.subscriberId, paidUntil: issued.paidUntil.toISOString() };
+}
+
+/** A wallet public key: base58 of exactly 32 bytes (on the curve or not). */
+function walletKey(value: string, path: string): string {
+  let bytes: Uint8Array | null = null;
+  try {
+    bytes = bs58.decode(value);
+  } catch {
+    bytes = null;
+  }
+  if (bytes?.length !== 32) {
+    throw new InputError(`${value} is not a base58 public key of 32 bytes`, { errors: [{ path, message: 'must be a base58 32-byte public key' }] });
+  }
+  return value;
+}

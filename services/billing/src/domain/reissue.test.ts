@@ -1,0 +1,27 @@
+import { Keypair } from '@solana/web3.js';
+import { signAsync } from '@noble/ed25519';
+import { isValidSignature, reissueMessage } from './reissue';
+
+describe('reissue message and signature', () => {
+  const wallet = Keypair.generate();
+  const owner = wallet.publicKey.toBase58();
+  const message = reissueMessage(owner, 'rei-1111111111111111111111', new Date('2026-11-23T10:00:00.000Z'));
+  const sign = async (text: string, key = wallet) =>
+    Buffer.from(await signAsync(new TextEncoder().encode(text), key.secretKey.slice(0, 32))).toString('base64');
+
+  it('has the exact SPEC format', () => {
+    expect(message).toBe(`Gridlab API key reissue\nowner: ${owner}\nnonce: rei-1111111111111111111111\nexpires: 2026-11-23T10:00:00.000Z`);
+  });
+
+  it("accepts the owner's signature of the UTF-8 message and nothing else", async () => {
+    const good = await sign(message);
+    expect(isValidSignature(message, good, owner)).toBe(true);
+    expect(isValidSignature(`${message} `, good, owner)).toBe(false);
+    expect(isValidSignature(message, await sign(message, Keypair.generate()), owner)).toBe(false);
+    const flipped = Buffer.from(good, 'base64');
+    flipped[5] = flipped[5]! ^ 1;
+    expect(isValidSignature(message, flipped.toString('base64'), owner)).toBe(false);
+    expect(isValidSignature(message, 'not base64!', owner)).toBe(false);
+    expect(isValidSignature(message, Buffer.alloc(63).toString('base64'), owner)).toBe(false);
+  });
+});
