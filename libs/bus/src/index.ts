@@ -4,7 +4,8 @@
  * correlation headers, and contract-validated JSON encoding on both ends.
  */
 export { connectBus, type BusOptions, type NatsConnection } from './connect';
-export { ensureRoundsStream, openLiveBucket } from './streams';
+export { ensureRoundsStream, ensureBillingStream, openLiveBucket } from './streams';
 export { publishDurable, encodeMessage, decodeMessage, jetStreamOf } from './publish';
 export type { KV } from '@nats-io/kv';
 export type { JetStreamClient } from '@nats-io/jetstream';
+export { serveCommands, requestCommand, route, type CommandRoute, type AnyCommandRoute, type RequestOptions } from './commands';

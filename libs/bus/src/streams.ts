@@ -10,10 +10,19 @@ const NANOS_PER_MS = 1_000_000;
  * over 15 minutes, kept on file) or brings an existing one to this configuration.
  */
 export async function ensureRoundsStream(nc: NatsConnection, names: NatsNames): Promise<void> {
+  await ensureStream(nc, names.streams.rounds, [names.subjects.roundSettled, names.subjects.roundOpened]);
+}
+
+/** The BILLING stream of subscription and tier facts (same durability and deduplication). */
+export async function ensureBillingStream(nc: NatsConnection, names: NatsNames): Promise<void> {
+  await ensureStream(nc, names.streams.billing, [names.subjects.subscriptionChanged, names.subjects.tierChanged]);
+}
+
+async function ensureStream(nc: NatsConnection, name: string, subjects: string[]): Promise<void> {
   const jsm = await jetstreamManager(nc);
   const config: Partial<StreamConfig> & { name: string } = {
-    name: names.streams.rounds,
-    subjects: [names.subjects.roundSettled, names.subjects.roundOpened],
+    name,
+    subjects,
     storage: StorageType.File,
     duplicate_window: DUPLICATE_WINDOW_MS * NANOS_PER_MS,
   };

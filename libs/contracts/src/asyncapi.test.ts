@@ -36,6 +36,7 @@ describe('docs/asyncapi.yaml', () => {
       ReissueCompleteRequest: contracts.reissueCompleteRequestSchema,
       KeyRevokeRequest: contracts.keyRevokeRequestSchema,
       CommandReply: contracts.commandReplySchema,
+      PricingRequest: contracts.pricingRequestSchema,
       Pricing: contracts.pricingSchema,
       SubscriptionStart: contracts.subscriptionStartSchema,
       IssuedKey: contracts.issuedKeySchema,

@@ -105,6 +105,13 @@ export interface TierFact {
   readonly ts: string;
 }
 
+export const pricingRequestSchema: SchemaObject = {
+  $id: 'urn:gridlab:pricing-request',
+  type: 'object',
+  additionalProperties: false,
+  properties: {},
+};
+
 export const pricingSchema: SchemaObject = {
   $id: 'urn:gridlab:pricing',
   type: 'object',

@@ -39,6 +39,7 @@ export type {
 } from './billing';
 import * as billing from './billing';
 export {
+  pricingRequestSchema,
   pricingSchema,
   subscribeStartRequestSchema,
   subscriptionStartSchema,
@@ -54,6 +55,7 @@ export {
   tierFactSchema,
 } from './billing';
 
+export const validatePricingRequest = compileValidator<Record<string, never>>(billing.pricingRequestSchema, 'pricing request');
 export const validatePricing = compileValidator<billing.Pricing>(billing.pricingSchema, 'pricing');
 export const validateSubscribeStartRequest = compileValidator<billing.SubscribeStartRequest>(
   billing.subscribeStartRequestSchema,

@@ -1,4 +1,4 @@
-import { int, list, loadConfig, serviceFields, str, type Env } from '@gridlab/config';
+import { int, list, loadConfig, oneOf, serviceFields, str, type Env } from '@gridlab/config';
 
 // The gateway serves /healthz, /readyz and /metrics on its API port, so it has no
 // separate ops address.
@@ -14,6 +14,11 @@ const SCHEMA = {
   REDIS_TIMEOUT_MS: int({ default: 50, min: 5, max: 5000, doc: 'Per-command Redis deadline before falling back' }),
   API_KEY_HMAC_SECRET: str({ secret: true, minLength: 32, doc: 'Server secret of the API key HMAC (shared with billing and the CLI)' }),
   TRUSTED_PROXIES: list({ default: [], doc: 'Proxy addresses whose X-Forwarded-For is believed' }),
+  KEY_SHARING_POLICY: oneOf(['warn', 'revoke'] as const, {
+    default: 'warn',
+    doc: 'On a key_sharing signal: only warn (log, metric, NATS fact), or also revoke the key through billing',
+  }),
+  COMMAND_TIMEOUT_MS: int({ default: 10_000, min: 100, max: 120_000, doc: 'Deadline of a command sent to billing or the lab services' }),
   KEY_SHARING_MAX_ADDRESSES: int({ default: 3, min: 1, max: 1000, doc: 'Distinct client addresses per key within 5 minutes before a key_sharing signal' }),
 };
 

@@ -8,6 +8,7 @@ import { RoundRepository } from '@gridlab/rounds-store';
 import { redisCheck } from '@gridlab/runtime';
 import { Redis } from 'ioredis';
 import { Counter, Gauge } from 'prom-client';
+import { BillingClient } from './adapters/nats/billing-client';
 import { LiveCache, followLive } from './adapters/nats/live-feed';
 import { RedisGate } from './adapters/redis/redis-gate';
 import { Authenticator } from './app/authenticate';
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
   const sharing = new Counter({ name: 'gateway_key_sharing_signals_total', help: 'Keys seen from more client addresses than allowed', registers: [metrics] });
   const live = new LiveCache();
   const names = natsNames(config.NATS_PREFIX);
+  const billing = new BillingClient(nc, names, config.COMMAND_TIMEOUT_MS);
   stopLive = await followLive(nc, names, live, logger.child({ component: 'live' }));
   const gate = new RedisGate(redis, {
     prefix: config.REDIS_PREFIX,
@@ -73,11 +75,18 @@ async function main(): Promise<void> {
     fallbackLimiter,
     {
       redisFallback: (active) => fallbackGauge.set(active ? 1 : 0),
-      keySharing: (_hash, subscriberId, distinctAddresses) => {
+      keySharing: (keyHash, subscriberId, distinctAddresses) => {
+        const policy = config.KEY_SHARING_POLICY;
         sharing.inc();
-        logger.warn('key_sharing', { subscriberId, distinctAddresses, windowMinutes: SHARING_WINDOW_MS / 60_000 });
-        const fact = { subscriberId, distinctAddresses, windowSeconds: SHARING_WINDOW_MS / 1000, policy: 'warn' as const, detectedAt: new Date().toISOString() };
+        logger.warn('key_sharing', { subscriberId, distinctAddresses, windowMinutes: SHARING_WINDOW_MS / 60_000, policy });
+        const fact = { subscriberId, distinctAddresses, windowSeconds: SHARING_WINDOW_MS / 1000, policy, detectedAt: new Date().toISOString() };
         nc.publish(names.subjects.keyShared, encodeMessage(validateKeyShared, fact));
+        if (policy === 'revoke') {
+          billing.revokeKey(keyHash).then(
+            (revoked) => logger.warn('key revoked for sharing', { subscriberId, revoked }),
+            (error: unknown) => logger.error('key-sharing revocation failed; the signal stands', { subscriberId, err: error }),
+          );
+        }
       },
     },
     logger.child({ component: 'auth' }),
@@ -87,6 +96,7 @@ async function main(): Promise<void> {
     limitAddress: (address: string) =>
       gate.takeForAddress(IP_POLICY, address).catch(() => fallbackLimiter.take(IP_POLICY, `ip:${address}`)),
     rounds: new RoundRepository(pool),
+    billing,
     live,
     logger,
     metrics,

@@ -1,18 +1,116 @@
 /**
- * The billing service process. It owns the `billing` schema (subscribers and API key
- * hashes), which it migrates at start; the payment and key flows arrive with the
- * billing issue.
+ * The billing service process: answers pricing, subscribe and reissue commands over
+ * NATS (queue group `billing`), verifies payments on chain, owns the `billing` schema,
+ * announces expiries and tier crossings, and publishes subscription facts from its
+ * outbox.
  */
-import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA } from '@gridlab/billing-store';
+import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA, KeyStore } from '@gridlab/billing-store';
+import { ensureBillingStream, route, serveCommands } from '@gridlab/bus';
+import * as contracts from '@gridlab/contracts';
 import { startPlatform } from '@gridlab/platform';
+import { redisCheck } from '@gridlab/runtime';
+import { Redis } from 'ioredis';
+import { BillingRepository } from './adapters/billing-repository';
+import { FactPublisher } from './adapters/fact-publisher';
+import { GatewayKeyCache } from './adapters/gateway-cache';
+import { SolanaPayments } from './adapters/solana-payments';
+import { Billing } from './app/billing';
 import { loadServiceConfig } from './config';
+import { parseLadder } from './domain/pricing';
 
 async function main(): Promise<void> {
   const config = loadServiceConfig(process.env);
-  await startPlatform('billing', config, {
+  const ladder = parseLadder(config.PRICE_LADDER, config.TOKEN_DECIMALS);
+  const names = contracts.natsNames(config.NATS_PREFIX);
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 500 });
+  const timers: NodeJS.Timeout[] = [];
+  const platform = await startPlatform('billing', config, {
     ops: { host: config.OPS_HOST, port: config.OPS_PORT },
     migrate: { schema: BILLING_SCHEMA, dir: BILLING_MIGRATIONS_DIR },
+    checks: { redis: redisCheck(redis) },
+    stopFirst: [
+      { name: 'schedulers', run: async () => timers.forEach(clearInterval) },
+      { name: 'commands', run: async () => subscriptions.forEach((s) => s.unsubscribe()) },
+      { name: 'redis', run: async () => void redis.disconnect() },
+    ],
   });
+  const { logger, pool, nc } = platform;
+  redis.on('error', (error) => logger.debug('redis error', { err: error }));
+  await ensureBillingStream(nc, names);
+
+  const repo = new BillingRepository(pool, new KeyStore(pool, config.API_KEY_HMAC_SECRET), ladder);
+  const cache = new GatewayKeyCache(redis, config.REDIS_PREFIX, logger);
+  const facts = new FactPublisher(nc, names, repo, logger);
+  const billing = new Billing(
+    repo,
+    new SolanaPayments(config.SOLANA_RPC_URL, config.SOLANA_RPC_TIMEOUT_MS),
+    { revoked: (hash) => cache.revoke(hash), facts: (list) => facts.publish(list) },
+    {
+      treasury: config.TREASURY_ADDRESS,
+      tokenMint: config.TOKEN_MINT,
+      ladder,
+      paymentNonceTtlMs: config.PAYMENT_NONCE_TTL_S * 1000,
+      reissueNonceTtlMs: config.REISSUE_NONCE_TTL_S * 1000,
+    },
+    logger,
+  );
+
+  const c = names.commands;
+  const subscriptions = serveCommands(
+    nc,
+    'billing',
+    [
+      route({ subject: c.pricing, request: contracts.validatePricingRequest, result: contracts.validatePricing, handle: () => billing.pricing() }),
+      route({
+        subject: c.subscribeStart,
+        request: contracts.validateSubscribeStartRequest,
+        result: contracts.validateSubscriptionStart,
+        handle: (r) => billing.startSubscription(r),
+      }),
+      route({
+        subject: c.subscribeComplete,
+        request: contracts.validateSubscribeCompleteRequest,
+        result: contracts.validateIssuedKey,
+        handle: (r) => billing.completeSubscription(r),
+      }),
+      route({
+        subject: c.reissueStart,
+        request: contracts.validateReissueStartRequest,
+        result: contracts.validateReissueStart,
+        handle: (r) => billing.startReissue(r),
+      }),
+      route({
+        subject: c.reissueComplete,
+        request: contracts.validateReissueCompleteRequest,
+        result: contracts.validateIssuedKey,
+        handle: (r) => billing.completeReissue(r),
+      }),
+      route({
+        subject: c.keyRevoke,
+        request: contracts.validateKeyRevokeRequest,
+        result: contracts.validateKeyRevokeReply,
+        handle: async (r) => ({ revoked: await billing.revokeKey(Buffer.from(r.keyHash, 'hex'), r.reason) }),
+      }),
+    ],
+    logger,
+  );
+
+  const every = (ms: number, name: string, task: () => Promise<unknown>): void => {
+    let running = false;
+    timers.push(
+      setInterval(() => {
+        if (running) return;
+        running = true;
+        task()
+          .catch((error: unknown) => logger.warn(`${name} failed; retrying on the next tick`, { err: error }))
+          .finally(() => (running = false));
+      }, ms),
+    );
+  };
+  every(config.EXPIRY_SWEEP_MS, 'expiry sweep', () => billing.announceExpiries());
+  every(config.FACT_RELAY_MS, 'fact relay', () => facts.relay());
+  await facts.relay().catch((error: unknown) => logger.warn('initial fact relay failed', { err: error }));
+  logger.info('billing ready', { treasury: config.TREASURY_ADDRESS, tokenMint: config.TOKEN_MINT, rpc: config.SOLANA_RPC_URL });
 }
 
 main().catch((error: unknown) => {

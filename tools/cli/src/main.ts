@@ -5,18 +5,22 @@
 import { isGridlabError } from '@gridlab/errors';
 import { Command, CommanderError } from 'commander';
 import { registerAdmin } from './commands/admin';
+import { registerDevnet } from './commands/devnet';
 import { registerImport } from './commands/import';
+import { registerWallet } from './commands/wallet';
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 
 const program = new Command('gridlab')
-  .description('Gridlab operator commands')
+  .description('Gridlab commands: operators (import, admin), subscribers (subscribe, reissue), devnet helpers')
   .showHelpAfterError()
   .exitOverride();
 
 registerImport(program);
 registerAdmin(program);
+registerWallet(program);
+registerDevnet(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof CommanderError) {

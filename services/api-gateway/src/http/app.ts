@@ -7,6 +7,7 @@ import type { ReadinessReport } from '@gridlab/runtime';
 import compression from 'compression';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
+import type { BillingClient } from '../adapters/nats/billing-client';
 import type { LiveCache } from '../adapters/nats/live-feed';
 import { RateLimitedWithDecision, type Authenticator, type Caller } from '../app/authenticate';
 import type { BucketDecision } from '../domain/token-bucket';
@@ -20,6 +21,7 @@ import { intParam } from './query';
 export interface AppDeps {
   readonly authenticator: Authenticator;
   readonly rounds: RoundRepository;
+  readonly billing: BillingClient;
   readonly live: LiveCache;
   readonly logger: Logger;
   readonly metrics: Registry;
@@ -99,6 +101,24 @@ export function createApp(deps: AppDeps): express.Express {
   };
   app.get('/api/v1/openapi.json', byAddress, (_req, res) => {
     res.type('application/json').send(openapi);
+  });
+
+  // Subscription and key flows: public, limited per address, answered by billing.
+  const requestIdOf = (res: Response): string => String(res.getHeader('X-Request-Id') ?? '');
+  app.get('/api/v1/pricing', byAddress, async (_req, res) => {
+    res.set('Cache-Control', 'no-store').json(await deps.billing.pricing(requestIdOf(res)));
+  });
+  app.post('/api/v1/subscribe', byAddress, async (req, res) => {
+    res.json(await deps.billing.startSubscription(req.body, requestIdOf(res)));
+  });
+  app.put('/api/v1/subscribe', byAddress, async (req, res) => {
+    res.set('Cache-Control', 'no-store').json(await deps.billing.completeSubscription(req.body, requestIdOf(res)));
+  });
+  app.post('/api/v1/reissue', byAddress, async (req, res) => {
+    res.json(await deps.billing.startReissue(req.body, requestIdOf(res)));
+  });
+  app.put('/api/v1/reissue', byAddress, async (req, res) => {
+    res.set('Cache-Control', 'no-store').json(await deps.billing.completeReissue(req.body, requestIdOf(res)));
   });
 
   const paid = express.Router();

@@ -1,0 +1,109 @@
+import { CORRELATION_HEADER, validateCommandReply, type CommandError, type CommandReply, type Validator } from '@gridlab/contracts';
+import { HTTP_STATUS, TimeoutError, UnavailableError, errorFromWire, isGridlabError } from '@gridlab/errors';
+import type { Logger } from '@gridlab/logger';
+import { RequestError, TimeoutError as NatsTimeoutError, headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** One command a service answers: its request contract, handler and result contract. */
+export interface CommandRoute<Req, Res> {
+  readonly subject: string;
+  readonly request: Validator<Req>;
+  readonly result: Validator<Res>;
+  readonly handle: (request: Req, context: { readonly correlationId: string | undefined; readonly logger: Logger }) => Promise<Res>;
+}
+
+/** A route whose types were checked where it was built. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyCommandRoute = CommandRoute<any, any>;
+
+export function route<Req, Res>(r: CommandRoute<Req, Res>): AnyCommandRoute {
+  return r;
+}
+
+/**
+ * Answers NATS requests on each route's subject in a queue group (replicas share the
+ * load). Requests and results are validated against their contracts; a business error
+ * travels back as `{ ok: false, error }` with its HTTP status and code; anything else is
+ * logged and answered as a 503 that reveals nothing.
+ */
+export function serveCommands(nc: NatsConnection, queue: string, routes: readonly AnyCommandRoute[], logger: Logger): Subscription[] {
+  return routes.map((r) =>
+    nc.subscribe(r.subject, {
+      queue,
+      callback: (error, msg) => {
+        if (error !== null) {
+          logger.error('command subscription failed', { subject: r.subject, err: error });
+          return;
+        }
+        void answer(r, msg, logger);
+      },
+    }),
+  );
+}
+
+async function answer(r: AnyCommandRoute, msg: Msg, logger: Logger): Promise<void> {
+  const correlationId = msg.headers?.get(CORRELATION_HEADER) || undefined;
+  const log = correlationId === undefined ? logger : logger.child({ requestId: correlationId });
+  const started = performance.now();
+  let reply: CommandReply<unknown>;
+  try {
+    const request = r.request(JSON.parse(decoder.decode(msg.data)) as unknown);
+    reply = { ok: true, result: r.result(await r.handle(request, { correlationId, logger: log })) };
+  } catch (error) {
+    reply = { ok: false, error: toCommandError(error, log, r.subject) };
+  }
+  log.debug('command answered', { subject: r.subject, ok: reply.ok, ms: Math.round(performance.now() - started) });
+  if (msg.reply !== undefined) msg.respond(encoder.encode(JSON.stringify(reply)));
+}
+
+function toCommandError(error: unknown, logger: Logger, subject: string): CommandError {
+  if (error instanceof SyntaxError) return { status: 400, code: 'invalid_request', detail: 'the request is not valid JSON' };
+  if (isGridlabError(error) && HTTP_STATUS[error.kind] !== 500) {
+    return {
+      status: HTTP_STATUS[error.kind],
+      code: error.code,
+      detail: error.message,
+      ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: Math.max(1, Math.ceil(error.retryAfterSeconds)) }),
+      ...(error.errors === undefined ? {} : { errors: error.errors }),
+    };
+  }
+  logger.error('command failed', { subject, err: error });
+  return { status: 503, code: 'service_unavailable', detail: 'the service could not complete the request; retry shortly', retryAfterSeconds: 2 };
+}
+
+export interface RequestOptions {
+  readonly timeoutMs: number;
+  readonly correlationId?: string | undefined;
+}
+
+/**
+ * Sends a command and returns its validated result. No responder → UnavailableError
+ * (503), no answer in time → TimeoutError (504), a business error → the same error.
+ */
+export async function requestCommand<T>(
+  nc: NatsConnection,
+  subject: string,
+  payload: unknown,
+  result: Validator<T>,
+  options: RequestOptions,
+): Promise<T> {
+  const h = headers();
+  if (options.correlationId !== undefined) h.set(CORRELATION_HEADER, options.correlationId);
+  let msg: Msg;
+  try {
+    msg = await nc.request(subject, encoder.encode(JSON.stringify(payload)), { timeout: options.timeoutMs, headers: h });
+  } catch (error) {
+    if (error instanceof RequestError && error.isNoResponders()) {
+      throw new UnavailableError('the service that answers this request is not running; retry shortly', { cause: error });
+    }
+    if (error instanceof NatsTimeoutError || (error instanceof RequestError && error.cause instanceof NatsTimeoutError)) {
+      throw new TimeoutError(`no answer within ${options.timeoutMs} ms`, { cause: error });
+    }
+    throw new UnavailableError('the message bus is unavailable; retry shortly', { cause: error });
+  }
+  const reply = validateCommandReply(JSON.parse(decoder.decode(msg.data)) as unknown);
+  if (!reply.ok) throw errorFromWire(reply.error);
+  return result(reply.result);
+}

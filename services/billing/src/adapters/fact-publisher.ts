@@ -1,0 +1,46 @@
+import { jetStreamOf, publishDurable, encodeMessage, type NatsConnection } from '@gridlab/bus';
+import { validateSubscriptionFact, validateTierFact, type NatsNames } from '@gridlab/contracts';
+import type { Logger } from '@gridlab/logger';
+import type { BillingRepository, OutboxFact } from './billing-repository';
+
+/**
+ * Publishes outbox facts to JetStream (Nats-Msg-Id = factId) and marks them published.
+ * A fact that cannot be published now stays in the outbox for the relay's next pass;
+ * JetStream's duplicate window and the consumers' dedup keys absorb re-publishing.
+ */
+export class FactPublisher {
+  private readonly js;
+
+  constructor(
+    nc: NatsConnection,
+    private readonly names: NatsNames,
+    private readonly repo: BillingRepository,
+    private readonly logger: Logger,
+  ) {
+    this.js = jetStreamOf(nc);
+  }
+
+  async publish(facts: readonly OutboxFact[]): Promise<void> {
+    const done: number[] = [];
+    for (const fact of facts) {
+      try {
+        if (fact.kind === 'subscription') {
+          await publishDurable(this.js, this.names.subjects.subscriptionChanged, encodeMessage(validateSubscriptionFact, fact.payload), fact.payload.factId);
+        } else {
+          await publishDurable(this.js, this.names.subjects.tierChanged, encodeMessage(validateTierFact, fact.payload), fact.payload.factId);
+        }
+        done.push(fact.seq);
+      } catch (error) {
+        this.logger.warn('fact not published yet; the relay retries', { factId: fact.payload.factId, err: error });
+        break; // keep order: later facts wait for this one
+      }
+    }
+    await this.repo.markPublished(done, new Date());
+  }
+
+  /** One relay pass: everything still unpublished, oldest first. */
+  async relay(): Promise<void> {
+    const pending = await this.repo.unpublishedFacts(500);
+    if (pending.length > 0) await this.publish(pending);
+  }
+}
