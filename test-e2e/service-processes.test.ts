@@ -6,7 +6,7 @@ import { createTestDatabase, testNamespace, type TestDatabase } from '@gridlab/t
 const ROOT = join(__dirname, '..');
 const SERVICES = [
   { name: 'api-gateway', portVar: 'PORT', checks: ['postgres', 'nats', 'redis'] },
-  { name: 'billing', portVar: 'OPS_PORT', checks: ['postgres', 'nats'] },
+  { name: 'billing', portVar: 'OPS_PORT', checks: ['postgres', 'nats', 'redis'] },
   { name: 'event-log', portVar: 'OPS_PORT', checks: ['postgres', 'nats'] },
   { name: 'lab-forward', portVar: 'OPS_PORT', checks: ['postgres', 'nats'] },
   { name: 'lab-backtest', portVar: 'OPS_PORT', checks: ['postgres', 'nats'] },

@@ -18,6 +18,7 @@ function describe(e: ErrorObject): { path: string; message: string } {
   if (e.keyword === 'additionalProperties') {
     return { path: `${e.instancePath}/${String(e.params['additionalProperty'])}`, message: 'is not an accepted property' };
   }
+  if (e.keyword === 'required') return { path: `${e.instancePath}/${String(e.params['missingProperty'])}`, message: 'is required' };
   return { path: e.instancePath || '/', message: e.message ?? 'is invalid' };
 }
 

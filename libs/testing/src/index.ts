@@ -6,3 +6,4 @@ export { createTestDatabase, type TestDatabase } from './database';
 export { testNamespace, type TestNamespace } from './namespace';
 export { syntheticRounds, type SyntheticOptions } from './synthetic-rounds';
 export { runCli, WORKSPACE_ROOT, type CliResult } from './cli';
+export { freePort, startService, answersOk, type ServiceProcess } from './processes';

@@ -8,7 +8,7 @@ import {
   getAssociatedTokenAddressSync,
   getMint,
 } from '@solana/spl-token';
-import { Connection, Keypair, PublicKey, Transaction, TransactionInstruction, sendAndConfirmTransaction } from '@solana/web3.js';
+import { Connection, Keypair, PublicKey, Transaction, TransactionInstruction } from '@solana/web3.js';
 import type { Command } from 'commander';
 
 const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
@@ -16,6 +16,7 @@ const DEFAULT_API = process.env['GRIDLAB_API_URL'] ?? 'http://127.0.0.1:8080';
 const DEFAULT_RPC = process.env['SOLANA_RPC_URL'] ?? 'http://127.0.0.1:8899';
 /** PUT /subscribe answers 409 payment_not_confirmed until the cluster shows the transfer. */
 const CONFIRM_ATTEMPTS = 15;
+const CONFIRM_TIMEOUT_MS = 90_000;
 
 /** A Solana CLI keypair file: a JSON array of the 64 secret-key bytes. */
 export function readKeypair(path: string): Keypair {
@@ -84,7 +85,31 @@ async function pay(connection: Connection, wallet: Keypair, start: SubscriptionS
     createTransferCheckedInstruction(source, mint, destination, wallet.publicKey, BigInt(start.instructions.amountBaseUnits), decimals),
     new TransactionInstruction({ programId: MEMO_PROGRAM_ID, keys: [], data: Buffer.from(start.instructions.memo, 'utf8') }),
   );
-  return sendAndConfirmTransaction(connection, tx, [wallet], { commitment: 'confirmed' });
+  const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash('confirmed');
+  tx.recentBlockhash = blockhash;
+  tx.feePayer = wallet.publicKey;
+  tx.sign(wallet);
+  const signature = await connection.sendRawTransaction(tx.serialize());
+  await confirmByPolling(connection, signature, lastValidBlockHeight);
+  return signature;
+}
+
+/**
+ * Waits for `confirmed` by polling signature statuses: plain HTTP, so it works with
+ * RPC endpoints that offer no WebSocket. Fails on an on-chain error or an expired blockhash.
+ */
+async function confirmByPolling(connection: Connection, signature: string, lastValidBlockHeight: number): Promise<void> {
+  const deadline = Date.now() + CONFIRM_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const status = (await connection.getSignatureStatuses([signature])).value[0];
+    if (status?.err) throw new Error(`the payment failed on chain: ${JSON.stringify(status.err)} (${signature})`);
+    if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') return;
+    if ((await connection.getBlockHeight('confirmed')) > lastValidBlockHeight) {
+      throw new Error(`the payment expired before it was confirmed (${signature}); nothing was paid, run the command again`);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`the payment was not confirmed within ${CONFIRM_TIMEOUT_MS / 1000} s (${signature}); check it, then redeem with PUT /subscribe`);
 }
 
 async function completeWithRetry(api: string, body: { nonce: string; txSig: string; ownerPubkey: string }): Promise<IssuedKeyReply> {

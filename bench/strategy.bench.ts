@@ -1,0 +1,129 @@
+import { syntheticRounds } from '@gridlab/testing';
+import { BASE_STRATEGIES, History, analyze, createRunner, normalizeDsl, payoutLamports, type Dsl } from '../libs/strategy/src';
+import { percentile } from './stats';
+import type { Bench, BenchFigure } from './types';
+
+const ROUNDS = 1_000_000;
+const ANALYTICS_ROUNDS = 100_000;
+const RUNS = 5;
+const TARGET_RATE = 2_000_000;
+const TARGET_RATIO = 3;
+const TARGET_ANALYTICS_MS = 1000;
+const BET = 1_000_000;
+const FEE = 5000;
+
+async function history(count: number): Promise<History> {
+  const h = new History(count);
+  for (let first = 1; first <= count; first += 50_000) {
+    h.appendMany(syntheticRounds(Math.min(50_000, count - first + 1), { seed: first, firstId: first }));
+    // Generation is CPU-bound; let the event loop breathe between chunks.
+    await new Promise((r) => setImmediate(r));
+  }
+  return h;
+}
+
+/** The bets a DSL places on every round, as flat arrays (round i's bets at start[i]..start[i+1]). */
+function captureBets(dsl: Dsl, h: History): { start: Int32Array; squares: Int8Array; stakes: Float64Array } {
+  const start = new Int32Array(h.length + 1);
+  const squares = new Int8Array(h.length * 25);
+  const stakes = new Float64Array(h.length * 25);
+  const runner = createRunner(dsl, h);
+  let n = 0;
+  for (let i = 0; i < h.length; i++) {
+    start[i] = n;
+    const { decision } = runner.step();
+    for (let j = 0; j < decision.squares.length; j++) {
+      squares[n] = decision.squares[j]!;
+      stakes[n] = decision.stakesLamports[j]!;
+      n++;
+    }
+  }
+  start[h.length] = n;
+  return { start, squares, stakes };
+}
+
+/** The bare loop: the payouts of the given bets over the same history columns, nothing else. */
+function bareLoop(h: History, bets: ReturnType<typeof captureBets>): number {
+  const { start, squares, stakes } = bets;
+  const { winning, winnerDeployed, sumDeployed } = h;
+  let net = 0;
+  for (let i = 0; i < h.length; i++) {
+    const w = winning[i]!;
+    const a = start[i]!;
+    const b = start[i + 1]!;
+    if (w < 0 || a === b) continue;
+    let sum = 0;
+    let sw = 0;
+    for (let j = a; j < b; j++) {
+      const st = stakes[j]!;
+      sum += st;
+      if (squares[j] === w) sw = st;
+    }
+    const dw = winnerDeployed[i]!;
+    net += payoutLamports(sw, dw, sumDeployed[i]! - dw + sum - sw) - sum - FEE;
+  }
+  return net;
+}
+
+/** A full replay as a backtest does it: every round decided, settled, recorded, then the result built. */
+function engineRun(dsl: Dsl, h: History): number {
+  const runner = createRunner(dsl, h, { record: true });
+  runner.runTo(h.length);
+  return runner.result().netProfitLamports;
+}
+
+function timed(fn: () => number): { ms: number; value: number } {
+  const started = performance.now();
+  const value = fn();
+  return { ms: performance.now() - started, value };
+}
+
+/**
+ * Strategy engine: each base strategy with flat sizing replayed over 1,000,000 synthetic
+ * rounds (median of five runs), against a bare loop that only computes the payouts of
+ * the same bets over the same arrays; then analytics over 100,000 rounds, uncached.
+ */
+const bench: Bench = async () => {
+  const h = await history(ROUNDS);
+  const figures: BenchFigure[] = [];
+  for (const base of BASE_STRATEGIES) {
+    const dsl = normalizeDsl({
+      base_strategy: base,
+      params: { bet_size_lamports: BET, ...(base === 'custom_squares' ? { custom_squares: [3, 7, 11, 17, 21] } : {}) },
+    });
+    const bets = captureBets(dsl, h);
+    const expected = engineRun(dsl, h);
+    const engineMs: number[] = [];
+    const bareMs: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const engine = timed(() => engineRun(dsl, h));
+      const bare = timed(() => bareLoop(h, bets));
+      if (engine.value !== expected || bare.value !== expected) throw new Error(`${base}: engine and bare loop disagree on net PnL`);
+      engineMs.push(engine.ms);
+      bareMs.push(bare.ms);
+    }
+    const rate = Math.round(ROUNDS / (percentile(engineMs, 50) / 1000));
+    const ratio = Math.round((percentile(engineMs, 50) / percentile(bareMs, 50)) * 100) / 100;
+    figures.push(
+      { key: `strategy.${base}.roundsPerSecond`, label: `backtest engine, ${base}, flat, 1M rounds`, value: rate, unit: 'rounds/s', target: `>= ${TARGET_RATE}`, met: rate >= TARGET_RATE },
+      { key: `strategy.${base}.vsBareLoop`, label: `backtest engine ÷ bare payout loop, ${base}`, value: ratio, unit: 'x time', target: `<= ${TARGET_RATIO}`, met: ratio <= TARGET_RATIO },
+    );
+  }
+  const small = await history(ANALYTICS_ROUNDS);
+  const dsl = normalizeDsl({ base_strategy: 'cold', params: { bet_size_lamports: BET } });
+  analyze(small, dsl);
+  const times: number[] = [];
+  for (let run = 0; run < 3; run++) times.push(timed(() => analyze(small, dsl).asOfRoundId).ms);
+  const analyticsMs = percentile(times, 50);
+  figures.push({
+    key: 'strategy.analytics100kMs',
+    label: 'analytics (bootstrap, random outcomes, 4 sweeps), 100,000 rounds, uncached',
+    value: analyticsMs,
+    unit: 'ms',
+    target: `< ${TARGET_ANALYTICS_MS}`,
+    met: analyticsMs < TARGET_ANALYTICS_MS,
+  });
+  return figures;
+};
+
+export default bench;
