@@ -18,10 +18,11 @@ function field<T>(parse: (raw: string) => T, options: FieldOptions<T>): Field<T>
   return options.default === undefined ? base : { ...base, default: options.default };
 }
 
-export function str(options: FieldOptions<string> & { minLength?: number } = {}): Field<string> {
+export function str(options: FieldOptions<string> & { minLength?: number; pattern?: RegExp; format?: string } = {}): Field<string> {
   const min = options.minLength ?? 1;
   return field((raw) => {
     if (raw.length < min) throw new Error(`must be at least ${min} characters`);
+    if (options.pattern !== undefined && !options.pattern.test(raw)) throw new Error(`must be ${options.format ?? `like ${options.pattern.source}`}`);
     return raw;
   }, options);
 }

@@ -1,16 +1,19 @@
 import { int, loadConfig, serviceFields, str, type Env } from '@gridlab/config';
 
+const PUBKEY = { pattern: /^[1-9A-HJ-NP-Za-km-z]{32,44}$/, format: 'a base58 public key' };
+
 /** The billing service's settings; the only place it reads the environment. */
 const SCHEMA = {
   ...serviceFields(9102),
   SOLANA_RPC_URL: str({ default: 'http://127.0.0.1:8899', doc: 'Solana JSON-RPC endpoint used to verify payments' }),
   SOLANA_RPC_TIMEOUT_MS: int({ default: 5000, min: 100, max: 60_000, doc: 'Deadline of one RPC call' }),
   TREASURY_ADDRESS: str({
+    ...PUBKEY,
     // The devnet's treasury (the ORE program's ["treasury"] PDA); production sets its own wallet.
     default: '45db2FSR4mcXdSVVZbKbwojU6uYDpMyhpEi7cC8nHaWG',
     doc: 'Wallet that receives payments (owner of the treasury token account)',
   }),
-  TOKEN_MINT: str({ default: 'oreoU2P8bN6jkk3jbaiVxYnG1dCXcYxwhwyK9jSybcp', doc: 'Mint of the payment token' }),
+  TOKEN_MINT: str({ ...PUBKEY, default: 'oreoU2P8bN6jkk3jbaiVxYnG1dCXcYxwhwyK9jSybcp', doc: 'Mint of the payment token' }),
   TOKEN_DECIMALS: int({ default: 11, min: 0, max: 18, doc: 'Decimals of the payment token' }),
   PRICE_LADDER: str({
     default: '0:0.1,100:0.2,250:0.4,500:0.8',
