@@ -35,6 +35,7 @@ let nc: NatsConnection;
 const ns = testNamespace();
 const names = natsNames(ns.natsPrefix);
 const processes: ServiceProcess[] = [];
+let billingProcess: ServiceProcess;
 let gateways: string[] = [];
 const subscriptionFacts: SubscriptionFact[] = [];
 const tierFacts: TierFact[] = [];
@@ -56,10 +57,10 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
 }
 
-async function startGateway(): Promise<string> {
+async function startGateway(extra: Record<string, string> = {}): Promise<string> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  processes.push(await startService('services/api-gateway/src/main.ts', env({ PORT: String(port) }), () => answersOk(`${url}/healthz`)));
+  processes.push(await startService('services/api-gateway/src/main.ts', env({ PORT: String(port), ...extra }), () => answersOk(`${url}/healthz`)));
   return url;
 }
 
@@ -173,7 +174,7 @@ beforeAll(async () => {
   nc.subscribe(names.subjects.subscriptionChanged, { callback: (_e, m) => subscriptionFacts.push(m.json()) });
   nc.subscribe(names.subjects.tierChanged, { callback: (_e, m) => tierFacts.push(m.json()) });
   gateways = await Promise.all([startGateway(), startGateway()]);
-  await startBilling();
+  billingProcess = await startBilling();
 });
 
 afterAll(async () => {
@@ -432,17 +433,36 @@ describe('reissue', () => {
   });
 });
 
+describe('key sharing with policy revoke', () => {
+  it('revokes a key used from more client addresses than allowed, on every gateway', async () => {
+    const strict = await startGateway({ KEY_SHARING_POLICY: 'revoke', TRUSTED_PROXIES: '127.0.0.1' });
+    const issued = await subscribe(await wallet());
+    const from = (ip: string) =>
+      fetch(`${strict}/api/v1/rounds?limit=1`, { headers: { Authorization: `Bearer ${issued.apiKey}`, 'X-Forwarded-For': ip } }).then((r) => r.status);
+    for (const ip of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) expect(await from(ip)).toBe(200);
+    // A fourth address: the signal fires and billing revokes the key.
+    await from('198.51.100.4');
+    const deadline = Date.now() + 5000;
+    while ((await paidGet(issued.apiKey, gateways[0])) !== 401 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(await paidGet(issued.apiKey, gateways[0])).toBe(401);
+    expect(await paidGet(issued.apiKey, gateways[1])).toBe(401);
+    const { rows } = await pool.query(`SELECT revoked_reason FROM billing.api_keys WHERE subscriber_id = $1 AND revoked_at IS NOT NULL`, [
+      issued.subscriberId,
+    ]);
+    expect(rows).toEqual([{ revoked_reason: 'key_sharing' }]);
+  });
+});
+
 describe('dependencies down', () => {
   it('answers 502 chain_unavailable when the RPC is unreachable', async () => {
     const owner = await wallet();
     const start = await startSubscription(owner);
     const txSig = await pay({ payer: owner, amount: MONTHLY, memo: start.nonce });
     // Replace the billing process with one whose RPC is a closed port.
-    await Promise.all(processes.splice(2).map((p) => p.stop()));
+    await Promise.all(processes.filter((p) => p === billingProcess).map((p) => p.stop()));
     const billing = await startBilling({ SOLANA_RPC_URL: `http://127.0.0.1:${await freePort()}`, SOLANA_RPC_TIMEOUT_MS: '500' });
     await expectRejected(owner, start.nonce, txSig, 502, 'chain_unavailable');
     await billing.stop();
-    processes.pop();
   });
 
   it('answers 503 with Retry-After when no billing process answers', async () => {
