@@ -171,8 +171,8 @@ beforeAll(async () => {
   // The gateways' paid read endpoints need the indexer's (empty) tables.
   await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
   nc = await connectBus({ servers: ns.natsUrl, name: 'billing-test', logger: createLogger({ service: 'test', silent: true }) });
-  nc.subscribe(names.subjects.subscriptionChanged, { callback: (_e, m) => subscriptionFacts.push(m.json()) });
-  nc.subscribe(names.subjects.tierChanged, { callback: (_e, m) => tierFacts.push(m.json()) });
+  nc.subscribe(names.subjects.subscriptionChanged, { callback: (_e, m) => void subscriptionFacts.push(m.json()) });
+  nc.subscribe(names.subjects.tierChanged, { callback: (_e, m) => void tierFacts.push(m.json()) });
   gateways = await Promise.all([startGateway(), startGateway()]);
   billingProcess = await startBilling();
 });
