@@ -1,6 +1,4 @@
 import { InputError } from '@gridlab/errors';
-import { getMint } from '@solana/spl-token';
-import { Connection, LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
 import type { Command } from 'commander';
 
 const DEFAULT_RPC = process.env['SOLANA_RPC_URL'] ?? 'http://127.0.0.1:8899';
@@ -32,7 +30,10 @@ export function registerDevnet(program: Command): void {
     .option('--rpc <url>', 'devnet JSON-RPC URL', DEFAULT_RPC)
     .option('--mint <base58>', 'payment token mint', DEFAULT_MINT)
     .action(async (opts: { owner: string; tokens: string; sol: string; rpc: string; mint: string }) => {
-      let owner: PublicKey;
+      // The Solana libraries load only when this command runs.
+      const { Connection, LAMPORTS_PER_SOL, PublicKey } = await import('@solana/web3.js');
+      const { getMint } = await import('@solana/spl-token');
+      let owner: InstanceType<typeof PublicKey>;
       try {
         owner = new PublicKey(opts.owner);
       } catch {
