@@ -88,7 +88,7 @@ export async function startGatewayUnderTest(
   if (seedSnapshot) await kv.put(names.liveKey, new TextEncoder().encode(JSON.stringify(sampleSnapshot())));
   await nc.drain();
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services/api-gateway/src/main.ts')], {
+  const child: ChildProcess = spawn(process.execPath, [...(process.env['GATEWAY_NODE_ARGS'] ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(ROOT, 'services/api-gateway/src/main.ts')], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, API_KEY_HMAC_SECRET: SECRET, PORT: String(port), LOG_LEVEL: 'warn', ...extraEnv },
     stdio: 'ignore',

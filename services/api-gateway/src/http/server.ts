@@ -53,16 +53,22 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
     stream.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) });
   };
 
+  const fail = (res: ServerResponse, id: string) => (error: unknown) => {
+    res.setHeader('X-Request-Id', id);
+    sendError(res, error, deps.logger, id);
+  };
+
   return createServer((req, res) => {
     const id = requestId(req);
-    res.setHeader('X-Request-Id', id);
     const url = req.url ?? '/';
+    // The hot path sets its headers in one writeHead call.
     if (req.method === 'GET' && isPath(url, LIVE_PATH)) {
-      live(req, res, id).catch((error: unknown) => sendError(res, error, deps.logger, id));
+      live(req, res, id).catch(fail(res, id));
       return;
     }
+    res.setHeader('X-Request-Id', id);
     if (req.method === 'GET' && isPath(url, STREAM_PATH)) {
-      subscribe(req, res, id).catch((error: unknown) => sendError(res, error, deps.logger, id));
+      subscribe(req, res, id).catch(fail(res, id));
       return;
     }
     app(req, res);

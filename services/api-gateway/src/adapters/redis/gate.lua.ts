@@ -1,4 +1,16 @@
+import type { BucketPolicy } from '../../domain/token-bucket';
 import { NOW_LUA, TAKE_TOKENS_LUA } from './token-bucket.lua';
+
+export interface GatePolicy {
+  readonly key: BucketPolicy;
+  readonly sharingWindowMs: number;
+  readonly maxAddressesPerKey: number;
+}
+
+const luaNumber = (n: number): string => {
+  if (!Number.isFinite(n)) throw new RangeError(`${n} is not a finite number`);
+  return String(n);
+};
 
 /**
  * Everything a paid request needs from Redis in one atomic round trip:
@@ -10,14 +22,16 @@ import { NOW_LUA, TAKE_TOKENS_LUA } from './token-bucket.lua';
  *     this request newly crossed the limit (flagged once per window).
  *
  * KEYS: auth, bucket, addresses (zset), flag.
- * ARGV: capacity, refill per second, cost, client address, window ms, max addresses,
- * track ('1' to record the address this time; the caller records each key/address pair
- * at most every few seconds, which keeps the per-request script to the bucket).
+ * ARGV: cost, client address, track ('1' to record the address this time; the caller
+ * records each key/address pair at most every few seconds, which keeps the per-request
+ * script to the bucket). The policy (capacity, refill, window, max addresses) is
+ * constant per deployment and written into the script, so a request sends only what
+ * varies.
  * Returns { state, subscriberId, paidUntilMs, allowed, tokens, distinct, newlyFlagged }
  * where state is 'miss' (nothing else done: resolve from PostgreSQL and retry),
  * 'invalid', 'expired' or 'ok'.
  */
-export const GATE_LUA = `
+export const gateLua = (policy: GatePolicy): string => `
 local auth = redis.call('GET', KEYS[1])
 if not auth then return { 'miss' } end
 if auth == 'x' then return { 'invalid' } end
@@ -28,16 +42,19 @@ ${NOW_LUA}
 if paidUntil <= now then return { 'expired', subscriber, tostring(paidUntil) } end
 
 local bucket = KEYS[2]
+local capacity = ${luaNumber(policy.key.capacity)}
+local rate = ${luaNumber(policy.key.refillPerSecond)}
+local cost = tonumber(ARGV[1])
 ${TAKE_TOKENS_LUA}
 
-if ARGV[7] ~= '1' then return { 'ok', subscriber, tostring(paidUntil), allowed, tostring(tokens), -1, 0 } end
-local window = tonumber(ARGV[5])
-redis.call('ZADD', KEYS[3], now, ARGV[4])
+if ARGV[3] ~= '1' then return { 'ok', subscriber, tostring(paidUntil), allowed, tostring(tokens), -1, 0 } end
+local window = ${luaNumber(policy.sharingWindowMs)}
+redis.call('ZADD', KEYS[3], now, ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - window)
 redis.call('PEXPIRE', KEYS[3], window)
 local distinct = redis.call('ZCARD', KEYS[3])
 local flagged = 0
-if distinct > tonumber(ARGV[6]) then
+if distinct > ${luaNumber(policy.maxAddressesPerKey)} then
   if redis.call('SET', KEYS[4], '1', 'NX', 'PX', window) then flagged = 1 end
 end
 return { 'ok', subscriber, tostring(paidUntil), allowed, tostring(tokens), distinct, flagged }

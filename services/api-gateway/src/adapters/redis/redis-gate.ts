@@ -1,7 +1,7 @@
 import { POSITIVE_TTL_MS, keyCacheKeys, tombstoneKey } from '@gridlab/key-cache';
 import type { Redis } from 'ioredis';
 import { decide, type BucketDecision, type BucketPolicy } from '../../domain/token-bucket';
-import { GATE_LUA } from './gate.lua';
+import { gateLua } from './gate.lua';
 import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
 
 /** What the cache knows about a key hash. */
@@ -42,7 +42,13 @@ type GateReply = [string, string?, string?, number?, string?, number?, number?];
  * touch only the bucket.
  */
 const TRACK_EVERY_MS = 10_000;
-const MAX_TRACKED_PAIRS = 200_000;
+/** Addresses remembered per key; a key seen from more than this starts over (it is flagged anyway). */
+const MAX_TRACKED_ADDRESSES = 1_000;
+
+interface HashEntry {
+  readonly keys: ReturnType<typeof keyCacheKeys>;
+  readonly tracked: Map<string, number>;
+}
 
 /**
  * The gateway's Redis side: key cache, per-key bucket and key-sharing tracker in one
@@ -52,61 +58,69 @@ const MAX_TRACKED_PAIRS = 200_000;
  * falls back to PostgreSQL and the in-process limiter.
  */
 export class RedisGate {
-  private readonly tracked = new Map<string, number>();
+  private readonly entries = new WeakMap<Buffer, HashEntry>();
 
   constructor(
     private readonly redis: Redis,
     private readonly options: RedisGateOptions,
     private readonly now: () => number = Date.now,
   ) {
-    redis.defineCommand('gridlabGate', { numberOfKeys: 4, lua: GATE_LUA });
+    redis.defineCommand('gridlabGate', {
+      numberOfKeys: 4,
+      lua: gateLua({ key: options.keyPolicy, sharingWindowMs: options.sharingWindowMs, maxAddressesPerKey: options.maxAddressesPerKey }),
+    });
     redis.defineCommand('gridlabBucket', { numberOfKeys: 1, lua: TOKEN_BUCKET_LUA });
   }
 
   /** Looks a key hash up and, when it is live, takes `cost` tokens from its bucket. */
   async check(keyHash: Buffer, clientAddress: string, cost = 1): Promise<CachedKey> {
-    const o = this.options;
-    const keys = keyCacheKeys(o.prefix, keyHash);
-    const track = this.shouldTrack(keys.auth, clientAddress);
+    const entry = this.entryOf(keyHash);
+    const keys = entry.keys;
+    const track = this.shouldTrack(entry, clientAddress);
     const reply = (await (this.redis as unknown as GateCommands).gridlabGate(
       keys.auth,
       keys.bucket,
       keys.addresses,
       keys.sharingFlag,
-      o.keyPolicy.capacity,
-      o.keyPolicy.refillPerSecond,
       cost,
       clientAddress,
-      o.sharingWindowMs,
-      o.maxAddressesPerKey,
       track ? '1' : '0',
     )) as GateReply;
     const [state, subscriberId = '', paidUntil = '0', allowed = 0, tokens = '0', distinct = 0, flagged = 0] = reply;
     // The script stops before the tracker unless the key is live: record the pair next time.
-    if (track && state !== 'ok') this.untrack(keys.auth, clientAddress);
+    if (track && state !== 'ok') entry.tracked.delete(clientAddress);
     if (state === 'miss' || state === 'invalid') return { state };
     if (state === 'expired') return { state, subscriberId, paidUntilMs: Number(paidUntil) };
     return {
       state: 'ok',
       subscriberId,
       paidUntilMs: Number(paidUntil),
-      decision: decide(o.keyPolicy, Number(tokens), allowed === 1, cost),
+      decision: decide(this.options.keyPolicy, Number(tokens), allowed === 1, cost),
       distinctAddresses: distinct,
       newlyFlagged: flagged === 1,
     };
   }
 
-  private untrack(key: string, clientAddress: string): void {
-    this.tracked.delete(`${key}|${clientAddress}`);
+  /**
+   * Per key hash: its Redis key names and when each client address was last recorded.
+   * Held weakly by the hash Buffer, which the authenticator reuses for a memoized key,
+   * so a polling client costs no string building here.
+   */
+  private entryOf(keyHash: Buffer): HashEntry {
+    let entry = this.entries.get(keyHash);
+    if (entry === undefined) {
+      entry = { keys: keyCacheKeys(this.options.prefix, keyHash), tracked: new Map() };
+      this.entries.set(keyHash, entry);
+    }
+    return entry;
   }
 
-  private shouldTrack(key: string, clientAddress: string): boolean {
-    const pair = `${key}|${clientAddress}`;
+  private shouldTrack(entry: HashEntry, clientAddress: string): boolean {
     const nowMs = this.now();
-    const last = this.tracked.get(pair);
+    const last = entry.tracked.get(clientAddress);
     if (last !== undefined && nowMs - last < TRACK_EVERY_MS) return false;
-    if (this.tracked.size >= MAX_TRACKED_PAIRS) this.tracked.clear();
-    this.tracked.set(pair, nowMs);
+    if (entry.tracked.size >= MAX_TRACKED_ADDRESSES) entry.tracked.clear();
+    entry.tracked.set(clientAddress, nowMs);
     return true;
   }
 

@@ -4,13 +4,10 @@
  * base. Tokens are kept fractional (as a string: Lua numbers would be truncated to
  * integers in the reply).
  *
- * TAKE_TOKENS_LUA expects `now` (ms) and ARGV[1..3] = capacity, refill per second, cost,
- * and the bucket key in `bucket`; it leaves `allowed` (0|1) and `tokens`.
+ * TAKE_TOKENS_LUA expects `now` (ms), `capacity`, `rate` (refill per second), `cost` and
+ * the bucket key in `bucket`; it leaves `allowed` (0|1) and `tokens`.
  */
 export const TAKE_TOKENS_LUA = `
-local capacity = tonumber(ARGV[1])
-local rate = tonumber(ARGV[2])
-local cost = tonumber(ARGV[3])
 local stored = redis.call('HMGET', bucket, 'tokens', 'ts')
 local tokens = tonumber(stored[1])
 local ts = tonumber(stored[2])
@@ -41,6 +38,9 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
  */
 export const TOKEN_BUCKET_LUA = `${NOW_LUA}
 local bucket = KEYS[1]
+local capacity = tonumber(ARGV[1])
+local rate = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
 ${TAKE_TOKENS_LUA}
 return { allowed, tostring(tokens) }
 `;
