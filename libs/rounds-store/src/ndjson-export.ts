@@ -1,4 +1,4 @@
-import { Transform, type TransformCallback } from 'node:stream';
+import { Transform, pipeline, type TransformCallback } from 'node:stream';
 import type { Pool } from '@gridlab/db';
 import { to as copyTo } from 'pg-copy-streams';
 import { ROUND_COLUMNS } from './copy-binary';
@@ -8,6 +8,13 @@ const HEADER_BYTES = SIGNATURE_BYTES + 8;
 const TWO_32 = 0x1_0000_0000;
 const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
 const SQUARES = 25;
+/**
+ * pg arms its `query_timeout` (60 s) as a deadline on every query and disarms it through
+ * the query's callback, which pg-copy-streams' COPY TO never calls: left alone, the timer
+ * would fail an export that outlives it, and fire on a finished one. Exports set their own
+ * deadline and disarm it when they end.
+ */
+const EXPORT_TIMEOUT_MS = 6 * 3600_000;
 
 /**
  * Streams the stored rounds with fromId <= id <= toId as NDJSON (one wire Round per
@@ -20,15 +27,27 @@ export async function exportRoundsNdjson(pool: Pool, fromId: number, toId: numbe
   if (!Number.isSafeInteger(fromId) || !Number.isSafeInteger(toId)) throw new RangeError('ids must be safe integers');
   const client = await pool.connect();
   // COPY takes no parameters; the bounds are checked integers.
-  const copy = client.query(
+  const query = Object.assign(
     copyTo(`COPY (SELECT ${ROUND_COLUMNS.join(', ')} FROM indexer.rounds WHERE id BETWEEN ${fromId} AND ${toId} ORDER BY id) TO STDOUT (FORMAT binary)`),
+    { query_timeout: EXPORT_TIMEOUT_MS },
   );
+  const copy = client.query(query) as typeof query & { callback?: (error: Error | null) => void };
+  const out = new BinaryRoundsToNdjson();
+  let completed = false;
+  copy.on('end', () => {
+    completed = true;
+    copy.callback?.(null);
+  });
+  // Errors of either side end both; the consumer sees them on `out`.
+  pipeline(copy, out, () => undefined);
   let released = false;
   const release = (): void => {
-    if (!released) client.release();
+    if (released) return;
     released = true;
+    // A connection abandoned mid-COPY (client gone, error) is not reusable: discard it.
+    client.release(completed ? undefined : true);
   };
-  return { stream: copy.pipe(new BinaryRoundsToNdjson()), release };
+  return { stream: out, release };
 }
 
 /** Parses binary COPY tuples of indexer.rounds and writes their JSON lines. */

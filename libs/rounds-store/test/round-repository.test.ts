@@ -131,4 +131,26 @@ describe('exportRoundsNdjson', () => {
     const expected = history.filter((r) => r.id >= 1500 && r.id <= 2499).map((r) => `${JSON.stringify(r)}\n`).join('');
     expect(text).toBe(expected);
   });
+
+  it("leaves no armed query timeout behind, and discards a connection abandoned mid-export", async () => {
+    const { exportRoundsNdjson } = await import('../src');
+    // A pool whose query deadline is short: a finished export must not fail later.
+    const pg = (await import('pg')).default;
+    const pool = new pg.Pool({ connectionString: f.db.url, max: 1, query_timeout: 300 });
+    const errors: Error[] = [];
+    const done = await exportRoundsNdjson(pool, 1000, 1100);
+    done.stream.on('error', (e: Error) => errors.push(e));
+    for await (const _ of done.stream) void _;
+    done.release();
+    await new Promise((r) => setTimeout(r, 600));
+    expect(errors).toEqual([]);
+    expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    // A consumer that stops early: the connection is dropped, the pool stays usable.
+    const abandoned = await exportRoundsNdjson(pool, 1000, 3999);
+    abandoned.stream.on('error', () => undefined);
+    (abandoned.stream as NodeJS.ReadableStream & { destroy(): void }).destroy();
+    abandoned.release();
+    expect((await pool.query('SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);
+    await pool.end();
+  });
 });
