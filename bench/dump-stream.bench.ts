@@ -5,26 +5,44 @@ import type { Bench } from './types';
 
 const ROUNDS = 200_000;
 const TARGET = 100_000;
+const RUNS = 3;
 
-/** GET /dump as NDJSON: rounds per second a client receives, end to end, from PostgreSQL. */
+/** Downloads the whole range as NDJSON; returns the seconds it took. */
+async function dump(url: string, key: string): Promise<number> {
+  const started = performance.now();
+  const res = await fetch(`${url}/api/v1/dump`, { headers: { Authorization: `Bearer ${key}`, Accept: 'application/x-ndjson', 'Accept-Encoding': 'identity' } });
+  let lines = 0;
+  const reader = res.body!.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    // indexOf is a native scan: the client must not be what is measured.
+    for (let at = value.indexOf(10); at !== -1; at = value.indexOf(10, at + 1)) lines++;
+  }
+  if (lines !== ROUNDS) throw new Error(`received ${lines} of ${ROUNDS} rounds`);
+  return (performance.now() - started) / 1000;
+}
+
+/**
+ * GET /dump as NDJSON: rounds per second a client receives, end to end, from PostgreSQL.
+ * One untimed dump first: the first read of freshly inserted rows sets their hint bits
+ * (a one-off write a settled database has long done); then the median of three.
+ */
 const bench: Bench = async () => {
   const gateway = await startGatewayUnderTest(1);
   try {
     const repo = new RoundRepository(gateway.pool);
     for (let first = 1; first <= ROUNDS; first += 20_000) await repo.insertMany(syntheticRounds(20_000, { seed: first, firstId: first }));
-    const started = performance.now();
-    const res = await fetch(`${gateway.url}/api/v1/dump`, { headers: { Authorization: `Bearer ${gateway.keys[0]}`, Accept: 'application/x-ndjson', 'Accept-Encoding': 'identity' } });
-    let lines = 0;
-    const reader = res.body!.getReader();
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      for (const byte of value) if (byte === 10) lines++;
-    }
-    const seconds = (performance.now() - started) / 1000;
-    if (lines !== ROUNDS) throw new Error(`received ${lines} of ${ROUNDS} rounds`);
-    const rate = Math.round(ROUNDS / seconds);
-    return [{ key: 'dump.ndjsonRoundsPerSecond', label: `GET /dump NDJSON, ${ROUNDS.toLocaleString('en')} rounds`, value: rate, unit: 'rounds/s', target: `>= ${TARGET}`, met: rate >= TARGET }];
+    const key = gateway.keys[0]!;
+    const firstRead = await dump(gateway.url, key);
+    const seconds: number[] = [];
+    for (let i = 0; i < RUNS; i++) seconds.push(await dump(gateway.url, key));
+    const median = [...seconds].sort((a, b) => a - b)[Math.floor(RUNS / 2)]!;
+    const rate = Math.round(ROUNDS / median);
+    return [
+      { key: 'dump.ndjsonRoundsPerSecond', label: `GET /dump NDJSON, ${ROUNDS.toLocaleString('en')} rounds (median of ${RUNS})`, value: rate, unit: 'rounds/s', target: `>= ${TARGET}`, met: rate >= TARGET },
+      { key: 'dump.firstReadRoundsPerSecond', label: 'GET /dump NDJSON, first read after the insert', value: Math.round(ROUNDS / firstRead), unit: 'rounds/s' },
+    ];
   } finally {
     await gateway.stop();
   }

@@ -50,7 +50,41 @@ export async function exportRoundsNdjson(pool: Pool, fromId: number, toId: numbe
   return { stream: out, release };
 }
 
-/** Parses binary COPY tuples of indexer.rounds and writes their JSON lines. */
+/**
+ * The longest line a tuple can produce: 50 squares and 7 totals of at most 16 digits,
+ * the id, the hash, the date and the keys.
+ */
+const MAX_LINE_BYTES = 60 * 17 + 512;
+
+const ascii = (text: string): Buffer => Buffer.from(text, 'latin1');
+const K_ID = ascii('{"id":');
+const K_DEPLOYED = ascii(',"deployed":[');
+const K_COUNT = ascii('],"count":[');
+const K_WINNING = ascii('],"winningSquare":');
+const K_NULL = ascii('null');
+const K_TOTAL_DEPLOYED = ascii(',"totalDeployed":');
+const K_TOTAL_WINNINGS = ascii(',"totalWinnings":');
+const K_TOTAL_VAULTED = ascii(',"totalVaulted":');
+const K_TOTAL_MINERS = ascii(',"totalMiners":');
+const K_MOTHERLODE = ascii(',"motherlode":');
+const K_TOP_MINER = ascii(',"topMinerReward":');
+const K_SLOT_HASH = ascii(',"slotHash":"');
+const K_SETTLED_AT = ascii('","settledAt":"');
+const K_END = ascii('"}\n');
+const TOTAL_KEYS = [K_TOTAL_DEPLOYED, K_TOTAL_WINNINGS, K_TOTAL_VAULTED, K_TOTAL_MINERS, K_MOTHERLODE, K_TOP_MINER];
+/** Two hex digits per byte value, as char codes. */
+const HEX = Uint16Array.from({ length: 256 }, (_, b) => {
+  const digits = b.toString(16).padStart(2, '0');
+  return digits.charCodeAt(0) | (digits.charCodeAt(1) << 8);
+});
+/** Two decimal digits per value 0..99, as char codes. */
+const PAIRS = Uint16Array.from({ length: 100 }, (_, n) => (48 + Math.floor(n / 10)) | ((48 + (n % 10)) << 8));
+
+/**
+ * Parses binary COPY tuples of indexer.rounds and writes their JSON lines straight into
+ * bytes (the same text JSON.stringify gives): no intermediate strings, so a dump costs
+ * little more than the COPY itself.
+ */
 class BinaryRoundsToNdjson extends Transform {
   private pending: Buffer = Buffer.alloc(0);
   private headerSeen = false;
@@ -66,7 +100,9 @@ class BinaryRoundsToNdjson extends Transform {
       o = HEADER_BYTES + data.readInt32BE(SIGNATURE_BYTES + 4);
       this.headerSeen = true;
     }
-    let out = '';
+    // A stored round is at least 400 bytes of COPY data: this bounds the lines in `data`.
+    const out = Buffer.allocUnsafe(Math.ceil(data.length / 400 + 1) * MAX_LINE_BYTES);
+    let w = 0;
     for (;;) {
       const end = tupleEnd(data, o);
       if (end < 0) break;
@@ -74,11 +110,11 @@ class BinaryRoundsToNdjson extends Transform {
         o += 2;
         break;
       }
-      out += roundLine(data, o + 2);
+      w = writeRoundLine(data, o + 2, out, w);
       o = end;
     }
     this.pending = data.subarray(o);
-    if (out !== '') this.push(out);
+    if (w > 0) this.push(out.subarray(0, w));
     done();
   }
 }
@@ -102,41 +138,86 @@ function int8(data: Buffer, p: number): number {
   return data.readInt32BE(p) * TWO_32 + data.readUInt32BE(p + 4);
 }
 
-function squares(data: Buffer, p: number): string {
-  let s = '[';
-  for (let i = 0; i < SQUARES; i++) {
-    const q = p + i * 8;
-    s += `${i === 0 ? '' : ','}${data.readUInt32LE(q) + data.readUInt32LE(q + 4) * TWO_32}`;
+/** Writes a non-negative safe integer in decimal at `w`; returns the offset after it. */
+function writeUint(out: Buffer, w: number, n: number): number {
+  if (n < 10) {
+    out[w] = 48 + n;
+    return w + 1;
   }
-  return `${s}]`;
+  let digits = 2;
+  for (let limit = 100; n >= limit && digits < 16; limit *= 10) digits++;
+  let i = w + digits;
+  while (n >= 100) {
+    const q = Math.floor(n / 100);
+    const pair = PAIRS[n - q * 100]!;
+    out[--i] = pair >> 8;
+    out[--i] = pair & 0xff;
+    n = q;
+  }
+  if (n >= 10) {
+    const pair = PAIRS[n]!;
+    out[--i] = pair >> 8;
+    out[--i] = pair & 0xff;
+  } else {
+    out[--i] = 48 + n;
+  }
+  return w + digits;
 }
 
-/** One JSON line from a tuple whose fields start at `p` (column order of ROUND_COLUMNS). */
-function roundLine(data: Buffer, p: number): string {
-  const next = (): number => {
-    const at = p + 4;
-    p = at + Math.max(0, data.readInt32BE(p));
-    return at;
-  };
-  const id = int8(data, next());
-  const deployed = squares(data, next());
-  const count = squares(data, next());
+/** Writes a signed integer (the only negative values are impossible ids, but be exact). */
+function writeInt(out: Buffer, w: number, n: number): number {
+  if (n >= 0) return writeUint(out, w, n);
+  out[w] = 45;
+  return writeUint(out, w + 1, -n);
+}
+
+/** 25 little-endian u64 values at `p`, comma-separated. */
+function writeSquares(data: Buffer, p: number, out: Buffer, w: number): number {
+  for (let i = 0; i < SQUARES; i++) {
+    if (i > 0) out[w++] = 44;
+    const q = p + i * 8;
+    w = writeUint(out, w, data.readUInt32LE(q) + data.readUInt32LE(q + 4) * TWO_32);
+  }
+  return w;
+}
+
+function put(out: Buffer, w: number, bytes: Buffer): number {
+  out.set(bytes, w);
+  return w + bytes.length;
+}
+
+/** Writes the JSON line of a tuple whose fields start at `p` (column order of ROUND_COLUMNS). */
+function writeRoundLine(data: Buffer, p: number, out: Buffer, w: number): number {
+  // Each field: a 4-byte length, then its bytes (length -1: NULL, no bytes).
+  let at = p + 4;
+  w = writeInt(out, put(out, w, K_ID), int8(data, at));
+  p = at + data.readInt32BE(p);
+  at = p + 4;
+  w = writeSquares(data, at, out, put(out, w, K_DEPLOYED));
+  p = at + data.readInt32BE(p);
+  at = p + 4;
+  w = writeSquares(data, at, out, put(out, w, K_COUNT));
+  p = at + data.readInt32BE(p);
   const wsLen = data.readInt32BE(p);
-  const wsAt = next();
-  const winningSquare = wsLen < 0 ? 'null' : String(data.readInt16BE(wsAt));
-  const totalDeployed = int8(data, next());
-  const totalWinnings = int8(data, next());
-  const totalVaulted = int8(data, next());
-  const totalMiners = int8(data, next());
-  const motherlode = int8(data, next());
-  const topMinerReward = int8(data, next());
-  const hashAt = next();
-  const slotHash = data.toString('hex', hashAt, hashAt + 32);
-  const settledAt = new Date(PG_EPOCH_MS + int8(data, next()) / 1000).toISOString();
-  return (
-    `{"id":${id},"deployed":${deployed},"count":${count},"winningSquare":${winningSquare},` +
-    `"totalDeployed":${totalDeployed},"totalWinnings":${totalWinnings},"totalVaulted":${totalVaulted},` +
-    `"totalMiners":${totalMiners},"motherlode":${motherlode},"topMinerReward":${topMinerReward},` +
-    `"slotHash":"${slotHash}","settledAt":"${settledAt}"}\n`
-  );
+  at = p + 4;
+  w = put(out, w, K_WINNING);
+  w = wsLen < 0 ? put(out, w, K_NULL) : writeInt(out, w, data.readInt16BE(at));
+  p = at + Math.max(0, wsLen);
+  for (const key of TOTAL_KEYS) {
+    at = p + 4;
+    w = writeInt(out, put(out, w, key), int8(data, at));
+    p = at + data.readInt32BE(p);
+  }
+  at = p + 4;
+  w = put(out, w, K_SLOT_HASH);
+  for (let i = 0; i < 32; i++) {
+    const hex = HEX[data[at + i]!]!;
+    out[w++] = hex & 0xff;
+    out[w++] = hex >> 8;
+  }
+  p = at + data.readInt32BE(p);
+  at = p + 4;
+  w = put(out, w, K_SETTLED_AT);
+  w += out.write(new Date(PG_EPOCH_MS + int8(data, at) / 1000).toISOString(), w, 'latin1');
+  return put(out, w, K_END);
 }
