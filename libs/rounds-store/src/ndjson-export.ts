@@ -144,8 +144,7 @@ function writeUint(out: Buffer, w: number, n: number): number {
     out[w] = 48 + n;
     return w + 1;
   }
-  let digits = 2;
-  for (let limit = 100; n >= limit && digits < 16; limit *= 10) digits++;
+  const digits = n < 100 ? 2 : n < 1e3 ? 3 : n < 1e4 ? 4 : n < 1e5 ? 5 : n < 1e6 ? 6 : n < 1e7 ? 7 : n < 1e8 ? 8 : n < 1e9 ? 9 : n < 1e10 ? 10 : n < 1e11 ? 11 : n < 1e12 ? 12 : n < 1e13 ? 13 : n < 1e14 ? 14 : n < 1e15 ? 15 : 16;
   let i = w + digits;
   while (n >= 100) {
     const q = Math.floor(n / 100);
@@ -176,7 +175,10 @@ function writeSquares(data: Buffer, p: number, out: Buffer, w: number): number {
   for (let i = 0; i < SQUARES; i++) {
     if (i > 0) out[w++] = 44;
     const q = p + i * 8;
-    w = writeUint(out, w, data.readUInt32LE(q) + data.readUInt32LE(q + 4) * TWO_32);
+    const lo = (data[q]! | (data[q + 1]! << 8) | (data[q + 2]! << 16)) + data[q + 3]! * 0x100_0000;
+    const hi = data[q + 4]! | (data[q + 5]! << 8) | (data[q + 6]! << 16);
+    // Stored lamports are below 2^53 (checked at ingestion): the top byte is zero.
+    w = writeUint(out, w, hi === 0 ? lo : lo + hi * TWO_32);
   }
   return w;
 }
