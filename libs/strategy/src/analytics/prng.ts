@@ -1,0 +1,31 @@
+/**
+ * sfc32 seeded through splitmix32: a small, fast PRNG with a 128-bit state, so analytics
+ * are reproducible from one 32-bit seed on every platform. The state lives in a typed
+ * array: as plain variables, 32-bit values above 2^30 would be boxed on every step.
+ */
+export function createPrng(seed: number): () => number {
+  const state = new Uint32Array(4);
+  let z = seed >>> 0;
+  for (let i = 0; i < 4; i++) {
+    z = (z + 0x9e3779b9) >>> 0;
+    let x = z;
+    x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+    x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+    state[i] = x ^ (x >>> 16);
+  }
+  const next = (): number => {
+    const a = state[0]!;
+    const b = state[1]!;
+    const c = state[2]!;
+    const d = state[3]!;
+    const t = (a + b + d) | 0;
+    state[3] = d + 1;
+    state[0] = b ^ (b >>> 9);
+    state[1] = c + (c << 3);
+    state[2] = ((c << 21) | (c >>> 11)) + t;
+    return (t >>> 0) / 4294967296;
+  };
+  // Discard the first outputs, as the generator's authors advise.
+  for (let i = 0; i < 12; i++) next();
+  return next;
+}

@@ -1,0 +1,178 @@
+import type { ExitReason, RunStats } from '../engine/run-stats';
+import { SQUARES } from '../history/history';
+
+const LAMPORTS_PER_SOL = 1e9;
+/** SPEC 7.8: the equity curve is cut down to at most this many points. */
+export const MAX_EQUITY_POINTS = 2000;
+
+export interface EquityPoint {
+  readonly round: number;
+  readonly balanceLamports: number;
+}
+
+export interface PerSquareResult {
+  readonly square: number;
+  readonly betCount: number;
+  readonly winCount: number;
+  readonly netLamports: number;
+}
+
+/** A backtest result without its per-round arrays (analytics' baseline, forward stats). */
+export interface BacktestSummary {
+  readonly totalRounds: number;
+  readonly roundsBet: number;
+  readonly roundsWon: number;
+  readonly squaresBet: number;
+  readonly squaresWonOn: number;
+  readonly netProfitLamports: number;
+  readonly netProfitSol: number;
+  readonly totalStakeLamports: number;
+  readonly totalStakeSol: number;
+  readonly totalRecoveryLamports: number;
+  readonly totalRecoverySol: number;
+  readonly roiPercent: number;
+  readonly winRate: number;
+  readonly perSquareWinRate: number;
+  readonly maxStreak: number;
+  readonly capHits: number;
+  readonly totalCapLossSol: number;
+  readonly minWalletSol: number;
+  readonly maxDrawdownSol: number;
+  readonly rangeMin: number;
+  readonly rangeMax: number;
+  readonly exitedEarly: ExitReason | null;
+  readonly exitRoundId: number;
+  readonly perSquare: readonly PerSquareResult[];
+  readonly streakRunLengths: readonly number[];
+}
+
+/** The seed's Backtest result (SPEC 7.8). */
+export interface BacktestResult extends BacktestSummary {
+  readonly equityCurve: readonly EquityPoint[];
+  readonly perRoundPnlLamports: readonly number[];
+}
+
+/** A plain array copy (what JSON needs), several times faster than Array.from on a typed array. */
+function toNumbers(values: Float64Array, n: number): number[] {
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = values[i]!;
+  return out;
+}
+
+export function lamportsToSol(lamports: number): number {
+  return lamports / LAMPORTS_PER_SOL;
+}
+
+/**
+ * Indexes of at most `max` points of a series that keep the first, the last, and per
+ * equal-width bucket of the rest its minimum and maximum (so the global minimum and
+ * maximum, and every drawdown's shape, survive), ascending.
+ */
+export function downsampleIndexes(values: ArrayLike<number>, max = MAX_EQUITY_POINTS): number[] {
+  const n = values.length;
+  if (n <= max) return Array.from({ length: n }, (_, i) => i);
+  if (max < 4) throw new RangeError('downsampling keeps at least 4 points');
+  const kept: number[] = [0];
+  const interior = n - 2;
+  const buckets = Math.floor((max - 2) / 2);
+  for (let b = 0; b < buckets; b++) {
+    const start = 1 + Math.floor((b * interior) / buckets);
+    const end = 1 + Math.floor(((b + 1) * interior) / buckets);
+    if (start >= end) continue;
+    let lo = start;
+    let hi = start;
+    for (let i = start + 1; i < end; i++) {
+      if (values[i]! < values[lo]!) lo = i;
+      if (values[i]! > values[hi]!) hi = i;
+    }
+    if (lo === hi) kept.push(lo);
+    else kept.push(Math.min(lo, hi), Math.max(lo, hi));
+  }
+  kept.push(n - 1);
+  return kept;
+}
+
+/** The running balance after each recorded round, downsampled (SPEC 7.8 equityCurve). */
+export function equityCurve(stats: RunStats): EquityPoint[] {
+  const n = stats.recorded;
+  const balance = new Float64Array(n);
+  let running = 0;
+  for (let i = 0; i < n; i++) {
+    running += stats.recordedPnl[i]!;
+    balance[i] = running;
+  }
+  return downsampleIndexes(balance).map((i) => ({ round: stats.recordedIds[i]!, balanceLamports: balance[i]! }));
+}
+
+/** Round ids to report when a window held no non-voided round. */
+export interface WindowBounds {
+  readonly firstId: number;
+  readonly lastId: number;
+}
+
+/** The rounds a run took in bet mode: history indexes [startIndex, endIndex). */
+export interface RunBounds extends WindowBounds {
+  readonly startIndex: number;
+  readonly endIndex: number;
+}
+
+/** First and last non-voided round ids in the bounds, and how many there are. */
+function settledRange(stats: RunStats, bounds: RunBounds): { count: number; first: number | null; last: number | null } {
+  const h = stats.history;
+  const ordinal = (k: number): number => (k < h.length ? h.ordinals[k]! : h.settledCount);
+  const count = ordinal(bounds.endIndex) - ordinal(bounds.startIndex);
+  if (count === 0) return { count, first: null, last: null };
+  let a = bounds.startIndex;
+  while (h.winning[a]! < 0) a++;
+  let b = bounds.endIndex - 1;
+  while (h.winning[b]! < 0) b--;
+  return { count, first: h.ids[a]!, last: h.ids[b]! };
+}
+
+export function summarize(stats: RunStats, bounds: RunBounds): BacktestSummary {
+  const range = settledRange(stats, bounds);
+  const rangeMin = range.first ?? bounds.firstId;
+  const rangeMax = range.last ?? bounds.lastId;
+  const perSquare = Array.from({ length: SQUARES }, (_, s) => ({
+    square: s,
+    betCount: stats.betCount[s]!,
+    winCount: stats.winCount[s]!,
+    netLamports: stats.squareNet(s),
+  }));
+  return {
+    totalRounds: range.count,
+    roundsBet: stats.roundsBet,
+    roundsWon: stats.roundsWon,
+    squaresBet: stats.squaresBet,
+    squaresWonOn: stats.roundsWon,
+    netProfitLamports: stats.net,
+    netProfitSol: lamportsToSol(stats.net),
+    totalStakeLamports: stats.totalStake,
+    totalStakeSol: lamportsToSol(stats.totalStake),
+    totalRecoveryLamports: stats.totalRecovery,
+    totalRecoverySol: lamportsToSol(stats.totalRecovery),
+    roiPercent: stats.totalStake > 0 ? (100 * stats.net) / stats.totalStake : 0,
+    winRate: stats.roundsBet > 0 ? stats.roundsWon / stats.roundsBet : 0,
+    perSquareWinRate: stats.squaresBet > 0 ? stats.roundsWon / stats.squaresBet : 0,
+    maxStreak: stats.maxStreak,
+    capHits: stats.capHits,
+    totalCapLossSol: lamportsToSol(stats.capLoss),
+    minWalletSol: lamportsToSol(stats.minNet),
+    maxDrawdownSol: lamportsToSol(stats.maxDrawdown),
+    rangeMin,
+    rangeMax,
+    exitedEarly: stats.exit,
+    exitRoundId: stats.exitRoundId ?? rangeMax,
+    perSquare,
+    streakRunLengths: stats.streakRunLengths(),
+  };
+}
+
+export function fullResult(stats: RunStats, bounds: RunBounds): BacktestResult {
+  if (!stats.record) throw new Error('a full result needs a recording runner');
+  return {
+    ...summarize(stats, bounds),
+    equityCurve: equityCurve(stats),
+    perRoundPnlLamports: toNumbers(stats.recordedPnl, stats.recorded),
+  };
+}

@@ -1,0 +1,181 @@
+import type { DslParams } from '../dsl/types';
+import { SQUARES, type History } from '../history/history';
+import { payoutLamports } from './payout';
+
+/** Why a run stopped early (SPEC 7.6), in order of precedence. */
+export type ExitReason = 'stop_loss_streak' | 'take_profit' | 'session_stop_loss';
+
+const INITIAL_RECORD = 1024;
+
+function grow(a: Float64Array, size: number): Float64Array {
+  const next = new Float64Array(Math.max(size, a.length * 2));
+  next.set(a);
+  return next;
+}
+
+/**
+ * Running accounts of one run (SPEC 7.8): counts, PnL, streaks, drawdown, per-square
+ * figures, stops, and optionally the per-round series and the chance moments that
+ * analytics use. All in lamports; results convert to SOL at the edge.
+ */
+export class RunStats {
+  roundsBet = 0;
+  roundsWon = 0;
+  squaresBet = 0;
+  net = 0;
+  totalStake = 0;
+  totalRecovery = 0;
+  capHits = 0;
+  /** Sum of the losses (as positive lamports) of losing rounds with a cap hit. */
+  capLoss = 0;
+  minNet = 0;
+  peak = 0;
+  maxDrawdown = 0;
+  /** Current losing streak (bet-rounds). */
+  streak = 0;
+  maxStreak = 0;
+  /** Lengths of the losing streaks that ended, in order (see `streakRunLengths()`). */
+  readonly endedStreaks: number[] = [];
+  // Per square; the runner's settlement loop updates these directly.
+  readonly betCount = new Float64Array(SQUARES);
+  readonly winCount = new Float64Array(SQUARES);
+  /** Staked per square, unless every stake is `constantStake` (then betCount x it). */
+  readonly staked = new Float64Array(SQUARES);
+  constantStake = 0;
+  readonly paid = new Float64Array(SQUARES);
+  exit: ExitReason | null = null;
+  /** History index of the round that triggered the exit (ids are looked up at the end). */
+  exitIndex = -1;
+  /** Sum over bet-rounds of the mean / variance of PnL with a uniformly random winner. */
+  chanceMean = 0;
+  chanceVariance = 0;
+  /** Per-round series (when recording): id, PnL and total stake of each round. */
+  recordedIds: Float64Array = new Float64Array(0);
+  recordedPnl: Float64Array = new Float64Array(0);
+  recordedStake: Float64Array = new Float64Array(0);
+  recorded = 0;
+  private readonly chancePnl = new Float64Array(SQUARES);
+
+  private readonly stopStreak: number;
+  private readonly takeProfit: number;
+  private readonly stopLoss: number;
+  private readonly fee: number;
+
+  constructor(
+    readonly history: History,
+    params: DslParams,
+    readonly record: boolean,
+    readonly chance: boolean,
+  ) {
+    this.stopStreak = params.stop_loss_streak ?? 0;
+    this.takeProfit = params.take_profit_lamports;
+    this.stopLoss = params.session_stop_loss_lamports;
+    this.fee = params.tx_fee_lamports;
+    if (record) {
+      this.recordedIds = new Float64Array(INITIAL_RECORD);
+      this.recordedPnl = new Float64Array(INITIAL_RECORD);
+      this.recordedStake = new Float64Array(INITIAL_RECORD);
+    }
+  }
+
+  /** Net lamports of one square (payouts less stakes, fees excluded). */
+  squareNet(s: number): number {
+    const staked = this.constantStake > 0 ? this.betCount[s]! * this.constantStake : this.staked[s]!;
+    return this.paid[s]! - staked;
+  }
+
+  get exitRoundId(): number | null {
+    return this.exitIndex < 0 ? null : this.history.ids[this.exitIndex]!;
+  }
+
+  /** Makes room for `more` recorded rounds at once (a window's worth), so recording never regrows mid-run. */
+  reserve(more: number): void {
+    const size = this.recorded + more;
+    if (size > this.recordedIds.length) {
+      this.recordedIds = grow(this.recordedIds, size);
+      this.recordedPnl = grow(this.recordedPnl, size);
+      this.recordedStake = grow(this.recordedStake, size);
+    }
+  }
+
+  /** Every losing streak's length in order, the one still open at the end included. */
+  streakRunLengths(): number[] {
+    return this.streak > 0 ? [...this.endedStreaks, this.streak] : [...this.endedStreaks];
+  }
+
+  /** Records a round that was not bet (index i): PnL 0. */
+  noBet(i: number): void {
+    this.push(i, 0, 0);
+  }
+
+  /**
+   * A settled bet-round (per-square figures already counted by the runner): totals,
+   * drawdown, streaks, recovery, cap figures, then the stops in order of precedence.
+   */
+  bet(i: number, m: number, stakeSum: number, pnl: number, capHit: boolean): void {
+    this.roundsBet++;
+    this.squaresBet += m;
+    this.totalStake += stakeSum;
+    const net = this.net + pnl;
+    this.net = net;
+    if (net < this.minNet) this.minNet = net;
+    if (net > this.peak) this.peak = net;
+    else if (this.peak - net > this.maxDrawdown) this.maxDrawdown = this.peak - net;
+    if (pnl < 0) {
+      this.streak++;
+      if (this.streak > this.maxStreak) this.maxStreak = this.streak;
+      if (capHit) this.capLoss -= pnl;
+    } else if (this.streak > 0) {
+      this.totalRecovery += pnl;
+      this.endedStreaks.push(this.streak);
+      this.streak = 0;
+    }
+    if (capHit) this.capHits++;
+    if (this.record) this.push(i, pnl, stakeSum);
+    if (this.stopStreak > 0 && this.streak >= this.stopStreak) this.stop('stop_loss_streak', i);
+    else if (this.takeProfit > 0 && net >= this.takeProfit) this.stop('take_profit', i);
+    else if (this.stopLoss > 0 && net <= -this.stopLoss) this.stop('session_stop_loss', i);
+  }
+
+  private stop(reason: ExitReason, i: number): void {
+    this.exit = reason;
+    this.exitIndex = i;
+  }
+
+  private push(i: number, pnl: number, stake: number): void {
+    const n = this.recorded;
+    if (n === this.recordedIds.length) {
+      this.recordedIds = grow(this.recordedIds, n + 1);
+      this.recordedPnl = grow(this.recordedPnl, n + 1);
+      this.recordedStake = grow(this.recordedStake, n + 1);
+    }
+    this.recordedIds[n] = this.history.ids[i]!;
+    this.recordedPnl[n] = pnl;
+    this.recordedStake[n] = stake;
+    this.recorded = n + 1;
+  }
+
+  /**
+   * Same squares and stakes, winner uniform over the 25 squares: adds the exact mean and
+   * variance of this round's PnL (SPEC 7.9 randomOutcomes).
+   */
+  addChanceMoments(i: number, squares: Int8Array, stakes: Float64Array, m: number, stakeSum: number): void {
+    const h = this.history;
+    const cost = stakeSum + this.fee;
+    const base = i * SQUARES;
+    const sum = h.sumDeployed[i]!;
+    let total = -cost * (SQUARES - m);
+    for (let j = 0; j < m; j++) {
+      const sj = stakes[j]!;
+      const dj = h.deployed[base + squares[j]!]!;
+      const pnl = payoutLamports(sj, dj, sum - dj + stakeSum - sj) - cost;
+      this.chancePnl[j] = pnl;
+      total += pnl;
+    }
+    const mean = total / SQUARES;
+    let deviations = (SQUARES - m) * (-cost - mean) ** 2;
+    for (let j = 0; j < m; j++) deviations += (this.chancePnl[j]! - mean) ** 2;
+    this.chanceMean += mean;
+    this.chanceVariance += deviations / SQUARES;
+  }
+}

@@ -1,0 +1,365 @@
+import type { Dsl } from '../dsl/types';
+import { History, SQUARES, type RoundInput } from '../history/history';
+import { FilterSet, filterNeeds } from './filters';
+import { Lookback } from './lookback';
+import { payoutLamports } from './payout';
+import { FLAT, KELLY, Progression } from './sizing';
+import { FIXED_SHAPE, SquareSelector, selectionNeeds } from './select';
+import { RunStats } from './run-stats';
+import { fullResult, summarize, type BacktestResult, type RunBounds } from '../backtest/result';
+import type { Decision, DecisionReason, RoundOutcome, RunnerOptions, RunSummary } from './types';
+
+// Reason codes, in the order the checks run.
+const BET = 0;
+const VOIDED = 1;
+const STOPPED = 2;
+const COOLDOWN = 3;
+const NO_SQUARES = 4;
+const FILTERED = 5;
+const ZERO_STAKES = 6;
+const BANKROLL = 7;
+const REASONS: readonly DecisionReason[] = ['bet', 'voided', 'stopped', 'cooldown', 'no_squares', 'filtered', 'zero_stakes', 'bankroll_depleted'];
+
+/**
+ * The one engine (SPEC 7.2): a stateful runner over a History, one round in, one
+ * decision and settlement out. The decision for a round uses only the non-voided rounds
+ * before it, kept in incremental state; voided rounds are skipped without a trace.
+ * A backtest seeks to its window and runs it; a forward test steps live rounds.
+ */
+export class Runner {
+  readonly stats: RunStats;
+  private readonly lb: Lookback;
+  private readonly selector: SquareSelector;
+  private readonly filters: FilterSet;
+  private readonly progression: Progression;
+  /** The squares of the current decision (the selector's array, or `kellySquares`). */
+  private squares: Int8Array;
+  private readonly kellySquares = new Int8Array(SQUARES);
+  private readonly stakes = new Float64Array(SQUARES);
+  private chosen = 0;
+  /** The stake of every chosen square, or 0 when `stakes` holds one per square (kelly). */
+  private uniformStake = 0;
+  private capHit = false;
+  private pos = 0;
+  /** History index of the first round taken in bet mode, -1 before. */
+  private startIndex = -1;
+  private cooldownLeft = 0;
+  /** False when no decision ever reads history (fixed shape, no filters, not kelly). */
+  private readonly observes: boolean;
+  /** Fixed squares at a flat stake with no filters: every decision is the same one. */
+  private readonly constantDecision: boolean;
+  // Parameters, read once.
+  private readonly cap: number;
+  private readonly fee: number;
+  private readonly cooldownRounds: number;
+  private readonly kellyFraction: number;
+  private readonly kellyBankroll: number;
+  private readonly lookback: number;
+
+  constructor(
+    readonly dsl: Dsl,
+    readonly history: History,
+    options: RunnerOptions = {},
+  ) {
+    const p = dsl.params;
+    const kelly = p.sizing_mode === 'kelly';
+    const fromFilters = filterNeeds(dsl.filters);
+    this.lb = new Lookback(history, {
+      ...selectionNeeds(dsl.base_strategy),
+      ...fromFilters,
+      windowCounts: fromFilters.windowCounts || kelly,
+      lookback: p.hit_rate_lookback,
+    });
+    this.selector = new SquareSelector(dsl);
+    this.squares = this.selector.chosen;
+    this.filters = new FilterSet(dsl.filters);
+    this.progression = new Progression(p);
+    this.stats = new RunStats(history, p, options.record === true, options.chanceMoments === true);
+    this.cap = p.max_bet_per_square_lamports;
+    this.fee = p.tx_fee_lamports;
+    this.cooldownRounds = p.cooldown_after_loss_rounds;
+    this.kellyFraction = p.kelly_fraction;
+    this.kellyBankroll = p.kelly_bankroll_lamports;
+    this.lookback = p.hit_rate_lookback;
+    const fixed = FIXED_SHAPE.has(dsl.base_strategy);
+    this.observes = !fixed || kelly || dsl.filters.length > 0;
+    this.constantDecision = fixed && p.sizing_mode === 'flat' && dsl.filters.length === 0;
+    if (this.constantDecision) {
+      this.chosen = this.selector.select(this.lb, history);
+      this.squares = this.selector.chosen;
+      this.uniformStake = Math.min(p.bet_size_lamports, this.cap);
+      this.capHit = p.bet_size_lamports > this.cap;
+    }
+    if (p.sizing_mode === 'flat') this.stats.constantStake = Math.min(p.bet_size_lamports, this.cap);
+  }
+
+  /** Index in the history of the next round this runner will take. */
+  get position(): number {
+    return this.pos;
+  }
+
+  /**
+   * Consumes the history before index `index` as lookback only (no bets, no stats), the
+   * state a backtest starting there begins from. Only before the first bet-mode round.
+   */
+  seek(index: number): void {
+    this.assertNotStarted('seek');
+    if (!(Number.isInteger(index) && index >= this.pos && index <= this.history.length)) {
+      throw new RangeError(`cannot seek to ${index} (position ${this.pos}, ${this.history.length} rounds)`);
+    }
+    this.lb.rebuild(index);
+    this.pos = index;
+  }
+
+  /** Takes the next round as lookback only (appending it to the history if it is new). */
+  observe(round?: RoundInput): void {
+    this.assertNotStarted('observe');
+    const i = this.next(round);
+    const w = this.history.winning[i]!;
+    if (w >= 0) this.lb.observe(i, w);
+    this.pos = i + 1;
+  }
+
+  /** The decision for the next round, from the rounds before it; changes nothing. */
+  decide(): Decision {
+    return this.decision(this.decideInto());
+  }
+
+  /**
+   * Decides and settles the next round: `round` is appended to the history when the
+   * runner is at its end, or must be the round stored there; without it, the stored
+   * next round is taken.
+   */
+  step(round?: RoundInput): RoundOutcome {
+    const h = this.history;
+    const i = this.next(round);
+    const w = h.winning[i]!;
+    this.begin(i, i + 1);
+    this.pos = i + 1;
+    if (w < 0) {
+      return {
+        roundId: h.ids[i]!,
+        winningSquare: null,
+        decision: this.decision(VOIDED),
+        stakeLamports: 0,
+        payoutLamports: 0,
+        pnlLamports: 0,
+        hit: false,
+        capHit: false,
+        exit: null,
+      };
+    }
+    const stats = this.stats;
+    const before = { stake: stats.totalStake, net: stats.net, won: stats.roundsWon, capHits: stats.capHits, exit: stats.exit };
+    const reason = this.decideInto();
+    // Snapshot the decision now: settling observes the round, which moves the rankings.
+    const decision = this.decision(reason);
+    this.settle(i, w, reason);
+    const stake = stats.totalStake - before.stake;
+    const pnl = stats.net - before.net;
+    return {
+      roundId: h.ids[i]!,
+      winningSquare: w,
+      decision,
+      stakeLamports: stake,
+      payoutLamports: reason === BET ? pnl + stake + this.fee : 0,
+      pnlLamports: pnl,
+      hit: stats.roundsWon > before.won,
+      capHit: stats.capHits > before.capHits,
+      exit: before.exit === null ? stats.exit : null,
+    };
+  }
+
+  /** Decides and settles every stored round from the position up to index `end` (exclusive). */
+  runTo(end: number): void {
+    if (!(Number.isInteger(end) && end >= this.pos && end <= this.history.length)) {
+      throw new RangeError(`cannot run to ${end} (position ${this.pos}, ${this.history.length} rounds)`);
+    }
+    if (end === this.pos) return;
+    this.begin(this.pos, end);
+    const winning = this.history.winning;
+    for (let i = this.pos; i < end; i++) {
+      const w = winning[i]!;
+      if (w >= 0) this.settle(i, w, this.decideInto());
+    }
+    this.pos = end;
+  }
+
+  /** Figures of the rounds taken in bet mode so far (range fields null before any). */
+  summary(): RunSummary {
+    if (this.startIndex < 0) return { ...summarize(this.stats, this.bounds()), rangeMin: null, rangeMax: null, exitRoundId: null };
+    return summarize(this.stats, this.bounds());
+  }
+
+  /** The full result, per-round arrays included; needs the `record` option. */
+  result(): BacktestResult {
+    if (this.startIndex < 0) throw new RangeError('no round taken yet');
+    return fullResult(this.stats, this.bounds());
+  }
+
+  private bounds(): RunBounds {
+    const ids = this.history.ids;
+    return this.startIndex < 0
+      ? { startIndex: 0, endIndex: 0, firstId: 0, lastId: 0 }
+      : { startIndex: this.startIndex, endIndex: this.pos, firstId: ids[this.startIndex]!, lastId: ids[this.pos - 1]! };
+  }
+
+  /** Marks the start of bet mode and makes room for rounds up to `end` in the record. */
+  private begin(from: number, end: number): void {
+    if (this.startIndex < 0) this.startIndex = from;
+    if (this.stats.record) this.stats.reserve(end - from);
+  }
+
+  private next(round: RoundInput | undefined): number {
+    const h = this.history;
+    const i = this.pos;
+    if (round !== undefined) {
+      if (i === h.length) h.append(round);
+      else if (h.ids[i] !== round.id) throw new RangeError(`round ${round.id} is not the next round (${h.ids[i]!} is)`);
+    }
+    if (i >= h.length) throw new RangeError('no next round in the history');
+    return i;
+  }
+
+  private assertNotStarted(what: string): void {
+    if (this.startIndex >= 0) throw new Error(`${what} is only allowed before the first round is taken in bet mode`);
+  }
+
+  private decision(reason: number): Decision {
+    if (reason !== BET) return { bet: false, reason: REASONS[reason]!, squares: [], stakesLamports: [] };
+    return {
+      bet: true,
+      reason: 'bet',
+      squares: Array.from(this.squares.subarray(0, this.chosen)),
+      stakesLamports: Array.from(this.currentStakes().subarray(0, this.chosen)),
+    };
+  }
+
+  /** Chooses squares, checks filters, sizes stakes into the scratch fields; returns a reason code. */
+  private decideInto(): number {
+    if (this.stats.exit !== null) return STOPPED;
+    if (this.cooldownLeft > 0) return COOLDOWN;
+    if (this.constantDecision) return BET;
+    const m = this.selector.select(this.lb, this.history);
+    if (m === 0) return NO_SQUARES;
+    this.squares = this.selector.chosen;
+    if (this.filters.size > 0 && !this.filters.pass(this.lb, this.history, this.stats.streak, this.squares, m)) return FILTERED;
+    if (this.progression.mode === KELLY) return this.sizeKelly(m);
+    let stake = Math.floor(this.progression.rawStake(this.stats.streak));
+    this.capHit = stake > this.cap;
+    if (this.capHit) stake = this.cap;
+    if (!(stake > 0)) return ZERO_STAKES;
+    this.uniformStake = stake;
+    this.chosen = m;
+    return BET;
+  }
+
+  /** SPEC 7.4 kelly: a stake per square from its smoothed hit rate and last round's odds. */
+  private sizeKelly(m: number): number {
+    const lb = this.lb;
+    // The odds come from the previous round: with none, there is nothing to size.
+    if (lb.seen === 0) return ZERO_STAKES;
+    const bankroll = this.kellyBankroll + this.stats.net;
+    if (bankroll <= 0) return BANKROLL;
+    const h = this.history;
+    const counts = lb.windowCounts!;
+    const base = lb.prev * SQUARES;
+    const total = h.totalDeployed[lb.prev]!;
+    const n = Math.min(lb.seen, this.lookback);
+    const chosen = this.squares;
+    const out = this.kellySquares;
+    let kept = 0;
+    let capHit = false;
+    for (let j = 0; j < m; j++) {
+      const s = chosen[j]!;
+      const d = h.deployed[base + s]!;
+      if (d === 0) continue;
+      const o = (0.891 * (total - d)) / d - 0.01;
+      if (o <= 0) continue;
+      const p = (counts[s]! + 1) / (n + SQUARES);
+      const f = (p * o - (1 - p)) / o;
+      if (f <= 0) continue;
+      let stake = Math.floor(this.kellyFraction * f * bankroll);
+      if (stake > this.cap) {
+        stake = this.cap;
+        capHit = true;
+      }
+      if (!(stake > 0)) continue;
+      out[kept] = s;
+      this.stakes[kept] = stake;
+      kept++;
+    }
+    if (kept === 0) return ZERO_STAKES;
+    this.squares = out;
+    this.uniformStake = 0;
+    this.chosen = kept;
+    this.capHit = capHit;
+    return BET;
+  }
+
+  /** One non-voided round in bet mode, decided (`reason`): settle, account, then observe it. */
+  private settle(i: number, w: number, reason: number): void {
+    const h = this.history;
+    const stats = this.stats;
+    if (reason === BET) {
+      const m = this.chosen;
+      const squares = this.squares;
+      const betCount = stats.betCount;
+      const uniform = this.uniformStake;
+      let stakeSum = 0;
+      let sw = 0;
+      // One pass: per-square accounts, total stake and the stake on the winner.
+      if (uniform > 0 && stats.constantStake > 0) {
+        // Flat: every stake is the same, so per-square stakes follow from the counts.
+        for (let j = 0; j < m; j++) {
+          const s = squares[j]!;
+          betCount[s]!++;
+          if (s === w) sw = uniform;
+        }
+        stakeSum = uniform * m;
+      } else {
+        const staked = stats.staked;
+        const stakes = uniform > 0 ? this.currentStakes() : this.stakes;
+        for (let j = 0; j < m; j++) {
+          const s = squares[j]!;
+          const st = stakes[j]!;
+          betCount[s]!++;
+          staked[s]! += st;
+          stakeSum += st;
+          if (s === w) sw = st;
+        }
+      }
+      const dw = h.winnerDeployed[i]!;
+      const payout = payoutLamports(sw, dw, h.sumDeployed[i]! - dw + stakeSum - sw);
+      const pnl = payout - stakeSum - this.fee;
+      if (sw > 0) {
+        stats.roundsWon++;
+        stats.winCount[w]!++;
+        stats.paid[w]! += payout;
+      }
+      if (pnl < 0) this.cooldownLeft = this.cooldownRounds;
+      const mode = this.progression.mode;
+      if (mode !== FLAT && mode !== KELLY) {
+        if (pnl < 0) this.progression.onLoss();
+        else this.progression.onWin();
+      }
+      if (stats.chance) stats.addChanceMoments(i, squares, this.currentStakes(), m, stakeSum);
+      stats.bet(i, m, stakeSum, pnl, this.capHit);
+    } else {
+      if (reason === COOLDOWN) this.cooldownLeft--;
+      if (stats.record) stats.noBet(i);
+    }
+    if (this.observes) this.lb.observe(i, w);
+  }
+
+  /** The per-square stakes of the current decision (filled in for uniform sizing). */
+  private currentStakes(): Float64Array {
+    if (this.uniformStake > 0) this.stakes.fill(this.uniformStake, 0, this.chosen);
+    return this.stakes;
+  }
+}
+
+/** A runner over `history` (a new, empty one when omitted), positioned at its start. */
+export function createRunner(dsl: Dsl, history: History = new History(), options: RunnerOptions = {}): Runner {
+  return new Runner(dsl, history, options);
+}

@@ -1,0 +1,67 @@
+import fc from 'fast-check';
+import { RankedSquares } from './ranked-squares';
+import { RecencyList } from './recency-list';
+import { SortedWindow } from './sorted-window';
+
+describe('SortedWindow', () => {
+  it('ranks and takes medians over exactly the last `capacity` values', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 30 }), fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 120 }), fc.integer({ min: -1, max: 21 }), (capacity, values, x) => {
+        const window = new SortedWindow(capacity);
+        values.forEach((v) => window.push(v));
+        const last = values.slice(Math.max(0, values.length - capacity)).sort((a, b) => a - b);
+        expect(window.size).toBe(last.length);
+        expect(window.countAtMost(x)).toBe(last.filter((v) => v <= x).length);
+        const m = last.length >> 1;
+        const median = last.length === 0 ? Number.NaN : last.length % 2 ? last[m]! : (last[m - 1]! + last[m]!) / 2;
+        expect(window.median()).toEqual(median);
+      }),
+    );
+  });
+});
+
+describe('RankedSquares', () => {
+  it('keeps the squares sorted by key (highest first, ties by lower square) through any changes', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 24 }), fc.integer({ min: -5, max: 5 })), { maxLength: 200 }), (changes) => {
+        const ranked = new RankedSquares();
+        const keys = Array(25).fill(0) as number[];
+        for (const [square, key] of changes) {
+          ranked.set(square, key);
+          keys[square] = key;
+        }
+        const expected = Array.from({ length: 25 }, (_, s) => s).sort((a, b) => keys[b]! - keys[a]! || a - b);
+        expect(Array.from(ranked.order)).toEqual(expected);
+        ranked.reset(keys);
+        expect(Array.from(ranked.order)).toEqual(expected);
+      }),
+    );
+  });
+});
+
+describe('RecencyList', () => {
+  it('lists never-won squares first by index, then by last win', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 24 }), { maxLength: 80 }), (winners) => {
+        const list = new RecencyList();
+        const lastWin = Array(25).fill(-1) as number[];
+        winners.forEach((w, t) => {
+          list.touch(w);
+          lastWin[w] = t;
+        });
+        const expected = Array.from({ length: 25 }, (_, s) => s).sort((a, b) => lastWin[a]! - lastWin[b]! || a - b);
+        const forward: number[] = [];
+        for (let s = list.first(); s < 25; s = list.after(s)) forward.push(s);
+        const backward: number[] = [];
+        for (let s = list.last(); s < 25; s = list.before(s)) backward.push(s);
+        expect(forward).toEqual(expected);
+        expect(backward).toEqual([...expected].reverse());
+        const rebuilt = new RecencyList();
+        rebuilt.rebuild(lastWin);
+        const again: number[] = [];
+        for (let s = rebuilt.first(); s < 25; s = rebuilt.after(s)) again.push(s);
+        expect(again).toEqual(expected);
+      }),
+    );
+  });
+});

@@ -1,0 +1,71 @@
+/** Test support: small round histories whose numbers can be followed by hand. */
+import fc from 'fast-check';
+import type { RoundInput } from '../history/history';
+
+export const SOL = 1_000_000_000;
+
+/** Settlement totals of SPEC 3 for a round (what the chain writes). */
+export function totalWinnings(deployed: readonly number[], winner: number | null): number {
+  if (winner === null) return 0;
+  const losing = deployed.reduce((a, b) => a + b, 0) - deployed[winner]!;
+  return Math.floor(Math.floor(losing * 0.99) * 0.9);
+}
+
+/** A round with the given per-square SOL; totals derived. */
+export function round(id: number, winner: number | null, deployed: readonly number[], count?: readonly number[]): RoundInput {
+  const miners = count ?? deployed.map(() => 1);
+  return {
+    id,
+    deployed: [...deployed],
+    count: [...miners],
+    winningSquare: winner,
+    totalDeployed: deployed.reduce((a, b) => a + b, 0),
+    totalWinnings: totalWinnings(deployed, winner),
+    totalMiners: miners.reduce((a, b) => a + b, 0),
+  };
+}
+
+/** 1 SOL on every square, one miner each. */
+export function flatRound(id: number, winner: number | null): RoundInput {
+  return round(id, winner, Array(25).fill(SOL));
+}
+
+/**
+ * The 30-round fixture: ids 1..31 without 20 (a gap), id 10 voided. In round `id`,
+ * square s holds (1 + (s + id) % 25) x 0.1 SOL, so the least-deployed square is
+ * (25 - id % 25) % 25, and (1 + (24 - s + id) % 25) miners, so the fewest are on
+ * square (24 + id) % 25.
+ */
+export const FIXTURE_WINNERS: ReadonlyArray<readonly [number, number | null]> = [
+  [1, 0], [2, 0], [3, 3], [4, 7], [5, 3], [6, 12], [7, 24], [8, 3], [9, 7], [10, null],
+  [11, 0], [12, 5], [13, 5], [14, 5], [15, 18], [16, 3], [17, 21], [18, 0], [19, 9], [21, 3],
+  [22, 12], [23, 12], [24, 1], [25, 3], [26, 7], [27, 0], [28, 24], [29, 6], [30, 3], [31, 11],
+];
+
+export function fixtureRounds(): RoundInput[] {
+  return FIXTURE_WINNERS.map(([id, winner]) =>
+    round(
+      id,
+      winner,
+      Array.from({ length: 25 }, (_, s) => (1 + ((s + id) % 25)) * 100_000_000),
+      Array.from({ length: 25 }, (_, s) => 1 + ((24 - s + id) % 25)),
+    ),
+  );
+}
+
+/** fast-check: histories of settled rounds with random stakes (zeros included), gaps and voided rounds. */
+export function arbitraryHistory(minLength = 1, maxLength = 60): fc.Arbitrary<RoundInput[]> {
+  const one = fc.record({
+    gap: fc.integer({ min: 1, max: 3 }),
+    winner: fc.option(fc.integer({ min: 0, max: 24 }), { freq: 12 }),
+    deployed: fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 3 * SOL })), { minLength: 25, maxLength: 25 }),
+    count: fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 25, maxLength: 25 }),
+  });
+  return fc.array(one, { minLength, maxLength }).map((items) => {
+    let id = 1000;
+    return items.map((it) => {
+      id += it.gap;
+      return round(id, it.winner, it.deployed, it.count);
+    });
+  });
+}
