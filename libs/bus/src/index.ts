@@ -9,3 +9,5 @@ export { publishDurable, encodeMessage, decodeMessage, jetStreamOf } from './pub
 export type { KV } from '@nats-io/kv';
 export type { JetStreamClient } from '@nats-io/jetstream';
 export { serveCommands, requestCommand, route, type CommandRoute, type AnyCommandRoute, type RequestOptions } from './commands';
+export { consumeDurable, type DurableConsumerOptions } from './consume';
+export type { JsMsg } from '@nats-io/jetstream';

@@ -4,21 +4,23 @@
  * after receiving.
  */
 import { addSchema, compileValidator } from './validate';
-import { keySharedSchema, liveSnapshotSchema, roundOpenedSchema, roundSchema } from './schemas';
+import { keySharedSchema, liveSnapshotSchema, logEventSchema, roundOpenedSchema, roundSchema } from './schemas';
 
 export { natsNames, DUPLICATE_WINDOW_MS, CORRELATION_HEADER, type NatsNames } from './names';
-export type { Round, LiveSnapshot, LiveStatus, RoundOpened, KeyShared } from './messages';
-export { roundSchema, liveSnapshotSchema, roundOpenedSchema, keySharedSchema } from './schemas';
+export type { Round, LiveSnapshot, LiveStatus, RoundOpened, KeyShared, LogEvent, EventKind } from './messages';
+export { EVENT_KINDS } from './messages';
+export { roundSchema, liveSnapshotSchema, roundOpenedSchema, keySharedSchema, logEventSchema } from './schemas';
 export { compileValidator, type Validator } from './validate';
 export { isDateTime } from './date-time';
 
-import type { KeyShared, LiveSnapshot, Round, RoundOpened } from './messages';
+import type { KeyShared, LiveSnapshot, LogEvent, Round, RoundOpened } from './messages';
 
 addSchema(roundSchema);
 export const validateRound = compileValidator<Round>(roundSchema, 'round');
 export const validateLiveSnapshot = compileValidator<LiveSnapshot>(liveSnapshotSchema, 'live snapshot');
 export const validateRoundOpened = compileValidator<RoundOpened>(roundOpenedSchema, 'round opened');
 export const validateKeyShared = compileValidator<KeyShared>(keySharedSchema, 'key shared');
+export const validateLogEvent = compileValidator<LogEvent>(logEventSchema, 'log event');
 
 export type {
   Plan,

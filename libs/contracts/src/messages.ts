@@ -56,3 +56,15 @@ export interface KeyShared {
   readonly policy: 'warn' | 'revoke';
   readonly detectedAt: string;
 }
+
+/** The kinds of the event log (SPEC 6); `streak` is accepted as a filter too. */
+export const EVENT_KINDS = ['drought_broken', 'big_round', 'tier', 'milestone', 'subscription', 'streak'] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+/** One entry of the event log as the API shows it: `{ id, ts, kind, ...fields of its kind }`. */
+export interface LogEvent {
+  readonly id: number;
+  readonly ts: string;
+  readonly kind: EventKind;
+  readonly [field: string]: unknown;
+}

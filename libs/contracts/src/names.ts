@@ -21,6 +21,8 @@ export interface NatsNames {
     readonly subscriptionChanged: string;
     /** The active subscription count crossed a pricing threshold (JetStream, stream BILLING, Nats-Msg-Id = factId). */
     readonly tierChanged: string;
+    /** An event was appended to the log (core NATS, after commit; readers fill gaps from PostgreSQL). */
+    readonly eventAppended: string;
   };
   /** Billing's commands (request/reply, queue group `billing`). */
   readonly commands: {
@@ -57,6 +59,7 @@ export function natsNames(prefix = ''): NatsNames {
       keyShared: s('access.key.shared'),
       subscriptionChanged: s('billing.subscription.changed'),
       tierChanged: s('billing.tier.changed'),
+      eventAppended: s('events.event.appended'),
     },
     commands: {
       pricing: s('billing.pricing.get'),

@@ -99,3 +99,68 @@ export const keySharedSchema: SchemaObject = {
     detectedAt: isoTime,
   },
 };
+
+const nonNegative = { type: 'integer', minimum: 0 } as const;
+const square = { type: 'integer', minimum: 0, maximum: 24 } as const;
+const solAmount = { type: 'number', minimum: 0 } as const;
+
+/** An event of the log, with the fields of each kind (SPEC 6). */
+export const logEventSchema: SchemaObject = {
+  $id: 'urn:gridlab:log-event',
+  type: 'object',
+  required: ['id', 'ts', 'kind'],
+  properties: {
+    id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    ts: isoTime,
+    kind: { type: 'string', enum: ['drought_broken', 'big_round', 'tier', 'milestone', 'subscription', 'streak'] },
+  },
+  oneOf: [
+    {
+      additionalProperties: false,
+      required: ['grid', 'drought', 'roundId'],
+      properties: { id: {}, ts: {}, kind: { const: 'drought_broken' }, grid: square, drought: nonNegative, roundId: nonNegative },
+    },
+    {
+      additionalProperties: false,
+      required: ['roundId', 'deployedSol', 'thresholdSol', 'multiplier', 'winningSquare', 'totalMiners'],
+      properties: {
+        id: {},
+        ts: {},
+        kind: { const: 'big_round' },
+        roundId: nonNegative,
+        deployedSol: solAmount,
+        thresholdSol: solAmount,
+        multiplier: solAmount,
+        winningSquare: square,
+        totalMiners: nonNegative,
+      },
+    },
+    {
+      additionalProperties: false,
+      required: ['grid', 'length', 'roundId'],
+      properties: { id: {}, ts: {}, kind: { const: 'streak' }, grid: square, length: { type: 'integer', minimum: 3 }, roundId: nonNegative },
+    },
+    {
+      additionalProperties: false,
+      required: ['metric', 'value', 'roundId'],
+      properties: { id: {}, ts: {}, kind: { const: 'milestone' }, metric: { enum: ['rounds', 'deployedSol'] }, value: nonNegative, roundId: nonNegative },
+    },
+    {
+      additionalProperties: false,
+      required: ['activeSubs', 'tokenNow', 'direction'],
+      properties: { id: {}, ts: {}, kind: { const: 'tier' }, activeSubs: nonNegative, tokenNow: solAmount, direction: { enum: ['up', 'down'] } },
+    },
+    {
+      additionalProperties: false,
+      required: ['action', 'plan', 'activeSubs'],
+      properties: {
+        id: {},
+        ts: {},
+        kind: { const: 'subscription' },
+        action: { enum: ['activated', 'renewed', 'expired'] },
+        plan: { enum: ['monthly', 'annual', 'grant'] },
+        activeSubs: nonNegative,
+      },
+    },
+  ],
+};

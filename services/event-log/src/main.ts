@@ -1,13 +1,110 @@
 /**
- * The event-log service process. For now it connects to its dependencies and serves its
- * operations endpoints; its business logic arrives with its own issue.
+ * The event-log service process: the single writer of the event log (a PostgreSQL
+ * leader lock; a second replica stands by). It derives events from the stored rounds
+ * and billing's facts, woken by durable JetStream consumers and a catch-up timer, and
+ * publishes each appended event on NATS after commit.
  */
+import { consumeDurable, encodeMessage, ensureBillingStream, ensureRoundsStream } from '@gridlab/bus';
+import { natsNames, validateLogEvent } from '@gridlab/contracts';
+import { acquireLeaderLock } from '@gridlab/db';
+import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA, EventRepository } from '@gridlab/events-store';
 import { startPlatform } from '@gridlab/platform';
+import { RoundRepository } from '@gridlab/rounds-store';
+import { Counter, Gauge } from 'prom-client';
+import { BillingFactsSource } from './adapters/billing-facts-source';
+import { EventWriter } from './app/event-writer';
 import { loadServiceConfig } from './config';
 
 async function main(): Promise<void> {
   const config = loadServiceConfig(process.env);
-  await startPlatform('event-log', config, { ops: { host: config.OPS_HOST, port: config.OPS_PORT }, poolSize: 2 });
+  const names = natsNames(config.NATS_PREFIX);
+  const abort = new AbortController();
+  const stops: (() => Promise<void>)[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let release: (() => Promise<void>) | undefined;
+  const platform = await startPlatform('event-log', config, {
+    ops: { host: config.OPS_HOST, port: config.OPS_PORT },
+    migrate: { schema: EVENTS_SCHEMA, dir: EVENTS_MIGRATIONS_DIR },
+    poolSize: 4,
+    stopFirst: [
+      {
+        name: 'writer',
+        run: async () => {
+          abort.abort();
+          clearInterval(timer);
+          await Promise.all(stops.map((stop) => stop().catch(() => undefined)));
+          await release?.();
+        },
+      },
+    ],
+  });
+  const { logger, metrics, pool, nc } = platform;
+  const appendedTotal = new Counter({ name: 'event_log_appended_total', help: 'Events appended', labelNames: ['kind'], registers: [metrics] });
+  const watermark = new Gauge({ name: 'event_log_round_watermark', help: 'Last round id derived', registers: [metrics] });
+
+  let lock;
+  try {
+    lock = await acquireLeaderLock(config.DATABASE_URL, `${config.NATS_PREFIX}event-log-writer`, {
+      logger,
+      signal: abort.signal,
+      onLost: () => {
+        logger.error('writer lock lost; exiting so a standby takes over');
+        process.kill(process.pid, 'SIGTERM');
+      },
+    });
+  } catch (error) {
+    if (abort.signal.aborted) return;
+    throw error;
+  }
+  release = () => lock.release();
+
+  const writer = new EventWriter(
+    pool,
+    new EventRepository(pool),
+    new RoundRepository(pool),
+    new BillingFactsSource(pool),
+    {
+      appended: (events) => {
+        for (const event of events) {
+          appendedTotal.inc({ kind: event.kind });
+          nc.publish(names.subjects.eventAppended, encodeMessage(validateLogEvent, event));
+        }
+      },
+      progress: (roundId) => watermark.set(roundId),
+    },
+    logger,
+    {
+      gapWaitMs: config.GAP_WAIT_MS,
+      deriver: {
+        droughtThreshold: config.EVENT_DROUGHT_THRESHOLD,
+        bigRoundMultiplier: config.EVENT_BIG_ROUND_MULTIPLIER,
+        bigRoundWindow: config.EVENT_BIG_ROUND_WINDOW,
+        bigRoundMinHistory: config.EVENT_BIG_ROUND_MIN_HISTORY,
+        streakMinLength: config.EVENT_STREAK_MIN_LENGTH,
+        milestoneRoundModulus: config.EVENT_MILESTONE_ROUNDS,
+        deployedSolStep: config.EVENT_MILESTONE_SOL,
+      },
+    },
+  );
+  await writer.load();
+  const poke = (): Promise<void> => writer.poke().catch(() => undefined);
+  await poke();
+
+  await ensureRoundsStream(nc, names);
+  await ensureBillingStream(nc, names);
+  // A message is acked once the catch-up it triggered has committed past it.
+  stops.push(
+    await consumeDurable(nc, { stream: names.streams.rounds, durable: 'event-log_rounds', subjects: [names.subjects.roundSettled], logger }, () =>
+      writer.poke(),
+    ),
+    await consumeDurable(
+      nc,
+      { stream: names.streams.billing, durable: 'event-log_billing', subjects: [names.subjects.subscriptionChanged, names.subjects.tierChanged], logger },
+      () => writer.poke(),
+    ),
+  );
+  timer = setInterval(() => void poke(), config.CATCH_UP_INTERVAL_MS);
+  logger.info('event log writer running');
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,58 @@
+import type { Logger } from '@gridlab/logger';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+
+export interface DurableConsumerOptions {
+  readonly stream: string;
+  /** Durable name (`<service>_<purpose>`): progress survives restarts and is shared by replicas. */
+  readonly durable: string;
+  readonly subjects: readonly string[];
+  readonly logger: Logger;
+  /** How long the server waits for an ack before redelivering. */
+  readonly ackWaitMs?: number;
+}
+
+/**
+ * Consumes a JetStream stream through a durable consumer with explicit acks: each
+ * message is acked after `handle` resolves, and redelivered if it throws (after a
+ * back-off) or the process dies first. New durables start at new messages: consumers
+ * catch up on history from PostgreSQL, the source of truth. Returns a stop function.
+ */
+export async function consumeDurable(
+  nc: NatsConnection,
+  options: DurableConsumerOptions,
+  handle: (msg: JsMsg) => Promise<void>,
+): Promise<() => Promise<void>> {
+  const jsm = await jetstreamManager(nc);
+  const config = {
+    durable_name: options.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.New,
+    filter_subjects: [...options.subjects],
+    ack_wait: (options.ackWaitMs ?? 30_000) * 1_000_000,
+    max_ack_pending: 1000,
+  };
+  try {
+    await jsm.consumers.info(options.stream, options.durable);
+    await jsm.consumers.update(options.stream, options.durable, { filter_subjects: config.filter_subjects, ack_wait: config.ack_wait });
+  } catch {
+    await jsm.consumers.add(options.stream, config);
+  }
+  const consumer = await jetstream(nc).consumers.get(options.stream, options.durable);
+  const messages = await consumer.consume({ max_messages: 100 });
+  const done = (async () => {
+    for await (const msg of messages) {
+      try {
+        await handle(msg);
+        msg.ack();
+      } catch (error) {
+        options.logger.warn('message handling failed; redelivering later', { durable: options.durable, subject: msg.subject, err: error });
+        msg.nak(2000);
+      }
+    }
+  })();
+  return async () => {
+    await messages.close();
+    await done;
+  };
+}

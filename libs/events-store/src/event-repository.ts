@@ -1,0 +1,101 @@
+import type { EventKind, LogEvent } from '@gridlab/contracts';
+import type { Pool, PoolClient } from '@gridlab/db';
+
+/** An event to append: its natural key, kind, time and kind-specific fields. */
+export interface NewEvent {
+  readonly dedupKey: string;
+  readonly kind: EventKind;
+  readonly ts: string;
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+/** The writer's position in its sources. */
+export interface Progress {
+  readonly roundId: number;
+  readonly deriverState: unknown;
+  readonly billingFactSeq: number;
+}
+
+interface EventRow {
+  id: number;
+  kind: EventKind;
+  ts: Date;
+  body: Record<string, unknown>;
+}
+
+const toEvent = (row: EventRow): LogEvent => ({ id: row.id, ts: row.ts.toISOString(), kind: row.kind, ...row.body });
+
+/** Reads of the event log (gateway) and the writer's appends (event-log, inside its transaction). */
+export class EventRepository {
+  constructor(private readonly pool: Pool) {}
+
+  /** Events with id > since, ascending, at most `limit`, optionally of one kind. */
+  async after(since: number, limit: number, kind?: EventKind): Promise<LogEvent[]> {
+    const { rows } =
+      kind === undefined
+        ? await this.pool.query<EventRow>('SELECT id, kind, ts, body FROM events.events WHERE id > $1 ORDER BY id LIMIT $2', [since, limit])
+        : await this.pool.query<EventRow>('SELECT id, kind, ts, body FROM events.events WHERE kind = $3 AND id > $1 ORDER BY id LIMIT $2', [
+            since,
+            limit,
+            kind,
+          ]);
+    return rows.map(toEvent);
+  }
+
+  /** The newest `limit` events (optionally of one kind), ascending. */
+  async latest(limit: number, kind?: EventKind): Promise<LogEvent[]> {
+    const { rows } =
+      kind === undefined
+        ? await this.pool.query<EventRow>('SELECT id, kind, ts, body FROM events.events ORDER BY id DESC LIMIT $1', [limit])
+        : await this.pool.query<EventRow>('SELECT id, kind, ts, body FROM events.events WHERE kind = $2 ORDER BY id DESC LIMIT $1', [limit, kind]);
+    return rows.reverse().map(toEvent);
+  }
+
+  /** Events with after < id <= upTo, ascending (a reader filling a gap). */
+  async between(after: number, upTo: number): Promise<LogEvent[]> {
+    const { rows } = await this.pool.query<EventRow>('SELECT id, kind, ts, body FROM events.events WHERE id > $1 AND id <= $2 ORDER BY id', [after, upTo]);
+    return rows.map(toEvent);
+  }
+
+  async lastId(): Promise<number> {
+    const { rows } = await this.pool.query<{ id: number | null }>('SELECT max(id) AS id FROM events.events');
+    return rows[0]?.id ?? 0;
+  }
+
+  async progress(): Promise<Progress> {
+    const { rows } = await this.pool.query<{ round_id: number; deriver_state: unknown; billing_fact_seq: number }>(
+      'SELECT round_id, deriver_state, billing_fact_seq FROM events.progress',
+    );
+    const row = rows[0]!;
+    return { roundId: row.round_id, deriverState: row.deriver_state, billingFactSeq: row.billing_fact_seq };
+  }
+}
+
+/**
+ * Appends `events` whose dedup key is new, in order, inside the writer's transaction;
+ * returns the appended events with their ids. A known key is skipped (replay).
+ */
+export async function appendEvents(client: PoolClient, events: readonly NewEvent[]): Promise<LogEvent[]> {
+  const appended: LogEvent[] = [];
+  for (const e of events) {
+    const { rows } = await client.query<{ id: number }>(
+      `INSERT INTO events.events (dedup_key, kind, ts, body) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (dedup_key) DO NOTHING RETURNING id`,
+      [e.dedupKey, e.kind, e.ts, JSON.stringify(e.fields)],
+    );
+    if (rows[0] !== undefined) appended.push({ id: rows[0].id, ts: e.ts, kind: e.kind, ...e.fields });
+  }
+  return appended;
+}
+
+/** Records the writer's position in the same transaction as the events it produced. */
+export async function saveProgress(client: PoolClient, progress: Partial<Progress>): Promise<void> {
+  await client.query(
+    `UPDATE events.progress SET
+       round_id = coalesce($1, round_id),
+       deriver_state = coalesce($2, deriver_state),
+       billing_fact_seq = coalesce($3, billing_fact_seq),
+       updated_at = now()`,
+    [progress.roundId ?? null, progress.deriverState === undefined ? null : JSON.stringify(progress.deriverState), progress.billingFactSeq ?? null],
+  );
+}
