@@ -6,7 +6,9 @@ export interface DurableConsumerOptions {
   readonly stream: string;
   /** Durable name (`<service>_<purpose>`): progress survives restarts and is shared by replicas. */
   readonly durable: string;
-  readonly subjects: readonly string[];
+  /** One subject of the stream to receive; absent: every subject of the stream. (One filter
+   *  keeps this compatible with NATS servers before 2.10, which lack filter_subjects.) */
+  readonly subject?: string;
   readonly logger: Logger;
   /** How long the server waits for an ack before redelivering. */
   readonly ackWaitMs?: number;
@@ -28,13 +30,16 @@ export async function consumeDurable(
     durable_name: options.durable,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.New,
-    filter_subjects: [...options.subjects],
+    ...(options.subject === undefined ? {} : { filter_subject: options.subject }),
     ack_wait: (options.ackWaitMs ?? 30_000) * 1_000_000,
     max_ack_pending: 1000,
   };
   try {
     await jsm.consumers.info(options.stream, options.durable);
-    await jsm.consumers.update(options.stream, options.durable, { filter_subjects: config.filter_subjects, ack_wait: config.ack_wait });
+    await jsm.consumers.update(options.stream, options.durable, {
+      ...(options.subject === undefined ? {} : { filter_subject: options.subject }),
+      ack_wait: config.ack_wait,
+    });
   } catch {
     await jsm.consumers.add(options.stream, config);
   }

@@ -1,9 +1,10 @@
 -- Up Migration
--- The event log. Ids come from an identity column and only the leader appends, one
--- transaction at a time, so ids increase in commit order. Every event has a natural
--- dedup key: replaying a round or a fact never appends twice.
+-- The event log. Only the leader appends, one transaction at a time, numbering events
+-- max(id) + 1 inside its transaction: ids increase in commit order and have no holes (a
+-- rolled-back append leaves none), so a reader can tell a missed event from a skip.
+-- Every event has a natural dedup key: replaying a round or a fact never appends twice.
 CREATE TABLE events (
-  id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id          bigint PRIMARY KEY CHECK (id > 0),
   dedup_key   text NOT NULL UNIQUE,
   kind        text NOT NULL CHECK (kind IN ('drought_broken', 'big_round', 'tier', 'milestone', 'subscription', 'streak')),
   ts          timestamptz NOT NULL,

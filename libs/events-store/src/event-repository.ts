@@ -72,20 +72,31 @@ export class EventRepository {
 }
 
 /**
- * Appends `events` whose dedup key is new, in order, inside the writer's transaction;
- * returns the appended events with their ids. A known key is skipped (replay).
+ * Appends `events` whose dedup key is new, in order, inside the writer's transaction,
+ * numbered from max(id) + 1; returns the appended events with their ids. A known key is
+ * skipped (replay). Only the leader calls this; should a deposed writer race it, the
+ * primary key makes one transaction fail rather than reuse an id.
  */
 export async function appendEvents(client: PoolClient, events: readonly NewEvent[]): Promise<LogEvent[]> {
-  const appended: LogEvent[] = [];
-  for (const e of events) {
-    const { rows } = await client.query<{ id: number }>(
-      `INSERT INTO events.events (dedup_key, kind, ts, body) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (dedup_key) DO NOTHING RETURNING id`,
-      [e.dedupKey, e.kind, e.ts, JSON.stringify(e.fields)],
-    );
-    if (rows[0] !== undefined) appended.push({ id: rows[0].id, ts: e.ts, kind: e.kind, ...e.fields });
-  }
-  return appended;
+  if (events.length === 0) return [];
+  const { rows: known } = await client.query<{ dedup_key: string }>('SELECT dedup_key FROM events.events WHERE dedup_key = ANY($1::text[])', [
+    events.map((e) => e.dedupKey),
+  ]);
+  const seen = new Set(known.map((r) => r.dedup_key));
+  const fresh = events.filter((e) => {
+    if (seen.has(e.dedupKey)) return false;
+    seen.add(e.dedupKey);
+    return true;
+  });
+  if (fresh.length === 0) return [];
+  const { rows } = await client.query<{ id: number | null }>('SELECT max(id) AS id FROM events.events');
+  const first = (rows[0]?.id ?? 0) + 1;
+  await client.query(
+    `INSERT INTO events.events (id, dedup_key, kind, ts, body)
+     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[])`,
+    [fresh.map((_, i) => first + i), fresh.map((e) => e.dedupKey), fresh.map((e) => e.kind), fresh.map((e) => e.ts), fresh.map((e) => JSON.stringify(e.fields))],
+  );
+  return fresh.map((e, i) => ({ id: first + i, ts: e.ts, kind: e.kind, ...e.fields }));
 }
 
 /** Records the writer's position in the same transaction as the events it produced. */

@@ -34,7 +34,8 @@ export async function startService(
   const child = spawn(process.execPath, ['--import', 'tsx', join(WORKSPACE_ROOT, entry)], {
     cwd: WORKSPACE_ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    // GRIDLAB_TEST_SERVICE_LOGS=1 shows the services' logs while debugging a test.
+    stdio: ['ignore', process.env['GRIDLAB_TEST_SERVICE_LOGS'] === '1' ? 'inherit' : 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {

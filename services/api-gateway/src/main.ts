@@ -4,11 +4,13 @@ import { KeyStore } from '@gridlab/billing-store';
 import { encodeMessage } from '@gridlab/bus';
 import { natsNames, validateKeyShared } from '@gridlab/contracts';
 import { startPlatform } from '@gridlab/platform';
+import { EventRepository } from '@gridlab/events-store';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { redisCheck } from '@gridlab/runtime';
 import { Redis } from 'ioredis';
 import { Counter, Gauge } from 'prom-client';
 import { BillingClient } from './adapters/nats/billing-client';
+import { EventFeed } from './adapters/nats/event-feed';
 import { LiveCache, followLive } from './adapters/nats/live-feed';
 import { RedisGate } from './adapters/redis/redis-gate';
 import { Authenticator } from './app/authenticate';
@@ -17,6 +19,7 @@ import { MemoryLimiter } from './domain/memory-limiter';
 import { IP_POLICY, KEY_POLICY } from './domain/token-bucket';
 import { createApp } from './http/app';
 import { createGatewayServer } from './http/server';
+import { EventStream } from './http/event-stream';
 import { SnapshotStream } from './http/sse';
 
 const SHARING_WINDOW_MS = 5 * 60 * 1000;
@@ -33,6 +36,8 @@ async function main(): Promise<void> {
   let server: Server | undefined;
   let stopLive: (() => void) | undefined;
   let stream: SnapshotStream | undefined;
+  let eventStream: EventStream | undefined;
+  let stopEvents: (() => void) | undefined;
   const platform = await startPlatform('api-gateway', config, {
     checks: { redis: redisCheck(redis) },
     poolSize: 10,
@@ -46,9 +51,11 @@ async function main(): Promise<void> {
             // Streams never end on their own: close idle and streaming connections now.
             server.closeIdleConnections();
             stream?.close();
+            eventStream?.close();
           }),
       },
       { name: 'live feed', run: async () => stopLive?.() },
+      { name: 'event feed', run: async () => stopEvents?.() },
       { name: 'redis', run: () => redis.quit().then(() => undefined, () => undefined) },
     ],
   });
@@ -61,6 +68,9 @@ async function main(): Promise<void> {
   const live = new LiveCache();
   const names = natsNames(config.NATS_PREFIX);
   const billing = new BillingClient(nc, names, config.COMMAND_TIMEOUT_MS);
+  const eventRepo = new EventRepository(pool);
+  const eventFeed = new EventFeed(eventRepo, logger.child({ component: 'events' }));
+  stopEvents = await eventFeed.start(nc, names);
   stopLive = await followLive(nc, names, live, logger.child({ component: 'live' }));
   const gate = new RedisGate(redis, {
     prefix: config.REDIS_PREFIX,
@@ -97,6 +107,7 @@ async function main(): Promise<void> {
       gate.takeForAddress(IP_POLICY, address).catch(() => fallbackLimiter.take(IP_POLICY, `ip:${address}`)),
     rounds: new RoundRepository(pool),
     billing,
+    events: eventRepo,
     live,
     logger,
     metrics,
@@ -104,7 +115,8 @@ async function main(): Promise<void> {
     trustedProxies: new Set(config.TRUSTED_PROXIES),
   };
   stream = new SnapshotStream(live);
-  server = createGatewayServer(createApp(deps), deps, stream);
+  eventStream = new EventStream(eventRepo, eventFeed);
+  server = createGatewayServer(createApp(deps), deps, stream, eventStream);
   server.on('close', () => stream.close());
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server!.listen(config.PORT, config.HOST, resolve));

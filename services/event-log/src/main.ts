@@ -94,12 +94,13 @@ async function main(): Promise<void> {
   await ensureBillingStream(nc, names);
   // A message is acked once the catch-up it triggered has committed past it.
   stops.push(
-    await consumeDurable(nc, { stream: names.streams.rounds, durable: 'event-log_rounds', subjects: [names.subjects.roundSettled], logger }, () =>
+    await consumeDurable(nc, { stream: names.streams.rounds, durable: 'event-log_rounds', subject: names.subjects.roundSettled, logger }, () =>
       writer.poke(),
     ),
     await consumeDurable(
       nc,
-      { stream: names.streams.billing, durable: 'event-log_billing', subjects: [names.subjects.subscriptionChanged, names.subjects.tierChanged], logger },
+      // Every subject of BILLING: subscription and tier facts.
+      { stream: names.streams.billing, durable: 'event-log_billing', logger },
       () => writer.poke(),
     ),
   );

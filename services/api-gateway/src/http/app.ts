@@ -7,6 +7,7 @@ import type { ReadinessReport } from '@gridlab/runtime';
 import compression from 'compression';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
+import type { EventRepository } from '@gridlab/events-store';
 import type { BillingClient } from '../adapters/nats/billing-client';
 import type { LiveCache } from '../adapters/nats/live-feed';
 import { RateLimitedWithDecision, type Authenticator, type Caller } from '../app/authenticate';
@@ -16,12 +17,14 @@ import { computeStats } from '../domain/stats';
 import { clientAddress } from './client-address';
 import { loadOpenApi } from './openapi';
 import { problem, sendProblem, toProblem } from './problem';
+import { pollParams } from './event-params';
 import { intParam } from './query';
 
 export interface AppDeps {
   readonly authenticator: Authenticator;
   readonly rounds: RoundRepository;
   readonly billing: BillingClient;
+  readonly events: EventRepository;
   readonly live: LiveCache;
   readonly logger: Logger;
   readonly metrics: Registry;
@@ -176,6 +179,12 @@ export function createApp(deps: AppDeps): express.Express {
     const hasMore = rows.length > limit;
     const rounds = hasMore ? rows.slice(0, limit) : rows;
     res.json({ count: rounds.length, from: range.from, to: range.to, hasMore, nextFrom: hasMore ? rounds[rounds.length - 1]!.id + 1 : null, rounds });
+  });
+
+  paid.get('/events', async (req, res) => {
+    const { since, limit, kind } = pollParams(req.query);
+    const events = await deps.events.after(since, limit, kind);
+    res.json({ count: events.length, lastId: events.length === 0 ? since : events[events.length - 1]!.id, events });
   });
 
   app.use('/api/v1', paid);

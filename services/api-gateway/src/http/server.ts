@@ -3,6 +3,8 @@ import { gzipSync } from 'node:zlib';
 import type { Express } from 'express';
 import { authorize, liveUnavailable, rateLimitHeaders, sendError, type AppDeps } from './app';
 import { requestId } from './request-id';
+import { streamParams } from './event-params';
+import type { EventStream } from './event-stream';
 import type { SnapshotStream } from './sse';
 
 function isPath(url: string, path: string): boolean {
@@ -11,6 +13,7 @@ function isPath(url: string, path: string): boolean {
 
 const LIVE_PATH = '/api/v1/live';
 const STREAM_PATH = '/api/v1/stream';
+const EVENTS_STREAM_PATH = '/api/v1/events/stream';
 /** Responses over 1 KiB honour Accept-Encoding: gzip (SPEC 2). */
 const GZIP_MIN_BYTES = 1024;
 
@@ -19,7 +22,7 @@ const GZIP_MIN_BYTES = 1024;
  * is answered here from the cached bytes with only what it needs (request id, auth,
  * rate limit, optional gzip); everything else goes to the Express app.
  */
-export function createGatewayServer(app: Express, deps: AppDeps, stream: SnapshotStream): Server {
+export function createGatewayServer(app: Express, deps: AppDeps, stream: SnapshotStream, events: EventStream): Server {
   let gzipFor: { seq: number; bytes: Buffer } | null = null;
   const gzipped = (seq: number, bytes: Buffer): Buffer => {
     if (gzipFor?.seq !== seq) gzipFor = { seq, bytes: gzipSync(bytes) };
@@ -53,6 +56,15 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
     stream.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) });
   };
 
+  const followEvents = async (req: IncomingMessage, res: ServerResponse, id: string): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://gateway');
+    // Parameters first: a bad request costs no token.
+    const lastEventId = req.headers['last-event-id'];
+    const { since, kind } = streamParams(url.searchParams, Array.isArray(lastEventId) ? lastEventId[0] : lastEventId);
+    const caller = await authorize(deps, req);
+    await events.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) }, since, kind);
+  };
+
   const fail = (res: ServerResponse, id: string) => (error: unknown) => {
     res.setHeader('X-Request-Id', id);
     sendError(res, error, deps.logger, id);
@@ -67,6 +79,10 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
       return;
     }
     res.setHeader('X-Request-Id', id);
+    if (req.method === 'GET' && isPath(url, EVENTS_STREAM_PATH)) {
+      followEvents(req, res, id).catch(fail(res, id));
+      return;
+    }
     if (req.method === 'GET' && isPath(url, STREAM_PATH)) {
       subscribe(req, res, id).catch(fail(res, id));
       return;

@@ -1,0 +1,119 @@
+import type { ServerResponse } from 'node:http';
+import type { EventKind, LogEvent } from '@gridlab/contracts';
+import type { EventRepository } from '@gridlab/events-store';
+import type { EventFeed } from '../adapters/nats/event-feed';
+
+const PING_MS = 15_000;
+const PING = Buffer.from(': ping\n\n');
+/** Events replayed when neither `since` nor Last-Event-ID is given (SPEC 6). */
+const DEFAULT_REPLAY = 50;
+const REPLAY_PAGE = 1000;
+/**
+ * A client with this much unsent is too slow to follow the log: its connection is
+ * closed, and it resumes with Last-Event-ID from the log itself (no queue grows here).
+ */
+const SLOW_CLIENT_BYTES = 1024 * 1024;
+/** Live events held for a client while its replay is still being read. */
+const MAX_PENDING = 10_000;
+
+interface Client {
+  readonly res: ServerResponse;
+  readonly kind: EventKind | undefined;
+  /** Id of the last event written (or skipped by the kind filter): nothing at or below it is sent again. */
+  cursor: number;
+  /** Live events that arrived during the replay; null once the client is live. */
+  pending: LogEvent[] | null;
+}
+
+const frame = (event: LogEvent): string => `id: ${event.id}\nevent: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`;
+
+/**
+ * /events/stream: a replay from the log (the last 50 events, or everything after
+ * `since` / Last-Event-ID), then the live events, with no gap and no duplicate across the
+ * boundary: the client is registered for live events before the replay is read, live
+ * events are held until the replay is written, and every write is filtered by the
+ * client's cursor.
+ */
+export class EventStream {
+  private readonly clients = new Set<Client>();
+  private readonly pingTimer: NodeJS.Timeout;
+  private readonly stopFollowing: () => void;
+
+  constructor(
+    private readonly repo: EventRepository,
+    feed: EventFeed,
+  ) {
+    this.stopFollowing = feed.onEvent((event) => this.broadcast(event));
+    this.pingTimer = setInterval(() => this.ping(), PING_MS);
+    this.pingTimer.unref();
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  /** Takes over an authorized request's response; `since` null means "the last 50". */
+  async attach(res: ServerResponse, headers: Record<string, string>, since: number | null, kind: EventKind | undefined): Promise<void> {
+    const client: Client = { res, kind, cursor: since ?? 0, pending: [] };
+    this.clients.add(client);
+    res.on('close', () => this.clients.delete(client));
+    try {
+      const replay = since === null ? await this.repo.latest(DEFAULT_REPLAY, kind) : await this.repo.after(since, REPLAY_PAGE, kind);
+      res.writeHead(200, {
+        ...headers,
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-store',
+        Connection: 'keep-alive',
+        'X-Accel-Buffering': 'no',
+      });
+      res.socket?.setNoDelay(true);
+      res.write(': connected\n\n');
+      let page = replay;
+      for (;;) {
+        for (const event of page) this.write(client, event);
+        if (since === null || page.length < REPLAY_PAGE || res.destroyed) break;
+        page = await this.repo.after(client.cursor, REPLAY_PAGE, kind);
+      }
+      const pending = client.pending ?? [];
+      client.pending = null;
+      for (const event of pending) this.write(client, event);
+    } catch (error) {
+      this.clients.delete(client);
+      if (res.headersSent) res.destroy();
+      throw error;
+    }
+  }
+
+  close(): void {
+    clearInterval(this.pingTimer);
+    this.stopFollowing();
+    for (const client of this.clients) client.res.end();
+    this.clients.clear();
+  }
+
+  private broadcast(event: LogEvent): void {
+    for (const client of this.clients) {
+      if (client.pending !== null) {
+        client.pending.push(event);
+        if (client.pending.length > MAX_PENDING) client.res.destroy();
+      } else {
+        this.write(client, event);
+      }
+    }
+  }
+
+  private write(client: Client, event: LogEvent): void {
+    if (event.id <= client.cursor || client.res.destroyed) return;
+    client.cursor = event.id;
+    if (client.kind !== undefined && event.kind !== client.kind) return;
+    if (client.res.writableLength > SLOW_CLIENT_BYTES) {
+      client.res.end();
+      return;
+    }
+    client.res.write(frame(event));
+  }
+
+  private ping(): void {
+    for (const client of this.clients) if (client.pending === null) client.res.write(PING);
+  }
+}
