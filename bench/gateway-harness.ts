@@ -6,6 +6,7 @@ import { connectBus, openLiveBucket } from '@gridlab/bus';
 import { natsNames, validateLiveSnapshot, type LiveSnapshot } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { createLogger } from '@gridlab/logger';
+import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
 import { createTestDatabase, testNamespace, type TestDatabase, type TestNamespace } from '@gridlab/testing';
 
@@ -74,6 +75,7 @@ export async function startGatewayUnderTest(
   const ns = testNamespace();
   await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
   await runMigrations({ databaseUrl: db.url, schema: BILLING_SCHEMA, dir: BILLING_MIGRATIONS_DIR });
+  await runMigrations({ databaseUrl: db.url, schema: EVENTS_SCHEMA, dir: EVENTS_MIGRATIONS_DIR });
   const pool = createPool(db.url);
   const store = new KeyStore(pool, SECRET);
   const keys: string[] = [];
