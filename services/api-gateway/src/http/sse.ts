@@ -10,8 +10,36 @@ const PING_MS = 15_000;
 const SLOW_CLIENT_BYTES = 16 * 1024;
 const PING = Buffer.from(': ping\n\n');
 
+/** One HTTP/1.1 chunk holding `payload`: every client gets the same bytes. */
+function chunk(payload: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`${payload.length.toString(16)}\r\n`), payload, Buffer.from('\r\n')]);
+}
+const PING_CHUNK = chunk(PING);
+
+/**
+ * Writes an SSE frame to a client. A chunked HTTP/1.1 response is fed pre-framed chunks
+ * straight to its socket: with 10,000 clients a snapshot is framed once, not 10,000
+ * times, and each client costs one socket write. Anything else goes through `res`.
+ */
+function writer(res: ServerResponse): { write(frame: Buffer, framed: Buffer): boolean; backlog(): number; onDrain(fn: () => void): void } {
+  const socket = res.socket;
+  if (socket !== null && res.chunkedEncoding && res.headersSent) {
+    return {
+      write: (_frame, framed) => socket.write(framed),
+      backlog: () => socket.writableLength,
+      onDrain: (fn) => socket.on('drain', fn),
+    };
+  }
+  return {
+    write: (frame) => res.write(frame),
+    backlog: () => res.writableLength,
+    onDrain: (fn) => res.on('drain', fn),
+  };
+}
+
 interface Client {
   readonly res: ServerResponse;
+  readonly out: ReturnType<typeof writer>;
   /** Sequence number of the snapshot last written, or of none yet. */
   sent: number;
   waitingForDrain: boolean;
@@ -24,7 +52,7 @@ interface Client {
  */
 export class SnapshotStream {
   private readonly clients = new Set<Client>();
-  private event: { seq: number; bytes: Buffer } | null = null;
+  private event: { seq: number; bytes: Buffer; framed: Buffer } | null = null;
   private readonly pingTimer: NodeJS.Timeout;
   private readonly stopFollowing: () => void;
 
@@ -48,10 +76,11 @@ export class SnapshotStream {
       'X-Accel-Buffering': 'no',
     });
     res.socket?.setNoDelay(true);
-    const client: Client = { res, sent: 0, waitingForDrain: false };
+    res.flushHeaders();
+    const client: Client = { res, out: writer(res), sent: 0, waitingForDrain: false };
     this.clients.add(client);
     res.on('close', () => this.clients.delete(client));
-    res.on('drain', () => {
+    client.out.onDrain(() => {
       client.waitingForDrain = false;
       this.send(client);
     });
@@ -65,12 +94,13 @@ export class SnapshotStream {
     this.clients.clear();
   }
 
-  private current(): { seq: number; bytes: Buffer } | null {
+  private current(): { seq: number; bytes: Buffer; framed: Buffer } | null {
     const latest = this.live.latest;
     if (latest === null) return null;
     if (this.event?.seq !== latest.seq) {
       const id = `${latest.snapshot.roundId}-${latest.seq}`;
-      this.event = { seq: latest.seq, bytes: Buffer.concat([Buffer.from(`event: snapshot\nid: ${id}\ndata: `), latest.bytes, Buffer.from('\n\n')]) };
+      const bytes = Buffer.concat([Buffer.from(`event: snapshot\nid: ${id}\ndata: `), latest.bytes, Buffer.from('\n\n')]);
+      this.event = { seq: latest.seq, bytes, framed: chunk(bytes) };
     }
     return this.event;
   }
@@ -83,11 +113,11 @@ export class SnapshotStream {
     const event = this.current();
     if (event === null || client.sent === event.seq || client.waitingForDrain) return;
     client.sent = event.seq;
-    const flushed = client.res.write(event.bytes);
-    if (!flushed || client.res.writableLength > SLOW_CLIENT_BYTES) client.waitingForDrain = true;
+    const flushed = client.out.write(event.bytes, event.framed);
+    if (!flushed || client.out.backlog() > SLOW_CLIENT_BYTES) client.waitingForDrain = true;
   }
 
   private ping(): void {
-    for (const client of this.clients) if (!client.waitingForDrain) client.res.write(PING);
+    for (const client of this.clients) if (!client.waitingForDrain) client.out.write(PING, PING_CHUNK);
   }
 }
