@@ -282,7 +282,7 @@ describe('snapshot stream', () => {
       if (done) break;
       text += Buffer.from(value).toString();
       let end;
-      while ((end = text.indexOf('\n\n')) >= 0) {
+      while (events.length < count && (end = text.indexOf('\n\n')) >= 0) {
         const block = text.slice(0, end);
         text = text.slice(end + 2);
         const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));

@@ -15,10 +15,12 @@ import { BillingFactsSource } from './adapters/billing-facts-source';
 import { EventWriter } from './app/event-writer';
 import { loadServiceConfig } from './config';
 
+/** Aborted when shutdown begins: start-up steps still running then fail harmlessly. */
+const abort = new AbortController();
+
 async function main(): Promise<void> {
   const config = loadServiceConfig(process.env);
   const names = natsNames(config.NATS_PREFIX);
-  const abort = new AbortController();
   const stops: (() => Promise<void>)[] = [];
   let timer: NodeJS.Timeout | undefined;
   let release: (() => Promise<void>) | undefined;
@@ -109,6 +111,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  // A start-up step interrupted by SIGTERM (its connections closed under it): the
+  // shutdown in progress decides the exit.
+  if (abort.signal.aborted) return;
   process.stderr.write(`event-log: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
