@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { runMigrations } from '@gridlab/db';
+import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
 import { createTestDatabase, testNamespace, type TestDatabase } from '@gridlab/testing';
 
 const ROOT = join(__dirname, '..');
@@ -9,7 +11,7 @@ const SERVICES = [
   { name: 'billing', portVar: 'OPS_PORT', checks: ['postgres', 'nats', 'redis'] },
   { name: 'event-log', portVar: 'OPS_PORT', checks: ['postgres', 'nats'] },
   { name: 'lab-forward', portVar: 'OPS_PORT', checks: ['postgres', 'nats'] },
-  { name: 'lab-backtest', portVar: 'OPS_PORT', checks: ['postgres', 'nats'] },
+  { name: 'lab-backtest', portVar: 'OPS_PORT', checks: ['postgres', 'nats', 'redis', 'history'] },
 ];
 
 function freePort(): Promise<number> {
@@ -38,6 +40,8 @@ let db: TestDatabase;
 const ns = testNamespace();
 beforeAll(async () => {
   db = await createTestDatabase();
+  // The indexer's tables, as the running suite has them (the lab services read rounds).
+  await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
 });
 afterAll(async () => {
   await db.drop();
@@ -73,7 +77,12 @@ describe.each(SERVICES)('$name process', ({ name, portVar, checks }) => {
   it('is alive, ready with real dependency checks, and exports metrics', async () => {
     const health = await waitForHttp(`http://127.0.0.1:${port}/healthz`, 30_000);
     expect(health.status).toBe(200);
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    // Readiness may follow liveness by a moment (lab-backtest loads the round history).
+    let ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    for (const deadline = Date.now() + 30_000; ready.status !== 200 && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 200));
+      ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    }
     const body = (await ready.json()) as { ready: boolean; checks: Record<string, { ok: boolean }> };
     expect(ready.status).toBe(200);
     expect(Object.keys(body.checks).sort()).toEqual([...checks].sort());

@@ -58,7 +58,12 @@ async function answer(r: AnyCommandRoute, msg: Msg, logger: Logger): Promise<voi
   if (msg.reply !== undefined) msg.respond(encoder.encode(JSON.stringify(reply)));
 }
 
-function toCommandError(error: unknown, logger: Logger, subject: string): CommandError {
+/**
+ * The wire form of a failure, in the one place commands translate errors: a business
+ * error keeps its status, code and field errors; anything else is logged here and
+ * becomes a 503 that reveals nothing.
+ */
+export function toCommandError(error: unknown, logger: Logger, subject: string): CommandError {
   if (error instanceof SyntaxError) return { status: 400, code: 'invalid_request', detail: 'the request is not valid JSON' };
   if (isGridlabError(error) && HTTP_STATUS[error.kind] !== 500) {
     return {

@@ -8,6 +8,8 @@ export { ensureRoundsStream, ensureBillingStream, openLiveBucket } from './strea
 export { publishDurable, encodeMessage, decodeMessage, jetStreamOf } from './publish';
 export type { KV } from '@nats-io/kv';
 export type { JetStreamClient } from '@nats-io/jetstream';
-export { serveCommands, requestCommand, route, type CommandRoute, type AnyCommandRoute, type RequestOptions } from './commands';
+export { serveCommands, requestCommand, route, toCommandError, type CommandRoute, type AnyCommandRoute, type RequestOptions } from './commands';
 export { consumeDurable, type DurableConsumerOptions } from './consume';
 export type { JsMsg } from '@nats-io/jetstream';
+export { respondChunked, requestChunked, replyChunkBytes, type ChunkedReplyOptions, type ChunkedResult } from './chunked';
+export type { Msg, Subscription } from '@nats-io/transport-node';

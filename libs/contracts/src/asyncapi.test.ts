@@ -43,6 +43,23 @@ describe('docs/asyncapi.yaml', () => {
       IssuedKey: contracts.issuedKeySchema,
       ReissueStart: contracts.reissueStartSchema,
       KeyRevokeReply: contracts.keyRevokeReplySchema,
+      BacktestRequest: contracts.backtestRequestSchema,
+      AnalyticsRequest: contracts.analyticsRequestSchema,
+      BacktestResult: contracts.backtestResultSchema,
+      Analytics: contracts.analyticsSchema,
+      StrategyCreateRequest: contracts.strategyCreateRequestSchema,
+      StrategyOwnerRequest: contracts.strategyOwnerRequestSchema,
+      StrategyIdRequest: contracts.strategyIdRequestSchema,
+      StrategyUpdateRequest: contracts.strategyUpdateRequestSchema,
+      LeaderboardRequest: contracts.leaderboardRequestSchema,
+      LeaderboardEntryRequest: contracts.leaderboardEntryRequestSchema,
+      StrategyReply: contracts.strategyReplySchema,
+      StrategyDetailReply: contracts.strategyDetailReplySchema,
+      StrategyListReply: contracts.strategyListReplySchema,
+      StrategyDeleteReply: contracts.strategyDeleteReplySchema,
+      ForwardStats: contracts.forwardStatsSchema,
+      Leaderboard: contracts.leaderboardSchema,
+      LeaderboardDetail: contracts.leaderboardDetailSchema,
     };
     for (const [name, schema] of Object.entries(expected)) expect([name, DOC.components.messages[name]?.payload]).toEqual([name, schema]);
   });

@@ -1,3 +1,5 @@
+import { InputError } from '@gridlab/errors';
+import * as contracts from './index';
 import { natsNames, validateLiveSnapshot, validateRound } from './index';
 
 const round = {
@@ -65,5 +67,27 @@ describe('live snapshot schema', () => {
   it('rejects an unknown status and a malformed previous round', () => {
     expect(() => validateLiveSnapshot({ ...snapshot, status: 'done' })).toThrow(/status/);
     expect(() => validateLiveSnapshot({ ...snapshot, prevRound: { ...round, slotHash: 'zz' } })).toThrow(/prevRound/);
+  });
+});
+
+describe('every validator', () => {
+  // Validators compile on first use: this compiles each one, so a broken schema fails here.
+  const validators = Object.entries(contracts).filter(([name, v]) => name.startsWith('validate') && typeof v === 'function') as [string, (d: unknown) => unknown][];
+
+  it.each(validators)('%s compiles and refuses a non-object as invalid input', (_name, validate) => {
+    let error: unknown;
+    try {
+      validate(7);
+    } catch (e) {
+      error = e;
+    }
+    // A schema that does not compile throws a plain Error here, not an InputError.
+    expect(error).toBeInstanceOf(InputError);
+  });
+
+  it('checks lab requests by path', () => {
+    expect(() => contracts.validateBacktestRequest({ dsl: {}, fromRoundId: -1, extra: 1 })).toThrow('/fromRoundId must be >= 0');
+    expect(() => contracts.validateBacktestRequest({ dsl: {}, fromRoundId: -1, extra: 1 })).toThrow('/extra is not an accepted property');
+    expect(contracts.validateAnalyticsRequest({ dsl: { base_strategy: 'cold' } })).toEqual({ dsl: { base_strategy: 'cold' } });
   });
 });

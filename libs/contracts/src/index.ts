@@ -80,3 +80,72 @@ export const validateKeyRevokeReply = compileValidator<billing.KeyRevokeReply>(b
 export const validateCommandReply = compileValidator<billing.CommandReply<unknown>>(billing.commandReplySchema, 'command reply');
 export const validateSubscriptionFact = compileValidator<billing.SubscriptionFact>(billing.subscriptionFactSchema, 'subscription fact');
 export const validateTierFact = compileValidator<billing.TierFact>(billing.tierFactSchema, 'tier fact');
+
+export type { BacktestRequest, AnalyticsRequest, BacktestResult, BacktestSummary, Analytics, Distribution, ExitReason } from './lab';
+import * as lab from './lab';
+export { CHUNK_HEADER, CHUNKS_HEADER, CACHE_HEADER, backtestRequestSchema, analyticsRequestSchema, backtestResultSchema, analyticsSchema } from './lab';
+
+export const validateBacktestRequest = compileValidator<lab.BacktestRequest>(lab.backtestRequestSchema, 'backtest request');
+export const validateAnalyticsRequest = compileValidator<lab.AnalyticsRequest>(lab.analyticsRequestSchema, 'analytics request');
+export const validateBacktestResult = compileValidator<lab.BacktestResult>(lab.backtestResultSchema, 'backtest result');
+export const validateAnalytics = compileValidator<lab.Analytics>(lab.analyticsSchema, 'analytics');
+
+export type {
+  StopReason,
+  Strategy,
+  StrategyListItem,
+  StrategyListStats,
+  StrategyCreateBody,
+  StrategyUpdateBody,
+  StrategyOwnerRequest,
+  StrategyCreateRequest,
+  StrategyIdRequest,
+  StrategyUpdateRequest,
+  StrategyReply,
+  StrategyDetailReply,
+  StrategyListReply,
+  StrategyDeleteReply,
+  ForwardStats,
+  ForwardEquityPoint,
+  Leaderboard,
+  LeaderboardEntry,
+  LeaderboardEntryRequest,
+  LeaderboardDetail,
+} from './strategies';
+import * as strategies from './strategies';
+export {
+  STRATEGY_ID_RE,
+  MAX_STRATEGIES_PER_OWNER,
+  MAX_STRATEGY_NAME,
+  strategyCreateBodySchema,
+  strategyUpdateBodySchema,
+  strategyOwnerRequestSchema,
+  strategyCreateRequestSchema,
+  strategyIdRequestSchema,
+  strategyUpdateRequestSchema,
+  strategyReplySchema,
+  strategyDetailReplySchema,
+  strategyListReplySchema,
+  strategyDeleteReplySchema,
+  forwardStatsSchema,
+  leaderboardRequestSchema,
+  leaderboardSchema,
+  leaderboardEntryRequestSchema,
+  leaderboardDetailSchema,
+} from './strategies';
+
+export const validateStrategyCreateBody = compileValidator<strategies.StrategyCreateBody>(strategies.strategyCreateBodySchema, 'strategy');
+export const validateStrategyUpdateBody = compileValidator<strategies.StrategyUpdateBody>(strategies.strategyUpdateBodySchema, 'strategy update');
+export const validateStrategyOwnerRequest = compileValidator<strategies.StrategyOwnerRequest>(strategies.strategyOwnerRequestSchema, 'strategy list request');
+export const validateStrategyCreateRequest = compileValidator<strategies.StrategyCreateRequest>(strategies.strategyCreateRequestSchema, 'strategy');
+export const validateStrategyIdRequest = compileValidator<strategies.StrategyIdRequest>(strategies.strategyIdRequestSchema, 'strategy request');
+export const validateStrategyUpdateRequest = compileValidator<strategies.StrategyUpdateRequest>(strategies.strategyUpdateRequestSchema, 'strategy update');
+export const validateStrategyReply = compileValidator<strategies.StrategyReply>(strategies.strategyReplySchema, 'strategy reply');
+export const validateStrategyDetailReply = compileValidator<strategies.StrategyDetailReply>(strategies.strategyDetailReplySchema, 'strategy detail');
+export const validateStrategyListReply = compileValidator<strategies.StrategyListReply>(strategies.strategyListReplySchema, 'strategy list');
+export const validateStrategyDeleteReply = compileValidator<strategies.StrategyDeleteReply>(strategies.strategyDeleteReplySchema, 'strategy deletion');
+export const validateForwardStats = compileValidator<strategies.ForwardStats>(strategies.forwardStatsSchema, 'forward stats');
+export const validateLeaderboardRequest = compileValidator<Record<string, never>>(strategies.leaderboardRequestSchema, 'leaderboard request');
+export const validateLeaderboard = compileValidator<strategies.Leaderboard>(strategies.leaderboardSchema, 'leaderboard');
+export const validateLeaderboardEntryRequest = compileValidator<strategies.LeaderboardEntryRequest>(strategies.leaderboardEntryRequestSchema, 'leaderboard entry request');
+export const validateLeaderboardDetail = compileValidator<strategies.LeaderboardDetail>(strategies.leaderboardDetailSchema, 'leaderboard entry');

@@ -32,6 +32,19 @@ export interface NatsNames {
     readonly reissueStart: string;
     readonly reissueComplete: string;
     readonly keyRevoke: string;
+    /** Strategy Lab backtest (request/reply, queue group `lab-backtest`; chunked replies). */
+    readonly labBacktest: string;
+    /** Strategy Lab analytics (request/reply, queue group `lab-backtest`; chunked replies). */
+    readonly labAnalytics: string;
+    /** Strategy records, forward stats and the leaderboard (request/reply, queue group `lab-forward`). */
+    readonly strategyCreate: string;
+    readonly strategyList: string;
+    readonly strategyGet: string;
+    readonly strategyUpdate: string;
+    readonly strategyDelete: string;
+    readonly strategyForward: string;
+    readonly leaderboardGet: string;
+    readonly leaderboardEntry: string;
   };
   readonly streams: { readonly rounds: string; readonly billing: string };
   readonly buckets: { readonly live: string };
@@ -68,6 +81,16 @@ export function natsNames(prefix = ''): NatsNames {
       reissueStart: s('billing.key.reissue-start'),
       reissueComplete: s('billing.key.reissue-complete'),
       keyRevoke: s('billing.key.revoke'),
+      labBacktest: s('lab.backtest.run'),
+      labAnalytics: s('lab.analytics.run'),
+      strategyCreate: s('lab.strategy.create'),
+      strategyList: s('lab.strategy.list'),
+      strategyGet: s('lab.strategy.get'),
+      strategyUpdate: s('lab.strategy.update'),
+      strategyDelete: s('lab.strategy.delete'),
+      strategyForward: s('lab.strategy.forward'),
+      leaderboardGet: s('lab.leaderboard.get'),
+      leaderboardEntry: s('lab.leaderboard.entry'),
     },
     streams: { rounds: n('ROUNDS'), billing: n('BILLING') },
     buckets: { live: n('LIVE') },

@@ -22,9 +22,15 @@ function describe(e: ErrorObject): { path: string; message: string } {
   return { path: e.instancePath || '/', message: e.message ?? 'is invalid' };
 }
 
+/**
+ * A validator of `schema`. It compiles on first use: a process loads every contract but
+ * checks a few, and compiled validators cost memory in every thread that loads them
+ * (contracts.test.ts compiles them all, so a broken schema still fails the build).
+ */
 export function compileValidator<T>(schema: SchemaObject, what: string): Validator<T> {
-  const check: ValidateFunction<T> = (schema.$id !== undefined && ajv.getSchema<T>(schema.$id)) || ajv.compile<T>(schema);
+  let compiled: ValidateFunction<T> | undefined;
   return (data) => {
+    const check: ValidateFunction<T> = (compiled ??= (schema.$id !== undefined && ajv.getSchema<T>(schema.$id)) || ajv.compile<T>(schema));
     if (check(data)) return data;
     const errors = (check.errors ?? []).map(describe);
     throw new InputError(`invalid ${what}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });

@@ -6,3 +6,4 @@ export { startOpsServer, readinessOf, type OpsServer, type ReadinessCheck, type 
 export { createMetrics, type Metrics } from './metrics';
 export { onShutdown, type ShutdownStep } from './shutdown';
 export { postgresCheck, natsCheck, redisCheck } from './checks';
+export { retryUntilDone } from './retry';

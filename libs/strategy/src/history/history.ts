@@ -101,7 +101,8 @@ export class History {
     for (let s = 0; s < SQUARES; s++) {
       const d = round.deployed[s]!;
       const c = round.count[s]!;
-      checkLamports(d, `deployed[${s}]`, id);
+      // Checked inline: a label built per square would cost more than the append itself.
+      if (!Number.isSafeInteger(d) || d < 0) checkLamports(d, `deployed[${s}]`, id);
       if (!Number.isInteger(c) || c < 0 || c > 0xffff_ffff) throw new RangeError(`round ${id}: count[${s}] must be an integer in 0..2^32-1, got ${c}`);
       this.deployed[base + s] = d;
       this.count[base + s] = c;
