@@ -1,16 +1,144 @@
 /**
- * The lab-backtest service process. For now it connects to its dependencies and serves its
- * operations endpoints; its business logic arrives with its own issue.
+ * The lab-backtest service process: keeps the whole round history in memory (loaded from
+ * PostgreSQL in bulk, extended as rounds settle), answers backtest and analytics
+ * commands over NATS as one of the `lab-backtest` queue group's replicas, computes them
+ * on worker threads that share the history, and caches analytics in Redis.
  */
+import { availableParallelism } from 'node:os';
+import { decodeMessage, type Subscription } from '@gridlab/bus';
+import { natsNames, validateRound } from '@gridlab/contracts';
 import { startPlatform } from '@gridlab/platform';
+import { redisCheck, retryUntilDone } from '@gridlab/runtime';
+import { Redis } from 'ioredis';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { serveLab } from './adapters/nats/lab-commands';
+import { RoundColumns } from './adapters/pg/round-columns';
+import { AnalyticsCache } from './adapters/redis/analytics-cache';
+import { ComputePool } from './adapters/workers/compute-pool';
+import { HistorySync } from './app/history-sync';
+import { Lab } from './app/lab';
 import { loadServiceConfig } from './config';
+
+/** Aborted when shutdown begins: start-up steps still running then fail harmlessly. */
+const abort = new AbortController();
 
 async function main(): Promise<void> {
   const config = loadServiceConfig(process.env);
-  await startPlatform('lab-backtest', config, { ops: { host: config.OPS_HOST, port: config.OPS_PORT }, poolSize: 2 });
+  const names = natsNames(config.NATS_PREFIX);
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 500 });
+  const subscriptions: Subscription[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let compute: ComputePool | undefined;
+  let sync: HistorySync | undefined;
+  const platform = await startPlatform('lab-backtest', config, {
+    ops: { host: config.OPS_HOST, port: config.OPS_PORT },
+    poolSize: 2,
+    checks: {
+      redis: redisCheck(redis),
+      history: async () => {
+        if (sync?.loaded !== true) throw new Error('the round history is still loading');
+        if (compute === undefined || compute.alive === 0) throw new Error('no worker thread is running');
+      },
+    },
+    stopFirst: [
+      { name: 'start-up', run: async () => abort.abort() },
+      { name: 'commands', run: async () => subscriptions.forEach((s) => s.unsubscribe()) },
+      { name: 'catch-up', run: async () => clearInterval(timer) },
+      { name: 'workers', run: async () => compute?.stop() },
+      { name: 'redis', run: async () => void redis.disconnect() },
+    ],
+  });
+  const { logger, metrics, pool, nc } = platform;
+  redis.on('error', (error) => logger.debug('redis error', { err: error }));
+
+  const rounds = new Gauge({ name: 'lab_history_rounds', help: 'Rounds in the in-memory history', registers: [metrics] });
+  const lastRound = new Gauge({ name: 'lab_history_last_round_id', help: 'Newest round id in the in-memory history', registers: [metrics] });
+  const loadSeconds = new Gauge({ name: 'lab_history_load_seconds', help: 'Duration of the initial history load', registers: [metrics] });
+  const requests = new Counter({ name: 'lab_requests_total', help: 'Lab requests answered', labelNames: ['kind', 'outcome', 'cache'], registers: [metrics] });
+  const jobSeconds = new Histogram({
+    name: 'lab_job_seconds',
+    help: 'Time a computation took on a worker thread',
+    labelNames: ['kind', 'outcome'],
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+    registers: [metrics],
+  });
+  new Gauge({
+    name: 'lab_jobs_pending',
+    help: 'Computations queued or running',
+    registers: [metrics],
+    collect(this: Gauge) {
+      this.set(compute?.depth ?? 0);
+    },
+  });
+
+  const history = new HistorySync(
+    new RoundColumns(pool),
+    {
+      buffers: (buffers) => compute?.setBuffers(buffers),
+      extended: (length, lastId) => {
+        rounds.set(length);
+        if (lastId !== null) lastRound.set(lastId);
+      },
+    },
+    logger.child({ component: 'history' }),
+  );
+  // The rounds table belongs to the indexer, which may still be creating it.
+  const loaded = await retryUntilDone('loading the round history', () => history.load(), { logger, signal: abort.signal });
+  loadSeconds.set(loaded.ms / 1000);
+  logger.info('history loaded', { rounds: loaded.rounds, ms: Math.round(loaded.ms) });
+
+  const workers = config.LAB_WORKERS === 0 ? Math.max(1, availableParallelism() - 1) : config.LAB_WORKERS;
+  compute = new ComputePool(
+    {
+      size: workers,
+      maxQueue: config.LAB_MAX_QUEUE,
+      queueWaitMs: config.LAB_QUEUE_WAIT_MS,
+      history: () => ({ buffers: history.current.buffersNow, length: history.current.length }),
+      observe: (kind, outcome, seconds) => jobSeconds.observe({ kind, outcome }, seconds),
+    },
+    logger.child({ component: 'workers' }),
+  );
+  compute.start();
+  sync = history;
+
+  const catchUp = (): void => {
+    history.catchUp().catch((error: unknown) => logger.warn('history catch-up failed; retrying on the next tick', { err: error }));
+  };
+  // A settled round is a wake-up call: the rounds themselves are read from PostgreSQL, so
+  // every replica (a plain subscription, not a shared consumer) sees every round and a
+  // message lost on the way is caught up by the timer.
+  subscriptions.push(
+    nc.subscribe(names.subjects.roundSettled, {
+      callback: (error, msg) => {
+        if (error !== null) {
+          logger.warn('settled-round subscription failed', { err: error });
+          return;
+        }
+        try {
+          const round = decodeMessage(validateRound, msg.data);
+          const lastId = history.current.lastId;
+          if (lastId === null || round.id > lastId) catchUp();
+        } catch (e) {
+          logger.warn('ignored a settled-round message that breaks its contract', { err: e });
+        }
+      },
+    }),
+  );
+  timer = setInterval(catchUp, config.CATCH_UP_INTERVAL_MS);
+
+  const cache = new AnalyticsCache(redis, config.REDIS_PREFIX, config.ANALYTICS_CACHE_TTL_S, logger.child({ component: 'cache' }));
+  const lab = new Lab(() => history.current.history, compute, cache);
+  subscriptions.push(
+    ...serveLab(nc, names, lab, logger, {
+      answered: (kind, outcome, cached, _seconds) => requests.inc({ kind, outcome, cache: kind === 'analytics' && outcome === 'ok' ? (cached ? 'hit' : 'miss') : 'none' }),
+    }),
+  );
+  catchUp();
+  logger.info('lab-backtest ready', { rounds: history.current.length, lastRoundId: history.current.lastId, workers });
 }
 
 main().catch((error: unknown) => {
+  if (abort.signal.aborted) return;
   process.stderr.write(`lab-backtest: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

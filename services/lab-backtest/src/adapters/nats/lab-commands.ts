@@ -1,0 +1,75 @@
+import { respondChunked, toCommandError, type Msg, type NatsConnection, type Subscription } from '@gridlab/bus';
+import * as contracts from '@gridlab/contracts';
+import type { Logger } from '@gridlab/logger';
+import type { Lab, LabReply } from '../../app/lab';
+
+/** The queue group of lab-backtest replicas: each request goes to one of them. */
+export const QUEUE = 'lab-backtest';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+type Outcome = 'ok' | 'error';
+
+interface LabRoute {
+  readonly subject: string;
+  readonly kind: 'backtest' | 'analytics';
+  readonly handle: (request: unknown) => Promise<LabReply>;
+}
+
+/** Hooks for metrics: one call per answered request. */
+export interface LabCommandHooks {
+  answered(kind: LabRoute['kind'], outcome: Outcome, cached: boolean, seconds: number): void;
+}
+
+/**
+ * Answers `lab.backtest.run` and `lab.analytics.run` in queue group `lab-backtest`.
+ * Requests are validated against their contracts; results arrive as ready-made reply
+ * bytes (serialized on a worker) and go back in chunks that each fit NATS' max payload
+ * (see respondChunked), analytics with the Gridlab-Cache header. Failures take the same
+ * path as every other command's (toCommandError): a business error keeps its status,
+ * code and JSON paths; anything else is logged and answered as a bare 503.
+ */
+export function serveLab(nc: NatsConnection, names: contracts.NatsNames, lab: Lab, logger: Logger, hooks: LabCommandHooks): Subscription[] {
+  const routes: LabRoute[] = [
+    { subject: names.commands.labBacktest, kind: 'backtest', handle: (r) => lab.backtest(contracts.validateBacktestRequest(r)) },
+    { subject: names.commands.labAnalytics, kind: 'analytics', handle: (r) => lab.analytics(contracts.validateAnalyticsRequest(r)) },
+  ];
+  return routes.map((route) =>
+    nc.subscribe(route.subject, {
+      queue: QUEUE,
+      callback: (error, msg) => {
+        if (error !== null) {
+          logger.error('lab subscription failed', { subject: route.subject, err: error });
+          return;
+        }
+        void answer(nc, route, msg, logger, hooks);
+      },
+    }),
+  );
+}
+
+async function answer(nc: NatsConnection, route: LabRoute, msg: Msg, logger: Logger, hooks: LabCommandHooks): Promise<void> {
+  const correlationId = msg.headers?.get(contracts.CORRELATION_HEADER) || undefined;
+  const log = correlationId === undefined ? logger : logger.child({ requestId: correlationId });
+  const started = performance.now();
+  let bytes: Uint8Array;
+  let cached = false;
+  let outcome: Outcome = 'ok';
+  try {
+    const reply = await route.handle(JSON.parse(decoder.decode(msg.data)) as unknown);
+    bytes = reply.bytes;
+    cached = reply.cached;
+  } catch (error) {
+    outcome = 'error';
+    bytes = encoder.encode(JSON.stringify({ ok: false, error: toCommandError(error, log, route.subject) }));
+  }
+  try {
+    const chunks = respondChunked(nc, msg, bytes, route.kind === 'analytics' && outcome === 'ok' ? { headers: { [contracts.CACHE_HEADER]: cached ? 'hit' : 'miss' } } : {});
+    const seconds = (performance.now() - started) / 1000;
+    hooks.answered(route.kind, outcome, cached, seconds);
+    log.debug('lab request answered', { kind: route.kind, outcome, cached, bytes: bytes.length, chunks, ms: Math.round(seconds * 1000) });
+  } catch (error) {
+    log.error('lab reply could not be sent', { kind: route.kind, err: error });
+  }
+}

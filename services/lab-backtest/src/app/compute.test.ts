@@ -1,0 +1,25 @@
+import { BASE_STRATEGIES, History, analyze, backtest, normalizeDsl } from '@gridlab/strategy';
+import { syntheticRounds } from '@gridlab/testing';
+import { computeReply } from './compute';
+
+const decode = (bytes: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(bytes));
+
+describe('computing a reply on a worker', () => {
+  const history = History.from(syntheticRounds(3000, { seed: 21, voidedRate: 0.02 }));
+
+  it.each(BASE_STRATEGIES)('answers %s with the engine’s own backtest and analytics, within the wire contracts', (base) => {
+    const dsl = normalizeDsl({
+      base_strategy: base,
+      params: { bet_size_lamports: 2_000_000, sizing_mode: 'martingale', stop_loss_streak: 40, ...(base === 'custom_squares' ? { custom_squares: [3, 7] } : {}) },
+      filters: [{ metric: 'total_deployed_pctile', op: '<=', value: 90 }],
+    });
+    const window = { fromRoundId: 500, toRoundId: 2800 };
+    expect(decode(computeReply(history, { kind: 'backtest', dsl, window }))).toEqual({ ok: true, result: backtest(history, dsl, window) });
+    expect(decode(computeReply(history, { kind: 'analytics', dsl }))).toEqual({ ok: true, result: analyze(history, dsl) });
+  });
+
+  it('throws the engine’s InputError for a window the history cannot serve', () => {
+    const dsl = normalizeDsl({ base_strategy: 'corners', params: { bet_size_lamports: 1 } });
+    expect(() => computeReply(history, { kind: 'backtest', dsl, window: { fromRoundId: 10_000 } })).toThrow(/no stored round/);
+  });
+});

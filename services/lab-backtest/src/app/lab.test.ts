@@ -1,0 +1,102 @@
+import { InputError } from '@gridlab/errors';
+import { History, dslHash, normalizeDsl } from '@gridlab/strategy';
+import { syntheticRounds } from '@gridlab/testing';
+import type { ComputeJob } from './compute';
+import { Lab, analyticsCacheKey, type AnalyticsCachePort, type ComputePort } from './lab';
+
+const DSL = { base_strategy: 'cold', params: { bet_size_lamports: 1_000_000 } };
+
+class FakeCompute implements ComputePort {
+  readonly jobs: ComputeJob[] = [];
+  release: (() => void) | undefined;
+  async run(job: ComputeJob): Promise<Uint8Array> {
+    this.jobs.push(job);
+    await new Promise<void>((resolve) => (this.release = resolve));
+    return new TextEncoder().encode(`{"ok":true,"result":${this.jobs.length}}`);
+  }
+}
+
+class MapCache implements AnalyticsCachePort {
+  readonly entries = new Map<string, Uint8Array>();
+  async get(key: string): Promise<Uint8Array | null> {
+    return this.entries.get(key) ?? null;
+  }
+  async set(key: string, bytes: Uint8Array): Promise<void> {
+    this.entries.set(key, bytes);
+  }
+}
+
+async function failure(promise: Promise<unknown>): Promise<InputError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(InputError);
+  return error as InputError;
+}
+
+describe('the lab use cases', () => {
+  const history = History.from(syntheticRounds(1000, { seed: 5, firstId: 250 }));
+  const setup = () => {
+    const compute = new FakeCompute();
+    const cache = new MapCache();
+    return { compute, cache, lab: new Lab(() => history, compute, cache) };
+  };
+
+  it('refuses a bad DSL with every JSON path under /dsl, without taking a worker', async () => {
+    const { compute, lab } = setup();
+    const error = await failure(lab.backtest({ dsl: { base_strategy: 'cold', params: { num_squares: 'five' }, extra: 1 } }));
+    expect(error.errors).toEqual(
+      expect.arrayContaining([
+        { path: '/dsl/extra', message: 'is not an accepted property' },
+        { path: '/dsl/params/bet_size_lamports', message: 'is required' },
+        expect.objectContaining({ path: '/dsl/params/num_squares' }),
+      ]),
+    );
+    expect(compute.jobs).toEqual([]);
+  });
+
+  it('refuses windows it cannot serve, naming the problem', async () => {
+    const { compute, lab } = setup();
+    expect((await failure(lab.backtest({ dsl: DSL, fromRoundId: 900, toRoundId: 800 }))).errors![0]!.path).toBe('/fromRoundId');
+    expect((await failure(lab.backtest({ dsl: DSL, fromRoundId: 5000 }))).errors![0]!.message).toMatch(/no stored round/);
+    const [round] = syntheticRounds(1);
+    const long = new History(200_001);
+    for (let id = 1; id <= 200_001; id++) long.append({ ...round!, id });
+    const wide = new Lab(() => long, compute, new MapCache());
+    expect((await failure(wide.backtest({ dsl: DSL, fromRoundId: 1 }))).errors![0]!.message).toMatch(/more than 200000/);
+    expect(compute.jobs).toEqual([]);
+  });
+
+  it('hands the normalized DSL and the window to a worker', async () => {
+    const { compute, lab } = setup();
+    const reply = lab.backtest({ dsl: DSL, toRoundId: 900 });
+    await new Promise((r) => setImmediate(r));
+    compute.release!();
+    expect(await reply).toEqual({ bytes: expect.any(Uint8Array), cached: false });
+    expect(compute.jobs).toEqual([{ kind: 'backtest', dsl: normalizeDsl(DSL), window: { toRoundId: 900 } }]);
+  });
+
+  it('computes analytics once for concurrent identical requests, then serves them from the cache', async () => {
+    const { compute, cache, lab } = setup();
+    const first = lab.analytics({ dsl: DSL });
+    // The same strategy written differently normalizes to the same DSL.
+    const second = lab.analytics({ dsl: { ...DSL, params: { ...DSL.params, sizing_mode: 'flat' }, filters: [] } });
+    await new Promise((r) => setImmediate(r));
+    compute.release!();
+    const [a, b] = await Promise.all([first, second]);
+    expect(compute.jobs).toHaveLength(1);
+    expect([a.cached, b.cached]).toEqual([false, false]);
+    expect(b.bytes).toBe(a.bytes);
+    const key = analyticsCacheKey(dslHash(normalizeDsl(DSL)), history.lastId!);
+    expect([...cache.entries.keys()]).toEqual([key]);
+    expect(await lab.analytics({ dsl: DSL })).toEqual({ bytes: a.bytes, cached: true });
+    expect(compute.jobs).toHaveLength(1);
+  });
+
+  it('keys the analytics cache by DSL hash and 100-round bucket of the latest round', () => {
+    expect(analyticsCacheKey('ab', 1299)).toBe('ab:12');
+    expect(analyticsCacheKey('ab', 1300)).toBe('ab:13');
+    expect(analyticsCacheKey('ab', 99)).toBe('ab:0');
+  });
+});

@@ -1,0 +1,77 @@
+import type { AnalyticsRequest, BacktestRequest } from '@gridlab/contracts';
+import { dslHash, normalizeDsl, resolveWindow, type BacktestWindow, type History } from '@gridlab/strategy';
+import type { ComputeJob } from './compute';
+
+/** SPEC 7.9: analytics are cached per latest-round bucket of this many round ids. */
+export const CACHE_BUCKET_ROUNDS = 100;
+
+/** Runs jobs off the serving thread; resolves with the reply bytes of computeReply. */
+export interface ComputePort {
+  run(job: ComputeJob): Promise<Uint8Array>;
+}
+
+/** Analytics reply bytes by key; a cache that is down behaves as empty. */
+export interface AnalyticsCachePort {
+  get(key: string): Promise<Uint8Array | null>;
+  set(key: string, bytes: Uint8Array): Promise<void>;
+}
+
+/** A reply ready to send, and whether it came from the analytics cache. */
+export interface LabReply {
+  readonly bytes: Uint8Array;
+  readonly cached: boolean;
+}
+
+/** The analytics cache key: the normalized DSL's hash and the bucket of the latest round id. */
+export function analyticsCacheKey(dslSha256: string, lastRoundId: number): string {
+  return `${dslSha256}:${Math.floor(lastRoundId / CACHE_BUCKET_ROUNDS)}`;
+}
+
+/**
+ * The Strategy Lab's backtest and analytics use cases. Input is checked here, on the
+ * serving thread, because it is cheap and a bad DSL or window must not take a worker:
+ * normalizeDsl names every problem by JSON path (under /dsl), resolveWindow names a bad
+ * window. The replay itself runs on a worker (ComputePort).
+ */
+export class Lab {
+  private readonly inflight = new Map<string, Promise<Uint8Array>>();
+
+  constructor(
+    private readonly history: () => History,
+    private readonly compute: ComputePort,
+    private readonly cache: AnalyticsCachePort,
+  ) {}
+
+  async backtest(request: BacktestRequest): Promise<LabReply> {
+    const dsl = normalizeDsl(request.dsl, '/dsl');
+    const window: BacktestWindow = {
+      ...(request.fromRoundId === undefined ? {} : { fromRoundId: request.fromRoundId }),
+      ...(request.toRoundId === undefined ? {} : { toRoundId: request.toRoundId }),
+    };
+    resolveWindow(this.history(), window);
+    return { bytes: await this.compute.run({ kind: 'backtest', dsl, window }), cached: false };
+  }
+
+  /**
+   * Analytics over the default window, from the cache when this DSL was analysed within
+   * the current 100-round bucket. Concurrent identical requests share one computation.
+   */
+  async analytics(request: AnalyticsRequest): Promise<LabReply> {
+    const dsl = normalizeDsl(request.dsl, '/dsl');
+    const window = resolveWindow(this.history());
+    const key = analyticsCacheKey(dslHash(dsl), window.lastId);
+    const hit = await this.cache.get(key);
+    if (hit !== null) return { bytes: hit, cached: true };
+    let pending = this.inflight.get(key);
+    if (pending === undefined) {
+      pending = this.compute.run({ kind: 'analytics', dsl }).then(async (bytes) => {
+        await this.cache.set(key, bytes);
+        return bytes;
+      });
+      this.inflight.set(key, pending);
+      const forget = (): void => void this.inflight.delete(key);
+      pending.then(forget, forget);
+    }
+    return { bytes: await pending, cached: false };
+  }
+}
