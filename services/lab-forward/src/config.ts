@@ -1,7 +1,13 @@
-import { loadConfig, serviceFields, type Env } from '@gridlab/config';
+import { int, loadConfig, serviceFields, type Env } from '@gridlab/config';
 
 /** The lab-forward service's settings; the only place it reads the environment. */
-const SCHEMA = { ...serviceFields(9104) };
+const SCHEMA = {
+  ...serviceFields(9104),
+  LAB_MIN_ROUNDS_TO_QUALIFY: int({ default: 1000, min: 1, max: 100_000_000, doc: 'Settled rounds a strategy needs to appear on the leaderboard' }),
+  LAB_LEADERBOARD_SIZE: int({ default: 100, min: 1, max: 100_000, doc: 'Entries kept on the leaderboard' }),
+  CATCH_UP_INTERVAL_MS: int({ default: 1000, min: 50, max: 600_000, doc: 'How often PostgreSQL is checked for rounds and strategies the bus did not announce' }),
+  GAP_WAIT_MS: int({ default: 60_000, min: 0, max: 86_400_000, doc: 'How long a missing round id holds settlement back before it is skipped' }),
+};
 
 export type ServiceConfig = ReturnType<typeof loadServiceConfig>;
 

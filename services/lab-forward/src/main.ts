@@ -1,16 +1,128 @@
 /**
- * The lab-forward service process. For now it connects to its dependencies and serves its
- * operations endpoints; its business logic arrives with its own issue.
+ * The lab-forward service process: strategy records, forward stats and the leaderboard
+ * over NATS commands (every replica, queue group `lab-forward`), and the single forward
+ * writer (a PostgreSQL leader lock; a second replica stands by) that records predictions
+ * when a round opens and settles them when it settles, woken by durable JetStream
+ * consumers and a catch-up timer.
  */
+import { randomInt } from 'node:crypto';
+import { consumeDurable, ensureRoundsStream, serveCommands } from '@gridlab/bus';
+import { natsNames } from '@gridlab/contracts';
+import { acquireLeaderLock } from '@gridlab/db';
+import { ForwardStore, LAB_MIGRATIONS_DIR, LAB_SCHEMA, StrategyStore } from '@gridlab/lab-store';
 import { startPlatform } from '@gridlab/platform';
+import { retryUntilDone } from '@gridlab/runtime';
+import { RoundRepository } from '@gridlab/rounds-store';
+import { Gauge, Histogram } from 'prom-client';
+import { strategyRoutes } from './adapters/nats/strategy-routes';
+import { ForwardWriter } from './app/forward-writer';
+import { StrategyCommands } from './app/strategy-commands';
 import { loadServiceConfig } from './config';
+import { newStrategyId } from './domain/records';
+
+/** Aborted when shutdown begins: start-up steps still running then fail harmlessly. */
+const abort = new AbortController();
 
 async function main(): Promise<void> {
   const config = loadServiceConfig(process.env);
-  await startPlatform('lab-forward', config, { ops: { host: config.OPS_HOST, port: config.OPS_PORT }, poolSize: 2 });
+  const names = natsNames(config.NATS_PREFIX);
+  const stops: (() => Promise<void>)[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let release: (() => Promise<void>) | undefined;
+  const platform = await startPlatform('lab-forward', config, {
+    ops: { host: config.OPS_HOST, port: config.OPS_PORT },
+    migrate: { schema: LAB_SCHEMA, dir: LAB_MIGRATIONS_DIR },
+    poolSize: 6,
+    stopFirst: [
+      {
+        name: 'writer',
+        run: async () => {
+          abort.abort();
+          clearInterval(timer);
+          await Promise.all(stops.map((stop) => stop().catch(() => undefined)));
+          await release?.();
+        },
+      },
+    ],
+  });
+  const { logger, metrics, pool, nc } = platform;
+
+  const commands = new StrategyCommands(
+    { records: new StrategyStore(pool), now: () => new Date(), newId: () => newStrategyId((max) => randomInt(max)) },
+    config.LAB_MIN_ROUNDS_TO_QUALIFY,
+  );
+  serveCommands(nc, 'lab-forward', strategyRoutes(names, commands), logger);
+
+  const settleSeconds = new Histogram({
+    name: 'lab_forward_settle_seconds',
+    help: 'Time to settle one round for every active strategy (one transaction)',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
+    registers: [metrics],
+  });
+  const recordSeconds = new Histogram({
+    name: 'lab_forward_record_seconds',
+    help: 'Time to record the predictions of a newly opened round',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
+    registers: [metrics],
+  });
+  const watermark = new Gauge({ name: 'lab_forward_round_watermark', help: 'Last round settled', registers: [metrics] });
+  const sessions = new Gauge({ name: 'lab_forward_sessions', help: 'Active strategies settled in the last round', registers: [metrics] });
+
+  let lock;
+  try {
+    lock = await acquireLeaderLock(config.DATABASE_URL, `${config.NATS_PREFIX}lab-forward-writer`, {
+      logger,
+      signal: abort.signal,
+      onLost: () => {
+        logger.error('writer lock lost; exiting so a standby takes over');
+        process.kill(process.pid, 'SIGTERM');
+      },
+    });
+  } catch (error) {
+    if (abort.signal.aborted) return;
+    throw error;
+  }
+  release = () => lock.release();
+
+  const writer = new ForwardWriter(
+    new ForwardStore(pool),
+    new RoundRepository(pool),
+    {
+      settled: (roundId, strategies, ms) => {
+        settleSeconds.observe(ms / 1000);
+        watermark.set(roundId);
+        sessions.set(strategies);
+        logger.debug('round settled', { roundId, strategies, ms: Math.round(ms) });
+      },
+      recorded: (roundId, predictions, ms) => {
+        recordSeconds.observe(ms / 1000);
+        logger.debug('predictions recorded', { roundId, predictions, ms: Math.round(ms) });
+      },
+    },
+    logger,
+    { minRoundsToQualify: config.LAB_MIN_ROUNDS_TO_QUALIFY, leaderboardSize: config.LAB_LEADERBOARD_SIZE, gapWaitMs: config.GAP_WAIT_MS },
+  );
+  // The indexer creates the rounds schema; on a fresh deployment it may not exist yet.
+  await retryUntilDone('loading the round history', () => writer.load(), { logger, signal: abort.signal });
+  const poke = (): Promise<void> => writer.poke().catch(() => undefined);
+  await poke();
+
+  await ensureRoundsStream(nc, names);
+  // A message is acked once the catch-up it triggered has committed past it.
+  stops.push(
+    await consumeDurable(nc, { stream: names.streams.rounds, durable: 'lab-forward_settled', subject: names.subjects.roundSettled, logger }, () =>
+      writer.poke(),
+    ),
+    await consumeDurable(nc, { stream: names.streams.rounds, durable: 'lab-forward_opened', subject: names.subjects.roundOpened, logger }, () =>
+      writer.poke(),
+    ),
+  );
+  timer = setInterval(() => void poke(), config.CATCH_UP_INTERVAL_MS);
+  logger.info('forward writer running', { settledThrough: writer.position });
 }
 
 main().catch((error: unknown) => {
+  if (abort.signal.aborted) return;
   process.stderr.write(`lab-forward: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

@@ -1,0 +1,255 @@
+import type { Round } from '@gridlab/contracts';
+import type { ActiveSession, ForwardStore, PredictionRow, SettlementRow, StopRow, WriterTx } from '@gridlab/lab-store';
+import type { Logger } from '@gridlab/logger';
+import { History, createRunner, normalizeDsl, type Runner } from '@gridlab/strategy';
+import { addRound, enterSession, type Figures } from '../domain/figures';
+
+/** Where settled rounds are read, in id order (the indexer's table). */
+export interface RoundsSource {
+  getRounds(range: { fromId: number; toId?: number; limit: number }): Promise<Round[]>;
+  latestId(): Promise<number | null>;
+}
+
+export interface WriterOptions {
+  readonly minRoundsToQualify: number;
+  readonly leaderboardSize: number;
+  /** How long a missing round id holds settlement back before it is skipped. */
+  readonly gapWaitMs: number;
+  readonly batchSize?: number;
+  readonly now?: () => Date;
+}
+
+/** Observers (metrics, logs). */
+export interface WriterEvents {
+  settled(roundId: number, strategies: number, ms: number): void;
+  recorded(roundId: number, predictions: number, ms: number): void;
+}
+
+/** One active session: its runner (positioned at the next round) and the strategy's figures. */
+interface Session {
+  readonly id: string;
+  readonly seq: number;
+  readonly runner: Runner;
+  readonly figures: Figures;
+}
+
+const HISTORY_PAGE = 10_000;
+
+/**
+ * The single forward-test writer (SPEC 7.10). PostgreSQL is the source: it settles the
+ * stored rounds after its position one at a time, each in one transaction with the
+ * predictions, the figures, the stops, the position and the leaderboard; then records the
+ * decisions of every active session for the next round. Bus messages only say "look now".
+ *
+ * One shared History holds every stored round; each active session has a runner (the same
+ * engine as a backtest) positioned at the next round. Runner state is not serialized: it
+ * is a pure function of the DSL, the session's first round and the stored rounds, so on
+ * start each runner is rebuilt by replaying its session (millions of rounds a second) and
+ * continues exactly where it stopped. Rounds that settled while the writer was down are
+ * settled on restart with decisions from the same pre-round data, marked late.
+ */
+export class ForwardWriter {
+  private history = new History();
+  private readonly sessions = new Map<string, Session>();
+  private settledThrough = 0;
+  /** The round whose recorded predictions `recorded` lists (null: unknown, ask the store). */
+  private recordedRound: number | null = null;
+  private recorded = new Set<string>();
+  private chain: Promise<void> = Promise.resolve();
+  private gap: { id: number; since: number } | null = null;
+  private readonly batchSize: number;
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly store: ForwardStore,
+    private readonly rounds: RoundsSource,
+    private readonly events: WriterEvents,
+    private readonly logger: Logger,
+    private readonly options: WriterOptions,
+  ) {
+    this.batchSize = options.batchSize ?? 1000;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** Last round settled (committed). */
+  get position(): number {
+    return this.settledThrough;
+  }
+
+  /** Restores the committed position and loads the stored history up to it. */
+  async load(): Promise<void> {
+    let through = await this.store.settledThrough();
+    // First start: nothing before the newest stored round concerns any strategy.
+    if (through === null) through = await this.store.initProgress((await this.rounds.latestId()) ?? 0);
+    const history = new History();
+    for (let from = 0; ; ) {
+      const page = await this.rounds.getRounds({ fromId: from, toId: through, limit: HISTORY_PAGE });
+      history.appendMany(page);
+      if (page.length < HISTORY_PAGE) break;
+      from = page[page.length - 1]!.id + 1;
+    }
+    this.history = history;
+    this.settledThrough = through;
+    this.sessions.clear();
+    this.recordedRound = null;
+    this.recorded = new Set();
+  }
+
+  /** Schedules a catch-up after any running one; resolves when it is done. */
+  poke(): Promise<void> {
+    this.chain = this.chain.then(
+      () => this.catchUp(),
+      () => this.catchUp(),
+    );
+    return this.chain;
+  }
+
+  private async catchUp(): Promise<void> {
+    try {
+      while (await this.settleBatch());
+      await this.recordNext();
+    } catch (error) {
+      // Runners and figures may be ahead of what committed: start again from the database.
+      this.logger.warn('forward catch-up failed; reloading the committed state', { err: error });
+      await this.load();
+      throw error;
+    }
+  }
+
+  private async settleBatch(): Promise<boolean> {
+    const fetched = await this.rounds.getRounds({ fromId: this.settledThrough + 1, limit: this.batchSize });
+    const batch = this.contiguous(this.settledThrough, fetched);
+    for (const round of batch) await this.settle(round);
+    return batch.length > 0;
+  }
+
+  /** Settles one round for every session that covers it, in one transaction. */
+  private async settle(round: Round): Promise<void> {
+    const started = performance.now();
+    const at = this.now();
+    const stopped: string[] = [];
+    let count = 0;
+    await this.store.tx(async (tx) => {
+      this.checkPosition(tx);
+      await this.sync(tx, round.id);
+      // Ids skipped as missing: their pending predictions will never settle.
+      if (round.id > this.settledThrough + 1) await tx.dropUnsettledBefore(round.id);
+      const recorded = this.recordedRound === round.id ? this.recorded : await tx.recordedFor(round.id);
+      this.history.append(round);
+      const rows: SettlementRow[] = [];
+      const figures: Figures[] = [];
+      const stops: StopRow[] = [];
+      for (const session of this.sessions.values()) {
+        const o = session.runner.step();
+        const d = o.decision;
+        addRound(
+          session.figures,
+          { roundId: o.roundId, winningSquare: o.winningSquare, bet: d.bet, squares: d.squares.length, stakeLamports: o.stakeLamports, pnlLamports: o.pnlLamports, hit: o.hit },
+          !recorded.has(session.id),
+        );
+        rows.push({ strategyId: session.id, squares: d.squares, stakes: d.stakesLamports, reason: d.reason, stakeLamports: o.stakeLamports, pnlLamports: o.pnlLamports, hit: o.hit });
+        figures.push(session.figures);
+        if (o.exit !== null) {
+          stops.push({ strategyId: session.id, reason: o.exit });
+          stopped.push(session.id);
+        }
+      }
+      count = rows.length;
+      await tx.settle(round.id, round.winningSquare, at, rows);
+      await tx.saveStats(figures);
+      await tx.stop(round.id, at, stops);
+      await tx.saveProgress(round.id);
+      await tx.regenerateLeaderboard(this.options.minRoundsToQualify, this.options.leaderboardSize, at);
+    });
+    this.settledThrough = round.id;
+    for (const id of stopped) this.sessions.delete(id);
+    this.recordedRound = null;
+    this.recorded = new Set();
+    this.events.settled(round.id, count, performance.now() - started);
+  }
+
+  /**
+   * Records every active session's decision for the round after the last settled one
+   * (the round the board has open), unless it is recorded already.
+   */
+  private async recordNext(): Promise<void> {
+    const roundId = this.settledThrough + 1;
+    const started = performance.now();
+    const added: string[] = [];
+    await this.store.tx(async (tx) => {
+      this.checkPosition(tx);
+      await this.sync(tx, roundId);
+      if (this.recordedRound !== roundId) {
+        this.recorded = await tx.recordedFor(roundId);
+        this.recordedRound = roundId;
+      }
+      const rows: PredictionRow[] = [];
+      for (const session of this.sessions.values()) {
+        if (this.recorded.has(session.id)) continue;
+        const d = session.runner.decide();
+        rows.push({ strategyId: session.id, squares: d.squares, stakes: d.stakesLamports, reason: d.reason });
+        added.push(session.id);
+      }
+      await tx.record(roundId, this.now(), rows);
+    });
+    for (const id of added) this.recorded.add(id);
+    if (added.length > 0) this.events.recorded(roundId, added.length, performance.now() - started);
+  }
+
+  private checkPosition(tx: WriterTx): void {
+    if (tx.settledThrough !== this.settledThrough) {
+      throw new Error(`forward progress is ${String(tx.settledThrough)} in the store but ${this.settledThrough} here (a second writer?)`);
+    }
+  }
+
+  /**
+   * Brings the sessions in line with the active strategies whose session covers
+   * `nextRoundId`: ended or restarted sessions are dropped, new ones get a runner that
+   * replays the session's settled rounds (none for a session that starts now).
+   */
+  private async sync(tx: WriterTx, nextRoundId: number): Promise<void> {
+    const active = await tx.activeSessions();
+    const wanted = new Map<string, ActiveSession>();
+    for (const a of active) if (a.sessionStartRoundId <= nextRoundId) wanted.set(a.id, a);
+    for (const [id, s] of this.sessions) {
+      if (wanted.get(id)?.sessionSeq !== s.seq) this.sessions.delete(id);
+    }
+    const missing = [...wanted.keys()].filter((id) => !this.sessions.has(id));
+    if (missing.length === 0) return;
+    const h = this.history;
+    for (const state of await tx.sessionStates(missing)) {
+      const runner = createRunner(normalizeDsl(state.dsl), h);
+      runner.seek(h.lowerBound(state.sessionStartRoundId));
+      runner.runTo(h.length);
+      const figures: Figures = { ...state.stats };
+      enterSession(figures, state.sessionSeq);
+      this.sessions.set(state.id, { id: state.id, seq: state.sessionSeq, runner, figures });
+    }
+  }
+
+  /**
+   * The leading run of `rounds` with consecutive ids after `last`. A missing id holds the
+   * batch back (the indexer may still be filling it) until it has been missing for
+   * `gapWaitMs`; then it is skipped and logged.
+   */
+  private contiguous(last: number, rounds: readonly Round[]): Round[] {
+    if (rounds.length === 0) return [];
+    let expected = last + 1;
+    let n = 0;
+    for (const round of rounds) {
+      if (round.id !== expected) break;
+      n++;
+      expected++;
+    }
+    if (n > 0) {
+      this.gap = null;
+      return rounds.slice(0, n);
+    }
+    const nowMs = this.now().getTime();
+    if (this.gap?.id !== expected) this.gap = { id: expected, since: nowMs };
+    if (nowMs - this.gap.since < this.options.gapWaitMs) return [];
+    this.logger.warn('round ids missing from the store; settling past them', { from: expected, to: rounds[0]!.id - 1 });
+    this.gap = null;
+    return this.contiguous(rounds[0]!.id - 1, rounds);
+  }
+}

@@ -1,0 +1,76 @@
+import { syntheticRounds } from '@gridlab/testing';
+import { History, backtest, createRunner, normalizeDsl } from '@gridlab/strategy';
+import { addRound, emptyFigures, enterSession, equityCurve, ownerShort, roiPercent, type Figures } from './figures';
+
+const ROUNDS = syntheticRounds(1500, { seed: 11, firstId: 100, voidedRate: 0.02 });
+
+/** Steps a runner from round index `from` and folds each outcome into figures, as the writer does. */
+function forward(dslInput: unknown, from: number, to: number) {
+  const dsl = normalizeDsl(dslInput);
+  const history = History.from(ROUNDS.slice(0, from));
+  const runner = createRunner(dsl, history);
+  runner.seek(history.length);
+  const figures = emptyFigures('stg_x', 1);
+  const series: { roundId: number; pnlLamports: number }[] = [];
+  for (const round of ROUNDS.slice(from, to)) {
+    const o = runner.step(round);
+    addRound(figures, { roundId: o.roundId, winningSquare: o.winningSquare, bet: o.decision.bet, squares: o.decision.squares.length, stakeLamports: o.stakeLamports, pnlLamports: o.pnlLamports, hit: o.hit }, false);
+    if (o.winningSquare !== null) series.push({ roundId: o.roundId, pnlLamports: o.pnlLamports });
+    if (o.exit !== null) break;
+  }
+  return { figures, series, dsl, history };
+}
+
+describe('forward figures', () => {
+  const DSLS = [
+    { base_strategy: 'cold', params: { bet_size_lamports: 1_000_000, num_squares: 5 } },
+    { base_strategy: 'hot', params: { bet_size_lamports: 2_000_000, num_squares: 3, sizing_mode: 'martingale', martingale_multiplier: 2, hit_rate_lookback: 50 } },
+    { base_strategy: 'spread', params: { bet_size_lamports: 500_000, num_squares: 8, sizing_mode: 'fibonacci', cooldown_after_loss_rounds: 1 } },
+    { base_strategy: 'corners', params: { bet_size_lamports: 1_000_000, stop_loss_streak: 6 } },
+  ];
+
+  it.each(DSLS)('equal a backtest of the same rounds, field by field (%o)', (input) => {
+    const { figures, series, dsl } = forward(input, 500, 1500);
+    const last = figures.lastRoundId!;
+    const result = backtest(History.from(ROUNDS), dsl, { fromRoundId: ROUNDS[500]!.id, toRoundId: last });
+    expect(figures.roundsSettled).toBe(result.totalRounds);
+    expect(figures.roundsBet).toBe(result.roundsBet);
+    expect(figures.roundsWon).toBe(result.roundsWon);
+    expect(figures.squaresBet).toBe(result.squaresBet);
+    expect(figures.netLamports).toBe(result.netProfitLamports);
+    expect(figures.stakeLamports).toBe(result.totalStakeLamports);
+    expect(roiPercent(figures.netLamports, figures.stakeLamports)).toBe(result.roiPercent);
+    expect(figures.maxDrawdownLamports / 1e9).toBe(result.maxDrawdownSol);
+    expect(figures.minNetLamports / 1e9).toBe(result.minWalletSol);
+    expect(figures.maxStreak).toBe(result.maxStreak);
+    expect(equityCurve(series)).toEqual(result.equityCurve);
+    expect(figures.roundsBet).toBeGreaterThan(0);
+  });
+
+  it('stops where the backtest exits', () => {
+    const { figures, dsl } = forward(DSLS[3], 500, 1500);
+    const result = backtest(History.from(ROUNDS), dsl, { fromRoundId: ROUNDS[500]!.id, toRoundId: figures.lastRoundId! });
+    expect(result.exitedEarly).toBe('stop_loss_streak');
+    expect(result.exitRoundId).toBe(figures.lastRoundId);
+  });
+
+  it('counts voided rounds as observed only, and late predictions', () => {
+    const f: Figures = emptyFigures('stg_x', 1);
+    addRound(f, { roundId: 1, winningSquare: null, bet: false, squares: 0, stakeLamports: 0, pnlLamports: 0, hit: false }, true);
+    addRound(f, { roundId: 2, winningSquare: 3, bet: true, squares: 2, stakeLamports: 200, pnlLamports: -205, hit: false }, false);
+    expect(f).toMatchObject({ roundsObserved: 2, roundsSettled: 1, roundsBet: 1, lateCount: 1, streak: 1, netLamports: -205, lastRoundId: 2 });
+  });
+
+  it('restarts the losing streak with a new session, keeping the record', () => {
+    const f: Figures = emptyFigures('stg_x', 1);
+    addRound(f, { roundId: 2, winningSquare: 3, bet: true, squares: 1, stakeLamports: 100, pnlLamports: -100, hit: false }, false);
+    enterSession(f, 1);
+    expect(f.streak).toBe(1);
+    enterSession(f, 2);
+    expect(f).toMatchObject({ streak: 0, maxStreak: 1, netLamports: -100, sessionSeq: 2 });
+  });
+
+  it('shortens an owner key to first four...last four', () => {
+    expect(ownerShort('9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin')).toBe('9xQe...VFin');
+  });
+});
