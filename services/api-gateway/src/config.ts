@@ -19,6 +19,7 @@ const SCHEMA = {
     doc: 'On a key_sharing signal: only warn (log, metric, NATS fact), or also revoke the key through billing',
   }),
   COMMAND_TIMEOUT_MS: int({ default: 10_000, min: 100, max: 120_000, doc: 'Deadline of a command sent to billing or the lab services' }),
+  LAB_TIMEOUT_MS: int({ default: 30_000, min: 100, max: 600_000, doc: 'Deadline of a Strategy Lab backtest or analytics command (its whole reply, every chunk)' }),
   KEY_SHARING_MAX_ADDRESSES: int({ default: 3, min: 1, max: 1000, doc: 'Distinct client addresses per key within 5 minutes before a key_sharing signal' }),
 };
 

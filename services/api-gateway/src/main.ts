@@ -10,6 +10,8 @@ import { redisCheck } from '@gridlab/runtime';
 import { Redis } from 'ioredis';
 import { Counter, Gauge } from 'prom-client';
 import { BillingClient } from './adapters/nats/billing-client';
+import { LabClient } from './adapters/nats/lab-client';
+import { StrategiesClient } from './adapters/nats/strategies-client';
 import { EventFeed } from './adapters/nats/event-feed';
 import { LiveCache, followLive } from './adapters/nats/live-feed';
 import { RedisGate } from './adapters/redis/redis-gate';
@@ -68,6 +70,8 @@ async function main(): Promise<void> {
   const live = new LiveCache();
   const names = natsNames(config.NATS_PREFIX);
   const billing = new BillingClient(nc, names, config.COMMAND_TIMEOUT_MS);
+  const lab = new LabClient(nc, names, config.LAB_TIMEOUT_MS);
+  const strategies = new StrategiesClient(nc, names, config.COMMAND_TIMEOUT_MS);
   const eventRepo = new EventRepository(pool);
   const eventFeed = new EventFeed(eventRepo, logger.child({ component: 'events' }));
   stopEvents = await eventFeed.start(nc, names);
@@ -107,6 +111,8 @@ async function main(): Promise<void> {
       gate.takeForAddress(IP_POLICY, address).catch(() => fallbackLimiter.take(IP_POLICY, `ip:${address}`)),
     rounds: new RoundRepository(pool),
     billing,
+    lab,
+    strategies,
     events: eventRepo,
     live,
     logger,

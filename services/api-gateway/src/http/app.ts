@@ -9,6 +9,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Registry } from 'prom-client';
 import type { EventRepository } from '@gridlab/events-store';
 import type { BillingClient } from '../adapters/nats/billing-client';
+import type { LabClient } from '../adapters/nats/lab-client';
+import type { StrategiesClient } from '../adapters/nats/strategies-client';
 import type { LiveCache } from '../adapters/nats/live-feed';
 import { RateLimitedWithDecision, type Authenticator, type Caller } from '../app/authenticate';
 import type { BucketDecision } from '../domain/token-bucket';
@@ -19,11 +21,15 @@ import { loadOpenApi } from './openapi';
 import { problem, sendProblem, toProblem } from './problem';
 import { pollParams } from './event-params';
 import { intParam } from './query';
+import { addLabRoutes } from './lab-routes';
 
 export interface AppDeps {
   readonly authenticator: Authenticator;
   readonly rounds: RoundRepository;
   readonly billing: BillingClient;
+  readonly lab: LabClient;
+  /** Strategy records, forward stats and the leaderboard (lab-forward). */
+  readonly strategies: StrategiesClient;
   readonly events: EventRepository;
   readonly live: LiveCache;
   readonly logger: Logger;
@@ -127,6 +133,7 @@ export function createApp(deps: AppDeps): express.Express {
   const paid = express.Router();
   paid.use(async (req: Request, res: Response, next: NextFunction) => {
     const caller = await authorize(deps, req);
+    res.locals['caller'] = caller;
     res.set(rateLimitHeaders(caller.decision));
     next();
   });
@@ -181,12 +188,24 @@ export function createApp(deps: AppDeps): express.Express {
     res.json({ count: rounds.length, from: range.from, to: range.to, hasMore, nextFrom: hasMore ? rounds[rounds.length - 1]!.id + 1 : null, rounds });
   });
 
+  // Strategy Lab computations, answered by lab-backtest (results may exceed 1 MiB: chunked over NATS).
+  paid.post('/lab/backtest', async (req, res) => {
+    const { result } = await deps.lab.backtest(req.body, requestIdOf(res));
+    res.set('Cache-Control', 'no-store').json({ result });
+  });
+  paid.post('/lab/analytics', async (req, res) => {
+    const { result, cache } = await deps.lab.analytics(req.body, requestIdOf(res));
+    if (cache !== undefined) res.set('X-Cache', cache);
+    res.set('Cache-Control', 'no-store').json({ analytics: result });
+  });
+
   paid.get('/events', async (req, res) => {
     const { since, limit, kind } = pollParams(req.query);
     const events = await deps.events.after(since, limit, kind);
     res.json({ count: events.length, lastId: events.length === 0 ? since : events[events.length - 1]!.id, events });
   });
 
+  addLabRoutes(app, paid, byAddress, deps.strategies);
   app.use('/api/v1', paid);
 
   app.use((_req, _res, next) => next(new NotFoundError('not_found', 'no such endpoint')));
