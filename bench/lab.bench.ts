@@ -1,0 +1,110 @@
+import { connectBus, requestChunked } from '@gridlab/bus';
+import { natsNames, validateAnalytics } from '@gridlab/contracts';
+import { createPool, runMigrations } from '@gridlab/db';
+import { createLogger } from '@gridlab/logger';
+import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
+import { answersOk, createTestDatabase, freePort, startService, syntheticRounds, testNamespace, type ServiceProcess } from '@gridlab/testing';
+import { percentile } from './stats';
+import type { Bench, BenchFigure } from './types';
+
+const ANALYTICS_ROUNDS = 100_000;
+const HISTORY_ROUNDS = 500_000;
+const COLD_RUNS = 3;
+const CACHED_RUNS = 20;
+const TARGET_LOAD_S = 2;
+const TARGET_RSS_MB = 400;
+const TARGET_COLD_MS = 1000;
+const TARGET_CACHED_MS = 50;
+const TARGET_BLOCK_MS = 50;
+
+/**
+ * lab-backtest as it runs: (1) analytics over 100,000 stored rounds through NATS, each
+ * DSL uncached then cached, with the serving thread's longest event-loop stall while the
+ * cold ones ran (from its own /metrics); (2) the start of a process over 500,000 stored
+ * rounds: history load time and resident memory once ready, also from its /metrics.
+ */
+const bench: Bench = async () => {
+  const db = await createTestDatabase();
+  const ns = testNamespace();
+  const pool = createPool(db.url, { max: 2 });
+  const nc = await connectBus({ servers: ns.natsUrl, name: 'bench-lab', logger: createLogger({ service: 'bench', silent: true }) });
+  let service: ServiceProcess | undefined;
+  try {
+    await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
+    const repo = new RoundRepository(pool);
+    const store = async (from: number, to: number): Promise<void> => {
+      for (let first = from; first <= to; first += 25_000) await repo.insertMany(syntheticRounds(Math.min(25_000, to - first + 1), { seed: first, firstId: first }));
+    };
+    const opsPort = await freePort();
+    const ops = `http://127.0.0.1:${opsPort}`;
+    const start = (): Promise<ServiceProcess> =>
+      startService(
+        'services/lab-backtest/src/main.ts',
+        { DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, OPS_PORT: String(opsPort), LOG_LEVEL: 'warn' },
+        () => answersOk(`${ops}/readyz`),
+        120_000,
+      );
+    const metric = async (name: string): Promise<number> => {
+      const line = (await (await fetch(`${ops}/metrics`)).text()).split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
+      if (line === undefined) throw new Error(`metric ${name} not found`);
+      return Number(line.slice(line.lastIndexOf(' ') + 1));
+    };
+
+    // (1) Analytics over 100,000 rounds.
+    await store(1, ANALYTICS_ROUNDS);
+    service = await start();
+    const subject = natsNames(ns.natsPrefix).commands.labAnalytics;
+    const analytics = async (betSize: number): Promise<{ ms: number; cache: string | undefined }> => {
+      const started = performance.now();
+      const reply = await requestChunked(nc, subject, { dsl: { base_strategy: 'cold', params: { bet_size_lamports: betSize } } }, validateAnalytics, { timeoutMs: 60_000 });
+      return { ms: performance.now() - started, cache: reply.headers?.get('Gridlab-Cache') };
+    };
+    await analytics(999); // warm-up: first use of each worker's code paths
+    await metric('nodejs_eventloop_lag_max_seconds'); // a scrape resets the maximum
+    const cold: number[] = [];
+    for (let run = 0; run < COLD_RUNS; run++) {
+      const r = await analytics(1_000_000 + run);
+      if (r.cache !== 'miss') throw new Error('expected an uncached analytics answer');
+      cold.push(r.ms);
+    }
+    const blockMs = (await metric('nodejs_eventloop_lag_max_seconds')) * 1000;
+    const cached: number[] = [];
+    for (let run = 0; run < CACHED_RUNS; run++) {
+      const r = await analytics(1_000_000 + (run % COLD_RUNS));
+      if (r.cache !== 'hit') throw new Error('expected a cached analytics answer');
+      cached.push(r.ms);
+    }
+    await service.stop();
+    service = undefined;
+
+    // (2) Start over 500,000 rounds.
+    await store(ANALYTICS_ROUNDS + 1, HISTORY_ROUNDS);
+    service = await start();
+    const loadS = await metric('lab_history_load_seconds');
+    const rounds = await metric('lab_history_rounds');
+    if (rounds !== HISTORY_ROUNDS) throw new Error(`loaded ${rounds} of ${HISTORY_ROUNDS} rounds`);
+    // Readiness comes as the workers start; let them finish loading their code.
+    await new Promise((r) => setTimeout(r, 2000));
+    const rssMb = (await metric('process_resident_memory_bytes')) / 1024 / 1024;
+
+    const coldMs = percentile(cold, 50);
+    const cachedMs = percentile(cached, 50);
+    const figures: BenchFigure[] = [
+      { key: 'lab.historyLoadSeconds', label: `lab-backtest start: ${HISTORY_ROUNDS.toLocaleString('en')} rounds loaded`, value: loadS, unit: 's', target: `<= ${TARGET_LOAD_S}`, met: loadS <= TARGET_LOAD_S },
+      { key: 'lab.startRssMb', label: `lab-backtest RSS once ready (${HISTORY_ROUNDS.toLocaleString('en')} rounds, workers started)`, value: rssMb, unit: 'MiB', target: `<= ${TARGET_RSS_MB}`, met: rssMb <= TARGET_RSS_MB },
+      { key: 'lab.analyticsColdMs', label: `analytics over NATS, ${ANALYTICS_ROUNDS.toLocaleString('en')} rounds, uncached (median of ${COLD_RUNS})`, value: coldMs, unit: 'ms', target: `< ${TARGET_COLD_MS}`, met: coldMs < TARGET_COLD_MS },
+      { key: 'lab.analyticsCachedMs', label: `analytics over NATS, cached (median of ${CACHED_RUNS})`, value: cachedMs, unit: 'ms', target: `< ${TARGET_CACHED_MS}`, met: cachedMs < TARGET_CACHED_MS },
+      { key: 'lab.analyticsCachedP100Ms', label: 'analytics over NATS, cached (slowest)', value: Math.round(Math.max(...cached) * 100) / 100, unit: 'ms' },
+      { key: 'lab.eventLoopMaxBlockMs', label: 'lab-backtest serving thread: longest event-loop stall during uncached analytics', value: Math.round(blockMs * 100) / 100, unit: 'ms', target: `< ${TARGET_BLOCK_MS}`, met: blockMs < TARGET_BLOCK_MS },
+    ];
+    return figures;
+  } finally {
+    await service?.stop();
+    await nc.drain();
+    await pool.end();
+    await db.drop();
+    await ns.cleanup();
+  }
+};
+
+export default bench;
