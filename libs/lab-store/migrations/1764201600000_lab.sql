@@ -9,7 +9,9 @@ CREATE TABLE strategies (
   id                     text PRIMARY KEY CHECK (id ~ '^stg_[1-9A-HJ-NP-Za-km-z]{22}$'),
   owner                  text NOT NULL,
   name                   text NOT NULL CHECK (char_length(name) BETWEEN 1 AND 80),
-  dsl                    jsonb NOT NULL,
+  -- json, not jsonb: the normalized DSL is kept as written, so reads show its keys in
+  -- the order the API documents (jsonb would reorder them).
+  dsl                    json NOT NULL,
   active                 boolean NOT NULL,
   session_seq            integer NOT NULL DEFAULT 1,
   session_start_round_id bigint NOT NULL,

@@ -226,6 +226,10 @@ describe('strategy records', () => {
     await until(async () => (await call('GET', `/lab/strategies/${id}`, keyA)).body.predictionCount > 0);
     const one = await call('GET', `/lab/strategies/${id}`, keyA);
     expect(one.body.strategy.id).toBe(id);
+    // The DSL reads back exactly as normalized, keys in the same order.
+    const normalized = JSON.stringify(normalizeDsl(DSLS[0]));
+    expect(JSON.stringify(item.dsl)).toBe(normalized);
+    expect(JSON.stringify(one.body.strategy.dsl)).toBe(normalized);
   });
 
   it('PATCH changes only name and active', async () => {
