@@ -1,10 +1,9 @@
-import { request } from 'node:http';
 import { startDevnet } from '@gridlab/devnet';
 import { createLogger } from '@gridlab/logger';
 import { Registry } from 'prom-client';
 import { startIndexer } from '../services/indexer/src/app/indexer';
 import { startGatewayUnderTest } from './gateway-harness';
-import { onSnapshots } from './sse-client';
+import { openSnapshotStream } from './sse-client';
 import { percentile } from './stats';
 import type { Bench } from './types';
 
@@ -41,25 +40,20 @@ const bench: Bench = async () => {
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('too few snapshots')), 120_000);
-      const req = request(`${gateway.url}/api/v1/stream`, { headers: { Authorization: `Bearer ${gateway.keys[0]}` } }, (res) => {
-        let first = true;
-        onSnapshots(res, (slot, now) => {
-          // The first event is the state at connect time, not a fresh change.
-          if (first) {
-            first = false;
-            return;
-          }
-          const written = writtenAt.get(slot);
-          if (written !== undefined) latencies.push(now - written);
-          if (latencies.length >= SAMPLES) {
-            clearTimeout(timer);
-            resolve();
-          }
-        });
-      });
-      req.on('error', reject);
-      req.end();
-      close = () => req.destroy();
+      let first = true;
+      openSnapshotStream(`${gateway.url}/api/v1/stream`, { Authorization: `Bearer ${gateway.keys[0]}` }, (slot, now) => {
+        // The first event is the state at connect time, not a fresh change.
+        if (first) {
+          first = false;
+          return;
+        }
+        const written = writtenAt.get(slot);
+        if (written !== undefined) latencies.push(now - written);
+        if (latencies.length >= SAMPLES) {
+          clearTimeout(timer);
+          resolve();
+        }
+      }).then((socket) => (close = () => socket.destroy()), reject);
     });
   } finally {
     close();

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { connectBus } from '@gridlab/bus';
 import { natsNames } from '@gridlab/contracts';
 import { createLogger } from '@gridlab/logger';
 import { sampleSnapshot, startGatewayUnderTest } from './gateway-harness';
-import { onSnapshots } from './sse-client';
+import { openSnapshotStream } from './sse-client';
 import { percentile } from './stats';
 import type { Bench } from './types';
 
@@ -25,7 +24,6 @@ function rssBytes(pid: number): number {
  */
 const bench: Bench = async () => {
   const gateway = await startGatewayUnderTest(KEYS);
-  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
   const received: Map<number, number>[] = [];
   const sockets: { destroy(): void }[] = [];
   const logger = createLogger({ service: 'bench', silent: true });
@@ -37,16 +35,10 @@ const bench: Bench = async () => {
       new Promise((resolve, reject) => {
         const seen = new Map<number, number>();
         received.push(seen);
-        const req = request(`${gateway.url}/api/v1/stream`, { agent, headers: { Authorization: `Bearer ${gateway.keys[i % KEYS]}` } }, (res) => {
-          if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
-          onSnapshots(res, (slot, at) => {
-            seen.set(slot, at);
-            if (seen.size === 1) resolve();
-          });
-        });
-        req.on('error', reject);
-        req.on('socket', (s) => sockets.push(s));
-        req.end();
+        openSnapshotStream(`${gateway.url}/api/v1/stream`, { Authorization: `Bearer ${gateway.keys[i % KEYS]}` }, (slot, at) => {
+          seen.set(slot, at);
+          if (seen.size === 1) resolve();
+        }).then((socket) => sockets.push(socket), reject);
       });
     for (let i = 0; i < CLIENTS; i += CONNECT_BATCH) {
       await Promise.all(Array.from({ length: Math.min(CONNECT_BATCH, CLIENTS - i) }, (_, k) => connect(i + k)));
@@ -82,7 +74,6 @@ const bench: Bench = async () => {
     ];
   } finally {
     for (const s of sockets) s.destroy();
-    agent.destroy();
     await bus.drain();
     await gateway.stop();
   }
