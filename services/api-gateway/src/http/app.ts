@@ -240,11 +240,13 @@ async function streamDump(rounds: RoundRepository, range: { from: number; to: nu
 function accessLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
+    // Taken now: inside a mounted router `req.path` is relative to the mount point.
+    const path = req.path;
     res.on('finish', () => {
       logger.info('request', {
         requestId: res.getHeader('X-Request-Id'),
         method: req.method,
-        path: req.path,
+        path,
         status: res.statusCode,
         ms: Number(process.hrtime.bigint() - started) / 1e6,
       });
