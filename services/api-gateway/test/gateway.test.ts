@@ -7,13 +7,11 @@ import { createPool, type Pool } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { createLogger } from '@gridlab/logger';
 import { RoundRepository } from '@gridlab/rounds-store';
-import { createTestDatabase, runCli, testNamespace, type TestDatabase } from '@gridlab/testing';
+import { answersOk, createTestDatabase, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
 import { connectBus, decodeMessage } from '@gridlab/bus';
 import { isDateTime, natsNames, validateKeyShared, type KeyShared } from '@gridlab/contracts';
 import Ajv2020 from 'ajv/dist/2020';
-import { Registry } from 'prom-client';
 import { loadOpenApi } from '../src/http/openapi';
-import { startIndexer, type Indexer } from '../../indexer/src/app/indexer';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const SECRET = 'gateway-test-secret-0123456789abcdef';
@@ -23,7 +21,7 @@ const OTHER_OWNER = 'GvDMxPzN1sCj7L26YDK2HnMRXEQmQ2aemov8YBtPS7vR';
 let devnet: Devnet;
 let db: TestDatabase;
 let pool: Pool;
-let indexer: Indexer;
+let indexer: ServiceProcess;
 const ns = testNamespace();
 const gateways: { child: ChildProcess; url: string }[] = [];
 
@@ -88,12 +86,22 @@ beforeAll(async () => {
   devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 10, roundSlots: 8, intermissionSlots: 2, historyRounds: 40, seed: 5 });
   db = await createTestDatabase();
   pool = createPool(db.url);
-  indexer = await startIndexer(
-    { databaseUrl: db.url, natsUrl: ns.natsUrl, natsPrefix: ns.natsPrefix, rpcUrl: devnet.rpcUrl, wsUrl: devnet.wsUrl, programId: devnet.programId, pollIntervalMs: 200, slotSeconds: 0.01 },
-    { logger: createLogger({ service: 'test', silent: true }), metrics: new Registry() },
+  const indexerPort = await freePort();
+  indexer = await startService(
+    'services/indexer/src/main.ts',
+    {
+      ...env(),
+      OPS_PORT: String(indexerPort),
+      SOLANA_RPC_URL: devnet.rpcUrl,
+      SOLANA_WS_URL: devnet.wsUrl,
+      ORE_PROGRAM_ID: devnet.programId,
+      POLL_INTERVAL_MS: '200',
+      SLOT_SECONDS: '0.01',
+    },
+    () => answersOk(`http://127.0.0.1:${indexerPort}/healthz`),
   );
   const repo = new RoundRepository(pool);
-  while ((await repo.count()) < 45) await new Promise((r) => setTimeout(r, 50));
+  while ((await repo.count().catch(() => 0)) < 45) await new Promise((r) => setTimeout(r, 50));
   [base, second] = await Promise.all([startGateway(), startGateway()]);
   apiKey = (await gridlab('admin', 'grant', '--owner', OWNER, '--days', '30'))['apiKey'] as string;
 });
