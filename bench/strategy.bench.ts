@@ -1,5 +1,5 @@
 import { syntheticRounds } from '@gridlab/testing';
-import { BASE_STRATEGIES, History, analyze, createRunner, normalizeDsl, payoutLamports, type Dsl } from '../libs/strategy/src';
+import { BASE_STRATEGIES, History, analyze, createRunner, normalizeDsl, payoutLamports as payoutLamportsBinding, type Dsl } from '../libs/strategy/src';
 import { percentile } from './stats';
 import type { Bench, BenchFigure } from './types';
 
@@ -11,6 +11,8 @@ const TARGET_RATIO = 3;
 const TARGET_ANALYTICS_MS = 1000;
 const BET = 1_000_000;
 const FEE = 5000;
+/** A local copy: under tsx (CommonJS) each use of an imported binding is a getter call, which the engine avoids too. */
+const payoutLamports = payoutLamportsBinding;
 
 async function history(count: number): Promise<History> {
   const h = new History(count);

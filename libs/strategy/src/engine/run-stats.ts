@@ -1,6 +1,11 @@
 import type { DslParams } from '../dsl/types';
-import { SQUARES, type History } from '../history/history';
-import { payoutLamports } from './payout';
+import { SQUARES as SQUARES_BINDING, type History } from '../history/history';
+import { payoutLamports as payoutLamports_BINDING } from './payout';
+
+// tsx runs this as CommonJS, where each use of an imported binding is a getter call (two
+// deep); per-round code reads these module-local copies instead.
+const SQUARES = SQUARES_BINDING;
+const payoutLamports = payoutLamports_BINDING;
 
 /** Why a run stopped early (SPEC 7.6), in order of precedence. */
 export type ExitReason = 'stop_loss_streak' | 'take_profit' | 'session_stop_loss';

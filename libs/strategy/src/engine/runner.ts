@@ -1,13 +1,20 @@
 import type { Dsl } from '../dsl/types';
-import { History, SQUARES, type RoundInput } from '../history/history';
+import { History, SQUARES as SQUARES_BINDING, type RoundInput } from '../history/history';
 import { FilterSet, filterNeeds } from './filters';
 import { Lookback } from './lookback';
-import { payoutLamports } from './payout';
-import { FLAT, KELLY, Progression } from './sizing';
+import { payoutLamports as payoutLamports_BINDING } from './payout';
+import { FLAT as FLAT_BINDING, KELLY as KELLY_BINDING, Progression } from './sizing';
 import { FIXED_SHAPE, SquareSelector, selectionNeeds } from './select';
 import { RunStats } from './run-stats';
 import { fullResult, summarize, type BacktestResult, type RunBounds } from '../backtest/result';
 import type { Decision, DecisionReason, RoundOutcome, RunnerOptions, RunSummary } from './types';
+
+// tsx runs this as CommonJS, where each use of an imported binding is a getter call (two
+// deep); per-round code reads these module-local copies instead.
+const SQUARES = SQUARES_BINDING;
+const payoutLamports = payoutLamports_BINDING;
+const FLAT = FLAT_BINDING;
+const KELLY = KELLY_BINDING;
 
 // Reason codes, in the order the checks run.
 const BET = 0;

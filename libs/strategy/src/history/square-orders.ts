@@ -1,4 +1,8 @@
-import { SQUARES, type History } from './history';
+import { SQUARES as SQUARES_BINDING, type History } from './history';
+
+// tsx runs this as CommonJS, where each use of an imported binding is a getter call (two
+// deep); per-round code reads this module-local copy instead.
+const SQUARES = SQUARES_BINDING;
 
 /** Which per-square column an order sorts. */
 export type OrderedColumn = 'deployed' | 'count';
