@@ -1,22 +1,12 @@
-import { requestCommand, type NatsConnection } from '@gridlab/bus';
 import * as contracts from '@gridlab/contracts';
+import { CommandClient } from './command-client';
 
 /**
  * The gateway's side of billing's commands (NATS request/reply). The HTTP body is
  * validated against the same contract billing validates; the request id travels in the
  * correlation header; no responder → 503, no answer in time → 504.
  */
-export class BillingClient {
-  private readonly c: contracts.NatsNames['commands'];
-
-  constructor(
-    private readonly nc: NatsConnection,
-    names: contracts.NatsNames,
-    private readonly timeoutMs: number,
-  ) {
-    this.c = names.commands;
-  }
-
+export class BillingClient extends CommandClient {
   pricing(requestId: string): Promise<contracts.Pricing> {
     return this.send(this.c.pricing, {}, contracts.validatePricing, requestId);
   }
@@ -41,9 +31,5 @@ export class BillingClient {
   async revokeKey(keyHash: Buffer, requestId?: string): Promise<boolean> {
     const request: contracts.KeyRevokeRequest = { keyHash: keyHash.toString('hex'), reason: 'key_sharing' };
     return (await this.send(this.c.keyRevoke, request, contracts.validateKeyRevokeReply, requestId)).revoked;
-  }
-
-  private send<T>(subject: string, payload: unknown, result: contracts.Validator<T>, correlationId: string | undefined): Promise<T> {
-    return requestCommand(this.nc, subject, payload, result, { timeoutMs: this.timeoutMs, correlationId });
   }
 }

@@ -1,5 +1,5 @@
-import { requestCommand, type NatsConnection } from '@gridlab/bus';
 import * as contracts from '@gridlab/contracts';
+import { CommandClient } from './command-client';
 
 /**
  * The gateway's side of lab-forward's commands: strategy records, forward stats and the
@@ -8,17 +8,7 @@ import * as contracts from '@gridlab/contracts';
  * command and lab-forward maps it to the owner wallet. No responder → 503, no answer in
  * time → 504.
  */
-export class StrategiesClient {
-  private readonly c: contracts.NatsNames['commands'];
-
-  constructor(
-    private readonly nc: NatsConnection,
-    names: contracts.NatsNames,
-    private readonly timeoutMs: number,
-  ) {
-    this.c = names.commands;
-  }
-
+export class StrategiesClient extends CommandClient {
   create(subscriberId: string, body: unknown, requestId: string): Promise<contracts.StrategyReply> {
     const request: contracts.StrategyCreateRequest = { subscriberId, ...contracts.validateStrategyCreateBody(body) };
     return this.send(this.c.strategyCreate, request, contracts.validateStrategyReply, requestId);
@@ -51,9 +41,5 @@ export class StrategiesClient {
 
   leaderboardEntry(id: string, requestId: string): Promise<contracts.LeaderboardDetail> {
     return this.send(this.c.leaderboardEntry, { id }, contracts.validateLeaderboardDetail, requestId);
-  }
-
-  private send<T>(subject: string, payload: unknown, result: contracts.Validator<T>, correlationId: string): Promise<T> {
-    return requestCommand(this.nc, subject, payload, result, { timeoutMs: this.timeoutMs, correlationId });
   }
 }

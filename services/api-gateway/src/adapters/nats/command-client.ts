@@ -1,0 +1,29 @@
+import { requestChunked, requestCommand, type ChunkedResult, type NatsConnection } from '@gridlab/bus';
+import type * as contracts from '@gridlab/contracts';
+
+/**
+ * What the gateway's clients of the services' NATS commands share: the subjects, the
+ * deadline, and one request helper that validates the reply against its contract and
+ * carries the request id in the correlation header (no responder → 503, no answer in
+ * time → 504).
+ */
+export abstract class CommandClient {
+  protected readonly c: contracts.NatsNames['commands'];
+
+  constructor(
+    private readonly nc: NatsConnection,
+    names: contracts.NatsNames,
+    private readonly timeoutMs: number,
+  ) {
+    this.c = names.commands;
+  }
+
+  protected send<T>(subject: string, payload: unknown, result: contracts.Validator<T>, correlationId: string | undefined): Promise<T> {
+    return requestCommand(this.nc, subject, payload, result, { timeoutMs: this.timeoutMs, correlationId });
+  }
+
+  /** The same for replies that may arrive in chunks (results beyond NATS' max payload). */
+  protected sendChunked<T>(subject: string, payload: unknown, result: contracts.Validator<T>, correlationId: string): Promise<ChunkedResult<T>> {
+    return requestChunked(this.nc, subject, payload, result, { timeoutMs: this.timeoutMs, correlationId });
+  }
+}
