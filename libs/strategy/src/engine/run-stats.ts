@@ -61,9 +61,9 @@ export class RunStats {
   recorded = 0;
   private readonly chancePnl = new Float64Array(SQUARES);
 
-  private readonly stopStreak: number;
-  private readonly takeProfit: number;
-  private readonly stopLoss: number;
+  readonly stopStreak: number;
+  readonly takeProfit: number;
+  readonly stopLoss: number;
   private readonly fee: number;
 
   constructor(
@@ -142,7 +142,8 @@ export class RunStats {
     else if (this.stopLoss > 0 && net <= -this.stopLoss) this.stop('session_stop_loss', i);
   }
 
-  private stop(reason: ExitReason, i: number): void {
+  /** Ends the run: `reason`, triggered by the round at history index i. */
+  stop(reason: ExitReason, i: number): void {
     this.exit = reason;
     this.exitIndex = i;
   }

@@ -65,6 +65,49 @@ describe('runner', () => {
     );
   });
 
+  it('runTo with flat stakes (the fused loop) equals stepping the general path round by round, also when resumed', () => {
+    const flatDsl = fc
+      .record({
+        base: fc.constantFrom(...BASE_STRATEGIES),
+        k: fc.integer({ min: 1, max: 25 }),
+        bet: fc.integer({ min: 1, max: 3 * B }),
+        cap: fc.constantFrom(B, 100_000_000),
+        cooldown: fc.integer({ min: 0, max: 2 }),
+        stopStreak: fc.constantFrom(undefined, 2, 4),
+        takeProfit: fc.constantFrom(0, 5 * B),
+        stopLoss: fc.constantFrom(0, 20 * B),
+      })
+      .map(({ base, k, bet, cap, cooldown, stopStreak, takeProfit, stopLoss }) =>
+        normalizeDsl({
+          base_strategy: base,
+          params: {
+            bet_size_lamports: bet,
+            num_squares: k,
+            drought_threshold: 3,
+            custom_squares: [2, 9],
+            max_bet_per_square_lamports: cap,
+            cooldown_after_loss_rounds: cooldown,
+            ...(stopStreak === undefined ? {} : { stop_loss_streak: stopStreak }),
+            take_profit_lamports: takeProfit,
+            session_stop_loss_lamports: stopLoss,
+          },
+        }),
+      );
+    fc.assert(
+      fc.property(arbitraryHistory(2, 120), flatDsl, fc.nat(), (rounds, dsl, seed) => {
+        const history = History.from(rounds);
+        const stepped = createRunner(dsl, history, { record: true });
+        for (let i = 0; i < rounds.length; i++) stepped.step();
+        const fused = createRunner(dsl, history, { record: true });
+        fused.runTo(seed % (rounds.length + 1));
+        fused.runTo(rounds.length);
+        expect(fused.result()).toEqual(stepped.result());
+        expect(fused.decide()).toEqual(stepped.decide());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('a forward test fed one live round at a time equals a backtest of the same rounds', () => {
     const rounds = fixtureRounds();
     for (const base of BASE_STRATEGIES) {

@@ -55,6 +55,9 @@ export class Runner {
   private readonly observes: boolean;
   /** Fixed squares at a flat stake with no filters: every decision is the same one. */
   private readonly constantDecision: boolean;
+  /** The stake per square when runTo may take the fused flat loop (flat, no filters, no chance moments), else 0. */
+  private readonly flatStake: number;
+  private readonly flatCapHit: boolean;
   // Parameters, read once.
   private readonly cap: number;
   private readonly fee: number;
@@ -98,6 +101,9 @@ export class Runner {
       this.capHit = p.bet_size_lamports > this.cap;
     }
     if (p.sizing_mode === 'flat') this.stats.constantStake = Math.min(p.bet_size_lamports, this.cap);
+    const flat = p.sizing_mode === 'flat' && dsl.filters.length === 0 && options.chanceMoments !== true;
+    this.flatStake = flat ? Math.min(Math.floor(p.bet_size_lamports), this.cap) : 0;
+    this.flatCapHit = Math.floor(p.bet_size_lamports) > this.cap;
   }
 
   /** Index in the history of the next round this runner will take. */
@@ -184,12 +190,124 @@ export class Runner {
     }
     if (end === this.pos) return;
     this.begin(this.pos, end);
-    const winning = this.history.winning;
-    for (let i = this.pos; i < end; i++) {
-      const w = winning[i]!;
-      if (w >= 0) this.settle(i, w, this.decideInto());
+    if (this.flatStake > 0) {
+      this.runFlat(this.pos, end);
+    } else {
+      const winning = this.history.winning;
+      for (let i = this.pos; i < end; i++) {
+        const w = winning[i]!;
+        if (w >= 0) this.settle(i, w, this.decideInto());
+      }
     }
     this.pos = end;
+  }
+
+  /**
+   * runTo for flat sizing without filters or chance moments, the common case: the same
+   * decisions and accounts as decideInto + settle + RunStats.bet, fused into one loop
+   * whose running figures live in locals (registers) rather than object fields, written
+   * back once at the end. runner.test.ts checks it against step() round by round.
+   */
+  private runFlat(from: number, end: number): void {
+    const h = this.history;
+    const { winning, winnerDeployed, sumDeployed, ids } = h;
+    const stats = this.stats;
+    const { betCount, winCount, paid, endedStreaks } = stats;
+    const lb = this.lb;
+    const selector = this.selector;
+    const observes = this.observes;
+    const constant = this.constantDecision;
+    const stake = this.flatStake;
+    const capHit = this.flatCapHit;
+    const fee = this.fee;
+    const cooldownRounds = this.cooldownRounds;
+    const record = stats.record;
+    const recordedIds = stats.recordedIds;
+    const recordedPnl = stats.recordedPnl;
+    const recordedStake = stats.recordedStake;
+    const stopStreak = stats.stopStreak;
+    const takeProfit = stats.takeProfit;
+    const stopLoss = stats.stopLoss;
+    let { roundsBet, roundsWon, squaresBet, net, totalStake, totalRecovery, capHits, capLoss, minNet, peak, maxDrawdown, streak, maxStreak, recorded } =
+      stats;
+    let exited = stats.exit !== null;
+    let cooldownLeft = this.cooldownLeft;
+    let m = constant ? this.chosen : 0;
+    let squares = this.squares;
+    for (let i = from; i < end; i++) {
+      const w = winning[i]!;
+      if (w < 0) continue;
+      let bet = false;
+      if (exited) {
+        // Stopped: no bet.
+      } else if (cooldownLeft > 0) {
+        cooldownLeft--;
+      } else {
+        if (!constant) {
+          m = selector.select(lb, h);
+          squares = selector.chosen;
+        }
+        bet = m > 0;
+      }
+      if (bet) {
+        let hit = false;
+        for (let j = 0; j < m; j++) {
+          const s = squares[j]!;
+          betCount[s]!++;
+          if (s === w) hit = true;
+        }
+        const stakeSum = stake * m;
+        const sw = hit ? stake : 0;
+        const dw = winnerDeployed[i]!;
+        const payout = payoutLamports(sw, dw, sumDeployed[i]! - dw + stakeSum - sw);
+        const pnl = payout - stakeSum - fee;
+        if (hit) {
+          roundsWon++;
+          winCount[w]!++;
+          paid[w]! += payout;
+        }
+        roundsBet++;
+        squaresBet += m;
+        totalStake += stakeSum;
+        net += pnl;
+        if (net < minNet) minNet = net;
+        if (net > peak) peak = net;
+        else if (peak - net > maxDrawdown) maxDrawdown = peak - net;
+        if (pnl < 0) {
+          cooldownLeft = cooldownRounds;
+          streak++;
+          if (streak > maxStreak) maxStreak = streak;
+          if (capHit) capLoss -= pnl;
+        } else if (streak > 0) {
+          totalRecovery += pnl;
+          endedStreaks.push(streak);
+          streak = 0;
+        }
+        if (capHit) capHits++;
+        if (record) {
+          recordedIds[recorded] = ids[i]!;
+          recordedPnl[recorded] = pnl;
+          recordedStake[recorded] = stakeSum;
+          recorded++;
+        }
+        if (stopStreak > 0 && streak >= stopStreak) stats.stop('stop_loss_streak', i);
+        else if (takeProfit > 0 && net >= takeProfit) stats.stop('take_profit', i);
+        else if (stopLoss > 0 && net <= -stopLoss) stats.stop('session_stop_loss', i);
+        exited = stats.exit !== null;
+      } else if (record) {
+        recordedIds[recorded] = ids[i]!;
+        recordedPnl[recorded] = 0;
+        recordedStake[recorded] = 0;
+        recorded++;
+      }
+      if (observes) lb.observe(i, w);
+    }
+    Object.assign(stats, { roundsBet, roundsWon, squaresBet, net, totalStake, totalRecovery, capHits, capLoss, minNet, peak, maxDrawdown, streak, maxStreak, recorded });
+    this.cooldownLeft = cooldownLeft;
+    this.chosen = m;
+    this.squares = squares;
+    this.uniformStake = stake;
+    this.capHit = capHit;
   }
 
   /** Figures of the rounds taken in bet mode so far (range fields null before any). */
