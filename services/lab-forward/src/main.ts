@@ -29,6 +29,7 @@ async function main(): Promise<void> {
   const stops: (() => Promise<void>)[] = [];
   let timer: NodeJS.Timeout | undefined;
   let release: (() => Promise<void>) | undefined;
+  let idle: (() => Promise<void>) | undefined;
   const platform = await startPlatform('lab-forward', config, {
     ops: { host: config.OPS_HOST, port: config.OPS_PORT },
     migrate: { schema: LAB_SCHEMA, dir: LAB_MIGRATIONS_DIR },
@@ -40,6 +41,8 @@ async function main(): Promise<void> {
           abort.abort();
           clearInterval(timer);
           await Promise.all(stops.map((stop) => stop().catch(() => undefined)));
+          // The transaction in flight commits; the writer starts no other.
+          await idle?.();
           await release?.();
         },
       },
@@ -100,8 +103,9 @@ async function main(): Promise<void> {
       },
     },
     logger,
-    { minRoundsToQualify: config.LAB_MIN_ROUNDS_TO_QUALIFY, leaderboardSize: config.LAB_LEADERBOARD_SIZE, gapWaitMs: config.GAP_WAIT_MS },
+    { minRoundsToQualify: config.LAB_MIN_ROUNDS_TO_QUALIFY, leaderboardSize: config.LAB_LEADERBOARD_SIZE, gapWaitMs: config.GAP_WAIT_MS, signal: abort.signal },
   );
+  idle = () => writer.idle();
   // The indexer creates the rounds schema; on a fresh deployment it may not exist yet.
   await retryUntilDone('loading the round history', () => writer.load(), { logger, signal: abort.signal });
   const poke = (): Promise<void> => writer.poke().catch(() => undefined);

@@ -17,6 +17,8 @@ export interface WriterOptions {
   readonly gapWaitMs: number;
   readonly batchSize?: number;
   readonly now?: () => Date;
+  /** Aborted at shutdown: the writer stops between two transactions. */
+  readonly signal?: AbortSignal;
 }
 
 /** Observers (metrics, logs). */
@@ -95,6 +97,11 @@ export class ForwardWriter {
     this.recorded = new Set();
   }
 
+  /** Resolves once no catch-up is running (after the signal aborted, none starts). */
+  idle(): Promise<void> {
+    return this.chain.catch(() => undefined);
+  }
+
   /** Schedules a catch-up after any running one; resolves when it is done. */
   poke(): Promise<void> {
     this.chain = this.chain.then(
@@ -104,11 +111,17 @@ export class ForwardWriter {
     return this.chain;
   }
 
+  private get stopping(): boolean {
+    return this.options.signal?.aborted === true;
+  }
+
   private async catchUp(): Promise<void> {
+    if (this.stopping) return;
     try {
-      while (await this.settleBatch());
-      await this.recordNext();
+      while (!this.stopping && (await this.settleBatch()));
+      if (!this.stopping) await this.recordNext();
     } catch (error) {
+      if (this.stopping) return;
       // Runners and figures may be ahead of what committed: start again from the database.
       this.logger.warn('forward catch-up failed; reloading the committed state', { err: error });
       await this.load();
@@ -119,8 +132,36 @@ export class ForwardWriter {
   private async settleBatch(): Promise<boolean> {
     const fetched = await this.rounds.getRounds({ fromId: this.settledThrough + 1, limit: this.batchSize });
     const batch = this.contiguous(this.settledThrough, fetched);
-    for (const round of batch) await this.settle(round);
+    let next = batch.length === 0 ? 0 : await this.skipUncovered(batch);
+    for (; next < batch.length && !this.stopping; next++) await this.settle(batch[next]!);
     return batch.length > 0;
+  }
+
+  /**
+   * Advances the position in one transaction over the leading rounds of `batch` that no
+   * active session covers (every session starts after them), so a first start beside an
+   * indexer still backfilling, or hours without strategies, cost one commit rather than
+   * one per round. No session can start inside the batch: a new one starts after the
+   * newest stored round. Returns how many rounds it took.
+   */
+  private async skipUncovered(batch: readonly Round[]): Promise<number> {
+    let n = 0;
+    await this.store.tx(async (tx) => {
+      this.checkPosition(tx);
+      let firstStart = Infinity;
+      for (const a of await tx.activeSessions()) firstStart = Math.min(firstStart, a.sessionStartRoundId);
+      while (n < batch.length && batch[n]!.id < firstStart) n++;
+      if (n === 0) return;
+      // Predictions of rounds no active session covers can only be leftovers: none settles.
+      await tx.dropUnsettledBefore(batch[n - 1]!.id + 1);
+      await tx.saveProgress(batch[n - 1]!.id);
+    });
+    if (n === 0) return 0;
+    this.history.appendMany(batch.slice(0, n));
+    this.settledThrough = batch[n - 1]!.id;
+    this.recordedRound = null;
+    this.recorded = new Set();
+    return n;
   }
 
   /** Settles one round for every session that covers it, in one transaction. */
