@@ -15,6 +15,7 @@ const common = {
   transformIgnorePatterns: [`/node_modules/(?!(\\.pnpm/)?(${ESM_DEPS.join('|')}))`],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   testEnvironment: 'node',
+  setupFiles: ['<rootDir>/jest.setup.cjs'],
 };
 module.exports = {
   // Integration tests wait for rounds to settle on the devnet; a hang still fails them.
