@@ -1,9 +1,12 @@
 import type { Pool } from '@gridlab/db';
-import { SQUARES, type RoundInput } from '@gridlab/strategy';
+import { SQUARES as SQUARES_BINDING, type RoundInput } from '@gridlab/strategy';
 import { to as copyTo } from 'pg-copy-streams';
 import type { RoundSource } from '../../app/history-sync';
 import type { SharedHistory } from '../../domain/shared-history';
 
+// tsx runs this as CommonJS, where each use of an imported binding is a getter call (here
+// three deep, through the package index); the per-tuple parser reads this local copy.
+const SQUARES = SQUARES_BINDING;
 /** The columns a replay reads, in the order the COPY below sends them. */
 const COLUMNS = 'id, deployed, count, winning_square, total_deployed, total_winnings, total_miners';
 const SIGNATURE_BYTES = 11;
