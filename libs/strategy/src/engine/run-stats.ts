@@ -93,7 +93,11 @@ export class RunStats {
     return this.exitIndex < 0 ? null : this.history.ids[this.exitIndex]!;
   }
 
-  /** Makes room for `more` recorded rounds at once (a window's worth), so recording never regrows mid-run. */
+  /**
+   * Makes room for `more` recorded rounds at once (a window's worth), so recording never
+   * regrows mid-run. Entries beyond `recorded` are always zero (fresh arrays, never
+   * written), which runner's fused loop relies on for rounds without a bet.
+   */
   reserve(more: number): void {
     const size = this.recorded + more;
     if (size > this.recordedIds.length) {

@@ -65,7 +65,7 @@ describe('runner', () => {
     );
   });
 
-  it('runTo with flat stakes (the fused loop) equals stepping the general path round by round, also when resumed', () => {
+  it('runTo with flat stakes (the fused loop, with and without precomputed rankings) equals stepping round by round, also when resumed', () => {
     const flatDsl = fc
       .record({
         base: fc.constantFrom(...BASE_STRATEGIES),
@@ -98,11 +98,13 @@ describe('runner', () => {
         const history = History.from(rounds);
         const stepped = createRunner(dsl, history, { record: true });
         for (let i = 0; i < rounds.length; i++) stepped.step();
-        const fused = createRunner(dsl, history, { record: true });
-        fused.runTo(seed % (rounds.length + 1));
-        fused.runTo(rounds.length);
-        expect(fused.result()).toEqual(stepped.result());
-        expect(fused.decide()).toEqual(stepped.decide());
+        for (const precomputedRankings of [false, true]) {
+          const fused = createRunner(dsl, history, { record: true, precomputedRankings });
+          fused.runTo(seed % (rounds.length + 1));
+          fused.runTo(rounds.length);
+          expect(fused.result()).toEqual(stepped.result());
+          expect(fused.decide()).toEqual(stepped.decide());
+        }
       }),
       { numRuns: 300 },
     );

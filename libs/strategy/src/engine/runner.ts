@@ -16,6 +16,21 @@ const payoutLamports = payoutLamports_BINDING;
 const FLAT = FLAT_BINDING;
 const KELLY = KELLY_BINDING;
 
+/**
+ * A flat run of at least this many rounds reads its squares from the history's
+ * precomputed rankings (derived once per history, 25 bytes a round each) rather than
+ * keeping its Lookback up to date round by round.
+ */
+const PRECOMPUTED_MIN_ROUNDS = 20_000;
+
+// How the fused loop chooses squares (see SquareSelector.inlineChoice).
+const INCREMENTAL = 0;
+const PREFIX = 1;
+const PREVIOUS = 2;
+const DROUGHT_PREFIX = 3;
+const WON_PREFIX = 4;
+const INLINE_CODES = { prefix: PREFIX, previous: PREVIOUS, drought: DROUGHT_PREFIX, won: WON_PREFIX } as const;
+
 // Reason codes, in the order the checks run.
 const BET = 0;
 const VOIDED = 1;
@@ -58,6 +73,7 @@ export class Runner {
   /** The stake per square when runTo may take the fused flat loop (flat, no filters, no chance moments), else 0. */
   private readonly flatStake: number;
   private readonly flatCapHit: boolean;
+  private readonly precomputed: boolean | undefined;
   // Parameters, read once.
   private readonly cap: number;
   private readonly fee: number;
@@ -104,6 +120,7 @@ export class Runner {
     const flat = p.sizing_mode === 'flat' && dsl.filters.length === 0 && options.chanceMoments !== true;
     this.flatStake = flat ? Math.min(Math.floor(p.bet_size_lamports), this.cap) : 0;
     this.flatCapHit = Math.floor(p.bet_size_lamports) > this.cap;
+    this.precomputed = options.precomputedRankings;
   }
 
   /** Index in the history of the next round this runner will take. */
@@ -234,6 +251,18 @@ export class Runner {
     let cooldownLeft = this.cooldownLeft;
     let m = constant ? this.chosen : 0;
     let squares = this.squares;
+    let start = 0;
+    // With precomputed rankings the Lookback is not fed round by round: the loop keeps
+    // only what the choice still reads (rounds seen, the last one, last wins) and the
+    // Lookback is rebuilt at the end, so step() and decide() continue from the same state.
+    const inline = !constant && (this.precomputed ?? end - from >= PRECOMPUTED_MIN_ROUNDS) ? selector.inlineChoice(h) : null;
+    const how = inline === null ? INCREMENTAL : INLINE_CODES[inline.how];
+    const k = inline?.k ?? 0;
+    const threshold = inline?.threshold ?? 0;
+    if (inline !== null) squares = inline.order;
+    const lastWin = lb.lastWin;
+    let seen = lb.seen;
+    let prev = lb.prev;
     for (let i = from; i < end; i++) {
       const w = winning[i]!;
       if (w < 0) continue;
@@ -243,7 +272,21 @@ export class Runner {
       } else if (cooldownLeft > 0) {
         cooldownLeft--;
       } else {
-        if (!constant) {
+        if (how === PREFIX) {
+          m = seen === 0 ? 0 : k;
+          start = i * SQUARES;
+        } else if (how === PREVIOUS) {
+          m = seen === 0 ? 0 : k;
+          start = prev * SQUARES;
+        } else if (how === DROUGHT_PREFIX) {
+          m = 0;
+          start = i * SQUARES;
+          if (seen > 0) while (m < k && seen - 1 - lastWin[squares[start + m]!]! >= threshold) m++;
+        } else if (how === WON_PREFIX) {
+          m = 0;
+          start = i * SQUARES;
+          while (m < k && lastWin[squares[start + m]!]! >= 0) m++;
+        } else if (!constant) {
           m = selector.select(lb, h);
           squares = selector.chosen;
         }
@@ -251,7 +294,7 @@ export class Runner {
       }
       if (bet) {
         let hit = false;
-        for (let j = 0; j < m; j++) {
+        for (let j = start; j < start + m; j++) {
           const s = squares[j]!;
           betCount[s]!++;
           if (s === w) hit = true;
@@ -295,17 +338,23 @@ export class Runner {
         else if (stopLoss > 0 && net <= -stopLoss) stats.stop('session_stop_loss', i);
         exited = stats.exit !== null;
       } else if (record) {
+        // PnL and stake 0: the record arrays are zero beyond what was written (reserve()).
         recordedIds[recorded] = ids[i]!;
-        recordedPnl[recorded] = 0;
-        recordedStake[recorded] = 0;
         recorded++;
       }
-      if (observes) lb.observe(i, w);
+      if (how !== INCREMENTAL) {
+        lastWin[w] = seen;
+        seen++;
+        prev = i;
+      } else if (observes) {
+        lb.observe(i, w);
+      }
     }
+    if (how !== INCREMENTAL) lb.rebuild(end);
     Object.assign(stats, { roundsBet, roundsWon, squaresBet, net, totalStake, totalRecovery, capHits, capLoss, minNet, peak, maxDrawdown, streak, maxStreak, recorded });
     this.cooldownLeft = cooldownLeft;
     this.chosen = m;
-    this.squares = squares;
+    this.squares = start === 0 ? squares : squares.slice(start, start + m);
     this.uniformStake = stake;
     this.capHit = capHit;
   }

@@ -1,5 +1,6 @@
 import type { BaseStrategy, Dsl } from '../dsl/types';
 import { SQUARES as SQUARES_BINDING, type History } from '../history/history';
+import { rankingOrder, type RankingKind } from '../history/rankings';
 import { squareOrder, type OrderedColumn } from '../history/square-orders';
 import type { Lookback, LookbackNeeds } from './lookback';
 
@@ -90,6 +91,25 @@ function ruleCode(base: BaseStrategy): number {
   }
 }
 
+/** The history-only ranking a base strategy reads its squares from, if any. */
+function rankingKind(base: BaseStrategy): RankingKind | null {
+  switch (base) {
+    case 'cold':
+    case 'drought':
+      return 'recency';
+    case 'recent_winners':
+      return 'recent';
+    case 'hot':
+      return 'hot';
+    case 'top_hit_rate':
+      return 'top';
+    case 'bottom_hit_rate':
+      return 'bottom';
+    default:
+      return null;
+  }
+}
+
 /** What the base strategy needs from the lookback state. */
 export function selectionNeeds(base: BaseStrategy): Pick<LookbackNeeds, 'recency' | 'hot' | 'rateRanking'> {
   return {
@@ -97,6 +117,14 @@ export function selectionNeeds(base: BaseStrategy): Pick<LookbackNeeds, 'recency
     hot: base === 'hot',
     rateRanking: base === 'top_hit_rate' ? 'top' : base === 'bottom_hit_rate' ? 'bottom' : null,
   };
+}
+
+/** See SquareSelector.inlineChoice. */
+export interface InlineChoice {
+  readonly how: 'prefix' | 'drought' | 'won' | 'previous';
+  readonly order: Int8Array;
+  readonly k: number;
+  readonly threshold: number;
 }
 
 /** Chooses the squares of one round (SPEC 7.3). */
@@ -114,6 +142,8 @@ export class SquareSelector {
   private readonly column: OrderedColumn;
   private order: Int8Array | null = null;
   private orderCover = 0;
+  private readonly rankingKind: RankingKind | null;
+  private readonly lookback: number;
 
   constructor(dsl: Dsl) {
     this.rule = ruleCode(dsl.base_strategy);
@@ -122,6 +152,42 @@ export class SquareSelector {
     this.threshold = dsl.params.drought_threshold;
     this.fixed = Int8Array.from(fixedSquares(dsl));
     this.chosen = this.fixed;
+    this.rankingKind = rankingKind(dsl.base_strategy);
+    this.lookback = dsl.params.hit_rate_lookback;
+  }
+
+  /**
+   * The same choice as `select()`, described for a fused loop that reads it straight from
+   * the history's precomputed arrays instead of a Lookback kept up to date (null for the
+   * fixed shapes, which need neither). For the round at index i, with `seen` non-voided
+   * rounds before it (none: no bet), `prev` the last of them and `lastWin` each square's
+   * last winning ordinal, the squares are the first m of `order` from row `start`:
+   * - `prefix`: start = i * 25, m = k (cold, hot, top/bottom hit rate: `rankingOrder`);
+   * - `drought`: start = i * 25, while the drought seen - 1 - lastWin reaches `threshold`;
+   * - `won`: start = i * 25, while the square has won before (recent_winners);
+   * - `previous`: start = prev * 25, m = k (spread, min_miners, anti_spread: `squareOrder`).
+   * The arrays cover the history as it is now.
+   */
+  inlineChoice(h: History): InlineChoice | null {
+    const rule = this.rule;
+    const k = this.k;
+    switch (rule) {
+      case SPREAD:
+      case MIN_MINERS:
+        return { how: 'previous', order: squareOrder(h, this.column), k, threshold: 0 };
+      case ANTI_SPREAD:
+        return { how: 'previous', order: squareOrder(h, 'deployedDescending'), k, threshold: 0 };
+      case COLD:
+      case HOT:
+      case RATE:
+        return { how: 'prefix', order: rankingOrder(h, this.rankingKind!, this.lookback), k, threshold: 0 };
+      case DROUGHT:
+        return { how: 'drought', order: rankingOrder(h, 'recency', this.lookback), k, threshold: this.threshold };
+      case RECENT:
+        return { how: 'won', order: rankingOrder(h, 'recent', this.lookback), k, threshold: 0 };
+      default:
+        return null;
+    }
   }
 
   /** Chooses the squares (into `chosen`) and returns how many. */

@@ -41,4 +41,9 @@ export interface RunnerOptions {
   readonly record?: boolean;
   /** Accumulate the exact mean and variance of each bet-round's PnL under a uniform winner. */
   readonly chanceMoments?: boolean;
+  /**
+   * Whether runTo with flat stakes reads squares from the history's precomputed rankings
+   * (same results). Default: when the run spans at least 20,000 rounds.
+   */
+  readonly precomputedRankings?: boolean;
 }

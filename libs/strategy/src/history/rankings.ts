@@ -1,0 +1,97 @@
+import { Lookback } from '../engine/lookback';
+import { SQUARES as SQUARES_BINDING, type History } from './history';
+
+// tsx runs this as CommonJS, where each use of an imported binding is a getter call (two
+// deep); per-round code reads this module-local copy instead.
+const SQUARES = SQUARES_BINDING;
+
+/**
+ * A ranking of the squares that depends on the history alone (not on a DSL's stakes or
+ * stops): `recency` least recently won first (never-won squares first; cold, drought),
+ * `recent` the same read backwards (most recently won first, never-won last;
+ * recent_winners), `hot` most wins in the last 50 first, `top`/`bottom` most/fewest wins
+ * over a lookback.
+ */
+export type RankingKind = 'recency' | 'recent' | 'hot' | 'top' | 'bottom';
+
+/** Rate rankings kept per History (one per lookback in use), least recently used dropped first. */
+const MAX_CACHED = 8;
+
+class RankingCache {
+  order = new Int8Array(0);
+  done = 0;
+  private readonly lb: Lookback;
+
+  constructor(
+    h: History,
+    private readonly kind: RankingKind,
+    lookback: number,
+  ) {
+    this.lb = new Lookback(h, {
+      recency: kind === 'recency' || kind === 'recent',
+      hot: kind === 'hot',
+      rateRanking: kind === 'top' || kind === 'bottom' ? kind : null,
+      windowCounts: false,
+      deployedWindow: false,
+      bigPayout: false,
+      bigRound: false,
+      lookback,
+    });
+  }
+
+  /** Derives the ranking before each round not covered yet, with the engine's own Lookback. */
+  extend(h: History): void {
+    if (this.order.length < h.length * SQUARES) {
+      const next = new Int8Array(Math.max(h.length, (this.order.length / SQUARES) * 2) * SQUARES);
+      next.set(this.order);
+      this.order = next;
+    }
+    const { winning } = h;
+    const order = this.order;
+    const lb = this.lb;
+    const ranked = this.kind === 'hot' ? lb.hotRanking!.order : this.kind === 'top' || this.kind === 'bottom' ? lb.rateRanking!.order : null;
+    const backwards = this.kind === 'recent';
+    for (let i = this.done; i < h.length; i++) {
+      const base = i * SQUARES;
+      if (ranked !== null) {
+        order.set(ranked, base);
+      } else {
+        const list = lb.recency!;
+        let r = 0;
+        if (backwards) for (let s = list.last(); s < SQUARES; s = list.before(s)) order[base + r++] = s;
+        else for (let s = list.first(); s < SQUARES; s = list.after(s)) order[base + r++] = s;
+      }
+      const w = winning[i]!;
+      if (w >= 0) lb.observe(i, w);
+    }
+    this.done = h.length;
+  }
+}
+
+// Derived once per History and extended as it grows; shared by every runner on it.
+const caches = new WeakMap<History, Map<string, RankingCache>>();
+
+/**
+ * For every stored round i, the ranking of the squares as it stands before round i (from
+ * the non-voided rounds before it): order[i * 25 + rank] = square. A long backtest reads
+ * its squares from here instead of keeping the ranking up to date round by round; the
+ * result is the same (the same Lookback derives it). 25 bytes per round per ranking.
+ */
+export function rankingOrder(history: History, kind: RankingKind, lookback: number): Int8Array {
+  let entry = caches.get(history);
+  if (entry === undefined) {
+    entry = new Map();
+    caches.set(history, entry);
+  }
+  const key = kind === 'top' || kind === 'bottom' ? `${kind}:${lookback}` : kind;
+  let cache = entry.get(key);
+  if (cache === undefined) {
+    cache = new RankingCache(history, kind, lookback);
+    if (entry.size >= MAX_CACHED) entry.delete(entry.keys().next().value!);
+  } else {
+    entry.delete(key);
+  }
+  entry.set(key, cache);
+  if (cache.done < history.length) cache.extend(history);
+  return cache.order;
+}
