@@ -92,8 +92,12 @@ export function downsampleIndexes(values: ArrayLike<number>, max = MAX_EQUITY_PO
   return kept;
 }
 
-/** The running balance after each recorded round, downsampled (SPEC 7.8 equityCurve). */
-export function equityCurve(stats: RunStats): EquityPoint[] {
+/**
+ * The running balance after each recorded round, downsampled (SPEC 7.8 equityCurve). The
+ * k-th recorded round is the k-th non-voided round from `startIndex` (every one of them
+ * is recorded, bet or not), so round ids come from the history, not from the record.
+ */
+export function equityCurve(stats: RunStats, startIndex: number): EquityPoint[] {
   const n = stats.recorded;
   const balance = new Float64Array(n);
   let running = 0;
@@ -101,7 +105,15 @@ export function equityCurve(stats: RunStats): EquityPoint[] {
     running += stats.recordedPnl[i]!;
     balance[i] = running;
   }
-  return downsampleIndexes(balance).map((i) => ({ round: stats.recordedIds[i]!, balanceLamports: balance[i]! }));
+  const kept = downsampleIndexes(balance);
+  const { winning, ids } = stats.history;
+  const points: EquityPoint[] = [];
+  for (let i = startIndex, k = 0; points.length < kept.length; i++) {
+    if (winning[i]! < 0) continue;
+    if (k === kept[points.length]) points.push({ round: ids[i]!, balanceLamports: balance[k]! });
+    k++;
+  }
+  return points;
 }
 
 /** Round ids to report when a window held no non-voided round. */
@@ -172,7 +184,7 @@ export function fullResult(stats: RunStats, bounds: RunBounds): BacktestResult {
   if (!stats.record) throw new Error('a full result needs a recording runner');
   return {
     ...summarize(stats, bounds),
-    equityCurve: equityCurve(stats),
+    equityCurve: equityCurve(stats, bounds.startIndex),
     perRoundPnlLamports: toNumbers(stats.recordedPnl, stats.recorded),
   };
 }

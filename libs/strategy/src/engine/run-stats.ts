@@ -54,8 +54,10 @@ export class RunStats {
   /** Sum over bet-rounds of the mean / variance of PnL with a uniformly random winner. */
   chanceMean = 0;
   chanceVariance = 0;
-  /** Per-round series (when recording): id, PnL and total stake of each round. */
-  recordedIds: Float64Array = new Float64Array(0);
+  /**
+   * Per-round series (when recording): PnL and total stake of each non-voided round
+   * taken in bet mode, in order (the k-th entry is the k-th such round).
+   */
   recordedPnl: Float64Array = new Float64Array(0);
   recordedStake: Float64Array = new Float64Array(0);
   recorded = 0;
@@ -77,7 +79,6 @@ export class RunStats {
     this.stopLoss = params.session_stop_loss_lamports;
     this.fee = params.tx_fee_lamports;
     if (record) {
-      this.recordedIds = new Float64Array(INITIAL_RECORD);
       this.recordedPnl = new Float64Array(INITIAL_RECORD);
       this.recordedStake = new Float64Array(INITIAL_RECORD);
     }
@@ -100,8 +101,7 @@ export class RunStats {
    */
   reserve(more: number): void {
     const size = this.recorded + more;
-    if (size > this.recordedIds.length) {
-      this.recordedIds = grow(this.recordedIds, size);
+    if (size > this.recordedPnl.length) {
       this.recordedPnl = grow(this.recordedPnl, size);
       this.recordedStake = grow(this.recordedStake, size);
     }
@@ -112,9 +112,9 @@ export class RunStats {
     return this.streak > 0 ? [...this.endedStreaks, this.streak] : [...this.endedStreaks];
   }
 
-  /** Records a round that was not bet (index i): PnL 0. */
-  noBet(i: number): void {
-    this.push(i, 0, 0);
+  /** Records a round that was not bet: PnL 0. */
+  noBet(): void {
+    this.push(0, 0);
   }
 
   /**
@@ -140,7 +140,7 @@ export class RunStats {
       this.streak = 0;
     }
     if (capHit) this.capHits++;
-    if (this.record) this.push(i, pnl, stakeSum);
+    if (this.record) this.push(pnl, stakeSum);
     if (this.stopStreak > 0 && this.streak >= this.stopStreak) this.stop('stop_loss_streak', i);
     else if (this.takeProfit > 0 && net >= this.takeProfit) this.stop('take_profit', i);
     else if (this.stopLoss > 0 && net <= -this.stopLoss) this.stop('session_stop_loss', i);
@@ -152,14 +152,12 @@ export class RunStats {
     this.exitIndex = i;
   }
 
-  private push(i: number, pnl: number, stake: number): void {
+  private push(pnl: number, stake: number): void {
     const n = this.recorded;
-    if (n === this.recordedIds.length) {
-      this.recordedIds = grow(this.recordedIds, n + 1);
+    if (n === this.recordedPnl.length) {
       this.recordedPnl = grow(this.recordedPnl, n + 1);
       this.recordedStake = grow(this.recordedStake, n + 1);
     }
-    this.recordedIds[n] = this.history.ids[i]!;
     this.recordedPnl[n] = pnl;
     this.recordedStake[n] = stake;
     this.recorded = n + 1;

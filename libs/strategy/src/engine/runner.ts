@@ -227,7 +227,7 @@ export class Runner {
    */
   private runFlat(from: number, end: number): void {
     const h = this.history;
-    const { winning, winnerDeployed, sumDeployed, ids } = h;
+    const { winning, winnerDeployed, sumDeployed } = h;
     const stats = this.stats;
     const { betCount, winCount, paid, endedStreaks } = stats;
     const lb = this.lb;
@@ -239,7 +239,6 @@ export class Runner {
     const fee = this.fee;
     const cooldownRounds = this.cooldownRounds;
     const record = stats.record;
-    const recordedIds = stats.recordedIds;
     const recordedPnl = stats.recordedPnl;
     const recordedStake = stats.recordedStake;
     const stopStreak = stats.stopStreak;
@@ -328,18 +327,22 @@ export class Runner {
         }
         if (capHit) capHits++;
         if (record) {
-          recordedIds[recorded] = ids[i]!;
           recordedPnl[recorded] = pnl;
           recordedStake[recorded] = stakeSum;
           recorded++;
         }
-        if (stopStreak > 0 && streak >= stopStreak) stats.stop('stop_loss_streak', i);
-        else if (takeProfit > 0 && net >= takeProfit) stats.stop('take_profit', i);
-        else if (stopLoss > 0 && net <= -stopLoss) stats.stop('session_stop_loss', i);
-        exited = stats.exit !== null;
+        if (stopStreak > 0 && streak >= stopStreak) {
+          stats.stop('stop_loss_streak', i);
+          exited = true;
+        } else if (takeProfit > 0 && net >= takeProfit) {
+          stats.stop('take_profit', i);
+          exited = true;
+        } else if (stopLoss > 0 && net <= -stopLoss) {
+          stats.stop('session_stop_loss', i);
+          exited = true;
+        }
       } else if (record) {
         // PnL and stake 0: the record arrays are zero beyond what was written (reserve()).
-        recordedIds[recorded] = ids[i]!;
         recorded++;
       }
       if (how !== INCREMENTAL) {
@@ -521,7 +524,7 @@ export class Runner {
       stats.bet(i, m, stakeSum, pnl, this.capHit);
     } else {
       if (reason === COOLDOWN) this.cooldownLeft--;
-      if (stats.record) stats.noBet(i);
+      if (stats.record) stats.noBet();
     }
     if (this.observes) this.lb.observe(i, w);
   }
