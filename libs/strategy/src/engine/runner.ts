@@ -262,6 +262,8 @@ export class Runner {
     const lastWin = lb.lastWin;
     let seen = lb.seen;
     let prev = lb.prev;
+    let wonSquares = 0;
+    for (let s = 0; s < SQUARES; s++) if (lastWin[s]! >= 0) wonSquares++;
     for (let i = from; i < end; i++) {
       const w = winning[i]!;
       if (w < 0) continue;
@@ -282,9 +284,9 @@ export class Runner {
           start = i * SQUARES;
           if (seen > 0) while (m < k && seen - 1 - lastWin[squares[start + m]!]! >= threshold) m++;
         } else if (how === WON_PREFIX) {
-          m = 0;
+          // The ranking lists every square that has won before first.
+          m = wonSquares < k ? wonSquares : k;
           start = i * SQUARES;
-          while (m < k && lastWin[squares[start + m]!]! >= 0) m++;
         } else if (!constant) {
           m = selector.select(lb, h);
           squares = selector.chosen;
@@ -346,6 +348,7 @@ export class Runner {
         recorded++;
       }
       if (how !== INCREMENTAL) {
+        if (lastWin[w]! < 0) wonSquares++;
         lastWin[w] = seen;
         seen++;
         prev = i;

@@ -164,7 +164,8 @@ export class SquareSelector {
    * last winning ordinal, the squares are the first m of `order` from row `start`:
    * - `prefix`: start = i * 25, m = k (cold, hot, top/bottom hit rate: `rankingOrder`);
    * - `drought`: start = i * 25, while the drought seen - 1 - lastWin reaches `threshold`;
-   * - `won`: start = i * 25, while the square has won before (recent_winners);
+   * - `won`: start = i * 25, m = min(k, squares that have won before) (recent_winners:
+   *   the ranking lists those first);
    * - `previous`: start = prev * 25, m = k (spread, min_miners, anti_spread: `squareOrder`).
    * The arrays cover the history as it is now.
    */
