@@ -76,14 +76,15 @@ describe('runner', () => {
         stopStreak: fc.constantFrom(undefined, 2, 4),
         takeProfit: fc.constantFrom(0, 5 * B),
         stopLoss: fc.constantFrom(0, 20 * B),
+        droughtThreshold: fc.integer({ min: 0, max: 40 }),
       })
-      .map(({ base, k, bet, cap, cooldown, stopStreak, takeProfit, stopLoss }) =>
+      .map(({ base, k, bet, cap, cooldown, stopStreak, takeProfit, stopLoss, droughtThreshold }) =>
         normalizeDsl({
           base_strategy: base,
           params: {
             bet_size_lamports: bet,
             num_squares: k,
-            drought_threshold: 3,
+            drought_threshold: droughtThreshold,
             custom_squares: [2, 9],
             max_bet_per_square_lamports: cap,
             cooldown_after_loss_rounds: cooldown,
@@ -106,7 +107,25 @@ describe('runner', () => {
           expect(fused.decide()).toEqual(stepped.decide());
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 500 },
+    );
+  });
+
+  it('drought and recent_winners keep their counts right over long precomputed runs', () => {
+    const dsl = fc
+      .record({ base: fc.constantFrom('drought' as const, 'recent_winners' as const), k: fc.integer({ min: 1, max: 25 }), threshold: fc.integer({ min: 1, max: 12 }) })
+      .map(({ base, k, threshold }) => normalizeDsl({ base_strategy: base, params: { bet_size_lamports: B, num_squares: k, drought_threshold: threshold } }));
+    fc.assert(
+      fc.property(arbitraryHistory(20, 300), dsl, fc.nat(), (rounds, d, seed) => {
+        const history = History.from(rounds);
+        const stepped = createRunner(d, history, { record: true });
+        for (let i = 0; i < rounds.length; i++) stepped.step();
+        const fused = createRunner(d, history, { record: true, precomputedRankings: true });
+        fused.runTo(seed % (rounds.length + 1));
+        fused.runTo(rounds.length);
+        expect(fused.result()).toEqual(stepped.result());
+      }),
+      { numRuns: 200 },
     );
   });
 

@@ -264,6 +264,20 @@ export class Runner {
     let prev = lb.prev;
     let wonSquares = 0;
     for (let s = 0; s < SQUARES; s++) if (lastWin[s]! >= 0) wonSquares++;
+    // drought: how many squares are at the threshold (they lead the recency ranking), kept
+    // up to date with the winners of the last threshold + 1 rounds: a square joins when
+    // the round it last won is `threshold` rounds back, and leaves when it wins.
+    const span = threshold + 1;
+    const winners = new Int8Array(how === DROUGHT_PREFIX ? span : 0);
+    let atThreshold = 0;
+    let slot = 0;
+    if (how === DROUGHT_PREFIX) {
+      for (let s = 0; s < SQUARES; s++) {
+        if (seen - 1 - lastWin[s]! >= threshold) atThreshold++;
+        else winners[lastWin[s]! % span] = s;
+      }
+      slot = seen % span;
+    }
     for (let i = from; i < end; i++) {
       const w = winning[i]!;
       if (w < 0) continue;
@@ -282,7 +296,7 @@ export class Runner {
         } else if (how === DROUGHT_PREFIX) {
           m = 0;
           start = i * SQUARES;
-          if (seen > 0) while (m < k && seen - 1 - lastWin[squares[start + m]!]! >= threshold) m++;
+          if (seen > 0) m = atThreshold < k ? atThreshold : k;
         } else if (how === WON_PREFIX) {
           // The ranking lists every square that has won before first.
           m = wonSquares < k ? wonSquares : k;
@@ -348,8 +362,22 @@ export class Runner {
         recorded++;
       }
       if (how !== INCREMENTAL) {
-        if (lastWin[w]! < 0) wonSquares++;
+        const before = lastWin[w]!;
+        if (before < 0) wonSquares++;
         lastWin[w] = seen;
+        if (how === DROUGHT_PREFIX) {
+          if (seen - 1 - before >= threshold) atThreshold--;
+          winners[slot] = w;
+          slot = slot + 1 === span ? 0 : slot + 1;
+          // After this round, the winner of ordinal `back` reaches the threshold unless it
+          // has won since; at back = -1 the squares that never won do.
+          const back = seen - threshold;
+          if (back >= 0) {
+            if (lastWin[winners[slot]!] === back) atThreshold++;
+          } else if (back === -1) {
+            atThreshold += SQUARES - wonSquares;
+          }
+        }
         seen++;
         prev = i;
       } else if (observes) {
