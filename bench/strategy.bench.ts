@@ -5,7 +5,7 @@ import type { Bench, BenchFigure } from './types';
 
 const ROUNDS = 1_000_000;
 const ANALYTICS_ROUNDS = 100_000;
-const RUNS = 5;
+const RUNS = 9;
 const TARGET_RATE = 2_000_000;
 const TARGET_RATIO = 3;
 const TARGET_ANALYTICS_MS = 1000;
@@ -86,7 +86,7 @@ function timed(fn: () => number): { ms: number; value: number } {
 
 /**
  * Strategy engine: each base strategy with flat sizing replayed over 1,000,000 synthetic
- * rounds (median of five runs), against a bare loop that only computes the payouts of
+ * rounds (median of nine runs), against a bare loop that only computes the payouts of
  * the same bets over the same arrays; then analytics over 100,000 rounds, uncached.
  */
 const bench: Bench = async () => {
