@@ -53,6 +53,12 @@ describe('analytics', () => {
     expect(netProfitSol.p50).toBeLessThanOrEqual(netProfitSol.p95);
     expect(probabilityOfProfit).toBeGreaterThanOrEqual(0);
     expect(probabilityOfProfit).toBeLessThanOrEqual(1);
+    // Every figure is a finite number (a resample's ROI needs the per-round stakes).
+    const numbers = (v: unknown): number[] => (typeof v === 'number' ? [v] : v !== null && typeof v === 'object' ? Object.values(v).flatMap(numbers) : []);
+    expect(numbers(a).filter((n) => !Number.isFinite(n))).toEqual([]);
+    const roi = a.monteCarlo.bootstrap.roiPercent;
+    expect(roi.p5).toBeLessThanOrEqual(roi.p50);
+    expect(Math.sign(roi.p50)).toBe(Math.sign(netProfitSol.p50));
     expect(a.sweeps.map((s) => [s.param, s.values])).toEqual([
       ['num_squares', [1, 2, 3, 5, 8, 12, 25]],
       ['drought_threshold', [10, 25, 50, 75, 100, 150]],

@@ -118,7 +118,7 @@ export function analyze(history: History, dsl: Dsl, options: AnalyticsOptions = 
   const seed = (options.seed ?? DEFAULT_SEED) >>> 0;
   const iterations = options.iterations ?? ANALYTICS_ITERATIONS;
   const window = resolveWindow(history, options.toRoundId === undefined ? {} : { toRoundId: options.toRoundId });
-  const runner = runWindow(history, dsl, window, { record: true, chanceMoments: true });
+  const runner = runWindow(history, dsl, window, { record: true, recordStakes: true, chanceMoments: true });
   const stats = runner.stats;
   const baseline = windowSummary(runner);
 

@@ -55,8 +55,8 @@ export class RunStats {
   chanceMean = 0;
   chanceVariance = 0;
   /**
-   * Per-round series (when recording): PnL and total stake of each non-voided round
-   * taken in bet mode, in order (the k-th entry is the k-th such round).
+   * Per-round series (when recording): PnL and, with `recordStakes`, total stake of each
+   * non-voided round taken in bet mode, in order (the k-th entry is the k-th such round).
    */
   recordedPnl: Float64Array = new Float64Array(0);
   recordedStake: Float64Array = new Float64Array(0);
@@ -73,6 +73,8 @@ export class RunStats {
     params: DslParams,
     readonly record: boolean,
     readonly chance: boolean,
+    /** With `record`, keep each round's total stake too (analytics' bootstrap needs it; a backtest result does not). */
+    readonly recordStakes = false,
   ) {
     this.stopStreak = params.stop_loss_streak ?? 0;
     this.takeProfit = params.take_profit_lamports;
@@ -80,7 +82,7 @@ export class RunStats {
     this.fee = params.tx_fee_lamports;
     if (record) {
       this.recordedPnl = new Float64Array(INITIAL_RECORD);
-      this.recordedStake = new Float64Array(INITIAL_RECORD);
+      if (recordStakes) this.recordedStake = new Float64Array(INITIAL_RECORD);
     }
   }
 
@@ -103,7 +105,7 @@ export class RunStats {
     const size = this.recorded + more;
     if (size > this.recordedPnl.length) {
       this.recordedPnl = grow(this.recordedPnl, size);
-      this.recordedStake = grow(this.recordedStake, size);
+      if (this.recordStakes) this.recordedStake = grow(this.recordedStake, size);
     }
   }
 
@@ -156,10 +158,10 @@ export class RunStats {
     const n = this.recorded;
     if (n === this.recordedPnl.length) {
       this.recordedPnl = grow(this.recordedPnl, n + 1);
-      this.recordedStake = grow(this.recordedStake, n + 1);
+      if (this.recordStakes) this.recordedStake = grow(this.recordedStake, n + 1);
     }
     this.recordedPnl[n] = pnl;
-    this.recordedStake[n] = stake;
+    if (this.recordStakes) this.recordedStake[n] = stake;
     this.recorded = n + 1;
   }
 

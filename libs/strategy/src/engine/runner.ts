@@ -100,7 +100,7 @@ export class Runner {
     this.squares = this.selector.chosen;
     this.filters = new FilterSet(dsl.filters);
     this.progression = new Progression(p);
-    this.stats = new RunStats(history, p, options.record === true, options.chanceMoments === true);
+    this.stats = new RunStats(history, p, options.record === true, options.chanceMoments === true, options.recordStakes === true);
     this.cap = p.max_bet_per_square_lamports;
     this.fee = p.tx_fee_lamports;
     this.cooldownRounds = p.cooldown_after_loss_rounds;
@@ -241,6 +241,7 @@ export class Runner {
     const record = stats.record;
     const recordedPnl = stats.recordedPnl;
     const recordedStake = stats.recordedStake;
+    const recordStakes = stats.recordStakes;
     const stopStreak = stats.stopStreak;
     const takeProfit = stats.takeProfit;
     const stopLoss = stats.stopLoss;
@@ -344,7 +345,7 @@ export class Runner {
         if (capHit) capHits++;
         if (record) {
           recordedPnl[recorded] = pnl;
-          recordedStake[recorded] = stakeSum;
+          if (recordStakes) recordedStake[recorded] = stakeSum;
           recorded++;
         }
         if (stopStreak > 0 && streak >= stopStreak) {

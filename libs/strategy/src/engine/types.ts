@@ -37,8 +37,10 @@ export interface RoundOutcome {
 }
 
 export interface RunnerOptions {
-  /** Keep per-round ids, PnL and stakes (a backtest result and analytics need them). */
+  /** Keep each round's PnL (a backtest result and analytics need it). */
   readonly record?: boolean;
+  /** With `record`, keep each round's total stake too (analytics' bootstrap). */
+  readonly recordStakes?: boolean;
   /** Accumulate the exact mean and variance of each bet-round's PnL under a uniform winner. */
   readonly chanceMoments?: boolean;
   /**
