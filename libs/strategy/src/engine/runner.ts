@@ -29,6 +29,7 @@ const PREFIX = 1;
 const PREVIOUS = 2;
 const DROUGHT_PREFIX = 3;
 const WON_PREFIX = 4;
+const NO_COUNTS = new Uint8Array(0);
 const INLINE_CODES = { prefix: PREFIX, previous: PREVIOUS, drought: DROUGHT_PREFIX, won: WON_PREFIX } as const;
 
 // Reason codes, in the order the checks run.
@@ -258,27 +259,13 @@ export class Runner {
     const inline = !constant && (this.precomputed ?? end - from >= PRECOMPUTED_MIN_ROUNDS) ? selector.inlineChoice(h) : null;
     const how = inline === null ? INCREMENTAL : INLINE_CODES[inline.how];
     const k = inline?.k ?? 0;
-    const threshold = inline?.threshold ?? 0;
+    const counts = inline?.counts ?? NO_COUNTS;
     if (inline !== null) squares = inline.order;
     const lastWin = lb.lastWin;
     let seen = lb.seen;
     let prev = lb.prev;
     let wonSquares = 0;
     for (let s = 0; s < SQUARES; s++) if (lastWin[s]! >= 0) wonSquares++;
-    // drought: how many squares are at the threshold (they lead the recency ranking), kept
-    // up to date with the winners of the last threshold + 1 rounds: a square joins when
-    // the round it last won is `threshold` rounds back, and leaves when it wins.
-    const span = threshold + 1;
-    const winners = new Int8Array(how === DROUGHT_PREFIX ? span : 0);
-    let atThreshold = 0;
-    let slot = 0;
-    if (how === DROUGHT_PREFIX) {
-      for (let s = 0; s < SQUARES; s++) {
-        if (seen - 1 - lastWin[s]! >= threshold) atThreshold++;
-        else winners[lastWin[s]! % span] = s;
-      }
-      slot = seen % span;
-    }
     for (let i = from; i < end; i++) {
       const w = winning[i]!;
       if (w < 0) continue;
@@ -297,7 +284,7 @@ export class Runner {
         } else if (how === DROUGHT_PREFIX) {
           m = 0;
           start = i * SQUARES;
-          if (seen > 0) m = atThreshold < k ? atThreshold : k;
+          if (seen > 0) m = counts[i]! < k ? counts[i]! : k;
         } else if (how === WON_PREFIX) {
           // The ranking lists every square that has won before first.
           m = wonSquares < k ? wonSquares : k;
@@ -366,19 +353,6 @@ export class Runner {
         const before = lastWin[w]!;
         if (before < 0) wonSquares++;
         lastWin[w] = seen;
-        if (how === DROUGHT_PREFIX) {
-          if (seen - 1 - before >= threshold) atThreshold--;
-          winners[slot] = w;
-          slot = slot + 1 === span ? 0 : slot + 1;
-          // After this round, the winner of ordinal `back` reaches the threshold unless it
-          // has won since; at back = -1 the squares that never won do.
-          const back = seen - threshold;
-          if (back >= 0) {
-            if (lastWin[winners[slot]!] === back) atThreshold++;
-          } else if (back === -1) {
-            atThreshold += SQUARES - wonSquares;
-          }
-        }
         seen++;
         prev = i;
       } else if (observes) {

@@ -1,6 +1,6 @@
 import type { BaseStrategy, Dsl } from '../dsl/types';
 import { SQUARES as SQUARES_BINDING, type History } from '../history/history';
-import { rankingOrder, type RankingKind } from '../history/rankings';
+import { droughtCounts, rankingOrder, type RankingKind } from '../history/rankings';
 import { squareOrder, type OrderedColumn } from '../history/square-orders';
 import type { Lookback, LookbackNeeds } from './lookback';
 
@@ -119,12 +119,15 @@ export function selectionNeeds(base: BaseStrategy): Pick<LookbackNeeds, 'recency
   };
 }
 
+const NO_COUNTS = new Uint8Array(0);
+
 /** See SquareSelector.inlineChoice. */
 export interface InlineChoice {
   readonly how: 'prefix' | 'drought' | 'won' | 'previous';
   readonly order: Int8Array;
   readonly k: number;
-  readonly threshold: number;
+  /** drought: per round, how many squares are at the threshold (`droughtCounts`). */
+  readonly counts: Uint8Array;
 }
 
 /** Chooses the squares of one round (SPEC 7.3). */
@@ -163,7 +166,8 @@ export class SquareSelector {
    * rounds before it (none: no bet), `prev` the last of them and `lastWin` each square's
    * last winning ordinal, the squares are the first m of `order` from row `start`:
    * - `prefix`: start = i * 25, m = k (cold, hot, top/bottom hit rate: `rankingOrder`);
-   * - `drought`: start = i * 25, while the drought seen - 1 - lastWin reaches `threshold`;
+   * - `drought`: start = i * 25, m = min(k, counts[i]) (the squares at the threshold lead
+   *   the recency ranking);
    * - `won`: start = i * 25, m = min(k, squares that have won before) (recent_winners:
    *   the ranking lists those first);
    * - `previous`: start = prev * 25, m = k (spread, min_miners, anti_spread: `squareOrder`).
@@ -175,17 +179,17 @@ export class SquareSelector {
     switch (rule) {
       case SPREAD:
       case MIN_MINERS:
-        return { how: 'previous', order: squareOrder(h, this.column), k, threshold: 0 };
+        return { how: 'previous', order: squareOrder(h, this.column), k, counts: NO_COUNTS };
       case ANTI_SPREAD:
-        return { how: 'previous', order: squareOrder(h, 'deployedDescending'), k, threshold: 0 };
+        return { how: 'previous', order: squareOrder(h, 'deployedDescending'), k, counts: NO_COUNTS };
       case COLD:
       case HOT:
       case RATE:
-        return { how: 'prefix', order: rankingOrder(h, this.rankingKind!, this.lookback), k, threshold: 0 };
+        return { how: 'prefix', order: rankingOrder(h, this.rankingKind!, this.lookback), k, counts: NO_COUNTS };
       case DROUGHT:
-        return { how: 'drought', order: rankingOrder(h, 'recency', this.lookback), k, threshold: this.threshold };
+        return { how: 'drought', order: rankingOrder(h, 'recency', this.lookback), k, counts: droughtCounts(h, this.threshold) };
       case RECENT:
-        return { how: 'won', order: rankingOrder(h, 'recent', this.lookback), k, threshold: 0 };
+        return { how: 'won', order: rankingOrder(h, 'recent', this.lookback), k, counts: NO_COUNTS };
       default:
         return null;
     }

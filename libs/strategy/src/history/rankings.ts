@@ -95,3 +95,58 @@ export function rankingOrder(history: History, kind: RankingKind, lookback: numb
   if (cache.done < history.length) cache.extend(history);
   return cache.order;
 }
+
+class DroughtCounts {
+  counts = new Uint8Array(0);
+  done = 0;
+  seen = 0;
+  readonly lastWin = new Float64Array(SQUARES).fill(-1);
+
+  constructor(private readonly threshold: number) {}
+
+  extend(h: History): void {
+    if (this.counts.length < h.length) {
+      const next = new Uint8Array(Math.max(h.length, this.counts.length * 2));
+      next.set(this.counts);
+      this.counts = next;
+    }
+    const { winning } = h;
+    const lastWin = this.lastWin;
+    const limit = this.threshold + 1;
+    for (let i = this.done; i < h.length; i++) {
+      // Squares whose drought (seen - 1 - lastWin) reaches the threshold before round i.
+      let n = 0;
+      for (let s = 0; s < SQUARES; s++) if (this.seen - lastWin[s]! >= limit) n++;
+      this.counts[i] = n;
+      const w = winning[i]!;
+      if (w >= 0) lastWin[w] = this.seen++;
+    }
+    this.done = h.length;
+  }
+}
+
+const droughtCaches = new WeakMap<History, Map<number, DroughtCounts>>();
+
+/**
+ * For every stored round i, how many squares have gone at least `threshold` non-voided
+ * rounds without winning before round i: the drought rule bets on that many squares (at
+ * most k) from the front of the recency ranking. 1 byte per round per threshold in use
+ * (at most 8 kept).
+ */
+export function droughtCounts(history: History, threshold: number): Uint8Array {
+  let entry = droughtCaches.get(history);
+  if (entry === undefined) {
+    entry = new Map();
+    droughtCaches.set(history, entry);
+  }
+  let cache = entry.get(threshold);
+  if (cache === undefined) {
+    cache = new DroughtCounts(threshold);
+    if (entry.size >= MAX_CACHED) entry.delete(entry.keys().next().value!);
+  } else {
+    entry.delete(threshold);
+  }
+  entry.set(threshold, cache);
+  if (cache.done < history.length) cache.extend(history);
+  return cache.counts;
+}
