@@ -5,3 +5,4 @@
  * in order on SIGTERM. Business wiring stays in each service's main.ts.
  */
 export { startPlatform, type Platform, type PlatformConfig, type PlatformOptions } from './platform';
+export { holdWriterLock } from './writer-lock';

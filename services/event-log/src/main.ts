@@ -6,9 +6,8 @@
  */
 import { consumeDurable, encodeMessage, ensureBillingStream, ensureRoundsStream } from '@gridlab/bus';
 import { natsNames, validateLogEvent } from '@gridlab/contracts';
-import { acquireLeaderLock } from '@gridlab/db';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA, EventRepository } from '@gridlab/events-store';
-import { startPlatform } from '@gridlab/platform';
+import { holdWriterLock, startPlatform } from '@gridlab/platform';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { Counter, Gauge } from 'prom-client';
 import { BillingFactsSource } from './adapters/billing-facts-source';
@@ -44,20 +43,8 @@ async function main(): Promise<void> {
   const appendedTotal = new Counter({ name: 'event_log_appended_total', help: 'Events appended', labelNames: ['kind'], registers: [metrics] });
   const watermark = new Gauge({ name: 'event_log_round_watermark', help: 'Last round id derived', registers: [metrics] });
 
-  let lock;
-  try {
-    lock = await acquireLeaderLock(config.DATABASE_URL, `${config.NATS_PREFIX}event-log-writer`, {
-      logger,
-      signal: abort.signal,
-      onLost: () => {
-        logger.error('writer lock lost; exiting so a standby takes over');
-        process.kill(process.pid, 'SIGTERM');
-      },
-    });
-  } catch (error) {
-    if (abort.signal.aborted) return;
-    throw error;
-  }
+  const lock = await holdWriterLock(config.DATABASE_URL, `${config.NATS_PREFIX}event-log-writer`, { logger, signal: abort.signal });
+  if (lock === null) return;
   release = () => lock.release();
 
   const writer = new EventWriter(

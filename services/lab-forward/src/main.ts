@@ -8,9 +8,8 @@
 import { randomInt } from 'node:crypto';
 import { consumeDurable, ensureRoundsStream, serveCommands } from '@gridlab/bus';
 import { natsNames } from '@gridlab/contracts';
-import { acquireLeaderLock } from '@gridlab/db';
 import { ForwardStore, LAB_MIGRATIONS_DIR, LAB_SCHEMA, StrategyStore } from '@gridlab/lab-store';
-import { startPlatform } from '@gridlab/platform';
+import { holdWriterLock, startPlatform } from '@gridlab/platform';
 import { retryUntilDone } from '@gridlab/runtime';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { Gauge, Histogram } from 'prom-client';
@@ -71,20 +70,8 @@ async function main(): Promise<void> {
   const watermark = new Gauge({ name: 'lab_forward_round_watermark', help: 'Last round settled', registers: [metrics] });
   const sessions = new Gauge({ name: 'lab_forward_sessions', help: 'Active strategies settled in the last round', registers: [metrics] });
 
-  let lock;
-  try {
-    lock = await acquireLeaderLock(config.DATABASE_URL, `${config.NATS_PREFIX}lab-forward-writer`, {
-      logger,
-      signal: abort.signal,
-      onLost: () => {
-        logger.error('writer lock lost; exiting so a standby takes over');
-        process.kill(process.pid, 'SIGTERM');
-      },
-    });
-  } catch (error) {
-    if (abort.signal.aborted) return;
-    throw error;
-  }
+  const lock = await holdWriterLock(config.DATABASE_URL, `${config.NATS_PREFIX}lab-forward-writer`, { logger, signal: abort.signal });
+  if (lock === null) return;
   release = () => lock.release();
 
   const writer = new ForwardWriter(
