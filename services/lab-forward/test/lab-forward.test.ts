@@ -28,8 +28,12 @@ const DSLS: Record<string, unknown>[] = [
     filters: [{ metric: 'total_miners', op: '>', value: 10 }],
   },
 ];
-/** Exits on its first losing bet-round (SPEC 7.6 session_stop_loss). */
-const STOPPING = { base_strategy: 'all_25', params: { bet_size_lamports: 1_000_000, session_stop_loss_lamports: 1 } };
+/**
+ * Exits on its first losing bet-round (SPEC 7.6 stop_loss_streak 1): all_25 wins a
+ * square every round but loses money on many. (A session stop loss would depend on how
+ * the session began: after early wins its net can stay above zero for long.)
+ */
+const STOPPING = { base_strategy: 'all_25', params: { bet_size_lamports: 1_000_000, stop_loss_streak: 1 } };
 
 let db: TestDatabase;
 let pool: Pool;
@@ -297,7 +301,7 @@ describe('forward testing', () => {
   it('ends the session on a stop: inactive, with the reason and round', async () => {
     await until(async () => (await forwardOf(keyA, stoppingId)).active === false);
     const stats = await forwardOf(keyA, stoppingId);
-    expect(stats.stoppedReason).toBe('session_stop_loss');
+    expect(stats.stoppedReason).toBe('stop_loss_streak');
     expect(stats.stoppedAtRoundId).toBe(stats.lastSettledRoundId);
     expect(stats.pendingCount).toBe(0);
     await expectEqualToBacktest(stats, STOPPING);
