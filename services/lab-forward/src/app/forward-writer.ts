@@ -259,7 +259,9 @@ export class ForwardWriter {
     if (missing.length === 0) return;
     const h = this.history;
     for (const state of await tx.sessionStates(missing)) {
-      const runner = createRunner(normalizeDsl(state.dsl), h);
+      // Incremental state only: precomputed rankings would keep up to ~25 bytes per stored
+      // round per ranking in this long-lived process for a one-off replay.
+      const runner = createRunner(normalizeDsl(state.dsl), h, { precomputedRankings: false });
       runner.seek(h.lowerBound(state.sessionStartRoundId));
       runner.runTo(h.length);
       const figures: Figures = { ...state.stats };
