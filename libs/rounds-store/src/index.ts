@@ -8,6 +8,7 @@ import { join } from 'node:path';
 export { RoundRepository, rowToRound, type GapRange, type StoredAggregates } from './round.repository';
 export { packSquares, unpackSquares } from './packing';
 export { exportRoundsNdjson } from './ndjson-export';
+export { ContiguousRounds, type SkippedIds } from './contiguous-rounds';
 export { advanceDroughts, emptyDroughts, sumRounds, type DroughtState, type RoundSums } from './aggregates';
 export { importRounds, type ImportOptions, type ImportProgress, type ImportSummary } from './import/import-rounds';
 

@@ -1,6 +1,7 @@
 import type { LogEvent, Round } from '@gridlab/contracts';
 import { withTransaction, type Pool } from '@gridlab/db';
 import { appendEvents, saveProgress, type EventRepository, type NewEvent } from '@gridlab/events-store';
+import { ContiguousRounds } from '@gridlab/rounds-store';
 import type { Logger } from '@gridlab/logger';
 import type { StoredFact } from '../adapters/billing-facts-source';
 import { tierFactEvent } from '../domain/billing-facts';
@@ -47,7 +48,7 @@ export class EventWriter {
   private deriver!: Deriver;
   private factSeq = 0;
   private chain: Promise<void> = Promise.resolve();
-  private gap: { id: number; since: number } | null = null;
+  private readonly gaps: ContiguousRounds;
   private readonly batchSize: number;
   private readonly now: () => number;
 
@@ -62,6 +63,8 @@ export class EventWriter {
   ) {
     this.batchSize = options.batchSize ?? 2000;
     this.now = options.now ?? Date.now;
+    // The deriver counts only the rounds it sees, so it simply goes on after a hole.
+    this.gaps = new ContiguousRounds(options.gapWaitMs, (ids) => logger.warn('round ids missing from the store; deriving past them', ids));
   }
 
   /** Restores the position and derivation state committed last. */
@@ -99,7 +102,7 @@ export class EventWriter {
   private async roundBatch(): Promise<boolean> {
     const last = this.deriver.lastRoundId;
     const fetched = await this.rounds.getRounds({ fromId: last === null ? 0 : last + 1, limit: this.batchSize });
-    const batch = this.contiguous(last, fetched);
+    const batch = this.gaps.take(last, fetched, this.now());
     if (batch.length === 0) return false;
     const derived = batch.flatMap((round) => this.deriver.onRound(round));
     const state = this.deriver.snapshot();
@@ -110,32 +113,6 @@ export class EventWriter {
     });
     this.announce(appended);
     return true;
-  }
-
-  /**
-   * The leading run of `rounds` with consecutive ids after `last`. A missing id holds the
-   * batch back (the indexer may still be filling it) until it has been missing for
-   * `gapWaitMs`; then it is skipped and logged.
-   */
-  private contiguous(last: number | null, rounds: readonly Round[]): Round[] {
-    if (rounds.length === 0) return [];
-    let expected = last === null ? rounds[0]!.id : last + 1;
-    let n = 0;
-    for (const round of rounds) {
-      if (round.id !== expected) break;
-      n++;
-      expected++;
-    }
-    if (n > 0) {
-      this.gap = null;
-      return rounds.slice(0, n);
-    }
-    if (this.gap?.id !== expected) this.gap = { id: expected, since: this.now() };
-    if (this.now() - this.gap.since < this.options.gapWaitMs) return [];
-    this.logger.warn('round ids missing from the store; deriving past them', { from: expected, to: rounds[0]!.id - 1 });
-    this.gap = null;
-    // Take the rounds from the next stored id on (the deriver counts only what it sees).
-    return this.contiguous(rounds[0]!.id - 1, rounds);
   }
 
   private async factBatch(): Promise<boolean> {

@@ -1,6 +1,7 @@
 import type { Round } from '@gridlab/contracts';
 import type { ActiveSession, ForwardStore, PredictionRow, SettlementRow, StopRow, WriterTx } from '@gridlab/lab-store';
 import type { Logger } from '@gridlab/logger';
+import { ContiguousRounds } from '@gridlab/rounds-store';
 import { History, createRunner, normalizeDsl, type Runner } from '@gridlab/strategy';
 import { addRound, enterSession, type Figures } from '../domain/figures';
 
@@ -58,7 +59,7 @@ export class ForwardWriter {
   private recordedRound: number | null = null;
   private recorded = new Set<string>();
   private chain: Promise<void> = Promise.resolve();
-  private gap: { id: number; since: number } | null = null;
+  private readonly gaps: ContiguousRounds;
   private readonly batchSize: number;
   private readonly now: () => Date;
 
@@ -71,6 +72,7 @@ export class ForwardWriter {
   ) {
     this.batchSize = options.batchSize ?? 1000;
     this.now = options.now ?? (() => new Date());
+    this.gaps = new ContiguousRounds(options.gapWaitMs, (ids) => logger.warn('round ids missing from the store; settling past them', ids));
   }
 
   /** Last round settled (committed). */
@@ -131,7 +133,7 @@ export class ForwardWriter {
 
   private async settleBatch(): Promise<boolean> {
     const fetched = await this.rounds.getRounds({ fromId: this.settledThrough + 1, limit: this.batchSize });
-    const batch = this.contiguous(this.settledThrough, fetched);
+    const batch = this.gaps.take(this.settledThrough, fetched, this.now().getTime());
     let next = batch.length === 0 ? 0 : await this.skipUncovered(batch);
     for (; next < batch.length && !this.stopping; next++) await this.settle(batch[next]!);
     return batch.length > 0;
@@ -268,31 +270,5 @@ export class ForwardWriter {
       enterSession(figures, state.sessionSeq);
       this.sessions.set(state.id, { id: state.id, seq: state.sessionSeq, runner, figures });
     }
-  }
-
-  /**
-   * The leading run of `rounds` with consecutive ids after `last`. A missing id holds the
-   * batch back (the indexer may still be filling it) until it has been missing for
-   * `gapWaitMs`; then it is skipped and logged.
-   */
-  private contiguous(last: number, rounds: readonly Round[]): Round[] {
-    if (rounds.length === 0) return [];
-    let expected = last + 1;
-    let n = 0;
-    for (const round of rounds) {
-      if (round.id !== expected) break;
-      n++;
-      expected++;
-    }
-    if (n > 0) {
-      this.gap = null;
-      return rounds.slice(0, n);
-    }
-    const nowMs = this.now().getTime();
-    if (this.gap?.id !== expected) this.gap = { id: expected, since: nowMs };
-    if (nowMs - this.gap.since < this.options.gapWaitMs) return [];
-    this.logger.warn('round ids missing from the store; settling past them', { from: expected, to: rounds[0]!.id - 1 });
-    this.gap = null;
-    return this.contiguous(rounds[0]!.id - 1, rounds);
   }
 }
