@@ -14,6 +14,7 @@
  * a redelivered fact from moving the baseline backwards, and the dedup keys keep it
  * from appending twice.
  */
+import type * as contracts from '@gridlab/contracts';
 import { ConfigError, DecodeError, type FieldError } from '@gridlab/errors';
 import {
   dedupKeys,
@@ -25,30 +26,11 @@ import {
   type TierDirection,
 } from './events';
 
-/**
- * The fields of a subscription fact the log uses. The fact billing publishes on
- * `billing.subscription.changed` (contracts' SubscriptionFact) carries more (subscriber
- * id, paidUntil) and fits this type; none of the extra fields reaches the log.
- */
-export interface SubscriptionFact {
-  /** Billing's business key of the change; dedup keys derive from it. */
-  readonly factId: string;
-  readonly action: SubscriptionAction;
-  readonly plan: SubscriptionPlan;
-  /** Active subscriptions right after the change. */
-  readonly activeSubs: number;
-  /** When the change happened, ISO 8601 UTC. */
-  readonly ts: string;
-}
+/** The fields of billing's subscription fact (`billing.subscription.changed`) the log uses. */
+export type SubscriptionFact = Pick<contracts.SubscriptionFact, 'factId' | 'action' | 'plan' | 'activeSubs' | 'ts'>;
 
-/** A tier crossing billing published itself (contracts' TierFact fits this type). */
-export interface TierFact {
-  readonly factId: string;
-  readonly activeSubs: number;
-  readonly tokenNow: number;
-  readonly direction: TierDirection;
-  readonly ts: string;
-}
+/** A tier crossing billing published itself (`billing.tier.changed`). */
+export type TierFact = contracts.TierFact;
 
 /**
  * The pricing ladder (SPEC 5): `prices[i]` per month while the active count is below
