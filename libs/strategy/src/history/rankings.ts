@@ -14,7 +14,7 @@ const SQUARES = SQUARES_BINDING;
  */
 export type RankingKind = 'recency' | 'recent' | 'hot' | 'top' | 'bottom';
 
-/** Rate rankings kept per History (one per lookback in use), least recently used dropped first. */
+/** Rankings (and drought counts) kept per History, least recently used dropped first. */
 const MAX_CACHED = 8;
 
 class RankingCache {
@@ -69,7 +69,7 @@ class RankingCache {
 }
 
 // Derived once per History and extended as it grows; shared by every runner on it.
-const caches = new WeakMap<History, Map<string, RankingCache>>();
+const rankings = new WeakMap<History, Map<string, RankingCache>>();
 
 /**
  * For every stored round i, the ranking of the squares as it stands before round i (from
@@ -78,22 +78,37 @@ const caches = new WeakMap<History, Map<string, RankingCache>>();
  * result is the same (the same Lookback derives it). 25 bytes per round per ranking.
  */
 export function rankingOrder(history: History, kind: RankingKind, lookback: number): Int8Array {
-  let entry = caches.get(history);
+  const key = kind === 'top' || kind === 'bottom' ? `${kind}:${lookback}` : kind;
+  return derived(rankings, history, key, () => new RankingCache(history, kind, lookback)).order;
+}
+
+/** What a derived per-round array keeps: how many rounds it covers, and how to cover more. */
+interface Derived {
+  readonly done: number;
+  extend(h: History): void;
+}
+
+/**
+ * The derived array `key` of `history`, created on first use and extended to the
+ * history's length; at most MAX_CACHED per History and family, least recently used
+ * dropped first.
+ */
+function derived<T extends Derived>(family: WeakMap<History, Map<string, T>>, history: History, key: string, create: () => T): T {
+  let entry = family.get(history);
   if (entry === undefined) {
     entry = new Map();
-    caches.set(history, entry);
+    family.set(history, entry);
   }
-  const key = kind === 'top' || kind === 'bottom' ? `${kind}:${lookback}` : kind;
   let cache = entry.get(key);
   if (cache === undefined) {
-    cache = new RankingCache(history, kind, lookback);
+    cache = create();
     if (entry.size >= MAX_CACHED) entry.delete(entry.keys().next().value!);
   } else {
     entry.delete(key);
   }
   entry.set(key, cache);
   if (cache.done < history.length) cache.extend(history);
-  return cache.order;
+  return cache;
 }
 
 class DroughtCounts {
@@ -125,7 +140,7 @@ class DroughtCounts {
   }
 }
 
-const droughtCaches = new WeakMap<History, Map<number, DroughtCounts>>();
+const droughts = new WeakMap<History, Map<string, DroughtCounts>>();
 
 /**
  * For every stored round i, how many squares have gone at least `threshold` non-voided
@@ -134,19 +149,5 @@ const droughtCaches = new WeakMap<History, Map<number, DroughtCounts>>();
  * (at most 8 kept).
  */
 export function droughtCounts(history: History, threshold: number): Uint8Array {
-  let entry = droughtCaches.get(history);
-  if (entry === undefined) {
-    entry = new Map();
-    droughtCaches.set(history, entry);
-  }
-  let cache = entry.get(threshold);
-  if (cache === undefined) {
-    cache = new DroughtCounts(threshold);
-    if (entry.size >= MAX_CACHED) entry.delete(entry.keys().next().value!);
-  } else {
-    entry.delete(threshold);
-  }
-  entry.set(threshold, cache);
-  if (cache.done < history.length) cache.extend(history);
-  return cache.counts;
+  return derived(droughts, history, String(threshold), () => new DroughtCounts(threshold)).counts;
 }
