@@ -28,9 +28,9 @@ const INCREMENTAL = 0;
 const PREFIX = 1;
 const PREVIOUS = 2;
 const DROUGHT_PREFIX = 3;
-const WON_PREFIX = 4;
+const WON_SUFFIX = 4;
 const NO_COUNTS = new Uint8Array(0);
-const INLINE_CODES = { prefix: PREFIX, previous: PREVIOUS, drought: DROUGHT_PREFIX, won: WON_PREFIX } as const;
+const INLINE_CODES = { prefix: PREFIX, previous: PREVIOUS, drought: DROUGHT_PREFIX, won: WON_SUFFIX } as const;
 
 // Reason codes, in the order the checks run.
 const BET = 0;
@@ -285,10 +285,11 @@ export class Runner {
           m = 0;
           start = i * SQUARES;
           if (seen > 0) m = counts[i]! < k ? counts[i]! : k;
-        } else if (how === WON_PREFIX) {
-          // The ranking lists every square that has won before first.
+        } else if (how === WON_SUFFIX) {
+          // The most recent winners end the recency ranking (never-won squares lead it);
+          // their order does not matter to the settlement.
           m = wonSquares < k ? wonSquares : k;
-          start = i * SQUARES;
+          start = (i + 1) * SQUARES - m;
         } else if (!constant) {
           m = selector.select(lb, h);
           squares = selector.chosen;

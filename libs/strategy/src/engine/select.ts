@@ -96,9 +96,8 @@ function rankingKind(base: BaseStrategy): RankingKind | null {
   switch (base) {
     case 'cold':
     case 'drought':
-      return 'recency';
     case 'recent_winners':
-      return 'recent';
+      return 'recency';
     case 'hot':
       return 'hot';
     case 'top_hit_rate':
@@ -168,8 +167,9 @@ export class SquareSelector {
    * - `prefix`: start = i * 25, m = k (cold, hot, top/bottom hit rate: `rankingOrder`);
    * - `drought`: start = i * 25, m = min(k, counts[i]) (the squares at the threshold lead
    *   the recency ranking);
-   * - `won`: start = i * 25, m = min(k, squares that have won before) (recent_winners:
-   *   the ranking lists those first);
+   * - `won`: the last m = min(k, squares that have won before) of row i (recent_winners:
+   *   the most recent winners end the recency ranking; a fused settlement does not
+   *   depend on the squares' order);
    * - `previous`: start = prev * 25, m = k (spread, min_miners, anti_spread: `squareOrder`).
    * The arrays cover the history as it is now.
    */
@@ -189,7 +189,7 @@ export class SquareSelector {
       case DROUGHT:
         return { how: 'drought', order: rankingOrder(h, 'recency', this.lookback), k, counts: droughtCounts(h, this.threshold) };
       case RECENT:
-        return { how: 'won', order: rankingOrder(h, 'recent', this.lookback), k, counts: NO_COUNTS };
+        return { how: 'won', order: rankingOrder(h, 'recency', this.lookback), k, counts: NO_COUNTS };
       default:
         return null;
     }

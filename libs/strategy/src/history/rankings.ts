@@ -7,12 +7,11 @@ const SQUARES = SQUARES_BINDING;
 
 /**
  * A ranking of the squares that depends on the history alone (not on a DSL's stakes or
- * stops): `recency` least recently won first (never-won squares first; cold, drought),
- * `recent` the same read backwards (most recently won first, never-won last;
- * recent_winners), `hot` most wins in the last 50 first, `top`/`bottom` most/fewest wins
- * over a lookback.
+ * stops): `recency` least recently won first, never-won squares first (cold, drought,
+ * and read from the end, recent_winners), `hot` most wins in the last 50 first,
+ * `top`/`bottom` most/fewest wins over a lookback.
  */
-export type RankingKind = 'recency' | 'recent' | 'hot' | 'top' | 'bottom';
+export type RankingKind = 'recency' | 'hot' | 'top' | 'bottom';
 
 /** Rankings (and drought counts) kept per History, least recently used dropped first. */
 const MAX_CACHED = 8;
@@ -28,7 +27,7 @@ class RankingCache {
     lookback: number,
   ) {
     this.lb = new Lookback(h, {
-      recency: kind === 'recency' || kind === 'recent',
+      recency: kind === 'recency',
       hot: kind === 'hot',
       rateRanking: kind === 'top' || kind === 'bottom' ? kind : null,
       windowCounts: false,
@@ -50,7 +49,6 @@ class RankingCache {
     const order = this.order;
     const lb = this.lb;
     const ranked = this.kind === 'hot' ? lb.hotRanking!.order : this.kind === 'top' || this.kind === 'bottom' ? lb.rateRanking!.order : null;
-    const backwards = this.kind === 'recent';
     for (let i = this.done; i < h.length; i++) {
       const base = i * SQUARES;
       if (ranked !== null) {
@@ -58,8 +56,7 @@ class RankingCache {
       } else {
         const list = lb.recency!;
         let r = 0;
-        if (backwards) for (let s = list.last(); s < SQUARES; s = list.before(s)) order[base + r++] = s;
-        else for (let s = list.first(); s < SQUARES; s = list.after(s)) order[base + r++] = s;
+        for (let s = list.first(); s < SQUARES; s = list.after(s)) order[base + r++] = s;
       }
       const w = winning[i]!;
       if (w >= 0) lb.observe(i, w);
