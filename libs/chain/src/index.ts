@@ -1,14 +1,23 @@
 /**
- * ORE v3 on-chain data: account codecs (Board, Round; 560/568-byte layouts), PDAs, the
- * winning-square RNG and the settlement rule (pure functions), and a small Solana
- * JSON-RPC client for the calls services make (the only I/O here).
+ * ORE on-chain data: account codecs (Board; Round in its 560/568-byte v3 and 952-byte
+ * current layouts), PDAs, the winning-square RNG, both payout rules and the inference
+ * of a round's rule (pure functions), and a small Solana JSON-RPC client for the calls
+ * services make (the only I/O here).
  */
 export * as layout from './ore-layout';
-export { decodeRound, encodeRound, type RoundAccount, type RoundAccountInput, type RoundLayout } from './round.codec';
-export { decodeBoard, encodeBoard, type BoardAccount } from './board.codec';
+export {
+  decodeRound,
+  encodeRound,
+  splitAddressBytes,
+  type RoundAccount,
+  type RoundAccountInput,
+  type RoundLayout,
+} from './round.codec';
+export { decodeBoard, encodeBoard, productionCost, type BoardAccount } from './board.codec';
 export { winningSquare, isVoidedSlotHash, slotHashRng } from './rng';
-export { settleRound, type SettlementTotals } from './settlement';
+export { settleRound, settleReturns, settleBy, type PayoutRule, type SettlementTotals } from './settlement';
+export { inferPayoutRule, type RuleInference, type RuleBasis } from './payout-rule';
 export { OrePdas } from './pda';
-export { toSettledRound } from './settled-round';
+export { toSettledRound, type SettlementContext } from './settled-round';
 export { toHex } from './bytes';
 export { SolanaRpc, type RawAccount } from './rpc-client';

@@ -4,19 +4,23 @@ import { readSafeU64, viewOf, writeU64 } from './bytes';
 import {
   HEADER_BYTES,
   ROUND_DISCRIMINATOR,
+  ROUND_LEN_CURRENT,
   ROUND_LEN_V3,
   ROUND_LEN_V3_LEGACY,
-  ROUND_LEN_V4,
   ROUND_OFFSETS as O,
+  ROUND_OFFSETS_CURRENT as C,
   ROUND_TAIL_V3,
   ROUND_TAIL_V3_LEGACY,
+  SPLIT_ADDRESS,
   SQUARES,
   U64_MAX,
 } from './ore-layout';
 
-export type RoundLayout = typeof ROUND_LEN_V3 | typeof ROUND_LEN_V3_LEGACY;
+export type RoundLayout = typeof ROUND_LEN_V3 | typeof ROUND_LEN_V3_LEGACY | typeof ROUND_LEN_CURRENT;
 
-/** A decoded ORE v3 Round account. Lamport fields are integers below 2^53. */
+const SPLIT_BYTES = bs58.decode(SPLIT_ADDRESS);
+
+/** A decoded ORE Round account, any layout. Lamport and ORE fields are integers below 2^53. */
 export interface RoundAccount {
   readonly layout: RoundLayout;
   readonly id: number;
@@ -28,12 +32,24 @@ export interface RoundAccount {
   readonly motherlode: number;
   readonly rentPayer: string;
   readonly topMiner: string;
+  /** v3: `top_miner_reward`; 952 bytes: the sum of `rewards` (ORE base units). */
   readonly topMinerReward: number;
+  /**
+   * v3: `total_deployed`. 952 bytes (no such field): the sum of `deployed`, or for a
+   * voided round (whose `deployed` the program zeroes) the refund, `total_winnings`.
+   */
   readonly totalDeployed: number;
-  /** Present only in the 568-byte layout. */
+  /** Absent (null) only in the 560-byte layout. */
   readonly totalMiners: number | null;
   readonly totalVaulted: number;
+  /** SOL shared by the winning square (parimutuel) or returned to miners (returns rule). */
   readonly totalWinnings: number;
+  /** 952 bytes only (null before): per-square `mass`. */
+  readonly mass: readonly number[] | null;
+  /** 952 bytes only (null before): per-square ORE `rewards`, base units. */
+  readonly rewards: readonly number[] | null;
+  /** 952 bytes only (null before): the ORE reward was split pro rata on the winning square. */
+  readonly split: boolean | null;
 }
 
 /**
@@ -50,32 +66,27 @@ export function checkHeader(data: Uint8Array, discriminator: number, what: strin
 }
 
 /**
- * Decodes a Round account, choosing the layout by length. A v4 (952-byte) account or
- * any other length is rejected with a DecodeError naming it: never guessed at.
+ * Decodes a Round account, choosing the layout by length (560, 568 or 952 bytes). Any
+ * other length is rejected with a DecodeError naming it: never guessed at.
  */
 export function decodeRound(data: Uint8Array): RoundAccount {
-  if (data.length === ROUND_LEN_V4) {
-    throw new DecodeError(
-      'unsupported_program_version',
-      `round account of ${ROUND_LEN_V4} bytes is the ORE v4 layout, which this indexer does not decode`,
-    );
-  }
-  if (data.length !== ROUND_LEN_V3 && data.length !== ROUND_LEN_V3_LEGACY) {
+  if (data.length !== ROUND_LEN_V3 && data.length !== ROUND_LEN_V3_LEGACY && data.length !== ROUND_LEN_CURRENT) {
     throw new DecodeError('unknown_account_length', `round account has unknown length ${data.length}`);
   }
   checkHeader(data, ROUND_DISCRIMINATOR, 'round');
+  return data.length === ROUND_LEN_CURRENT ? decodeCurrent(data) : decodeV3(data);
+}
+
+function decodeV3(data: Uint8Array): RoundAccount {
   const view = viewOf(data);
-  const deployed = readSquares(view, O.deployed, 'deployed');
-  const count = readSquares(view, O.count, 'count');
   const legacy = data.length === ROUND_LEN_V3_LEGACY;
-  const rawExpiry = view.getBigUint64(O.expiresAt, true);
   return {
     layout: legacy ? ROUND_LEN_V3_LEGACY : ROUND_LEN_V3,
     id: readSafeU64(view, O.id, 'id'),
-    deployed,
+    deployed: readSquares(view, O.deployed, 'deployed'),
     slotHash: data.slice(O.slotHash, O.slotHash + 32),
-    count,
-    expiresAt: rawExpiry === U64_MAX ? null : readSafeU64(view, O.expiresAt, 'expires_at'),
+    count: readSquares(view, O.count, 'count'),
+    expiresAt: readExpiry(view, O.expiresAt),
     motherlode: readSafeU64(view, O.motherlode, 'motherlode'),
     rentPayer: bs58.encode(data.subarray(O.rentPayer, O.rentPayer + 32)),
     topMiner: bs58.encode(data.subarray(O.topMiner, O.topMiner + 32)),
@@ -83,18 +94,63 @@ export function decodeRound(data: Uint8Array): RoundAccount {
     totalDeployed: readSafeU64(view, O.totalDeployed, 'total_deployed'),
     totalMiners: legacy ? null : readSafeU64(view, ROUND_TAIL_V3.totalMiners, 'total_miners'),
     totalVaulted: readSafeU64(view, legacy ? ROUND_TAIL_V3_LEGACY.totalVaulted : ROUND_TAIL_V3.totalVaulted, 'total_vaulted'),
-    totalWinnings: readSafeU64(
-      view,
-      legacy ? ROUND_TAIL_V3_LEGACY.totalWinnings : ROUND_TAIL_V3.totalWinnings,
-      'total_winnings',
-    ),
+    totalWinnings: readSafeU64(view, legacy ? ROUND_TAIL_V3_LEGACY.totalWinnings : ROUND_TAIL_V3.totalWinnings, 'total_winnings'),
+    mass: null,
+    rewards: null,
+    split: null,
   };
+}
+
+function decodeCurrent(data: Uint8Array): RoundAccount {
+  const view = viewOf(data);
+  const deployed = readSquares(view, C.deployed, 'deployed');
+  const rewards = readSquares(view, C.rewards, 'rewards');
+  const totalWinnings = readSafeU64(view, C.totalWinnings, 'total_winnings');
+  const deployedSum = sumSafe(deployed, 'deployed');
+  const topMinerBytes = data.subarray(C.topMiner, C.topMiner + 32);
+  return {
+    layout: ROUND_LEN_CURRENT,
+    id: readSafeU64(view, C.id, 'id'),
+    deployed,
+    slotHash: data.slice(C.slotHash, C.slotHash + 32),
+    count: readSquares(view, C.count, 'count'),
+    expiresAt: readExpiry(view, C.expiresAt),
+    motherlode: readSafeU64(view, C.motherlode, 'motherlode'),
+    rentPayer: bs58.encode(data.subarray(C.rentPayer, C.rentPayer + 32)),
+    topMiner: bs58.encode(topMinerBytes),
+    topMinerReward: sumSafe(rewards, 'rewards'),
+    // A voided round has its deployed zeroed and the refund in total_winnings.
+    totalDeployed: deployedSum === 0 ? totalWinnings : deployedSum,
+    totalMiners: readSafeU64(view, C.totalMiners, 'total_miners'),
+    totalVaulted: readSafeU64(view, C.totalVaulted, 'total_vaulted'),
+    totalWinnings,
+    mass: readSquares(view, C.mass, 'mass'),
+    rewards,
+    split: equalBytes(topMinerBytes, SPLIT_BYTES),
+  };
+}
+
+function readExpiry(view: DataView, offset: number): number | null {
+  return view.getBigUint64(offset, true) === U64_MAX ? null : readSafeU64(view, offset, 'expires_at');
 }
 
 function readSquares(view: DataView, offset: number, field: string): number[] {
   const out = new Array<number>(SQUARES);
   for (let i = 0; i < SQUARES; i++) out[i] = readSafeU64(view, offset + 8 * i, `${field}[${i}]`);
   return out;
+}
+
+function sumSafe(values: readonly number[], field: string): number {
+  let sum = 0;
+  for (const v of values) sum += v;
+  if (!Number.isSafeInteger(sum)) throw new DecodeError('value_out_of_range', `sum of ${field} exceeds 2^53 - 1`);
+  return sum;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Input of `encodeRound`; omitted fields are zero. */
@@ -107,11 +163,22 @@ export interface RoundAccountInput {
   readonly motherlode?: number;
   readonly rentPayer?: Uint8Array;
   readonly topMiner?: Uint8Array;
+  /** v3 layouts only (the 952-byte layout stores `rewards`). */
   readonly topMinerReward?: number;
+  /** v3 layouts only. */
   readonly totalDeployed?: number;
   readonly totalMiners?: number;
   readonly totalVaulted?: number;
   readonly totalWinnings?: number;
+  /** 952 bytes only. */
+  readonly mass?: readonly number[];
+  /** 952 bytes only. */
+  readonly rewards?: readonly number[];
+}
+
+/** The 32 bytes of the split address, for writing `top_miner` of a split round. */
+export function splitAddressBytes(): Uint8Array {
+  return SPLIT_BYTES.slice();
 }
 
 /** Encodes a Round account in the given layout (568 by default), as the program writes it. */
@@ -119,15 +186,31 @@ export function encodeRound(round: RoundAccountInput, layout: RoundLayout = ROUN
   const data = new Uint8Array(layout);
   const view = viewOf(data);
   data[0] = ROUND_DISCRIMINATOR;
-  writeU64(view, O.id, round.id);
-  const deployed = round.deployed ?? [];
-  const count = round.count ?? [];
-  for (let i = 0; i < SQUARES; i++) {
-    writeU64(view, O.deployed + 8 * i, deployed[i] ?? 0);
-    writeU64(view, O.count + 8 * i, count[i] ?? 0);
+  const squares = (offset: number, values: readonly number[] | undefined) => {
+    for (let i = 0; i < SQUARES; i++) writeU64(view, offset + 8 * i, values?.[i] ?? 0);
+  };
+  const expiry = round.expiresAt === null || round.expiresAt === undefined ? U64_MAX : round.expiresAt;
+  if (layout === ROUND_LEN_CURRENT) {
+    writeU64(view, C.id, round.id);
+    squares(C.deployed, round.deployed);
+    squares(C.mass, round.mass);
+    squares(C.count, round.count);
+    if (round.slotHash) data.set(round.slotHash.subarray(0, 32), C.slotHash);
+    writeU64(view, C.expiresAt, expiry);
+    writeU64(view, C.motherlode, round.motherlode ?? 0);
+    if (round.rentPayer) data.set(round.rentPayer.subarray(0, 32), C.rentPayer);
+    squares(C.rewards, round.rewards);
+    writeU64(view, C.totalVaulted, round.totalVaulted ?? 0);
+    writeU64(view, C.totalWinnings, round.totalWinnings ?? 0);
+    writeU64(view, C.totalMiners, round.totalMiners ?? 0);
+    if (round.topMiner) data.set(round.topMiner.subarray(0, 32), C.topMiner);
+    return data;
   }
+  writeU64(view, O.id, round.id);
+  squares(O.deployed, round.deployed);
+  squares(O.count, round.count);
   if (round.slotHash) data.set(round.slotHash.subarray(0, 32), O.slotHash);
-  writeU64(view, O.expiresAt, round.expiresAt === null || round.expiresAt === undefined ? U64_MAX : round.expiresAt);
+  writeU64(view, O.expiresAt, expiry);
   writeU64(view, O.motherlode, round.motherlode ?? 0);
   if (round.rentPayer) data.set(round.rentPayer.subarray(0, 32), O.rentPayer);
   if (round.topMiner) data.set(round.topMiner.subarray(0, 32), O.topMiner);

@@ -1,13 +1,23 @@
-import type { Round } from '@gridlab/contracts';
+import type { PayoutRule, Round } from '@gridlab/contracts';
 import { toHex } from './bytes';
+import { ROUND_LEN_CURRENT } from './ore-layout';
 import type { RoundAccount } from './round.codec';
 import { winningSquare } from './rng';
 
+/** What the account alone does not say: the round's rule and the board's cost at settlement. */
+export interface SettlementContext {
+  readonly payoutRule: PayoutRule;
+  /** Lamports per whole ORE read from the board when the round settled (952-byte rounds). */
+  readonly productionCost: number | null;
+}
+
 /**
  * The stored and wire form of a settled round, from its account after the reset.
- * `totalMiners` falls back to the sum of per-square counts for the 560-byte layout.
+ * `totalMiners` falls back to the sum of per-square counts for the 560-byte layout; the
+ * ORE fields are null for v3 accounts, which do not carry them.
  */
-export function toSettledRound(account: RoundAccount, settledAt: Date): Round {
+export function toSettledRound(account: RoundAccount, settledAt: Date, context: SettlementContext): Round {
+  const current = account.layout === ROUND_LEN_CURRENT;
   return {
     id: account.id,
     deployed: [...account.deployed],
@@ -21,5 +31,10 @@ export function toSettledRound(account: RoundAccount, settledAt: Date): Round {
     topMinerReward: account.topMinerReward,
     slotHash: toHex(account.slotHash),
     settledAt: settledAt.toISOString(),
+    payoutRule: context.payoutRule,
+    oreReward: current ? account.topMinerReward : null,
+    topMiner: current ? account.topMiner : null,
+    split: current ? account.split : null,
+    productionCost: current ? context.productionCost : null,
   };
 }

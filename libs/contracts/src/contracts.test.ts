@@ -15,6 +15,20 @@ const round = {
   topMinerReward: 0,
   slotHash: 'ab'.repeat(32),
   settledAt: '2026-11-22T06:11:10.123Z',
+  payoutRule: 'parimutuel',
+  oreReward: null,
+  topMiner: null,
+  split: null,
+  productionCost: null,
+};
+
+const returnsRound = {
+  ...round,
+  payoutRule: 'returns',
+  oreReward: 100_000_000_000,
+  topMiner: 'SpLiT11111111111111111111111111111111111112',
+  split: true,
+  productionCost: 312_000_000,
 };
 
 describe('contracts', () => {
@@ -34,6 +48,11 @@ describe('contracts', () => {
   it('accepts a valid round and a voided one', () => {
     expect(validateRound(round)).toBe(round);
     expect(validateRound({ ...round, winningSquare: null }).winningSquare).toBeNull();
+    expect(validateRound(returnsRound)).toBe(returnsRound);
+    expect(() => validateRound({ ...returnsRound, payoutRule: 'lottery' })).toThrow(/\/payoutRule/);
+    expect(() => validateRound({ ...returnsRound, topMiner: '0OIl' })).toThrow(/\/topMiner/);
+    const { payoutRule: _omitted, ...withoutRule } = round;
+    expect(() => validateRound(withoutRule)).toThrow(/payoutRule/);
   });
 
   it('rejects a round with 24 squares, a fractional lamport or an extra field, naming the path', () => {

@@ -1,6 +1,14 @@
 /** Wire types of NATS messages (and of the HTTP API, which uses the same shapes). */
 
-/** A settled round as stored and served (SPEC 3 "Stored round"). Lamports are integers. */
+/** How a round paid its miners (SPEC 3): SOL shared by the winners, or returned per square. */
+export type PayoutRule = 'parimutuel' | 'returns';
+
+/**
+ * A settled round as stored and served (SPEC 3 "Stored round"). Lamports and ORE base
+ * units are integers. The seed's fields keep their meaning under both payout rules:
+ * `totalWinnings` is the SOL the winning square shared (`parimutuel`) or the SOL
+ * returned to miners on every square (`returns`).
+ */
 export interface Round {
   readonly id: number;
   readonly deployed: number[];
@@ -17,6 +25,15 @@ export interface Round {
   readonly slotHash: string;
   /** ISO 8601 UTC with milliseconds. */
   readonly settledAt: string;
+  readonly payoutRule: PayoutRule;
+  /** 952-byte rounds: the round's ORE reward (sum of `rewards`, base units, 11 decimals); else null. */
+  readonly oreReward: number | null;
+  /** 952-byte rounds: the top miner's address (the split address when split); else null. */
+  readonly topMiner: string | null;
+  /** 952-byte rounds: the ORE reward was split pro rata on the winning square; else null. */
+  readonly split: boolean | null;
+  /** 952-byte rounds: the board's production cost at settlement, lamports per whole ORE; else null. */
+  readonly productionCost: number | null;
 }
 
 export type LiveStatus = 'waiting' | 'active' | 'intermission';

@@ -23,6 +23,11 @@ export const roundSchema: SchemaObject = {
     'topMinerReward',
     'slotHash',
     'settledAt',
+    'payoutRule',
+    'oreReward',
+    'topMiner',
+    'split',
+    'productionCost',
   ],
   properties: {
     id: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
@@ -37,6 +42,11 @@ export const roundSchema: SchemaObject = {
     topMinerReward: lamports,
     slotHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
     settledAt: isoTime,
+    payoutRule: { type: 'string', enum: ['parimutuel', 'returns'] },
+    oreReward: { anyOf: [lamports, { type: 'null' }] },
+    topMiner: { anyOf: [{ type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' }, { type: 'null' }] },
+    split: { type: ['boolean', 'null'] },
+    productionCost: { anyOf: [lamports, { type: 'null' }] },
   },
 };
 

@@ -16,6 +16,11 @@ function round(id: number, winningSquare: number | null, deployedEach = 1000): R
     topMinerReward: 0,
     slotHash: '11'.repeat(32),
     settledAt: '2026-11-22T00:00:00.000Z',
+    payoutRule: 'parimutuel',
+    oreReward: null,
+    topMiner: null,
+    split: null,
+    productionCost: null,
   };
 }
 

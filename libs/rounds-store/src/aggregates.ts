@@ -19,10 +19,38 @@ export interface RoundSums {
   readonly totalWinnings: bigint;
   /** Non-voided rounds only. */
   readonly settledDeployed: bigint;
-  /** Non-voided rounds: sum of 99 * deployed[winner] + 100 * totalWinnings. */
+  /** Non-voided rounds: 100 x the SOL miners got back (see `returnedX100`), all rules. */
   readonly winnerReturnX100: bigint;
   readonly hits: readonly number[];
   readonly deployedBySquare: readonly bigint[];
+  /** The same sums split by payout rule (index = `PAYOUT_RULE_CODES` value). */
+  readonly byRule: readonly [RuleSums, RuleSums];
+}
+
+/** Additive sums of the non-voided rounds settled under one payout rule. */
+export interface RuleSums {
+  readonly rounds: number;
+  readonly settledDeployed: bigint;
+  /** 100 x the SOL miners got back (see `returnedX100`). */
+  readonly returnedX100: bigint;
+  /** ORE base units rewarded: the round's reward plus any motherlode. */
+  readonly oreReward: bigint;
+  /** That ORE valued at each round's production cost, lamports (floored per round). */
+  readonly oreValue: bigint;
+}
+
+const ORE_BASE_UNITS = 100_000_000_000n;
+
+/**
+ * 100 x the SOL a settled round paid back to miners: under `parimutuel` the winners'
+ * stake less the 1% admin fee plus what they shared (`99 * deployed[w] + 100 *
+ * totalWinnings`); under `returns` every square's SOL back, which the program records
+ * as `totalWinnings` (`100 * totalWinnings`).
+ */
+export function returnedX100(round: Round): bigint {
+  const winnings = 100n * BigInt(round.totalWinnings);
+  if (round.payoutRule === 'returns' || round.winningSquare === null) return winnings;
+  return 99n * BigInt(round.deployed[round.winningSquare]!) + winnings;
 }
 
 /** Sums over `rounds` (any order); the deltas applied to the stored aggregates. */
@@ -36,6 +64,7 @@ export function sumRounds(rounds: readonly Round[]): RoundSums {
   let settledDeployed = 0n;
   let winnerReturn = 0n;
   let voided = 0;
+  const byRule = [emptyRuleSums(), emptyRuleSums()] as [MutableRuleSums, MutableRuleSums];
   let firstId = Number.POSITIVE_INFINITY;
   let lastId = Number.NEGATIVE_INFINITY;
   for (const r of rounds) {
@@ -49,8 +78,19 @@ export function sumRounds(rounds: readonly Round[]): RoundSums {
       continue;
     }
     hits[r.winningSquare]!++;
-    settledDeployed += BigInt(r.totalDeployed);
-    winnerReturn += 99n * BigInt(r.deployed[r.winningSquare]!) + 100n * BigInt(r.totalWinnings);
+    const deployed = BigInt(r.totalDeployed);
+    const returned = returnedX100(r);
+    settledDeployed += deployed;
+    winnerReturn += returned;
+    const rule = byRule[r.payoutRule === 'returns' ? 1 : 0];
+    rule.rounds++;
+    rule.settledDeployed += deployed;
+    rule.returnedX100 += returned;
+    if (r.oreReward !== null) {
+      const ore = BigInt(r.oreReward) + BigInt(r.motherlode);
+      rule.oreReward += ore;
+      if (r.productionCost !== null) rule.oreValue += (ore * BigInt(r.productionCost)) / ORE_BASE_UNITS;
+    }
   }
   return {
     rounds: rounds.length,
@@ -63,7 +103,14 @@ export function sumRounds(rounds: readonly Round[]): RoundSums {
     winnerReturnX100: winnerReturn,
     hits,
     deployedBySquare: bySquare.map((v) => BigInt(v)),
+    byRule,
   };
+}
+
+type MutableRuleSums = { -readonly [K in keyof RuleSums]: RuleSums[K] };
+
+function emptyRuleSums(): MutableRuleSums {
+  return { rounds: 0, settledDeployed: 0n, returnedX100: 0n, oreReward: 0n, oreValue: 0n };
 }
 
 /**

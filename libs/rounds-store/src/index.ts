@@ -9,7 +9,8 @@ export { RoundRepository, rowToRound, type GapRange, type StoredAggregates } fro
 export { packSquares, unpackSquares } from './packing';
 export { exportRoundsNdjson } from './ndjson-export';
 export { ContiguousRounds, type SkippedIds } from './contiguous-rounds';
-export { advanceDroughts, emptyDroughts, sumRounds, type DroughtState, type RoundSums } from './aggregates';
+export { advanceDroughts, emptyDroughts, returnedX100, sumRounds, type DroughtState, type RoundSums, type RuleSums } from './aggregates';
+export { PAYOUT_RULE_CODES } from './copy-binary';
 export { importRounds, type ImportOptions, type ImportProgress, type ImportSummary } from './import/import-rounds';
 
 /** Schema owned by the indexer. */

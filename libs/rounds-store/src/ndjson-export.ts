@@ -51,10 +51,10 @@ export async function exportRoundsNdjson(pool: Pool, fromId: number, toId: numbe
 }
 
 /**
- * The longest line a tuple can produce: 50 squares and 7 totals of at most 16 digits,
- * the id, the hash, the date and the keys.
+ * The longest line a tuple can produce: 50 squares and 9 totals of at most 16 digits,
+ * the id, the hash, the date, the top miner's address and the keys.
  */
-const MAX_LINE_BYTES = 60 * 17 + 512;
+const MAX_LINE_BYTES = 62 * 17 + 640;
 
 const ascii = (text: string): Buffer => Buffer.from(text, 'latin1');
 const K_ID = ascii('{"id":');
@@ -70,7 +70,16 @@ const K_MOTHERLODE = ascii(',"motherlode":');
 const K_TOP_MINER = ascii(',"topMinerReward":');
 const K_SLOT_HASH = ascii(',"slotHash":"');
 const K_SETTLED_AT = ascii('","settledAt":"');
-const K_END = ascii('"}\n');
+const K_PAYOUT_RULE = ascii('","payoutRule":"');
+const K_PARIMUTUEL = ascii('parimutuel');
+const K_RETURNS = ascii('returns');
+const K_ORE_REWARD = ascii('","oreReward":');
+const K_TOP_MINER_ADDRESS = ascii(',"topMiner":');
+const K_SPLIT = ascii(',"split":');
+const K_TRUE = ascii('true');
+const K_FALSE = ascii('false');
+const K_PRODUCTION_COST = ascii(',"productionCost":');
+const K_END = ascii('}\n');
 const TOTAL_KEYS = [K_TOTAL_DEPLOYED, K_TOTAL_WINNINGS, K_TOTAL_VAULTED, K_TOTAL_MINERS, K_MOTHERLODE, K_TOP_MINER];
 /** Two hex digits per byte value, as char codes. */
 const HEX = Uint16Array.from({ length: 256 }, (_, b) => {
@@ -221,5 +230,30 @@ function writeRoundLine(data: Buffer, p: number, out: Buffer, w: number): number
   at = p + 4;
   w = put(out, w, K_SETTLED_AT);
   w += out.write(new Date(PG_EPOCH_MS + int8(data, at) / 1000).toISOString(), w, 'latin1');
+  p = at + data.readInt32BE(p);
+  at = p + 4;
+  w = put(out, put(out, w, K_PAYOUT_RULE), data.readInt16BE(at) === 1 ? K_RETURNS : K_PARIMUTUEL);
+  p = at + 2;
+  w = writeNullableInt8(data, p, out, put(out, w, K_ORE_REWARD));
+  p += 4 + Math.max(0, data.readInt32BE(p));
+  const minerLen = data.readInt32BE(p);
+  w = put(out, w, K_TOP_MINER_ADDRESS);
+  if (minerLen < 0) w = put(out, w, K_NULL);
+  else {
+    // A base58 address: no character needs escaping.
+    out[w++] = 34;
+    w += data.copy(out, w, p + 4, p + 4 + minerLen);
+    out[w++] = 34;
+  }
+  p += 4 + Math.max(0, minerLen);
+  const splitLen = data.readInt32BE(p);
+  w = put(out, put(out, w, K_SPLIT), splitLen < 0 ? K_NULL : data[p + 4] === 1 ? K_TRUE : K_FALSE);
+  p += 4 + Math.max(0, splitLen);
+  w = writeNullableInt8(data, p, out, put(out, w, K_PRODUCTION_COST));
   return put(out, w, K_END);
+}
+
+/** A nullable int8 field (length prefix at `p`) as a JSON number or null. */
+function writeNullableInt8(data: Buffer, p: number, out: Buffer, w: number): number {
+  return data.readInt32BE(p) < 0 ? put(out, w, K_NULL) : writeInt(out, w, int8(data, p + 4));
 }

@@ -1,10 +1,10 @@
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
-import type { Round } from '@gridlab/contracts';
+import type { PayoutRule, Round } from '@gridlab/contracts';
 import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
 import { from as copyFrom } from 'pg-copy-streams';
-import { advanceDroughts, sumRounds, type DroughtState } from './aggregates';
-import { ROUND_COLUMNS, encodeCopyBinary } from './copy-binary';
+import { advanceDroughts, sumRounds, type DroughtState, type RuleSums } from './aggregates';
+import { PAYOUT_RULE_CODES, ROUND_COLUMNS, encodeCopyBinary } from './copy-binary';
 import { exportRoundsNdjson } from './ndjson-export';
 import { unpackSquares } from './packing';
 
@@ -25,6 +25,8 @@ export interface StoredAggregates {
   readonly settledDeployed: bigint;
   readonly winnerReturnX100: bigint;
   readonly updatedAt: Date;
+  /** Non-voided rounds by payout rule. */
+  readonly byRule: Readonly<Record<PayoutRule, RuleSums>>;
   readonly squares: readonly {
     readonly square: number;
     readonly hits: number;
@@ -48,6 +50,11 @@ interface RoundRow {
   top_miner_reward: number;
   slot_hash: Buffer;
   settled_at: Date;
+  payout_rule: number;
+  ore_reward: number | null;
+  top_miner: string | null;
+  split: boolean | null;
+  production_cost: number | null;
 }
 
 const COLUMN_LIST = ROUND_COLUMNS.join(', ');
@@ -67,6 +74,11 @@ export function rowToRound(row: RoundRow): Round {
     topMinerReward: row.top_miner_reward,
     slotHash: row.slot_hash.toString('hex'),
     settledAt: row.settled_at.toISOString(),
+    payoutRule: row.payout_rule === PAYOUT_RULE_CODES.returns ? 'returns' : 'parimutuel',
+    oreReward: row.ore_reward,
+    topMiner: row.top_miner,
+    split: row.split,
+    productionCost: row.production_cost,
   };
 }
 
@@ -171,6 +183,19 @@ export class RoundRepository {
       ],
     );
     await client.query(
+      `UPDATE indexer.rule_totals t SET rounds = t.rounds + d.rounds, settled_deployed = t.settled_deployed + d.deployed,
+              returned_x100 = t.returned_x100 + d.returned, ore_reward = t.ore_reward + d.ore, ore_value = t.ore_value + d.value
+         FROM unnest($1::bigint[], $2::numeric[], $3::numeric[], $4::numeric[], $5::numeric[]) WITH ORDINALITY AS d(rounds, deployed, returned, ore, value, n)
+        WHERE t.payout_rule = d.n - 1`,
+      [
+        sums.byRule.map((r) => r.rounds),
+        sums.byRule.map((r) => r.settledDeployed.toString()),
+        sums.byRule.map((r) => r.returnedX100.toString()),
+        sums.byRule.map((r) => r.oreReward.toString()),
+        sums.byRule.map((r) => r.oreValue.toString()),
+      ],
+    );
+    await client.query(
       `UPDATE indexer.square_stats s SET hits = s.hits + d.hits, deployed = s.deployed + d.deployed
          FROM unnest($1::bigint[], $2::numeric[]) WITH ORDINALITY AS d(hits, deployed, n)
         WHERE s.square = d.n - 1`,
@@ -235,6 +260,16 @@ export class RoundRepository {
       ids,
     ]);
     return new Set(rows.map((r) => r.id));
+  }
+
+  /** The payout rule of the nearest stored round before `id`, or null when none is. */
+  async ruleBefore(id: number): Promise<PayoutRule | null> {
+    const { rows } = await this.pool.query<{ payout_rule: number }>(
+      'SELECT payout_rule FROM indexer.rounds WHERE id < $1 ORDER BY id DESC LIMIT 1',
+      [id],
+    );
+    const code = rows[0]?.payout_rule;
+    return code === undefined ? null : code === PAYOUT_RULE_CODES.returns ? 'returns' : 'parimutuel';
   }
 
   async latestId(): Promise<number | null> {
@@ -315,11 +350,22 @@ export class RoundRepository {
   }
 
   async aggregates(): Promise<StoredAggregates> {
-    const [totals, squares] = await Promise.all([
+    const [totals, squares, rules] = await Promise.all([
       this.pool.query('SELECT * FROM indexer.totals WHERE id = 1'),
       this.pool.query('SELECT * FROM indexer.square_stats ORDER BY square'),
+      this.pool.query('SELECT * FROM indexer.rule_totals ORDER BY payout_rule'),
     ]);
     const t = totals.rows[0];
+    const rule = (code: number): RuleSums => {
+      const r = rules.rows.find((row) => row.payout_rule === code);
+      return {
+        rounds: r?.rounds ?? 0,
+        settledDeployed: BigInt(r?.settled_deployed ?? 0),
+        returnedX100: BigInt(r?.returned_x100 ?? 0),
+        oreReward: BigInt(r?.ore_reward ?? 0),
+        oreValue: BigInt(r?.ore_value ?? 0),
+      };
+    };
     return {
       roundsIndexed: t.rounds_indexed,
       voidedRounds: t.voided_rounds,
@@ -330,6 +376,7 @@ export class RoundRepository {
       settledDeployed: BigInt(t.settled_deployed),
       winnerReturnX100: BigInt(t.winner_return_x100),
       updatedAt: t.updated_at,
+      byRule: { parimutuel: rule(PAYOUT_RULE_CODES.parimutuel), returns: rule(PAYOUT_RULE_CODES.returns) },
       squares: squares.rows.map((s) => ({
         square: s.square,
         hits: s.hits,

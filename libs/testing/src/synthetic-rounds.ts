@@ -1,5 +1,6 @@
-import { settleRound, winningSquare } from '@gridlab/chain';
-import type { Round } from '@gridlab/contracts';
+import { layout, settleReturns, settleRound, winningSquare } from '@gridlab/chain';
+import type { PayoutRule, Round } from '@gridlab/contracts';
+import bs58 from 'bs58';
 
 /** mulberry32: a tiny seeded PRNG, so generated history is the same on every run. */
 function prng(seed: number): () => number {
@@ -19,7 +20,16 @@ export interface SyntheticOptions {
   /** Fraction of rounds voided (slot hash all 0xFF). */
   readonly voidedRate?: number;
   readonly startTime?: number;
+  /**
+   * The payout rule of every round (default `parimutuel`, as v3 rounds), or a function
+   * of the round's index, for histories that span the cutover. `returns` rounds carry
+   * the 952-byte fields: 1 ORE reward, split half the time, a motherlode 1 round in
+   * 500, and a production cost near 0.3 SOL per ORE.
+   */
+  readonly payoutRule?: PayoutRule | ((index: number) => PayoutRule);
 }
+
+const ORE = 100_000_000_000;
 
 /**
  * `count` valid settled rounds with consecutive ids: random stakes, a winning square
@@ -42,8 +52,9 @@ export function syntheticRounds(count: number, options: SyntheticOptions = {}): 
     if (random() < (options.voidedRate ?? 0.01)) hash.fill(0xff);
     else for (let b = 0; b < 32; b++) hash[b] = Math.floor(random() * 256);
     const winner = winningSquare(hash);
-    const totals = settleRound(deployed, winner);
-    out[i] = {
+    const rule = typeof options.payoutRule === 'function' ? options.payoutRule(i) : (options.payoutRule ?? 'parimutuel');
+    const totals = rule === 'returns' ? settleReturns(deployed, winner) : settleRound(deployed, winner);
+    const base: Round = {
       id: firstId + i,
       deployed,
       count: miners,
@@ -56,6 +67,29 @@ export function syntheticRounds(count: number, options: SyntheticOptions = {}): 
       topMinerReward: winner === null ? 0 : Math.floor(random() * 1e9),
       slotHash: Buffer.from(hash).toString('hex'),
       settledAt: new Date(start + i * 60_000).toISOString(),
+      payoutRule: rule,
+      oreReward: null,
+      topMiner: null,
+      split: null,
+      productionCost: null,
+    };
+    if (rule === 'parimutuel') {
+      out[i] = base;
+      continue;
+    }
+    const split = random() < 0.5;
+    const miner = new Uint8Array(32);
+    for (let b = 0; b < 32; b++) miner[b] = Math.floor(random() * 256);
+    out[i] = {
+      ...base,
+      // The program zeroes a voided 952-byte round's deployed and records the refund.
+      ...(winner === null ? { deployed: new Array<number>(25).fill(0) } : {}),
+      motherlode: winner !== null && random() < 1 / 500 ? Math.floor(random() * 50) * ORE : 0,
+      topMinerReward: winner === null ? 0 : ORE,
+      oreReward: winner === null ? 0 : ORE,
+      topMiner: split ? layout.SPLIT_ADDRESS : bs58.encode(miner),
+      split,
+      productionCost: 250_000_000 + Math.floor(random() * 100_000_000),
     };
   }
   return out;

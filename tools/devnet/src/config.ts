@@ -10,6 +10,7 @@ const SCHEMA = {
   DEVNET_SEED: int({ default: 1, min: 0 }),
   DEVNET_HISTORY_ROUNDS: int({ default: 0, min: 0, max: 10_000_000 }),
   DEVNET_VOIDED_ROUND_RATE: num({ default: 0.002, min: 0, max: 1 }),
+  DEVNET_ERA: oneOf(['mixed', 'v3', 'parimutuel-952', 'returns'] as const, { default: 'mixed' }),
   ORE_PROGRAM_ID: str({ default: 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv' }),
   ORE_TOKEN_MINT: str({ default: 'oreoU2P8bN6jkk3jbaiVxYnG1dCXcYxwhwyK9jSybcp' }),
   LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'] as const, { default: 'info' }),

@@ -7,7 +7,7 @@ import bs58 from 'bs58';
 import { LiteSVM } from 'litesvm';
 import { AccountStore } from './chain/account-store';
 import { Ledger } from './chain/ledger';
-import { Game, type GameWrite } from './game/game';
+import { Game, eraStarts, type EraSetting, type GameWrite } from './game/game';
 import { startHttpRpc } from './rpc/http-server';
 import { rpcMethods } from './rpc/methods';
 import { RpcError } from './rpc/rpc-error';
@@ -30,6 +30,11 @@ export interface DevnetOptions {
   tokenMint?: string;
   /** Probability that a reset finds no slot hash (the round is voided). */
   voidedRoundRate?: number;
+  /**
+   * Which program eras the game plays (default `mixed`: the history in thirds — 568-byte
+   * parimutuel, 952-byte parimutuel, 952-byte `returns` — and live rounds as today).
+   */
+  eras?: EraSetting;
   logger?: Logger;
 }
 
@@ -88,7 +93,12 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   svm.warpToSlot(BigInt(slot));
   const ledger = new Ledger(svm, store, { slot: () => slot, nowMs: () => Date.now() });
   const pdas = new OrePdas(programId);
-  const roundRent = Number(svm.minimumBalanceForRentExemption(568n));
+  const rentFor = new Map<number, number>();
+  const roundRent = (length: number): number => {
+    let rent = rentFor.get(length);
+    if (rent === undefined) rentFor.set(length, (rent = Number(svm.minimumBalanceForRentExemption(BigInt(length)))));
+    return rent;
+  };
   const boardRent = Number(svm.minimumBalanceForRentExemption(40n));
   const writeListeners = new Set<(address: string, slot: number) => void>();
   const settled: Round[] = [];
@@ -97,7 +107,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   const write = (w: GameWrite): void => {
     const address = w.kind === 'board' ? pdas.board.toBase58() : pdas.round(w.roundId).toBase58();
     for (const listener of writeListeners) listener(address, slot);
-    store.put(address, { lamports: w.kind === 'board' ? boardRent : roundRent, data: w.data, owner: programId, executable: false }, slot);
+    store.put(address, { lamports: w.kind === 'board' ? boardRent : roundRent(w.data.length), data: w.data, owner: programId, executable: false }, slot);
   };
   const recordSettled = (round: Round): void => {
     settled.push(round);
@@ -106,14 +116,20 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   };
 
   const game = new Game(
-    { roundSlots, intermissionSlots: options.intermissionSlots ?? 35, voidedRoundRate: options.voidedRoundRate ?? 0.002, seed },
+    {
+      roundSlots,
+      intermissionSlots: options.intermissionSlots ?? 35,
+      voidedRoundRate: options.voidedRoundRate ?? 0.002,
+      seed,
+      eras: eraStarts(options.eras ?? 'mixed', 1, historyRounds),
+    },
     1,
     slot,
   );
   const started = Date.now();
   const roundMs = (roundSlots + (options.intermissionSlots ?? 35)) * slotMs;
   for (const h of game.playHistory(historyRounds, (i) => new Date(started - (historyRounds - i) * roundMs))) {
-    store.put(pdas.round(h.id).toBase58(), { lamports: roundRent, data: h.data, owner: programId, executable: false }, slot);
+    store.put(pdas.round(h.id).toBase58(), { lamports: roundRent(h.data.length), data: h.data, owner: programId, executable: false }, slot);
     settled.push(h.round);
   }
   write({ kind: 'board', data: game.boardBytes() });

@@ -129,6 +129,11 @@ export async function startIndexer(settings: IndexerSettings, deps: IndexerDeps)
       rpc: async () => ({ slot: await rpc.getSlot() }),
       role: async () => ({ role }),
       gaps: async () => ({ ranges: gaps.length, missingRounds: gaps.reduce((n, g) => n + g.toId - g.fromId + 1, 0), first: gaps.slice(0, 10) }),
+      // Reported, not failed: the indexer goes on with the rounds it can verify.
+      payoutRules: async () => {
+        const rejected = session?.rejectedRounds() ?? [];
+        return { rejectedRounds: rejected.length, latestRejected: rejected.slice(-5) };
+      },
     },
     stop: async () => {
       abort.abort();

@@ -1,5 +1,15 @@
-import { OrePdas, decodeBoard, decodeRound, layout, toSettledRound, type RoundAccount } from '@gridlab/chain';
-import type { Round } from '@gridlab/contracts';
+import {
+  OrePdas,
+  decodeBoard,
+  decodeRound,
+  inferPayoutRule,
+  layout,
+  productionCost,
+  toSettledRound,
+  type BoardAccount,
+  type RoundAccount,
+} from '@gridlab/chain';
+import type { PayoutRule, Round } from '@gridlab/contracts';
 import { DecodeError, isGridlabError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import type { RoundRepository } from '@gridlab/rounds-store';
@@ -25,6 +35,17 @@ export interface SessionDeps {
 }
 
 const ROUND_DISCRIMINATOR_B58 = bs58.encode([layout.ROUND_DISCRIMINATOR]);
+/** Every round length the program has written, oldest first. */
+const ROUND_LENGTHS = [layout.ROUND_LEN_V3_LEGACY, layout.ROUND_LEN_V3, layout.ROUND_LEN_CURRENT] as const;
+/** Rounds no payout rule reproduces, kept for /readyz. */
+const REJECTED_KEPT = 20;
+
+/** A round that was not stored because neither payout rule reproduces its totals. */
+export interface RejectedRound {
+  readonly roundId: number;
+  readonly detail: string;
+  readonly at: string;
+}
 /** Recent rounds republished on takeover: a predecessor may have died between commit and publish. */
 const REPUBLISH_ON_TAKEOVER = 100;
 const MAX_RETRY_MS = 10_000;
@@ -39,6 +60,9 @@ export class LeaderSession {
   private readonly feed: AccountFeed;
   private readonly queue: number[] = [];
   private prevRound: Round | null = null;
+  /** Rule of the newest round settled by this session (a voided round inherits it). */
+  private previousRule: PayoutRule | null = null;
+  private readonly rejected: RejectedRound[] = [];
   private draining: Promise<void> | null = null;
   private stopped = false;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -58,6 +82,7 @@ export class LeaderSession {
     await this.withRetry('backfill', () => this.backfill());
     const latest = await this.deps.repo.latestId();
     if (latest !== null) this.prevRound = (await this.deps.repo.getRounds({ fromId: latest, toId: latest }))[0] ?? null;
+    this.previousRule = this.prevRound?.payoutRule ?? null;
     this.feed.watch([this.deps.pdas.board.toBase58()]);
     this.feed.start();
   }
@@ -81,21 +106,32 @@ export class LeaderSession {
   private async backfill(): Promise<void> {
     const { slot, accounts: [board] } = await this.deps.rpc.getMultipleAccounts([this.deps.pdas.board.toBase58()]);
     if (board === null || board === undefined) throw new DecodeError('board_missing', 'the board account does not exist');
-    const current = decodeBoard(board.data).roundId;
-    const accounts = [
-      ...(await this.deps.rpc.getProgramAccounts(this.deps.pdas.programId.toBase58(), layout.ROUND_LEN_V3, ROUND_DISCRIMINATOR_B58)),
-      ...(await this.deps.rpc.getProgramAccounts(this.deps.pdas.programId.toBase58(), layout.ROUND_LEN_V3_LEGACY, ROUND_DISCRIMINATOR_B58)),
-      // v4 rounds are fetched only to be reported (decode rejects them by name).
-      ...(await this.deps.rpc.getProgramAccounts(this.deps.pdas.programId.toBase58(), layout.ROUND_LEN_V4, ROUND_DISCRIMINATOR_B58)),
-    ];
-    const settled: Round[] = [];
-    const now = this.deps.now();
+    const boardAccount = decodeBoard(board.data);
+    const current = boardAccount.roundId;
+    const accounts: RawAccount[] = [];
+    for (const length of ROUND_LENGTHS) {
+      accounts.push(...(await this.deps.rpc.getProgramAccounts(this.deps.pdas.programId.toBase58(), length, ROUND_DISCRIMINATOR_B58)));
+    }
+    const decodedRounds: RoundAccount[] = [];
     for (const account of accounts) {
       const decoded = this.decode(account);
-      if (decoded !== null && decoded.id < current) settled.push(toSettledRound(decoded, now));
+      if (decoded !== null && decoded.id < current) decodedRounds.push(decoded);
+    }
+    // In id order, so a voided round takes the rule of the round before it.
+    decodedRounds.sort((a, b) => a.id - b.id);
+    const first = decodedRounds[0];
+    let previous = first === undefined ? null : await this.deps.repo.ruleBefore(first.id);
+    const settled: Round[] = [];
+    const now = this.deps.now();
+    for (const decoded of decodedRounds) {
+      // The chain keeps no past production cost: backfilled rounds record the board's now.
+      const round = this.toRound(decoded, previous, boardAccount, now);
+      if (round === null) continue;
+      previous = round.payoutRule;
+      settled.push(round);
     }
     const stored = await this.deps.repo.storedIds(settled.map((r) => r.id));
-    const missing = settled.filter((r) => !stored.has(r.id)).sort((a, b) => a.id - b.id);
+    const missing = settled.filter((r) => !stored.has(r.id));
     const inserted = await this.deps.repo.insertMany(missing);
     this.deps.metrics.roundsSettled.inc(inserted);
     const latest = await this.deps.repo.latestId();
@@ -105,6 +141,29 @@ export class LeaderSession {
     await Promise.all([...toPublish.values()].map((r) => this.deps.publisher.settled(r)));
     this.seed(board.data, slot);
     this.deps.logger.info('backfill done', { openOnChain: accounts.length, inserted, published: toPublish.size, boardRoundId: current });
+  }
+
+  /** Rounds not stored because no payout rule reproduces them, newest last. */
+  rejectedRounds(): readonly RejectedRound[] {
+    return this.rejected;
+  }
+
+  /**
+   * The stored form of a settled round account, with the rule that settled it and the
+   * board's production cost; null (counted, logged, kept for /readyz) when neither
+   * payout rule reproduces its totals: such a round is never stored under a guess.
+   */
+  private toRound(decoded: RoundAccount, previous: PayoutRule | null, board: BoardAccount | null, now: Date): Round | null {
+    const inference = inferPayoutRule(decoded, previous);
+    if (!inference.ok) {
+      this.deps.metrics.ruleMismatches.inc();
+      this.deps.logger.error('round matches no payout rule; not stored', { roundId: decoded.id, detail: inference.detail });
+      this.rejected.push({ roundId: decoded.id, detail: inference.detail, at: now.toISOString() });
+      if (this.rejected.length > REJECTED_KEPT) this.rejected.shift();
+      return null;
+    }
+    const cost = board === null ? null : productionCost(board, decoded.layout);
+    return toSettledRound(decoded, now, { payoutRule: inference.rule, productionCost: cost });
   }
 
   private decode(account: RawAccount): RoundAccount | null {
@@ -175,7 +234,11 @@ export class LeaderSession {
     }
     const decoded = this.decode(account);
     if (decoded === null) return;
-    const round = toSettledRound(decoded, this.deps.now());
+    const previous = this.previousRule ?? (await this.deps.repo.ruleBefore(id));
+    // The board has moved past the round: its cost word is the cost at this settlement.
+    const round = this.toRound(decoded, previous, this.tracker.board, this.deps.now());
+    if (round === null) return;
+    this.previousRule = round.payoutRule;
     if (await this.deps.repo.insertSettled(round)) this.deps.metrics.roundsSettled.inc();
     await this.deps.publisher.settled(round);
     if (this.prevRound === null || round.id > this.prevRound.id) {

@@ -4,6 +4,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 export function indexerMetrics(registry: Registry) {
   return {
     decodeErrors: new Counter({ name: 'indexer_decode_errors_total', help: 'Accounts that failed to decode, by reason', labelNames: ['code'], registers: [registry] }),
+    ruleMismatches: new Counter({ name: 'indexer_rule_mismatch_total', help: 'Settled rounds that neither payout rule reproduces (not stored)', registers: [registry] }),
     rpcErrors: new Counter({ name: 'indexer_rpc_errors_total', help: 'Failed Solana RPC calls', registers: [registry] }),
     wsReconnects: new Counter({ name: 'indexer_ws_reconnects_total', help: 'WebSocket reconnections', registers: [registry] }),
     storeErrors: new Counter({ name: 'indexer_store_errors_total', help: 'Failed PostgreSQL or NATS writes (retried)', registers: [registry] }),

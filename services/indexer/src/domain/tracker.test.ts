@@ -2,7 +2,7 @@ import { decodeRound, encodeRound } from '@gridlab/chain';
 import { buildSnapshot } from './snapshot';
 import { RoundTracker } from './tracker';
 
-const board = (roundId: number, startSlot: number, endSlot: number | null) => ({ roundId, startSlot, endSlot, epochId: 0 });
+const board = (roundId: number, startSlot: number, endSlot: number | null) => ({ roundId, startSlot, endSlot, epochOrCost: 0 });
 const round = (id: number, totalDeployed: number) =>
   decodeRound(encodeRound({ id, deployed: [totalDeployed, ...Array(24).fill(0)], count: [3, ...Array(24).fill(0)], totalDeployed, totalMiners: 3 }));
 

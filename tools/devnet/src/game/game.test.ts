@@ -1,9 +1,9 @@
-import { decodeBoard, decodeRound, settleRound, winningSquare } from '@gridlab/chain';
-import { Game } from './game';
+import { decodeBoard, decodeRound, inferPayoutRule, settleReturns, settleRound, slotHashRng, winningSquare } from '@gridlab/chain';
+import { Game, drawTopMiner, eraStarts, reverseBits64 } from './game';
 import { MinerModel } from './miner-model';
 import { Prng } from './prng';
 
-const config = { roundSlots: 10, intermissionSlots: 3, voidedRoundRate: 0, seed: 5 };
+const config = { roundSlots: 10, intermissionSlots: 3, voidedRoundRate: 0, seed: 5, eras: eraStarts('mixed', 1, 0) };
 
 describe('Prng', () => {
   it('repeats for a seed and differs across seeds', () => {
@@ -58,7 +58,7 @@ describe('Game', () => {
   });
 
   it('settles with the winning square of its slot hash and the v3 settlement totals', () => {
-    const game = new Game(config, 1, 0);
+    const game = new Game({ ...config, eras: eraStarts('v3', 1, 0) }, 1, 0);
     const history = game.playHistory(50, () => new Date(0));
     for (const { data, round } of history) {
       const account = decodeRound(data);
@@ -74,7 +74,7 @@ describe('Game', () => {
   });
 
   it('voids rounds with an all-0xFF slot hash and refunds them', () => {
-    const game = new Game({ ...config, voidedRoundRate: 1 }, 1, 0);
+    const game = new Game({ ...config, voidedRoundRate: 1, eras: eraStarts('v3', 1, 0) }, 1, 0);
     const round = game.playHistory(1, () => new Date(0))[0]!.round;
     expect(round.winningSquare).toBeNull();
     expect(round.slotHash).toBe('ff'.repeat(32));
@@ -85,5 +85,61 @@ describe('Game', () => {
     const a = new Game(config, 1, 0).playHistory(5, () => new Date(0));
     const b = new Game(config, 1, 0).playHistory(5, () => new Date(0));
     expect(a.map((x) => x.round)).toEqual(b.map((x) => x.round));
+  });
+
+  it('voids a 952-byte round by zeroing its deployed and recording the refund', () => {
+    const game = new Game({ ...config, voidedRoundRate: 1, eras: eraStarts('returns', 1, 0) }, 1, 0);
+    const { data, round } = game.playHistory(1, () => new Date(0))[0]!;
+    const account = decodeRound(data);
+    expect(account.layout).toBe(952);
+    expect(account.deployed.every((d) => d === 0)).toBe(true);
+    expect(round.winningSquare).toBeNull();
+    expect(round.totalWinnings).toBeGreaterThan(0);
+    expect(round.totalDeployed).toBe(round.totalWinnings);
+  });
+
+  it('plays the eras in turn over a mixed history: 568-byte parimutuel, 952-byte parimutuel, 952-byte returns', () => {
+    const game = new Game({ ...config, eras: eraStarts('mixed', 1, 90) }, 1, 0);
+    const history = game.playHistory(90, () => new Date(0));
+    let previous: 'parimutuel' | 'returns' | null = null;
+    for (const { id, data, round } of history) {
+      const account = decodeRound(data);
+      const era = id <= 30 ? 'v3' : id <= 60 ? 'parimutuel-952' : 'returns';
+      expect(account.layout).toBe(era === 'v3' ? 568 : 952);
+      expect(round.payoutRule).toBe(era === 'returns' ? 'returns' : 'parimutuel');
+      // Every round's own totals tell its rule.
+      const inferred = inferPayoutRule(account, previous);
+      expect(inferred).toMatchObject({ ok: true, rule: round.payoutRule });
+      previous = round.payoutRule;
+      if (round.winningSquare === null) continue;
+      const totals = round.payoutRule === 'returns' ? settleReturns(account.deployed, round.winningSquare) : settleRound(account.deployed, round.winningSquare);
+      expect([round.totalWinnings, round.totalVaulted]).toEqual([totals.totalWinnings, totals.totalVaulted]);
+      if (era === 'v3') {
+        expect(round.oreReward).toBeNull();
+        expect(round.productionCost).toBeNull();
+      } else {
+        expect(round.productionCost).toBeGreaterThan(0);
+        expect(round.oreReward).toBe(account.deployed[round.winningSquare]! > 0 ? 100_000_000_000 : 0);
+        expect(round.split).toBe(round.topMiner === 'SpLiT11111111111111111111111111111111111112');
+      }
+    }
+    expect(history.filter((h) => h.round.split === true).length).toBeGreaterThan(5);
+    expect(history.filter((h) => h.round.split === false).length).toBeGreaterThan(5);
+    // The board's u64 @32 is the production cost once rounds are 952 bytes.
+    expect(decodeBoard(game.boardBytes()).epochOrCost).toBe(history[89]!.round.productionCost);
+  });
+
+  it('draws the top miner as the program does: reverse_bits(rng) % deployed[w] over cumulative stakes in deploy order', () => {
+    expect(reverseBits64(1n)).toBe(1n << 63n);
+    expect(reverseBits64(0xf0n)).toBe(0x0f00_0000_0000_0000n);
+    // Miners 7, 3, 9 deployed 100, 50, 250 in that order: samples 0..99 -> 7, 100..149 -> 3, 150..399 -> 9.
+    const stakes = new Map([[7, 100], [3, 50], [9, 250]]);
+    const rngFor = (sample: bigint) => reverseBits64(sample); // reverse_bits is its own inverse
+    expect(drawTopMiner(stakes, rngFor(0n), 400)).toBe(7);
+    expect(drawTopMiner(stakes, rngFor(99n), 400)).toBe(7);
+    expect(drawTopMiner(stakes, rngFor(100n), 400)).toBe(3);
+    expect(drawTopMiner(stakes, rngFor(149n), 400)).toBe(3);
+    expect(drawTopMiner(stakes, rngFor(150n), 400)).toBe(9);
+    expect(drawTopMiner(stakes, rngFor(400n + 120n), 400)).toBe(3);
   });
 });
