@@ -64,9 +64,14 @@ export async function harness(historyRounds = 30): Promise<Harness> {
   };
 }
 
-/** The fields both sides know: settledAt is when the indexer saw the settlement. */
-export function comparable(rounds: readonly Round[]): Omit<Round, 'settledAt'>[] {
-  return rounds.map(({ settledAt: _settledAt, ...rest }) => rest);
+/**
+ * The fields both sides know: settledAt is when the indexer saw the settlement, and the
+ * production cost is the board's when it saw it (a backfilled round gets the board's
+ * cost at backfill: the chain keeps no past value); only whether one is recorded is
+ * compared.
+ */
+export function comparable(rounds: readonly Round[]): (Omit<Round, 'settledAt' | 'productionCost'> & { productionCost: boolean })[] {
+  return rounds.map(({ settledAt: _settledAt, productionCost, ...rest }) => ({ ...rest, productionCost: productionCost !== null }));
 }
 
 export async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000, what = 'condition'): Promise<void> {

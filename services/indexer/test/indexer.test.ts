@@ -1,10 +1,36 @@
-import { decodeRound } from '@gridlab/chain';
+import { decodeRound, encodeRound, settleReturns, SolanaRpc, winningSquare } from '@gridlab/chain';
+import bs58 from 'bs58';
 import { validateLiveSnapshot, validateRound, type LiveSnapshot } from '@gridlab/contracts';
 import { connectBus, decodeMessage } from '@gridlab/bus';
 import { createLogger } from '@gridlab/logger';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { comparable, harness, metricValue, waitFor, waitForStored, type Harness } from './harness';
+
+/** SPEC 3's offsets read with a DataView: written apart from libs/chain's codec. */
+function independentDecode(data: Uint8Array): Record<string, unknown> {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const u64 = (at: number) => Number(view.getBigUint64(at, true));
+  const squares = (at: number) => Array.from({ length: 25 }, (_, i) => u64(at + 8 * i));
+  const hex = (at: number) => Buffer.from(data.subarray(at, at + 32)).toString('hex');
+  if (data.length === 568) {
+    return { deployed: squares(16), count: squares(248), slotHash: hex(216), motherlode: u64(456), totalVaulted: u64(552), totalWinnings: u64(560), totalMiners: u64(544) };
+  }
+  expect(data.length).toBe(952);
+  const topMiner = bs58.encode(data.subarray(920, 952));
+  return {
+    deployed: squares(16),
+    count: squares(416),
+    slotHash: hex(616),
+    motherlode: u64(656),
+    totalVaulted: u64(896),
+    totalWinnings: u64(904),
+    totalMiners: u64(912),
+    oreReward: squares(696).reduce((a, b) => a + b, 0),
+    topMiner,
+    split: topMiner === 'SpLiT11111111111111111111111111111111111112',
+  };
+}
 
 let h: Harness;
 beforeAll(async () => {
@@ -78,20 +104,67 @@ describe('indexer against the devnet', () => {
     await second.stop();
   });
 
-  it('counts a v4 (952-byte) round account as a decode error and never stores it', async () => {
+  it('stores every era the devnet played, each round under the rule its totals show', async () => {
+    const { indexer } = await h.startIndexer();
+    const watchedFrom = h.devnet.currentRoundId() + 1;
+    const target = watchedFrom + 3;
+    await waitForStored(h, target);
+    const stored = await h.repo.getRounds({ fromId: 1, toId: target });
+    const rules = new Set(stored.map((r) => `${r.oreReward === null ? 568 : 952}:${r.payoutRule}`));
+    expect([...rules].sort()).toEqual(['568:parimutuel', '952:parimutuel', '952:returns']);
+    // Rounds the indexer saw settle carry the board's production cost of that moment.
+    const live = stored.filter((r) => r.id >= watchedFrom);
+    const devnetRecord = new Map(h.devnet.settledRounds().map((r) => [r.id, r]));
+    expect(live.length).toBeGreaterThan(0);
+    for (const r of live) expect(r.productionCost).toBe(devnetRecord.get(r.id)!.productionCost);
+    // Every stored round equals a decode of its account made here from SPEC 3's offsets.
+    const rpc = new SolanaRpc(h.devnet.rpcUrl);
+    for (const r of stored) {
+      const account = await rpc.getAccount(h.pdas.round(r.id).toBase58());
+      expect(independentDecode(account!.data)).toEqual({
+        deployed: r.deployed,
+        count: r.count,
+        slotHash: r.slotHash,
+        motherlode: r.motherlode,
+        totalVaulted: r.totalVaulted,
+        totalWinnings: r.totalWinnings,
+        totalMiners: r.totalMiners,
+        ...(r.oreReward === null ? {} : { oreReward: r.oreReward, topMiner: r.topMiner, split: r.split }),
+      });
+    }
+    await indexer.stop();
+  });
+
+  it('counts an account of unknown length as a decode error and never stores it', async () => {
     const { indexer, metrics } = await h.startIndexer();
     await waitFor(async () => indexer.status().role === 'leader', 10_000, 'leadership');
     h.devnet.pause();
     const current = h.devnet.currentRoundId();
-    const v4 = new Uint8Array(952);
-    v4[0] = 109;
-    new DataView(v4.buffer).setBigUint64(8, BigInt(current), true);
+    const odd = new Uint8Array(600);
+    odd[0] = 109;
+    new DataView(odd.buffer).setBigUint64(8, BigInt(current), true);
     await new Promise((r) => setTimeout(r, 300));
-    h.devnet.setRawAccount(h.pdas.round(current).toBase58(), v4);
-    await waitFor(async () => (await metricValue(metrics, 'indexer_decode_errors_total', { code: 'unsupported_program_version' })) > 0, 5000, 'decode error counted');
-    expect(() => decodeRound(v4)).toThrow();
+    h.devnet.setRawAccount(h.pdas.round(current).toBase58(), odd);
+    await waitFor(async () => (await metricValue(metrics, 'indexer_decode_errors_total', { code: 'unknown_account_length' })) > 0, 5000, 'decode error counted');
+    expect(() => decodeRound(odd)).toThrow();
     expect((await h.repo.storedIds([current])).size).toBe(0);
     h.devnet.resume();
+    await indexer.stop();
+  });
+
+  it('never stores a 952-byte round that neither payout rule reproduces, and reports it in readiness', async () => {
+    const deployed = Array.from({ length: 25 }, (_, i) => 1_000_000 * (i + 1));
+    const slotHash = new Uint8Array(32).fill(7);
+    const returns = settleReturns(deployed, winningSquare(slotHash));
+    // Round 0 (the history starts at 1): settled on chain with totals of no rule.
+    const bad = encodeRound({ id: 0, deployed, slotHash, totalWinnings: returns.totalWinnings + 5, totalVaulted: returns.totalVaulted }, 952);
+    h.devnet.setRawAccount(h.pdas.round(0).toBase58(), bad);
+    const { indexer, metrics } = await h.startIndexer();
+    await waitFor(async () => (await metricValue(metrics, 'indexer_rule_mismatch_total')) > 0, 10_000, 'rule mismatch counted');
+    expect((await h.repo.storedIds([0])).size).toBe(0);
+    const report = (await indexer.checks['payoutRules']!()) as { rejectedRounds: number; latestRejected: { roundId: number; detail: string }[] };
+    expect(report.rejectedRounds).toBe(1);
+    expect(report.latestRejected[0]).toMatchObject({ roundId: 0, detail: expect.stringMatching(/match neither/) });
     await indexer.stop();
   });
 
