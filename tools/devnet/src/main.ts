@@ -18,6 +18,8 @@ async function main(): Promise<void> {
     voidedRoundRate: config.DEVNET_VOIDED_ROUND_RATE,
     programId: config.ORE_PROGRAM_ID,
     tokenMint: config.ORE_TOKEN_MINT,
+    ...(config.DEVNET_LEDGER_DIR === '' ? {} : { ledgerDir: config.DEVNET_LEDGER_DIR }),
+    saveIntervalMs: config.DEVNET_SAVE_INTERVAL_MS,
     logger,
   });
   let stopping = false;

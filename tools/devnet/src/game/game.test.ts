@@ -1,5 +1,6 @@
 import { decodeBoard, decodeRound, settleRound, winningSquare } from '@gridlab/chain';
 import { Game } from './game';
+import { GameStateVersionError } from './game-state';
 import { MinerModel } from './miner-model';
 import { Prng } from './prng';
 
@@ -85,5 +86,33 @@ describe('Game', () => {
     const a = new Game(config, 1, 0).playHistory(5, () => new Date(0));
     const b = new Game(config, 1, 0).playHistory(5, () => new Date(0));
     expect(a.map((x) => x.round)).toEqual(b.map((x) => x.round));
+  });
+});
+
+describe('Game state', () => {
+  it('a game restored from its saved state (through JSON) continues exactly as the original', () => {
+    const original = new Game({ ...config, voidedRoundRate: 0.1 }, 1, 100);
+    let slot = 100;
+    // Stop mid-round, with deploys applied and a spare normal possibly cached.
+    while (original.currentRoundId < 4 || decodeRound(original.roundBytes()).totalDeployed === 0) original.tick(++slot, new Date(0));
+    const state = JSON.parse(JSON.stringify(original.saveState())) as unknown;
+    const restored = Game.restore({ ...config, voidedRoundRate: 0.1 }, state);
+    expect(restored.currentRoundId).toBe(original.currentRoundId);
+    expect(Buffer.from(restored.roundBytes())).toEqual(Buffer.from(original.roundBytes()));
+    expect(Buffer.from(restored.boardBytes())).toEqual(Buffer.from(original.boardBytes()));
+    for (let i = 0; i < 200; i++) {
+      slot++;
+      const a = original.tick(slot, new Date(0));
+      const b = restored.tick(slot, new Date(0));
+      expect(b.writes.map((w) => Buffer.from(w.data))).toEqual(a.writes.map((w) => Buffer.from(w.data)));
+      expect(b.settled).toEqual(a.settled);
+    }
+    expect(restored.currentRoundId).toBeGreaterThan(8);
+  });
+
+  it('refuses a state of another version', () => {
+    const state = { ...new Game(config, 1, 100).saveState(), version: 99 };
+    expect(() => Game.restore(config, state)).toThrow(GameStateVersionError);
+    expect(() => Game.restore(config, state)).toThrow(/version 99/);
   });
 });

@@ -9,6 +9,7 @@ import {
   winningSquare,
 } from '@gridlab/chain';
 import type { Round } from '@gridlab/contracts';
+import { captureGameState, restoreGameState, type GameState } from './game-state';
 import { MinerModel, type Deploy } from './miner-model';
 import { Prng } from './prng';
 
@@ -39,7 +40,7 @@ export interface TickResult {
   readonly settled: Round | null;
 }
 
-interface OpenRound {
+export interface OpenRound {
   readonly id: number;
   readonly deployed: number[];
   readonly minersBySquare: Set<number>[];
@@ -76,6 +77,19 @@ export class Game {
     this.board = { roundId: firstRoundId, startSlot, endSlot: null, epochId: 0 };
     this.round = this.openRound(firstRoundId);
     this.firstDeploySlot = startSlot + 1 + this.random.int(3);
+  }
+
+  /** The whole game state, versioned and JSON-safe, for the devnet's ledger file (game-state.ts). */
+  saveState(): GameState {
+    const { board, round, firstDeploySlot, motherlodePool } = this;
+    return captureGameState(this.random, this.model, { board, round, firstDeploySlot, motherlodePool });
+  }
+
+  /** The game continuing from `saveState()`; throws GameStateVersionError for another version. */
+  static restore(config: GameConfig, state: unknown): Game {
+    const game = new Game(config, 1, 0);
+    Object.assign(game, restoreGameState(state, game.random, game.model));
+    return game;
   }
 
   get currentRoundId(): number {
