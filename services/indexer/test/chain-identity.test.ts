@@ -2,7 +2,7 @@ import { createPool, type Pool } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { createLogger, type Logger } from '@gridlab/logger';
 import { RoundRepository } from '@gridlab/rounds-store';
-import { createTestDatabase, testNamespace, type TestDatabase } from '@gridlab/testing';
+import { createTestDatabase, runCli, testNamespace, type TestDatabase } from '@gridlab/testing';
 import { Registry } from 'prom-client';
 import { startIndexer, type Indexer, type IndexerSettings } from '../src/app/indexer';
 import { waitFor } from './harness';
@@ -94,6 +94,13 @@ describe('chain identity', () => {
     expect(await repo.count()).toBe(storedA);
     expect(await repo.latestId()).toBe(latestA);
     expect(ib.status().role).toBe('refused');
+
+    // The operator command shows both identities and how to start over.
+    const cli = await runCli(['admin', 'chain', '--rpc', b.rpcUrl], { ...process.env, DATABASE_URL: db.url });
+    expect(cli.code).toBe(0);
+    const report = JSON.parse(cli.stdout) as { recorded: { genesisHash: string }; current: { genesisHash: string }; matches: boolean; latestRoundId: number; startOver: string[] };
+    expect(report).toMatchObject({ recorded: { genesisHash: a.genesisHash }, current: { genesisHash: b.genesisHash }, matches: false, latestRoundId: latestA });
+    expect(report.startOver.join(' ')).toContain('make reset');
     await ib.stop();
   });
 
