@@ -7,11 +7,16 @@ export COREPACK_INTEGRITY_KEYS := 0
 export COREPACK_ENABLE_DOWNLOAD_PROMPT := 0
 PNPM := corepack pnpm
 
-.PHONY: start test bench typecheck infra deps database clean-test-data
+.PHONY: start reset test bench typecheck infra deps database clean-test-data
 
 ## start: run the whole suite in the foreground (devnet with history, indexer, all services); Ctrl-C stops it
 start: infra deps database
 	@node --import tsx deploy/local/run-suite.ts
+
+## reset: start over from genesis: deletes the devnet ledger (.gridlab/devnet), the database, the JetStream
+## streams and live bucket, and the Redis keys of this checkout together (refuses while the suite runs)
+reset: infra deps
+	@$(PNPM) -s gridlab devnet reset
 
 ## test: type-check and run every test (unit, integration against real servers, end to end)
 test: infra deps

@@ -3,7 +3,12 @@
  * foreground, with prefixed output. Ctrl-C (SIGINT) or SIGTERM stops them all; if one
  * exits on its own, the others are stopped too and the exit says which.
  * Settings come from the environment (see README "Configuration"); defaults give a
- * complete local suite.
+ * complete local suite. The devnet keeps its chain in GRIDLAB_DATA_DIR/devnet (default
+ * .gridlab/devnet), so a restart continues it; `make reset` starts over from genesis.
+ *
+ * For tests and side-by-side runs: GRIDLAB_SUITE (comma-separated process names, default
+ * all), GRIDLAB_DATA_DIR, and <NAME>_OPS_PORT per service (INDEXER_OPS_PORT,
+ * LAB_FORWARD_OPS_PORT, ...) override the fixed ports.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -11,6 +16,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
+const DATA_DIR = process.env['GRIDLAB_DATA_DIR'] ?? join(ROOT, '.gridlab');
 const STOP_GRACE_MS = 12_000;
 const GATEWAY_URL = `http://${process.env['HOST'] ?? '127.0.0.1'}:${process.env['PORT'] ?? '8080'}`;
 const RPC_URL = process.env['SOLANA_RPC_URL'] ?? 'http://127.0.0.1:8899';
@@ -21,8 +27,15 @@ interface ProcessSpec {
   readonly env?: Record<string, string>;
 }
 
-const SUITE: readonly ProcessSpec[] = [
-  { name: 'devnet', entry: 'tools/devnet/src/main.ts', env: { DEVNET_HISTORY_ROUNDS: process.env['DEVNET_HISTORY_ROUNDS'] ?? '20000' } },
+const ALL: readonly ProcessSpec[] = [
+  {
+    name: 'devnet',
+    entry: 'tools/devnet/src/main.ts',
+    env: {
+      DEVNET_HISTORY_ROUNDS: process.env['DEVNET_HISTORY_ROUNDS'] ?? '20000',
+      DEVNET_LEDGER_DIR: process.env['DEVNET_LEDGER_DIR'] ?? join(DATA_DIR, 'devnet'),
+    },
+  },
   { name: 'indexer', entry: 'services/indexer/src/main.ts' },
   { name: 'api-gateway', entry: 'services/api-gateway/src/main.ts' },
   { name: 'billing', entry: 'services/billing/src/main.ts' },
@@ -30,6 +43,11 @@ const SUITE: readonly ProcessSpec[] = [
   { name: 'lab-forward', entry: 'services/lab-forward/src/main.ts' },
   { name: 'lab-backtest', entry: 'services/lab-backtest/src/main.ts' },
 ];
+const ONLY = process.env['GRIDLAB_SUITE']?.split(',').map((n) => n.trim());
+const SUITE: readonly ProcessSpec[] = ALL.filter((s) => ONLY === undefined || ONLY.includes(s.name)).map((s) => {
+  const port = process.env[`${s.name.toUpperCase().replace(/-/g, '_')}_OPS_PORT`];
+  return port === undefined ? s : { ...s, env: { ...s.env, OPS_PORT: port } };
+});
 
 /**
  * The API key HMAC secret of this checkout: from the environment, else generated once
@@ -38,9 +56,9 @@ const SUITE: readonly ProcessSpec[] = [
 function localSecret(): string {
   const fromEnv = process.env['API_KEY_HMAC_SECRET'];
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  const file = join(ROOT, '.gridlab', 'api-key-hmac-secret');
+  const file = join(DATA_DIR, 'api-key-hmac-secret');
   if (!existsSync(file)) {
-    mkdirSync(join(ROOT, '.gridlab'), { recursive: true });
+    mkdirSync(DATA_DIR, { recursive: true });
     writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
   }
   return readFileSync(file, 'utf8').trim();
@@ -121,11 +139,16 @@ async function waitFor(url: string, init: RequestInit | undefined, timeoutMs: nu
 async function main(): Promise<void> {
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
-  start(SUITE[0]!, 0);
-  // Services could start before the chain answers (they retry), but a clean log is nicer.
-  const health = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"getHealth"}' };
-  if (!(await waitFor(RPC_URL, health, 120_000))) return;
-  SUITE.slice(1).forEach((spec, i) => start(spec, i + 1));
+  const [first, ...rest] = SUITE;
+  if (first?.name === 'devnet') {
+    start(first, 0);
+    // Services could start before the chain answers (they retry), but a clean log is nicer.
+    const health = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"getHealth"}' };
+    if (!(await waitFor(RPC_URL, health, 120_000))) return;
+    rest.forEach((spec, i) => start(spec, i + 1));
+  } else {
+    SUITE.forEach((spec, i) => start(spec, i));
+  }
   if (await waitFor(`${GATEWAY_URL}/healthz`, undefined, 60_000)) {
     process.stdout.write(
       `\n  Gridlab is up.\n  Gateway:     ${GATEWAY_URL}   (health: ${GATEWAY_URL}/healthz, readiness: ${GATEWAY_URL}/readyz)\n` +

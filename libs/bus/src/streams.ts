@@ -43,3 +43,23 @@ export async function openLiveBucket(nc: NatsConnection, names: NatsNames): Prom
 function isNotFound(error: unknown): boolean {
   return error instanceof Error && /not found/i.test(error.message);
 }
+
+/**
+ * Deletes this namespace's JetStream streams (ROUNDS, BILLING) and the LIVE bucket, with
+ * their durable consumers: starting over from genesis (`make reset`). Only these names;
+ * returns those that existed.
+ */
+export async function deleteGridlabStreams(nc: NatsConnection, names: NatsNames): Promise<string[]> {
+  const jsm = await jetstreamManager(nc);
+  const deleted: string[] = [];
+  // A KV bucket X is the stream KV_X.
+  for (const stream of [names.streams.rounds, names.streams.billing, `KV_${names.buckets.live}`]) {
+    try {
+      await jsm.streams.delete(stream);
+      deleted.push(stream);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+  return deleted;
+}

@@ -49,6 +49,11 @@ export class SolanaRpc {
     return body.result as T;
   }
 
+  /** The chain's identity: the base58 hash of its genesis block. */
+  async getGenesisHash(): Promise<string> {
+    return this.call<string>('getGenesisHash', []);
+  }
+
   async getSlot(): Promise<number> {
     return this.call<number>('getSlot', [{ commitment: 'confirmed' }]);
   }

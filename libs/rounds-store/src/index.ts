@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 
 export { RoundRepository, rowToRound, type GapRange, type StoredAggregates } from './round.repository';
+export { ChainIdentityStore, type ChainIdentity } from './chain-identity';
 export { packSquares, unpackSquares } from './packing';
 export { exportRoundsNdjson } from './ndjson-export';
 export { ContiguousRounds, type SkippedIds } from './contiguous-rounds';

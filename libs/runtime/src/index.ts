@@ -2,7 +2,7 @@
  * Process plumbing every service shares: the operations HTTP endpoints (`/healthz`,
  * `/readyz`, `/metrics`) and graceful shutdown on SIGTERM/SIGINT.
  */
-export { startOpsServer, readinessOf, type OpsServer, type ReadinessCheck, type ReadinessReport } from './ops-server';
+export { startOpsServer, readinessOf, advisory, type OpsServer, type ReadinessCheck, type ReadinessReport } from './ops-server';
 export { createMetrics, type Metrics } from './metrics';
 export { onShutdown, type ShutdownStep } from './shutdown';
 export { postgresCheck, natsCheck, redisCheck } from './checks';

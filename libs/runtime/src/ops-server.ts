@@ -8,7 +8,24 @@ export type ReadinessCheck = () => Promise<Record<string, unknown> | void>;
 
 export interface ReadinessReport {
   readonly ready: boolean;
-  readonly checks: Record<string, { ok: boolean; error?: string; [detail: string]: unknown }>;
+  /** Failing advisory checks: the service serves, but something it reports is degraded. */
+  readonly degraded?: string[];
+  readonly checks: Record<string, { ok: boolean; error?: string; advisory?: true; [detail: string]: unknown }>;
+}
+
+const ADVISORY = Symbol('advisory readiness check');
+
+/**
+ * Marks a check as advisory: its failure is reported (`ok: false`, `advisory: true`, and
+ * the check's name in `degraded`) without making the service unready, for conditions
+ * that taking this replica out of rotation would not cure (an upstream feed gone stale).
+ */
+export function advisory(check: ReadinessCheck): ReadinessCheck {
+  return Object.assign(() => check(), { [ADVISORY]: true });
+}
+
+function isAdvisory(check: ReadinessCheck): boolean {
+  return (check as { [ADVISORY]?: boolean })[ADVISORY] === true;
 }
 
 export interface OpsServer {
@@ -48,8 +65,19 @@ export function readinessOf(checks: Readonly<Record<string, ReadinessCheck>>): (
     const names = Object.keys(checks);
     const results = await Promise.all(names.map((name) => runCheck(checks[name]!)));
     const report: ReadinessReport['checks'] = {};
-    names.forEach((name, i) => (report[name] = results[i]!));
-    return { ready: results.every((r) => r.ok), checks: report };
+    const degraded: string[] = [];
+    let ready = true;
+    names.forEach((name, i) => {
+      const result = results[i]!;
+      if (isAdvisory(checks[name]!)) {
+        report[name] = result.ok ? result : { ...result, advisory: true };
+        if (!result.ok) degraded.push(name);
+      } else {
+        report[name] = result;
+        ready &&= result.ok;
+      }
+    });
+    return degraded.length === 0 ? { ready, checks: report } : { ready, degraded, checks: report };
   };
 }
 

@@ -20,6 +20,12 @@ const SCHEMA = {
   }),
   COMMAND_TIMEOUT_MS: int({ default: 10_000, min: 100, max: 120_000, doc: 'Deadline of a command sent to billing or the lab services' }),
   LAB_TIMEOUT_MS: int({ default: 30_000, min: 100, max: 600_000, doc: 'Deadline of a Strategy Lab backtest or analytics command (its whole reply, every chunk)' }),
+  LIVE_STALE_AFTER_S: int({
+    default: 90,
+    min: 1,
+    max: 86_400,
+    doc: 'Seconds without a new live snapshot after which /live marks it stale and /readyz reports the live feed degraded (a little over one round)',
+  }),
   KEY_SHARING_MAX_ADDRESSES: int({ default: 3, min: 1, max: 1000, doc: 'Distinct client addresses per key within 5 minutes before a key_sharing signal' }),
 };
 

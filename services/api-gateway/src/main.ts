@@ -6,7 +6,7 @@ import { natsNames, validateKeyShared } from '@gridlab/contracts';
 import { startPlatform } from '@gridlab/platform';
 import { EventRepository } from '@gridlab/events-store';
 import { RoundRepository } from '@gridlab/rounds-store';
-import { redisCheck } from '@gridlab/runtime';
+import { advisory, redisCheck } from '@gridlab/runtime';
 import { Redis } from 'ioredis';
 import { Counter, Gauge } from 'prom-client';
 import { BillingClient } from './adapters/nats/billing-client';
@@ -40,8 +40,21 @@ async function main(): Promise<void> {
   let stream: SnapshotStream | undefined;
   let eventStream: EventStream | undefined;
   let stopEvents: (() => void) | undefined;
+  const live = new LiveCache(config.LIVE_STALE_AFTER_S);
   const platform = await startPlatform('api-gateway', config, {
-    checks: { redis: redisCheck(redis) },
+    checks: {
+      redis: redisCheck(redis),
+      // Advisory: a stale feed is the indexer's (or the chain's) trouble; this replica still serves history.
+      live: advisory(async () => {
+        const view = live.view();
+        if (view === null) throw new Error('no live snapshot received yet');
+        const details = { roundId: view.held.snapshot.roundId, slot: view.held.snapshot.slot, ageSeconds: view.ageSeconds, staleAfterSeconds: live.staleAfterSeconds };
+        if (view.stale) {
+          throw new Error(`live feed stale: no snapshot for ${view.ageSeconds} s (threshold ${live.staleAfterSeconds} s); /live serves round ${details.roundId} marked stale`);
+        }
+        return details;
+      }),
+    },
     poolSize: 10,
     stopFirst: [
       {
@@ -66,8 +79,15 @@ async function main(): Promise<void> {
   await redis.connect().catch((error: unknown) => logger.warn('redis not reachable at start; using fallbacks', { err: error }));
 
   const fallbackGauge = new Gauge({ name: 'gateway_rate_limit_fallback', help: '1 while Redis is unreachable and limits are in-process', registers: [metrics] });
+  new Gauge({
+    name: 'gateway_live_snapshot_age_seconds',
+    help: 'Seconds since the held live snapshot was built (-1 before the first one)',
+    registers: [metrics],
+    collect() {
+      this.set(live.view()?.ageSeconds ?? -1);
+    },
+  });
   const sharing = new Counter({ name: 'gateway_key_sharing_signals_total', help: 'Keys seen from more client addresses than allowed', registers: [metrics] });
-  const live = new LiveCache();
   const names = natsNames(config.NATS_PREFIX);
   const billing = new BillingClient(nc, names, config.COMMAND_TIMEOUT_MS);
   const lab = new LabClient(nc, names, config.LAB_TIMEOUT_MS);

@@ -157,8 +157,11 @@ describe('data endpoints', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('ratelimit-limit')).toBe('60');
     expect(res.headers.get('x-request-id')).toMatch(/^req_/);
-    const live = (await res.json()) as { roundId: number; deployed: number[]; status: string };
-    openapi('LiveSnapshot', live);
+    const live = (await res.json()) as { roundId: number; deployed: number[]; status: string; stale: boolean };
+    openapi('LiveView', live);
+    // The indexer publishes as the devnet runs: the snapshot is fresh.
+    expect(live.stale).toBe(false);
+    expect(Number(res.headers.get('age'))).toBeGreaterThanOrEqual(0);
     expect(live.deployed).toHaveLength(25);
     expect(['waiting', 'active', 'intermission']).toContain(live.status);
     const raw = await new Promise<{ encoding: string | undefined; body: Buffer }>((resolve, reject) => {

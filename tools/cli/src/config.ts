@@ -13,8 +13,10 @@ const SCHEMA = {
   REDIS_PREFIX: str({ default: 'gridlab:', minLength: 0 }),
 };
 
+/** This checkout's local data (git-ignored): the generated API key secret, the devnet ledger. */
+export const LOCAL_DATA_DIR = join(__dirname, '..', '..', '..', '.gridlab');
 /** Where `make start` keeps this checkout's generated API key secret. */
-const LOCAL_SECRET_FILE = join(__dirname, '..', '..', '..', '.gridlab', 'api-key-hmac-secret');
+const LOCAL_SECRET_FILE = join(LOCAL_DATA_DIR, 'api-key-hmac-secret');
 
 export function loadCliConfig(env: Env = process.env) {
   return loadConfig(SCHEMA, env);

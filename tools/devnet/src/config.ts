@@ -11,6 +11,8 @@ const SCHEMA = {
   DEVNET_HISTORY_ROUNDS: int({ default: 0, min: 0, max: 10_000_000 }),
   DEVNET_VOIDED_ROUND_RATE: num({ default: 0.002, min: 0, max: 1 }),
   DEVNET_ERA: oneOf(['mixed', 'v3', 'parimutuel-952', 'returns'] as const, { default: 'mixed' }),
+  DEVNET_LEDGER_DIR: str({ default: '', minLength: 0 }),
+  DEVNET_SAVE_INTERVAL_MS: int({ default: 10_000, min: 100, max: 3_600_000 }),
   ORE_PROGRAM_ID: str({ default: 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv' }),
   ORE_TOKEN_MINT: str({ default: 'oreoU2P8bN6jkk3jbaiVxYnG1dCXcYxwhwyK9jSybcp' }),
   LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'] as const, { default: 'info' }),

@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
-import { OrePdas } from '@gridlab/chain';
+import { createHash, randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { OrePdas, decodeRound, toSettledRound } from '@gridlab/chain';
 import type { Round } from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
 import { Keypair, PublicKey } from '@solana/web3.js';
@@ -7,12 +8,14 @@ import bs58 from 'bs58';
 import { LiteSVM } from 'litesvm';
 import { AccountStore } from './chain/account-store';
 import { Ledger } from './chain/ledger';
+import { LEDGER_FILE_NAME, LedgerFileError, readLedgerFile, writeLedgerFile, type Genesis, type LedgerSnapshot } from './chain/ledger-file';
 import { Game, eraStarts, type EraSetting, type GameWrite } from './game/game';
+import { GameStateVersionError } from './game/game-state';
 import { startHttpRpc } from './rpc/http-server';
 import { rpcMethods } from './rpc/methods';
 import { RpcError } from './rpc/rpc-error';
 import { PubSubServer } from './rpc/ws-server';
-import { installPaymentToken, mintTransaction } from './token';
+import { installPaymentToken, mintTransaction, paymentTokenAccount } from './token';
 
 export interface DevnetOptions {
   host?: string;
@@ -32,9 +35,17 @@ export interface DevnetOptions {
   voidedRoundRate?: number;
   /**
    * Which program eras the game plays (default `mixed`: the history in thirds — 568-byte
-   * parimutuel, 952-byte parimutuel, 952-byte `returns` — and live rounds as today).
+   * parimutuel, 952-byte parimutuel, 952-byte `returns` — and live rounds as today). A
+   * chain continued from its ledger keeps the eras it was started with.
    */
   eras?: EraSetting;
+  /**
+   * Where the chain is kept across restarts (ledger.json inside). Absent: the chain lives
+   * in memory only and every start is a new chain from genesis.
+   */
+  ledgerDir?: string;
+  /** How often the ledger is saved while running (it is also saved on stop). Default 10 s. */
+  saveIntervalMs?: number;
   logger?: Logger;
 }
 
@@ -47,6 +58,12 @@ export interface Devnet {
   /** The treasury PDA ["treasury"], owner of the treasury token account. */
   readonly treasury: string;
   readonly treasuryTokenAccount: string;
+  /** What getGenesisHash answers: fixed at genesis, kept across restarts by the ledger file. */
+  readonly genesisHash: string;
+  /** The ledger file, or null when the chain is not persisted. */
+  readonly ledgerFile: string | null;
+  /** True when this start continued a saved chain rather than starting from genesis. */
+  readonly restored: boolean;
   /** Every settled round (history and live), as the indexer should store it. */
   settledRounds(): readonly Round[];
   currentRoundId(): number;
@@ -64,6 +81,9 @@ export interface Devnet {
   mintTokens(owner: string, amountBaseUnits: bigint): Promise<string>;
   /** Benchmark hook: called synchronously when the game writes an account, before notifications. */
   onAccountWrite(listener: (address: string, slot: number) => void): () => void;
+  /** Saves the ledger file now (no-op without a ledger directory). */
+  save(): Promise<void>;
+  /** Stops the chain, saves the ledger (when persisted) and closes the servers. */
   stop(): Promise<void>;
 }
 
@@ -74,6 +94,16 @@ const GENESIS_SLOT = 250_000_000;
 
 function seededKeypair(label: string, seed: number): Keypair {
   return Keypair.fromSeed(createHash('sha256').update(`gridlab-devnet:${label}:${seed}`).digest());
+}
+
+/** A saved chain must be the one configured: its accounts live at the configured addresses. */
+function checkSavedChain(file: string, genesis: Genesis, programId: string, tokenMint: string): void {
+  if (genesis.programId !== programId) {
+    throw new LedgerFileError(file, `the saved chain runs ORE program ${genesis.programId}, not the configured ${programId} (set ORE_PROGRAM_ID back)`);
+  }
+  if (genesis.tokenMint !== tokenMint) {
+    throw new LedgerFileError(file, `the saved chain's payment mint is ${genesis.tokenMint}, not the configured ${tokenMint} (set ORE_TOKEN_MINT back)`);
+  }
 }
 
 /** Starts a LiteSVM-backed Solana JSON-RPC endpoint running the ORE v3 game. */
@@ -87,9 +117,13 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   const tokenMint = new PublicKey(options.tokenMint ?? DEFAULT_TOKEN_MINT);
   const log = options.logger;
 
+  const ledgerFile = options.ledgerDir === undefined ? null : join(resolve(options.ledgerDir), LEDGER_FILE_NAME);
+  const saved = ledgerFile === null ? null : await readLedgerFile(ledgerFile);
+  if (saved !== null) checkSavedChain(ledgerFile!, saved.genesis, programId, tokenMint.toBase58());
+
   const svm = new LiteSVM();
   const store = new AccountStore(svm);
-  let slot = GENESIS_SLOT;
+  let slot = saved?.slot ?? GENESIS_SLOT;
   svm.warpToSlot(BigInt(slot));
   const ledger = new Ledger(svm, store, { slot: () => slot, nowMs: () => Date.now() });
   const pdas = new OrePdas(programId);
@@ -115,30 +149,61 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     waiters.delete(round.id);
   };
 
-  const game = new Game(
-    {
-      roundSlots,
-      intermissionSlots: options.intermissionSlots ?? 35,
-      voidedRoundRate: options.voidedRoundRate ?? 0.002,
-      seed,
-      eras: eraStarts(options.eras ?? 'mixed', 1, historyRounds),
-    },
-    1,
-    slot,
-  );
+  const gameConfig = {
+    roundSlots,
+    intermissionSlots: options.intermissionSlots ?? 35,
+    voidedRoundRate: options.voidedRoundRate ?? 0.002,
+    seed,
+    eras: eraStarts(options.eras ?? 'mixed', 1, historyRounds),
+  };
   const started = Date.now();
-  const roundMs = (roundSlots + (options.intermissionSlots ?? 35)) * slotMs;
-  for (const h of game.playHistory(historyRounds, (i) => new Date(started - (historyRounds - i) * roundMs))) {
-    store.put(pdas.round(h.id).toBase58(), { lamports: roundRent(h.data.length), data: h.data, owner: programId, executable: false }, slot);
-    settled.push(h.round);
+  const mintAuthority = seededKeypair('mint-authority', saved?.genesis.seed ?? seed);
+  let game: Game;
+  let genesis: Genesis;
+  let mintSequence = saved?.mintSequence ?? 0;
+  if (saved !== null) {
+    // Continue the saved chain: same accounts, slot, game and transactions; no new history.
+    try {
+      game = Game.restore(gameConfig, saved.game);
+    } catch (error) {
+      if (error instanceof GameStateVersionError) throw new LedgerFileError(ledgerFile!, error.message);
+      throw error;
+    }
+    genesis = saved.genesis;
+    store.restore(saved.accounts);
+    ledger.restoreRecords(saved.transactions);
+    for (const [id, at, payoutRule, productionCost] of saved.settled) {
+      const account = store.get(pdas.round(id).toBase58());
+      if (account === null) continue;
+      try {
+        settled.push(toSettledRound(decodeRound(account.data), new Date(at), { payoutRule, productionCost }));
+      } catch {
+        // Overwritten by a test hook: not a round any more.
+      }
+    }
+  } else {
+    const salt = randomBytes(32).toString('hex');
+    genesis = {
+      hash: bs58.encode(createHash('sha256').update(`gridlab-devnet-genesis:${seed}:${salt}`).digest()),
+      salt,
+      createdAt: new Date(started).toISOString(),
+      seed,
+      slot,
+      programId,
+      tokenMint: tokenMint.toBase58(),
+    };
+    game = new Game(gameConfig, 1, slot);
+    const roundMs = (roundSlots + gameConfig.intermissionSlots) * slotMs;
+    for (const h of game.playHistory(historyRounds, (i) => new Date(started - (historyRounds - i) * roundMs))) {
+      store.put(pdas.round(h.id).toBase58(), { lamports: roundRent(h.data.length), data: h.data, owner: programId, executable: false }, slot);
+      settled.push(h.round);
+    }
+    write({ kind: 'board', data: game.boardBytes() });
+    write({ kind: 'round', roundId: game.currentRoundId, data: game.roundBytes() });
+    ledger.airdrop(mintAuthority.publicKey.toBase58(), 1_000_000_000_000n);
+    installPaymentToken(svm, store, tokenMint, mintAuthority.publicKey, pdas.treasury);
   }
-  write({ kind: 'board', data: game.boardBytes() });
-  write({ kind: 'round', roundId: game.currentRoundId, data: game.roundBytes() });
-
-  const mintAuthority = seededKeypair('mint-authority', seed);
-  ledger.airdrop(mintAuthority.publicKey.toBase58(), 1_000_000_000_000n);
-  const treasuryAta = installPaymentToken(svm, store, tokenMint, mintAuthority.publicKey, pdas.treasury);
-  let mintSequence = 0;
+  const treasuryAta = paymentTokenAccount(tokenMint, pdas.treasury);
   const mintTokens = async (owner: string, amount: bigint): Promise<string> => {
     const wire = mintTransaction(mintAuthority, tokenMint, new PublicKey(owner), amount, svm.latestBlockhash(), mintSequence++);
     const result = ledger.submit(wire, false);
@@ -146,12 +211,35 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     return result.signature;
   };
 
+  /** One consistent moment of the chain (synchronous: no slot passes while it is taken). */
+  const snapshot = (): LedgerSnapshot => ({
+    genesis,
+    slot,
+    mintSequence,
+    game: game.saveState(),
+    accounts: store.accounts(),
+    settled: settled.map((r) => [r.id, Date.parse(r.settledAt), r.payoutRule, r.productionCost] as const),
+    transactions: ledger.allRecords(),
+  });
+  // Saves run one at a time; a save asked for while one runs waits for it, then writes anew.
+  let saving: Promise<void> = Promise.resolve();
+  const save = (): Promise<void> => {
+    if (ledgerFile === null) return Promise.resolve();
+    const next = saving.then(() => writeLedgerFile(ledgerFile, snapshot()));
+    saving = next.catch((error: unknown) => {
+      log?.error('devnet ledger not saved', { file: ledgerFile, err: error });
+    });
+    return next;
+  };
+  // The genesis (its salt above all) is on disk before anyone sees the chain.
+  if (ledgerFile !== null && saved === null) await save();
+
   const methods = rpcMethods({
     store,
     ledger,
     svm,
     slot: () => slot,
-    genesisHash: bs58.encode(createHash('sha256').update(`gridlab-devnet-genesis:${seed}`).digest()),
+    genesisHash: genesis.hash,
     mintTokens,
   });
   const http = await startHttpRpc(host, options.rpcPort ?? 8899, methods);
@@ -170,12 +258,18 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     }
   };
   let timer: NodeJS.Timeout | undefined = setInterval(tick, slotMs);
-  log?.info('devnet started', {
+  const saveTimer = ledgerFile === null ? undefined : setInterval(() => void save().catch(() => undefined), options.saveIntervalMs ?? 10_000);
+  saveTimer?.unref();
+  log?.info(saved === null ? 'devnet started from genesis' : 'devnet continued its saved chain', {
     rpcUrl: `http://${host}:${http.port}`,
     wsUrl: `ws://${host}:${pubsub.port}`,
     programId,
     tokenMint: tokenMint.toBase58(),
-    historyRounds,
+    genesisHash: genesis.hash,
+    ledgerFile,
+    slot,
+    roundId: game.currentRoundId,
+    historyRounds: saved === null ? historyRounds : undefined,
     startupMs: Date.now() - started,
   });
 
@@ -186,6 +280,9 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     tokenMint: tokenMint.toBase58(),
     treasury: pdas.treasury.toBase58(),
     treasuryTokenAccount: treasuryAta.toBase58(),
+    genesisHash: genesis.hash,
+    ledgerFile,
+    restored: saved !== null,
     settledRounds: () => settled,
     currentRoundId: () => game.currentRoundId,
     slot: () => slot,
@@ -219,9 +316,12 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       writeListeners.add(listener);
       return () => writeListeners.delete(listener);
     },
+    save,
     stop: async () => {
       clearInterval(timer);
       timer = undefined;
+      clearInterval(saveTimer);
+      await save().catch(() => undefined);
       await pubsub.close();
       await new Promise<void>((resolve) => {
         http.server.close(() => resolve());

@@ -19,6 +19,8 @@ async function main(): Promise<void> {
     eras: config.DEVNET_ERA,
     programId: config.ORE_PROGRAM_ID,
     tokenMint: config.ORE_TOKEN_MINT,
+    ...(config.DEVNET_LEDGER_DIR === '' ? {} : { ledgerDir: config.DEVNET_LEDGER_DIR }),
+    saveIntervalMs: config.DEVNET_SAVE_INTERVAL_MS,
     logger,
   });
   let stopping = false;

@@ -76,6 +76,11 @@ export function installPaymentToken(svm: LiteSVM, store: AccountStore, mint: Pub
   return treasuryAta;
 }
 
+/** The treasury's (or any owner's) associated token account of the payment mint. */
+export function paymentTokenAccount(mint: PublicKey, owner: PublicKey): PublicKey {
+  return getAssociatedTokenAddressSync(mint, owner, true);
+}
+
 /**
  * The signed wire transaction of a dev mint: create the owner's associated token account
  * if needed and mint `amount` to it. A memo with a sequence number keeps repeated mints of

@@ -23,26 +23,28 @@ const GZIP_MIN_BYTES = 1024;
  * rate limit, optional gzip); everything else goes to the Express app.
  */
 export function createGatewayServer(app: Express, deps: AppDeps, stream: SnapshotStream, events: EventStream): Server {
-  let gzipFor: { seq: number; bytes: Buffer } | null = null;
-  const gzipped = (seq: number, bytes: Buffer): Buffer => {
-    if (gzipFor?.seq !== seq) gzipFor = { seq, bytes: gzipSync(bytes) };
+  let gzipFor: { seq: number; stale: boolean; bytes: Buffer } | null = null;
+  const gzipped = (seq: number, stale: boolean, bytes: Buffer): Buffer => {
+    if (gzipFor?.seq !== seq || gzipFor.stale !== stale) gzipFor = { seq, stale, bytes: gzipSync(bytes) };
     return gzipFor.bytes;
   };
 
   const live = async (req: IncomingMessage, res: ServerResponse, id: string): Promise<void> => {
     const caller = await authorize(deps, req);
-    const latest = deps.live.latest;
-    if (latest === null) throw liveUnavailable();
+    const view = deps.live.view();
+    if (view === null) throw liveUnavailable();
     const headers: Record<string, string | number> = {
       'Content-Type': 'application/json; charset=utf-8',
       'Cache-Control': 'no-store',
       Vary: 'Accept-Encoding',
+      // Seconds since the indexer built the snapshot; the body says `stale: true` past the threshold.
+      Age: view.ageSeconds,
       'X-Request-Id': id,
       ...rateLimitHeaders(caller.decision),
     };
-    let body = latest.bytes;
+    let body = view.body;
     if (body.length > GZIP_MIN_BYTES && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
-      body = gzipped(latest.seq, latest.bytes);
+      body = gzipped(view.held.seq, view.stale, view.body);
       headers['Content-Encoding'] = 'gzip';
     }
     headers['Content-Length'] = body.length;

@@ -52,7 +52,7 @@ interface Client {
  */
 export class SnapshotStream {
   private readonly clients = new Set<Client>();
-  private event: { seq: number; bytes: Buffer; framed: Buffer } | null = null;
+  private event: { seq: number; stale: boolean; bytes: Buffer; framed: Buffer } | null = null;
   private readonly pingTimer: NodeJS.Timeout;
   private readonly stopFollowing: () => void;
 
@@ -95,12 +95,13 @@ export class SnapshotStream {
   }
 
   private current(): { seq: number; bytes: Buffer; framed: Buffer } | null {
-    const latest = this.live.latest;
-    if (latest === null) return null;
-    if (this.event?.seq !== latest.seq) {
+    const view = this.live.view();
+    if (view === null) return null;
+    const latest = view.held;
+    if (this.event?.seq !== latest.seq || this.event.stale !== view.stale) {
       const id = `${latest.snapshot.roundId}-${latest.seq}`;
-      const bytes = Buffer.concat([Buffer.from(`event: snapshot\nid: ${id}\ndata: `), latest.bytes, Buffer.from('\n\n')]);
-      this.event = { seq: latest.seq, bytes, framed: chunk(bytes) };
+      const bytes = Buffer.concat([Buffer.from(`event: snapshot\nid: ${id}\ndata: `), view.body, Buffer.from('\n\n')]);
+      this.event = { seq: latest.seq, stale: view.stale, bytes, framed: chunk(bytes) };
     }
     return this.event;
   }

@@ -2,11 +2,14 @@ import { OrePdas, SolanaRpc } from '@gridlab/chain';
 import { natsNames } from '@gridlab/contracts';
 import { connectBus, ensureRoundsStream, openLiveBucket } from '@gridlab/bus';
 import { acquireLeaderLock, createPool, runMigrations, type LeaderLock } from '@gridlab/db';
+import { isGridlabError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
-import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, type GapRange } from '@gridlab/rounds-store';
+import { ChainIdentityStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, type GapRange } from '@gridlab/rounds-store';
 import { natsCheck, postgresCheck } from '@gridlab/runtime';
 import type { Registry } from 'prom-client';
 import { RoundPublisher } from '../adapters/nats/round-publisher';
+import type { ChainVerdict } from '../domain/chain-identity';
+import { checkChain } from './chain-guard';
 import { LeaderSession } from './leader-session';
 import { indexerMetrics } from './metrics';
 
@@ -21,6 +24,8 @@ export interface IndexerSettings {
   readonly slotSeconds: number;
   /** How often a standby retries the leader lock. */
   readonly leaderRetryMs?: number;
+  /** How often the chain's genesis hash is checked against the recorded one (default 5 s). */
+  readonly chainCheckMs?: number;
 }
 
 export interface IndexerDeps {
@@ -30,18 +35,22 @@ export interface IndexerDeps {
 }
 
 export interface IndexerStatus {
-  readonly role: 'leader' | 'standby' | 'stopped';
+  /** `refused`: the RPC serves another chain than the stored rounds come from. */
+  readonly role: 'leader' | 'standby' | 'stopped' | 'refused';
   readonly gaps: readonly GapRange[];
+  /** The last verdict on the chain the RPC serves (null before the first check). */
+  readonly chain: ChainVerdict | null;
 }
 
 export interface Indexer {
   status(): IndexerStatus;
-  /** Readiness checks for the ops server: PostgreSQL, NATS, RPC, role and gaps. */
+  /** Readiness checks for the ops server: PostgreSQL, NATS, RPC, chain identity, role and gaps. */
   readonly checks: Record<string, () => Promise<Record<string, unknown> | void>>;
   stop(): Promise<void>;
 }
 
 const GAP_CHECK_MS = 10_000;
+const CHAIN_CHECK_MS = 5_000;
 
 /**
  * Starts an indexer: migrates its schema, connects to NATS, then competes for the
@@ -68,6 +77,52 @@ export async function startIndexer(settings: IndexerSettings, deps: IndexerDeps)
   let session: LeaderSession | null = null;
   let lock: LeaderLock | null = null;
   const abort = new AbortController();
+  const chainCheckMs = settings.chainCheckMs ?? CHAIN_CHECK_MS;
+  const identities = new ChainIdentityStore(pool);
+  let chain: ChainVerdict | null = null;
+  let refusalLogged: string | null = null;
+
+  /** Gives up leadership (the chain changed under us); lead() waits for the right chain again. */
+  const demote = async (): Promise<void> => {
+    const current = session;
+    const held = lock as LeaderLock | null;
+    session = null;
+    lock = null;
+    role = 'refused';
+    metrics.leader.set(0);
+    await current?.stop();
+    await held?.release();
+    if (!abort.signal.aborted) void lead();
+  };
+
+  /** Checks the chain's identity; on a mismatch logs it (once per reason) and stops leading. */
+  const verifyChain = async (): Promise<void> => {
+    let verdict: ChainVerdict;
+    try {
+      verdict = await checkChain({ rpc, identities, repo, pdas, logger });
+    } catch (error) {
+      // RPC or PostgreSQL unreachable: the last verdict stands (the rpc/postgres checks say why).
+      if (isGridlabError(error) && error.kind === 'chain') metrics.rpcErrors.inc();
+      logger.warn('chain identity check failed; retrying', { err: error });
+      return;
+    }
+    chain = verdict;
+    if (verdict.ok) {
+      if (role === 'refused') role = 'standby';
+      refusalLogged = null;
+      return;
+    }
+    if (refusalLogged !== verdict.reason) {
+      refusalLogged = verdict.reason;
+      logger.error(`refusing to index: ${verdict.reason}`, {
+        currentGenesisHash: verdict.currentGenesisHash,
+        recordedGenesisHash: verdict.recordedGenesisHash,
+      });
+    }
+    if (role === 'leader') await demote();
+    else role = 'refused';
+  };
+  const chainTimer = setInterval(() => void verifyChain(), chainCheckMs);
 
   const refreshGaps = async (): Promise<void> => {
     gaps = await repo.findGaps(100);
@@ -77,6 +132,16 @@ export async function startIndexer(settings: IndexerSettings, deps: IndexerDeps)
   const gapTimer = setInterval(() => refreshGaps().catch((error: unknown) => logger.warn('gap check failed', { err: error })), GAP_CHECK_MS);
 
   const lead = async (): Promise<void> => {
+    // Nothing is stored or published for a chain other than the recorded one.
+    for (;;) {
+      if (abort.signal.aborted) return;
+      await verifyChain();
+      if (chain?.ok === true) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, chainCheckMs);
+        abort.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+    }
     while (!abort.signal.aborted) {
       try {
         lock = await acquireLeaderLock(settings.databaseUrl, `indexer:${settings.programId}`, {
@@ -98,6 +163,14 @@ export async function startIndexer(settings: IndexerSettings, deps: IndexerDeps)
       }
       if (abort.signal.aborted) {
         await lock.release();
+        return;
+      }
+      // A standby may have waited long for the lock: the chain must still be the recorded one.
+      await verifyChain();
+      if (chain?.ok !== true) {
+        await lock.release();
+        lock = null;
+        void lead();
         return;
       }
       role = 'leader';
@@ -122,11 +195,16 @@ export async function startIndexer(settings: IndexerSettings, deps: IndexerDeps)
   void lead();
 
   return {
-    status: () => ({ role, gaps }),
+    status: () => ({ role, gaps, chain }),
     checks: {
       postgres: postgresCheck(pool),
       nats: natsCheck(nc),
       rpc: async () => ({ slot: await rpc.getSlot() }),
+      chain: async () => {
+        if (chain === null) throw new Error('the chain identity is not checked yet');
+        if (!chain.ok) throw new Error(`refusing to index: ${chain.reason}`);
+        return { genesisHash: chain.genesisHash, recordedAt: chain.recordedAt.toISOString() };
+      },
       role: async () => ({ role }),
       gaps: async () => ({ ranges: gaps.length, missingRounds: gaps.reduce((n, g) => n + g.toId - g.fromId + 1, 0), first: gaps.slice(0, 10) }),
       // Reported, not failed: the indexer goes on with the rounds it can verify.
@@ -139,6 +217,7 @@ export async function startIndexer(settings: IndexerSettings, deps: IndexerDeps)
       abort.abort();
       role = 'stopped';
       clearInterval(gapTimer);
+      clearInterval(chainTimer);
       const current = session;
       session = null;
       await current?.stop();

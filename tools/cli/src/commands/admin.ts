@@ -6,6 +6,7 @@ import bs58 from 'bs58';
 import type { Command } from 'commander';
 import { Redis } from 'ioredis';
 import { apiKeySecret, loadCliConfig } from '../config';
+import { registerChain } from './chain';
 
 const MAX_GRANT_DAYS = 3650;
 
@@ -53,7 +54,8 @@ async function withKeyStore<T>(fn: (keys: KeyStore, tombstone: (hash: Buffer) =>
 
 /** `gridlab admin grant|revoke`: keys without payment (support, partners, testing). */
 export function registerAdmin(program: Command): void {
-  const admin = program.command('admin').description('operator commands for subscriptions and API keys');
+  const admin = program.command('admin').description('operator commands for subscriptions, API keys and the indexed chain');
+  registerChain(admin);
 
   admin
     .command('grant')

@@ -1,5 +1,6 @@
 import { InputError } from '@gridlab/errors';
 import type { Command } from 'commander';
+import { registerReset } from './reset';
 
 const DEFAULT_RPC = process.env['SOLANA_RPC_URL'] ?? 'http://127.0.0.1:8899';
 const DEFAULT_MINT = process.env['TOKEN_MINT'] ?? 'oreoU2P8bN6jkk3jbaiVxYnG1dCXcYxwhwyK9jSybcp';
@@ -21,6 +22,7 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
 /** `gridlab devnet fund`: SOL for fees and payment tokens for a wallet, on the local devnet only. */
 export function registerDevnet(program: Command): void {
   const devnet = program.command('devnet').description('helpers for the local devnet (never a real cluster)');
+  registerReset(devnet);
   devnet
     .command('fund')
     .description('airdrop SOL and mint payment tokens to a wallet on the devnet; prints the two transaction signatures')

@@ -10,6 +10,24 @@ export interface AccountView {
   readonly executable: boolean;
 }
 
+/** Every account the store holds, as the ledger file saves it. */
+export interface StoredAccount {
+  readonly pubkey: string;
+  readonly account: AccountView;
+  /** Where it lives: the overlay (game and test accounts) or LiteSVM (wallets, mints, token accounts). */
+  readonly place: 'overlay' | 'svm';
+}
+
+/** Owners of LiteSVM's own accounts (sysvars, loaders), which a new LiteSVM recreates itself. */
+const BUILTIN_OWNERS = new Set([
+  'Sysvar1111111111111111111111111111111111111',
+  'NativeLoader1111111111111111111111111111111',
+  'BPFLoader1111111111111111111111111111111111',
+  'BPFLoader2111111111111111111111111111111111',
+  'BPFLoaderUpgradeab1e11111111111111111111111',
+  'LoaderV411111111111111111111111111111111111',
+]);
+
 export type AccountListener = (pubkey: string, account: AccountView, slot: number) => void;
 
 /**
@@ -23,6 +41,8 @@ export class AccountStore {
   private readonly overlay = new Map<string, AccountView>();
   private readonly byOwner = new Map<string, Set<string>>();
   private readonly listeners = new Set<AccountListener>();
+  /** Addresses ever written in LiteSVM (by putSvm or a transaction): what `accounts()` reads back. */
+  private readonly svmKeys = new Set<string>();
 
   constructor(private readonly svm: LiteSVM) {}
 
@@ -57,6 +77,7 @@ export class AccountStore {
 
   /** Writes an account into LiteSVM (mints, token accounts created at start). */
   putSvm(pubkey: string, account: AccountView): void {
+    this.svmKeys.add(pubkey);
     this.svm.setAccount({
       address: address(pubkey),
       data: account.data,
@@ -69,6 +90,7 @@ export class AccountStore {
 
   /** Notifies listeners of accounts a transaction may have changed. */
   notifyChanged(pubkeys: readonly string[], slot: number): void {
+    for (const pubkey of pubkeys) this.svmKeys.add(pubkey);
     if (this.listeners.size === 0) return;
     for (const pubkey of pubkeys) {
       const account = this.get(pubkey);
@@ -84,6 +106,41 @@ export class AccountStore {
       pubkey: a.address,
       account: { lamports: Number(a.lamports), data: a.data as Uint8Array, owner: a.programAddress, executable: a.executable },
     }));
+  }
+
+  /**
+   * Every account the devnet holds: the whole overlay, and each LiteSVM account a
+   * transaction or putSvm wrote that still exists (programs, sysvars and loader accounts
+   * excluded: a new LiteSVM has its own).
+   */
+  accounts(): StoredAccount[] {
+    const out: StoredAccount[] = [];
+    for (const [pubkey, account] of this.overlay) out.push({ pubkey, account, place: 'overlay' });
+    for (const pubkey of this.svmKeys) {
+      if (this.overlay.has(pubkey)) continue;
+      const account = this.svm.getAccount(address(pubkey));
+      if (!account.exists || account.executable || BUILTIN_OWNERS.has(account.programAddress)) continue;
+      out.push({
+        pubkey,
+        account: { lamports: Number(account.lamports), data: account.data as Uint8Array, owner: account.programAddress, executable: false },
+        place: 'svm',
+      });
+    }
+    return out;
+  }
+
+  /** Writes saved accounts back (before anything listens: no notifications). */
+  restore(accounts: readonly StoredAccount[]): void {
+    for (const { pubkey, account, place } of accounts) {
+      if (place === 'svm') {
+        this.putSvm(pubkey, account);
+        continue;
+      }
+      this.overlay.set(pubkey, account);
+      let owned = this.byOwner.get(account.owner);
+      if (owned === undefined) this.byOwner.set(account.owner, (owned = new Set()));
+      owned.add(pubkey);
+    }
   }
 
   private notify(pubkey: string, account: AccountView, slot: number): void {

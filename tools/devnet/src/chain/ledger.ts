@@ -61,6 +61,16 @@ export class Ledger {
     return this.records.get(signature);
   }
 
+  /** Every recorded transaction, oldest first (for the ledger file). */
+  allRecords(): TxRecord[] {
+    return [...this.records.values()];
+  }
+
+  /** Puts saved records back (getTransaction and getSignatureStatuses answer for them again). */
+  restoreRecords(records: readonly TxRecord[]): void {
+    for (const record of records) this.records.set(record.signature, record);
+  }
+
   onRecord(listener: (record: TxRecord) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -1,5 +1,6 @@
 import { decodeBoard, decodeRound, inferPayoutRule, settleReturns, settleRound, slotHashRng, winningSquare } from '@gridlab/chain';
 import { Game, drawTopMiner, eraStarts, reverseBits64 } from './game';
+import { GameStateVersionError } from './game-state';
 import { MinerModel } from './miner-model';
 import { Prng } from './prng';
 
@@ -141,5 +142,33 @@ describe('Game', () => {
     expect(drawTopMiner(stakes, rngFor(149n), 400)).toBe(3);
     expect(drawTopMiner(stakes, rngFor(150n), 400)).toBe(9);
     expect(drawTopMiner(stakes, rngFor(400n + 120n), 400)).toBe(3);
+  });
+});
+
+describe('Game state', () => {
+  it('a game restored from its saved state (through JSON) continues exactly as the original', () => {
+    const original = new Game({ ...config, voidedRoundRate: 0.1 }, 1, 100);
+    let slot = 100;
+    // Stop mid-round, with deploys applied and a spare normal possibly cached.
+    while (original.currentRoundId < 4 || decodeRound(original.roundBytes()).totalDeployed === 0) original.tick(++slot, new Date(0));
+    const state = JSON.parse(JSON.stringify(original.saveState())) as unknown;
+    const restored = Game.restore({ ...config, voidedRoundRate: 0.1 }, state);
+    expect(restored.currentRoundId).toBe(original.currentRoundId);
+    expect(Buffer.from(restored.roundBytes())).toEqual(Buffer.from(original.roundBytes()));
+    expect(Buffer.from(restored.boardBytes())).toEqual(Buffer.from(original.boardBytes()));
+    for (let i = 0; i < 200; i++) {
+      slot++;
+      const a = original.tick(slot, new Date(0));
+      const b = restored.tick(slot, new Date(0));
+      expect(b.writes.map((w) => Buffer.from(w.data))).toEqual(a.writes.map((w) => Buffer.from(w.data)));
+      expect(b.settled).toEqual(a.settled);
+    }
+    expect(restored.currentRoundId).toBeGreaterThan(8);
+  });
+
+  it('refuses a state of another version', () => {
+    const state = { ...new Game(config, 1, 100).saveState(), version: 99 };
+    expect(() => Game.restore(config, state)).toThrow(GameStateVersionError);
+    expect(() => Game.restore(config, state)).toThrow(/version 99/);
   });
 });

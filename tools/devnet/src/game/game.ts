@@ -13,6 +13,7 @@ import {
   winningSquare,
 } from '@gridlab/chain';
 import type { PayoutRule, Round } from '@gridlab/contracts';
+import { captureGameState, restoreGameState, type GameState } from './game-state';
 import { MinerModel, type Deploy } from './miner-model';
 import { Prng } from './prng';
 
@@ -83,7 +84,7 @@ export interface TickResult {
   readonly settled: Round | null;
 }
 
-interface OpenRound {
+export interface OpenRound {
   readonly id: number;
   readonly deployed: number[];
   readonly minersBySquare: Set<number>[];
@@ -122,6 +123,24 @@ export class Game {
     this.board = { roundId: firstRoundId, startSlot, endSlot: null, epochOrCost: 0 };
     this.round = this.openRound(firstRoundId);
     this.firstDeploySlot = startSlot + 1 + this.random.int(3);
+  }
+
+  /** The whole game state, versioned and JSON-safe, for the devnet's ledger file (game-state.ts). */
+  saveState(): GameState {
+    const { board, round, firstDeploySlot, motherlodePool, productionCost } = this;
+    return captureGameState(this.random, this.model, this.config.eras, { board, round, firstDeploySlot, motherlodePool, productionCost });
+  }
+
+  /**
+   * The game continuing from `saveState()`, in the eras it was started with (a chain does
+   * not change its history when a setting changes); throws GameStateVersionError for
+   * another version.
+   */
+  static restore(config: GameConfig, state: unknown): Game {
+    const { eras, apply } = restoreGameState(state);
+    const game = new Game({ ...config, eras }, 1, 0);
+    Object.assign(game, apply(game.random, game.model));
+    return game;
   }
 
   get currentRoundId(): number {

@@ -59,6 +59,16 @@ export class MinerModel {
     return deploys.sort((a, b) => a.slotOffset - b.slotOffset);
   }
 
+  /** The drifting per-square preferences (the model's only state besides its Prng). */
+  weights(): number[] {
+    return [...this.logWeights];
+  }
+
+  setWeights(weights: readonly number[]): void {
+    if (weights.length !== SQUARES) throw new Error(`expected ${SQUARES} weights, got ${weights.length}`);
+    weights.forEach((w, s) => (this.logWeights[s] = w));
+  }
+
   private drift(): void {
     for (let s = 0; s < SQUARES; s++) {
       const w = this.logWeights[s]!;

@@ -2,6 +2,12 @@
  * A seeded pseudo-random generator (xoshiro128**): the devnet's game must be the same
  * for the same seed, so nothing in it uses Math.random.
  */
+/** A Prng's state, JSON-safe. */
+export interface PrngState {
+  readonly words: readonly [number, number, number, number];
+  readonly spareNormal: number | null;
+}
+
 export class Prng {
   private s0: number;
   private s1: number;
@@ -61,6 +67,17 @@ export class Prng {
     const r = Math.sqrt(-2 * Math.log(u));
     this.spareNormal = r * Math.sin(2 * Math.PI * v);
     return r * Math.cos(2 * Math.PI * v);
+  }
+
+  /** The generator's whole state (four words and the cached normal), to continue it later. */
+  state(): PrngState {
+    return { words: [this.s0, this.s1, this.s2, this.s3], spareNormal: this.spareNormal ?? null };
+  }
+
+  /** Continues from `state()`: the same sequence follows. */
+  setState(state: PrngState): void {
+    [this.s0, this.s1, this.s2, this.s3] = state.words;
+    this.spareNormal = state.spareNormal ?? undefined;
   }
 
   bytes(n: number): Uint8Array {

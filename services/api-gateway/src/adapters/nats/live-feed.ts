@@ -1,27 +1,60 @@
 import { decodeMessage, openLiveBucket, type NatsConnection } from '@gridlab/bus';
 import { validateLiveSnapshot, type LiveSnapshot, type NatsNames } from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
+import { ageSeconds, isStale, replaces, withStaleField } from '../../domain/live-freshness';
+
+/** The held snapshot as served: its bytes with `"stale": false` and with `"stale": true`. */
+export interface HeldSnapshot {
+  readonly snapshot: LiveSnapshot;
+  /** The bytes as published. */
+  readonly bytes: Buffer;
+  readonly seq: number;
+  readonly freshBytes: Buffer;
+  readonly staleBytes: Buffer;
+}
+
+/** What /live and the stream serve at a moment. */
+export interface LiveView {
+  readonly held: HeldSnapshot;
+  readonly stale: boolean;
+  readonly ageSeconds: number;
+  /** The snapshot's JSON with its `stale` member. */
+  readonly body: Buffer;
+}
 
 /**
  * The latest live snapshot, held in memory with its serialized bytes so that GET /live
- * and the SSE stream never query anything or serialize per request.
+ * and the SSE stream never query anything or serialize per request. A snapshot older
+ * than `staleAfterSeconds` (by its updatedAt) is served marked stale.
  */
 export class LiveCache {
-  private current: { snapshot: LiveSnapshot; bytes: Buffer; seq: number } | null = null;
+  private current: HeldSnapshot | null = null;
   private readonly listeners = new Set<() => void>();
   private seq = 0;
 
-  get latest(): { readonly snapshot: LiveSnapshot; readonly bytes: Buffer; readonly seq: number } | null {
+  constructor(
+    readonly staleAfterSeconds = 90,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get latest(): HeldSnapshot | null {
     return this.current;
   }
 
-  /** Accepts a snapshot unless it is older than the one held (slot, then time). */
+  /** The held snapshot with its age and staleness now, or null before the first one. */
+  view(): LiveView | null {
+    const held = this.current;
+    if (held === null) return null;
+    const now = this.now();
+    const stale = isStale(held.snapshot.updatedAt, now, this.staleAfterSeconds);
+    return { held, stale, ageSeconds: ageSeconds(held.snapshot.updatedAt, now), body: stale ? held.staleBytes : held.freshBytes };
+  }
+
+  /** Accepts a snapshot unless the held one should stand (see domain/live-freshness). */
   offer(snapshot: LiveSnapshot, bytes: Buffer): boolean {
     const held = this.current?.snapshot;
-    if (held !== undefined && (snapshot.slot < held.slot || (snapshot.slot === held.slot && snapshot.updatedAt <= held.updatedAt))) {
-      return false;
-    }
-    this.current = { snapshot, bytes, seq: ++this.seq };
+    if (held !== undefined && !replaces(held, snapshot, isStale(held.updatedAt, this.now(), this.staleAfterSeconds))) return false;
+    this.current = { snapshot, bytes, seq: ++this.seq, freshBytes: withStaleField(bytes, false), staleBytes: withStaleField(bytes, true) };
     for (const listener of this.listeners) listener();
     return true;
   }
