@@ -1,4 +1,4 @@
-import { decodeBoard, decodeRound, OrePdas, settleRound, winningSquare } from '@gridlab/chain';
+import { decodeBoard, decodeRound, OrePdas, settleBy, settleReturns, winningSquare } from '@gridlab/chain';
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   createTransferCheckedInstruction,
@@ -51,23 +51,29 @@ describe('devnet through an unchanged @solana/web3.js Connection', () => {
     expect(board?.owner.toBase58()).toBe(devnet.programId);
     const decoded = decodeBoard(board!.data);
     expect(decoded.roundId).toBe(51);
+    // Live rounds are the program as it runs today: 952 bytes, and the board's u64 @32 is its cost.
     const round = await connection.getAccountInfo(pdas.round(decoded.roundId));
-    expect(round?.data.length).toBe(568);
+    expect(round?.data.length).toBe(952);
     expect(decodeRound(round!.data).id).toBe(51);
+    expect(decoded.epochOrCost).toBeGreaterThan(0);
   });
 
-  it('finds the history rounds with a discriminator filter, settled by the rules', async () => {
-    const accounts = await connection.getProgramAccounts(new PublicKey(devnet.programId), {
-      filters: [{ dataSize: 568 }, { memcmp: { offset: 0, bytes: bs58.encode([109]) } }],
-    });
+  it('finds the history rounds of every era with dataSize and discriminator filters, settled by the rules', async () => {
+    const find = (dataSize: number) =>
+      connection.getProgramAccounts(new PublicKey(devnet.programId), { filters: [{ dataSize }, { memcmp: { offset: 0, bytes: bs58.encode([109]) } }] });
+    const accounts = [...(await find(568)), ...(await find(952))];
     const rounds = accounts.map((a) => decodeRound(a.account.data));
     const settled = rounds.filter((r) => r.id <= 50);
     expect(settled.map((r) => r.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    // The history in thirds: 568-byte rounds, then 952-byte parimutuel, then 952-byte returns.
+    expect(settled.filter((r) => r.layout === 568).map((r) => r.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
     for (const r of settled) {
-      const totals = settleRound(r.deployed, winningSquare(r.slotHash));
+      const own = devnet.settledRounds().find((x) => x.id === r.id)!;
+      expect(own.payoutRule).toBe(r.id <= 33 ? 'parimutuel' : 'returns');
+      const totals = settleBy(own.payoutRule, r.deployed, winningSquare(r.slotHash));
+      if (winningSquare(r.slotHash) === null) continue;
       expect(r.totalWinnings).toBe(totals.totalWinnings);
       expect(r.totalVaulted).toBe(totals.totalVaulted);
-      const own = devnet.settledRounds().find((x) => x.id === r.id)!;
       expect(own.winningSquare).toBe(winningSquare(r.slotHash));
       expect(pdas.round(r.id).toBase58()).toBe(accounts.find((a) => decodeRound(a.account.data).id === r.id)!.pubkey.toBase58());
     }
@@ -88,7 +94,8 @@ describe('devnet through an unchanged @solana/web3.js Connection', () => {
   it('settles live rounds with totals from the settlement rule', async () => {
     const next = devnet.currentRoundId();
     const round = await devnet.waitForSettled(next, 10_000);
-    expect(round.totalWinnings).toBe(settleRound(round.deployed, round.winningSquare).totalWinnings);
+    expect(round.payoutRule).toBe('returns');
+    if (round.winningSquare !== null) expect(round.totalWinnings).toBe(settleReturns(round.deployed, round.winningSquare).totalWinnings);
     const account = await connection.getAccountInfo(pdas.round(next));
     expect(winningSquare(decodeRound(account!.data).slotHash)).toBe(round.winningSquare);
   });

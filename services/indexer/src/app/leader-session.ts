@@ -158,6 +158,8 @@ export class LeaderSession {
     if (!inference.ok) {
       this.deps.metrics.ruleMismatches.inc();
       this.deps.logger.error('round matches no payout rule; not stored', { roundId: decoded.id, detail: inference.detail });
+      const seen = this.rejected.findIndex((r) => r.roundId === decoded.id);
+      if (seen >= 0) this.rejected.splice(seen, 1);
       this.rejected.push({ roundId: decoded.id, detail: inference.detail, at: now.toISOString() });
       if (this.rejected.length > REJECTED_KEPT) this.rejected.shift();
       return null;
