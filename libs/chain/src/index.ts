@@ -16,7 +16,7 @@ export {
 export { decodeBoard, encodeBoard, productionCost, type BoardAccount } from './board.codec';
 export { winningSquare, isVoidedSlotHash, slotHashRng } from './rng';
 export { settleRound, settleReturns, settleBy, type PayoutRule, type SettlementTotals } from './settlement';
-export { inferPayoutRule, type RuleInference, type RuleBasis } from './payout-rule';
+export { inferPayoutRule, ruleFromTotals, type RuleInference, type RuleBasis } from './payout-rule';
 export { OrePdas } from './pda';
 export { toSettledRound, type SettlementContext } from './settled-round';
 export { toHex } from './bytes';

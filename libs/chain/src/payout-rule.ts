@@ -33,12 +33,10 @@ export function inferPayoutRule(account: RoundAccount, previous: PayoutRule | nu
   if (winner === null || deployedSum === 0) {
     return previous === null ? { ok: true, rule: 'returns', basis: 'current_program' } : { ok: true, rule: previous, basis: 'earlier_round' };
   }
-  const matches = (t: { totalWinnings: number; totalVaulted: number }) =>
-    t.totalWinnings === account.totalWinnings && t.totalVaulted === account.totalVaulted;
+  const matched = ruleFromTotals(account.deployed, winner, account.totalWinnings, account.totalVaulted);
+  if (matched !== null) return { ok: true, rule: matched, basis: 'totals' };
   const parimutuel = settleRound(account.deployed, winner);
   const returns = settleReturns(account.deployed, winner);
-  if (matches(returns)) return { ok: true, rule: 'returns', basis: 'totals' };
-  if (matches(parimutuel)) return { ok: true, rule: 'parimutuel', basis: 'totals' };
   return {
     ok: false,
     reason: 'no_rule_matches',
@@ -46,4 +44,16 @@ export function inferPayoutRule(account: RoundAccount, previous: PayoutRule | nu
       `round ${account.id}: total_winnings ${account.totalWinnings} / total_vaulted ${account.totalVaulted} match neither ` +
       `parimutuel (${parimutuel.totalWinnings} / ${parimutuel.totalVaulted}) nor returns (${returns.totalWinnings} / ${returns.totalVaulted})`,
   };
+}
+
+/**
+ * The rule whose arithmetic reproduces both totals of a settled round from its deployed
+ * SOL and winning square, or null when neither does. (`returns` is checked first: the
+ * two agree only when nothing was deployed, which callers treat apart.)
+ */
+export function ruleFromTotals(deployed: readonly number[], winner: number, totalWinnings: number, totalVaulted: number): PayoutRule | null {
+  const matches = (t: { totalWinnings: number; totalVaulted: number }) => t.totalWinnings === totalWinnings && t.totalVaulted === totalVaulted;
+  if (matches(settleReturns(deployed, winner))) return 'returns';
+  if (matches(settleRound(deployed, winner))) return 'parimutuel';
+  return null;
 }

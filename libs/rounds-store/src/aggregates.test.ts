@@ -64,3 +64,25 @@ describe('sumRounds', () => {
     expect(sums.deployedBySquare[0]).toBe(4000n);
   });
 });
+
+describe('sumRounds by payout rule', () => {
+  it('counts a parimutuel round\'s winners\' stake back and a returns round\'s SOL returned, with its ORE at its cost', () => {
+    const parimutuel = round(1, 0); // 25 x 1000 deployed, winnings 100
+    const returns: Round = {
+      ...round(2, 4),
+      payoutRule: 'returns',
+      totalWinnings: 22_000,
+      motherlode: 50_000_000_000,
+      oreReward: 100_000_000_000,
+      topMiner: 'SpLiT11111111111111111111111111111111111112',
+      split: true,
+      productionCost: 400_000_000,
+    };
+    const voided: Round = { ...round(3, null), payoutRule: 'returns' };
+    const sums = sumRounds([parimutuel, returns, voided]);
+    expect(sums.byRule[0]).toEqual({ rounds: 1, settledDeployed: 25_000n, returnedX100: 99n * 1000n + 100n * 100n, oreReward: 0n, oreValue: 0n });
+    // 1.5 ORE at 0.4 SOL per ORE = 0.6 SOL; the voided round counts nowhere.
+    expect(sums.byRule[1]).toEqual({ rounds: 1, settledDeployed: 25_000n, returnedX100: 100n * 22_000n, oreReward: 150_000_000_000n, oreValue: 600_000_000n });
+    expect(sums.winnerReturnX100).toBe(99n * 1000n + 100n * 100n + 100n * 22_000n);
+  });
+});

@@ -38,6 +38,32 @@ describe('importRounds', () => {
     expect(again).toMatchObject({ read: 2500, inserted: 0, duplicates: 2500 });
   });
 
+  it('imports rounds of both payout rules with their ORE fields, and old dumps without them', async () => {
+    const mixed = syntheticRounds(600, { seed: 12, firstId: 5000, payoutRule: (i) => (i < 300 ? 'parimutuel' : 'returns') });
+    const file = join(dir, 'mixed.ndjson');
+    await writeFile(file, ndjson(mixed));
+    expect(await importRounds([file], f.repo)).toMatchObject({ read: 600, inserted: 600, invalid: 0 });
+    expect(await f.repo.getRounds({ fromId: 5000, limit: 1000 })).toEqual(mixed);
+    expect((await f.repo.aggregates()).byRule.returns.rounds).toBe(mixed.filter((r) => r.payoutRule === 'returns' && r.winningSquare !== null).length);
+
+    // A dump written before rounds carried a rule: the fields are absent. Each round's
+    // totals decide: the parimutuel ones stay parimutuel, the returns ones are recognised.
+    const legacy = syntheticRounds(200, { seed: 13, firstId: 7000, payoutRule: (i) => (i < 150 ? 'parimutuel' : 'returns') }).map(
+      ({ payoutRule: _r, oreReward: _o, topMiner: _t, split: _s, productionCost: _p, ...old }) => old,
+    );
+    const oldFile = join(dir, 'old.ndjson');
+    await writeFile(oldFile, ndjson(legacy));
+    expect(await importRounds([oldFile], f.repo)).toMatchObject({ read: 200, inserted: 200, invalid: 0 });
+    const stored = await f.repo.getRounds({ fromId: 7000, limit: 1000 });
+    expect(stored.slice(0, 150).every((r) => r.payoutRule === 'parimutuel' && r.oreReward === null)).toBe(true);
+    expect(stored.slice(150).filter((r) => r.winningSquare !== null).every((r) => r.payoutRule === 'returns')).toBe(true);
+
+    // ORE fields without a rule are refused, naming the line.
+    const partial = join(dir, 'partial.ndjson');
+    await writeFile(partial, ndjson([{ ...legacy[0], id: 9000, oreReward: 5 }]));
+    await expect(importRounds([partial], f.repo)).rejects.toThrow(/partial\.ndjson:1.*payoutRule/);
+  });
+
   it('imports dump pages: one page per file, an array of pages, pretty-printed, and one page per line', async () => {
     const files = {
       single: JSON.stringify(page(rounds.slice(0, 500))),

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { validateRound, type Round } from '@gridlab/contracts';
 import { InputError } from '@gridlab/errors';
 import type { RoundRepository } from '../round.repository';
+import { completeLegacyRound } from './legacy-round';
 import { readRoundSource } from './round-source';
 
 export interface ImportProgress {
@@ -35,7 +36,9 @@ const DEFAULT_BATCH = 10_000;
 const YIELD_EVERY = 50;
 
 /**
- * Loads history files into the rounds table: validated, in COPY batches, idempotent
+ * Loads history files into the rounds table: validated (a round of an older dump, without
+ * the payout rule and ORE fields, is completed first: see completeLegacyRound), in COPY
+ * batches, idempotent
  * (stored ids are counted as duplicates). Parsing of the next batch overlaps the
  * database's work on the previous one. Imported rounds are not published to NATS:
  * consumers catch up from PostgreSQL, the source of truth.
@@ -71,7 +74,7 @@ export async function importRounds(paths: readonly string[], repo: RoundReposito
       let round: Round;
       try {
         if (item.value === undefined) throw new InputError('not valid JSON');
-        round = validateRound(item.value);
+        round = validateRound(completeLegacyRound(item.value));
       } catch (error) {
         const reason = error instanceof Error ? error.message : 'invalid';
         if (!options.skipInvalid) {

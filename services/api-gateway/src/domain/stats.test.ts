@@ -34,6 +34,10 @@ describe('computeStats', () => {
     settledDeployed: 14_970_000_000_000n,
     winnerReturnX100: 99n * 600_000_000_000n + 100n * 12_000_000_000_000n,
     updatedAt: new Date('2026-11-22T06:11:10.123Z'),
+    byRule: {
+      parimutuel: { rounds: 1000, settledDeployed: 14_970_000_000_000n, returnedX100: 99n * 600_000_000_000n + 100n * 12_000_000_000_000n, oreReward: 0n, oreValue: 0n },
+      returns: { rounds: 0, settledDeployed: 0n, returnedX100: 0n, oreReward: 0n, oreValue: 0n },
+    },
     squares: Array.from({ length: 25 }, (_, s) => ({ hits: 40, deployed: 600_000_000_000n + BigInt(s), currentDrought: s, maxDrought: 100 + s })),
   };
 
@@ -49,6 +53,23 @@ describe('computeStats', () => {
   it('computes the effective house edge from the exact sums', () => {
     const edge = 1 - (0.99 * 600_000_000_000 + 12_000_000_000_000) / 14_970_000_000_000;
     expect(computeStats(base).effectiveHouseEdge).toBeCloseTo(edge, 12);
+  });
+
+  it('reports each payout rule on its own, the ORE prize valued at its production cost', () => {
+    // Two returns rounds of 10 SOL each that paid back 8.9 and 9.1 SOL, 2.5 ORE in all worth 0.75 SOL.
+    const returns = { rounds: 2, settledDeployed: 20_000_000_000n, returnedX100: 100n * 18_000_000_000n, oreReward: 250_000_000_000n, oreValue: 750_000_000n };
+    const stats = computeStats({ ...base, byRule: { ...base.byRule, returns } });
+    expect(stats.byPayoutRule.returns).toEqual({
+      rounds: 2,
+      deployedSol: 20,
+      returnedSol: 18,
+      effectiveHouseEdge: 1 - 18 / 20,
+      oreRewarded: 2.5,
+      oreValueSol: 0.75,
+      effectiveHouseEdgeWithOre: 1 - 18.75 / 20,
+    });
+    expect(stats.byPayoutRule.parimutuel.effectiveHouseEdge).toBeCloseTo(computeStats(base).effectiveHouseEdge!, 12);
+    expect(computeStats(base).byPayoutRule.returns.effectiveHouseEdge).toBeNull();
   });
 
   it('reports no edge and zero rates before any settled round', () => {

@@ -1,4 +1,5 @@
-import type { StoredAggregates } from '@gridlab/rounds-store';
+import type { PayoutRule } from '@gridlab/contracts';
+import type { RuleSums, StoredAggregates } from '@gridlab/rounds-store';
 import { chiSquaredPValue, uniformityStatistic } from './chi-squared';
 
 const LAMPORTS_PER_SOL = 1_000_000_000n;
@@ -7,7 +8,7 @@ const SQUARES = 25;
 /** The stored whole-history aggregates the statistics are computed from (no round scan). */
 export type HistoryAggregates = Pick<
   StoredAggregates,
-  'roundsIndexed' | 'voidedRounds' | 'firstId' | 'lastId' | 'totalDeployed' | 'totalWinnings' | 'settledDeployed' | 'winnerReturnX100' | 'updatedAt'
+  'roundsIndexed' | 'voidedRounds' | 'firstId' | 'lastId' | 'totalDeployed' | 'totalWinnings' | 'settledDeployed' | 'winnerReturnX100' | 'updatedAt' | 'byRule'
 > & { readonly squares: readonly Pick<StoredAggregates['squares'][number], 'hits' | 'deployed' | 'currentDrought' | 'maxDrought'>[] };
 
 /** GET /api/v1/stats (SPEC 4). */
@@ -18,6 +19,8 @@ export interface StatsResponse {
   readonly totalDeployedSol: number;
   readonly totalWinningsSol: number;
   readonly effectiveHouseEdge: number | null;
+  /** The same figures for the rounds settled under each payout rule. */
+  readonly byPayoutRule: Readonly<Record<PayoutRule, RuleStats>>;
   readonly chiSquared: { statistic: number; degreesOfFreedom: 24; pValue: number; sampleSize: number };
   readonly perGrid: readonly {
     square: number;
@@ -31,6 +34,24 @@ export interface StatsResponse {
   readonly updatedAt: string;
 }
 
+/** Figures of the non-voided rounds settled under one payout rule. */
+export interface RuleStats {
+  readonly rounds: number;
+  readonly deployedSol: number;
+  /** SOL paid back to miners (see `returnedX100` in rounds-store). */
+  readonly returnedSol: number;
+  /** `1 - returned / deployed`, SOL only; null without rounds. */
+  readonly effectiveHouseEdge: number | null;
+  /** ORE rewarded (round rewards and motherlodes), in whole ORE. */
+  readonly oreRewarded: number;
+  /** That ORE valued at each round's recorded production cost. */
+  readonly oreValueSol: number;
+  /** `1 - (returned + ORE value) / deployed`; null without rounds. */
+  readonly effectiveHouseEdgeWithOre: number | null;
+}
+
+const ORE_BASE_UNITS = 100_000_000_000n;
+
 /** Lamports (exact, possibly above 2^53) as decimal SOL. */
 export function lamportsToSol(lamports: bigint): number {
   const whole = lamports / LAMPORTS_PER_SOL;
@@ -41,8 +62,11 @@ export function lamportsToSol(lamports: bigint): number {
 /**
  * Whole-history statistics from the aggregates. Hit statistics use non-voided rounds
  * only (the chi-squared sample); deployed SOL counts every indexed round.
- * `effectiveHouseEdge = 1 - sum(0.99 * deployed[w] + totalWinnings) / sum(totalDeployed)`
- * over non-voided rounds; null before any such round.
+ * `effectiveHouseEdge = 1 - sum(SOL paid back) / sum(totalDeployed)` over non-voided
+ * rounds, where a `parimutuel` round pays back `0.99 * deployed[w] + totalWinnings` and a
+ * `returns` round `totalWinnings` (the SOL it returned on every square); null before any
+ * such round. It counts SOL only; `byPayoutRule` gives each rule's figures, with the ORE
+ * prize of `returns` rounds valued at their production cost as well.
  */
 export function computeStats(a: HistoryAggregates): StatsResponse {
   const hits = a.squares.map((s) => s.hits);
@@ -57,6 +81,7 @@ export function computeStats(a: HistoryAggregates): StatsResponse {
     totalDeployedSol: lamportsToSol(a.totalDeployed),
     totalWinningsSol: lamportsToSol(a.totalWinnings),
     effectiveHouseEdge: edge,
+    byPayoutRule: { parimutuel: ruleStats(a.byRule.parimutuel), returns: ruleStats(a.byRule.returns) },
     chiSquared: { statistic, degreesOfFreedom: 24, pValue: chiSquaredPValue(statistic, 24), sampleSize },
     perGrid: a.squares.map((s, square) => ({
       square,
@@ -68,5 +93,20 @@ export function computeStats(a: HistoryAggregates): StatsResponse {
       maxDrought: s.maxDrought,
     })),
     updatedAt: a.updatedAt.toISOString(),
+  };
+}
+
+function ruleStats(r: RuleSums): RuleStats {
+  const deployed = Number(r.settledDeployed);
+  const returned = Number(r.returnedX100) / 100;
+  const oreValue = Number(r.oreValue);
+  return {
+    rounds: r.rounds,
+    deployedSol: lamportsToSol(r.settledDeployed),
+    returnedSol: lamportsToSol(r.returnedX100 / 100n),
+    effectiveHouseEdge: deployed > 0 ? 1 - returned / deployed : null,
+    oreRewarded: Number(r.oreReward / ORE_BASE_UNITS) + Number(r.oreReward % ORE_BASE_UNITS) / 1e11,
+    oreValueSol: lamportsToSol(r.oreValue),
+    effectiveHouseEdgeWithOre: deployed > 0 ? 1 - (returned + oreValue) / deployed : null,
   };
 }
