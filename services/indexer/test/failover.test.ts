@@ -54,7 +54,11 @@ describe('leader failover', () => {
   it('a standby takes over when the leader is killed, with no round lost or doubled', async () => {
     const ports = [19000 + Math.floor(Math.random() * 1000), 20000 + Math.floor(Math.random() * 1000)];
     const procs = [spawnIndexer(ports[0]!), spawnIndexer(ports[1]!)];
-    await waitFor(async () => (await Promise.all(ports.map(role))).filter((r) => r !== null).length === 2, 60_000, 'both indexers up');
+    // Both up, and one has checked the chain's identity and taken the lock.
+    await waitFor(async () => {
+      const roles = await Promise.all(ports.map(role));
+      return roles.every((r) => r !== null) && roles.includes('leader');
+    }, 60_000, 'both indexers up, one leading');
     const roles = await Promise.all(ports.map(role));
     expect([...roles].sort()).toEqual(['leader', 'standby']);
     const leader = roles.indexOf('leader');

@@ -80,6 +80,8 @@ export class LeaderSession {
 
   async start(): Promise<void> {
     await this.withRetry('backfill', () => this.backfill());
+    // Stopped while backfilling (shutdown, lost lock): the store may be closed already.
+    if (this.stopped) return;
     const latest = await this.deps.repo.latestId();
     if (latest !== null) this.prevRound = (await this.deps.repo.getRounds({ fromId: latest, toId: latest }))[0] ?? null;
     this.previousRule = this.prevRound?.payoutRule ?? null;
