@@ -49,6 +49,12 @@ export function sampleSnapshot(): LiveSnapshot {
       topMinerReward: 100_000_000_000,
       slotHash: 'ab'.repeat(32),
       settledAt: '2026-11-22T06:11:10.123Z',
+      // A round as the program settles them today.
+      payoutRule: 'returns',
+      oreReward: 100_000_000_000,
+      topMiner: 'SpLiT11111111111111111111111111111111111112',
+      split: true,
+      productionCost: 312_000_000,
     },
     updatedAt: '2026-11-22T06:11:31.456Z',
   });

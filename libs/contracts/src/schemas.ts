@@ -43,10 +43,11 @@ export const roundSchema: SchemaObject = {
     slotHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
     settledAt: isoTime,
     payoutRule: { type: 'string', enum: ['parimutuel', 'returns'] },
-    oreReward: { anyOf: [lamports, { type: 'null' }] },
-    topMiner: { anyOf: [{ type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' }, { type: 'null' }] },
+    // Nullable by a type list, not anyOf: validation runs on every imported round.
+    oreReward: { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    topMiner: { type: ['string', 'null'], pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' },
     split: { type: ['boolean', 'null'] },
-    productionCost: { anyOf: [lamports, { type: 'null' }] },
+    productionCost: { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
   },
 };
 

@@ -15,6 +15,8 @@ const ORE_FIELDS = ['oreReward', 'topMiner', 'split', 'productionCost'] as const
 export function completeLegacyRound(value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const round = value as Record<string, unknown>;
+  // The common case, a round of a current dump: nothing to complete (no allocation).
+  if ('payoutRule' in round && 'oreReward' in round && 'topMiner' in round && 'split' in round && 'productionCost' in round) return value;
   const missing = ORE_FIELDS.filter((f) => !(f in round));
   if ('payoutRule' in round) {
     if (missing.length === 0) return value;
