@@ -326,14 +326,18 @@ describe('forward testing', () => {
     labForward = await startLabForward();
     await until(async () => Number((await pool.query('SELECT round_id FROM lab.progress')).rows[0].round_id) >= stoppedAt + 15);
     let late = 0;
+    let ore = 0n;
     for (const [i, id] of ids.entries()) {
       const stats = await forwardOf(keyA, id);
       expect(stats.lastSettledRoundId).toBeGreaterThan(stoppedAt);
       late += stats.lateCount;
+      ore += BigInt(stats.oreEarned);
       await expectEqualToBacktest(stats, DSLS[i]);
       expect((await predictionFacts(id)).stalePending).toBe(0);
     }
     expect(late).toBeGreaterThan(0);
+    // Live returns rounds paid the strategies ORE, priced into their PnL like a backtest's.
+    expect(ore).toBeGreaterThan(0n);
     const counts = await pool.query(
       `SELECT p.strategy_id, count(*)::int AS settled, sum(p.pnl_lamports)::bigint AS pnl, f.rounds_observed, f.net_lamports
          FROM lab.predictions p JOIN lab.forward_stats f ON f.strategy_id = p.strategy_id
