@@ -1,4 +1,11 @@
-import { floorDiv, mulDivFloor, u64Mod } from './exact';
+import { floorDiv as floorDiv_BINDING, mulDivFloor as mulDivFloor_BINDING, u64Mod as u64Mod_BINDING } from './exact';
+
+// tsx runs this as CommonJS, where each use of an imported binding is a getter call; the
+// per-square code calls these module-local copies instead (5-8x faster here).
+const floorDiv = floorDiv_BINDING;
+const mulDivFloor = mulDivFloor_BINDING;
+const u64Mod = u64Mod_BINDING;
+const TWO_52 = 2 ** 52;
 
 /** Share of a losing square's SOL that reaches the winners: 0.99 (admin fee) x 0.9 (vault). */
 export const POOL_FACTOR = 0.891;
@@ -27,7 +34,15 @@ export const ORE_UNITS = 100_000_000_000;
  */
 export function returnedLamports(s: number, d: number, winner: boolean): number {
   const t = d + s;
-  const admin = t < 200 ? 1 : floorDiv(t, 100);
+  if (t < TWO_52) {
+    // Every operand below 2^52: each Math.floor of a quotient is exact (see exact.ts's floorDiv).
+    let kept = t - (t < 200 ? 1 : Math.floor(t / 100));
+    if (!winner) kept -= kept < 20 ? 1 : Math.floor(kept / 10);
+    if (kept <= 0) return 0;
+    const p = s * kept;
+    return p < TWO_52 ? Math.floor(p / t) : mulDivFloor(s, kept, t);
+  }
+  const admin = floorDiv(t, 100);
   let kept = t - admin;
   if (!winner) kept -= kept < 20 ? 1 : floorDiv(kept, 10);
   return kept <= 0 ? 0 : mulDivFloor(s, kept, t);

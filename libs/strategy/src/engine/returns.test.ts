@@ -2,6 +2,8 @@ import { normalizeDsl } from '../dsl/normalize';
 import { History, type RoundInput } from '../history/history';
 import { ORE, returnsRound, round } from '../testing/fixtures';
 import { referenceRun } from '../testing/reference';
+import fc from 'fast-check';
+import { returnedLamports } from './payout';
 import { createRunner } from './runner';
 
 /**
@@ -150,5 +152,23 @@ describe('returns rule, by hand (SPEC 7.7)', () => {
     const variance = pnls.reduce((a, b) => a + (b - mean) ** 2, 0) / 25;
     expect(runner.stats.chanceMean).toBeCloseTo(mean, 3);
     expect(runner.stats.chanceVariance / variance).toBeCloseTo(1, 9);
+  });
+
+  it('returnedLamports equals the BigInt formula at every magnitude, past 2^52 included', () => {
+    const big = (s: bigint, d: bigint, winner: boolean): number => {
+      const t = d + s;
+      const admin = t / 100n > 1n ? t / 100n : 1n;
+      let kept = t - admin;
+      if (!winner) kept -= kept / 10n > 1n ? kept / 10n : 1n;
+      return kept <= 0n ? 0 : Number((s * kept) / t);
+    };
+    const magnitude = fc.integer({ min: 0, max: 52 }).chain((bits) => fc.integer({ min: 1, max: Math.max(1, 2 ** bits) }));
+    fc.assert(
+      fc.property(magnitude, fc.oneof(fc.constant(0), magnitude), fc.boolean(), (s, d, winner) => {
+        expect(returnedLamports(s, d, winner)).toBe(big(BigInt(s), BigInt(d), winner));
+      }),
+      { numRuns: 5000 },
+    );
+    expect(returnedLamports(2 ** 52, 2 ** 52 - 7, true)).toBe(big(2n ** 52n, 2n ** 52n - 7n, true));
   });
 });
