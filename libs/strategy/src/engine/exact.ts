@@ -7,6 +7,7 @@
  */
 
 const TWO_18 = 262_144;
+const INV_18 = 1 / TWO_18;
 const TWO_32 = 4_294_967_296;
 const TWO_51 = 2 ** 51;
 const TWO_52 = 2 ** 52;
@@ -19,7 +20,7 @@ const TWO_53 = 2 ** 53;
  */
 export function floorDiv(a: number, c: number): number {
   if (a < TWO_52 && c <= TWO_52) return Math.floor(a / c);
-  return Number(BigInt(a) / BigInt(c));
+  return mulDivBig(a, 1, c);
 }
 
 /**
@@ -48,13 +49,23 @@ export function mulDivFloor(a: number, b: number, c: number): number {
       return q;
     }
   }
+  return mulDivBig(a, b, c);
+}
+
+/** floor(a * b / c) in BigInt (kept out of the hot functions, which then stay small). */
+function mulDivBig(a: number, b: number, c: number): number {
   return Number((BigInt(a) * BigInt(b)) / BigInt(c));
+}
+
+/** (a * b) mod c in BigInt. */
+function mulModBig(a: number, b: number, c: number): number {
+  return mulModBig(a, b, c);
 }
 
 /** (a * b) mod c for non-negative integers a, b < 2^53 and 1 <= c, exactly. */
 export function mulMod(a: number, b: number, c: number): number {
   const p = a * b;
-  if (p < TWO_53) return p % c;
+  if (p < TWO_52 && c <= TWO_52) return p - Math.floor(p / c) * c;
   if (c < TWO_51) {
     const q = Math.floor(p / c);
     if (q < TWO_52) {
@@ -72,7 +83,15 @@ export function mulMod(a: number, b: number, c: number): number {
  * ((hi mod n) * 2^32 mod n + lo) mod n, every step below 2^53 while n < 2^51.
  */
 export function u64Mod(hi: number, lo: number, n: number): number {
-  if (n < TWO_51) return (mulMod(hi % n, TWO_32, n) + lo) % n;
+  if (n < TWO_51) {
+    const r = mulMod(hi - Math.floor(hi / n) * n, TWO_32, n) + lo;
+    return r - Math.floor(r / n) * n;
+  }
+  return u64ModBig(hi, lo, n);
+}
+
+/** (hi * 2^32 + lo) mod n in BigInt. */
+function u64ModBig(hi: number, lo: number, n: number): number {
   return Number(((BigInt(hi) << 32n) | BigInt(lo)) % BigInt(n));
 }
 
@@ -84,22 +103,24 @@ export function u64Mod(hi: number, lo: number, n: number): number {
  * 2^18, plus under 2^21), so every operation is exact.
  */
 function productDifference(a: number, b: number, q: number, c: number): number {
-  const a0 = a % TWO_18;
-  const at = (a - a0) / TWO_18;
-  const a1 = at % TWO_18;
-  const a2 = (at - a1) / TWO_18;
-  const b0 = b % TWO_18;
-  const bt = (b - b0) / TWO_18;
-  const b1 = bt % TWO_18;
-  const b2 = (bt - b1) / TWO_18;
-  const q0 = q % TWO_18;
-  const qt = (q - q0) / TWO_18;
-  const q1 = qt % TWO_18;
-  const q2 = (qt - q1) / TWO_18;
-  const c0 = c % TWO_18;
-  const ct = (c - c0) / TWO_18;
-  const c1 = ct % TWO_18;
-  const c2 = (ct - c1) / TWO_18;
+  // Limbs by scaling with a power of two and flooring, exact and much cheaper than `%`
+  // (a double modulo is a runtime call in V8).
+  const at = Math.floor(a * INV_18);
+  const a0 = a - at * TWO_18;
+  const a2 = Math.floor(at * INV_18);
+  const a1 = at - a2 * TWO_18;
+  const bt = Math.floor(b * INV_18);
+  const b0 = b - bt * TWO_18;
+  const b2 = Math.floor(bt * INV_18);
+  const b1 = bt - b2 * TWO_18;
+  const qt = Math.floor(q * INV_18);
+  const q0 = q - qt * TWO_18;
+  const q2 = Math.floor(qt * INV_18);
+  const q1 = qt - q2 * TWO_18;
+  const ct = Math.floor(c * INV_18);
+  const c0 = c - ct * TWO_18;
+  const c2 = Math.floor(ct * INV_18);
+  const c1 = ct - c2 * TWO_18;
   const d4 = a2 * b2 - q2 * c2;
   const d3 = a1 * b2 + a2 * b1 - (q1 * c2 + q2 * c1);
   const d2 = a0 * b2 + a1 * b1 + a2 * b0 - (q0 * c2 + q1 * c1 + q2 * c0);
