@@ -171,4 +171,13 @@ describe('returns rule, by hand (SPEC 7.7)', () => {
     );
     expect(returnedLamports(2 ** 52, 2 ** 52 - 7, true)).toBe(big(2n ** 52n, 2n ** 52n - 7n, true));
   });
+
+  it('oreEarned stays exact past 2^53 (two motherlodes of 2^52 - 1 base units, alone on the square)', () => {
+    // Nobody else on square 5: ore = R + M each round; 2 x (1e11 + 2^52 - 1) = 9,007,399,254,740,990 > 2^53.
+    const M = 2 ** 52 - 1;
+    const alone = board({ 12: 1_000_000_000 });
+    const { summary } = run([5], S, [returnsRound(1, 5, alone, { motherlode: M, productionCost: 1 }), returnsRound(2, 5, alone, { motherlode: M, productionCost: 1 })]);
+    expect(summary.oreEarned).toBe((2n * (100_000_000_000n + BigInt(M))).toString());
+    expect(summary.oreEarned).toBe('9007399254740990');
+  });
 });

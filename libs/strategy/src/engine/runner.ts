@@ -22,6 +22,8 @@ const payoutLamports = payoutLamports_BINDING;
 const returnedLamports = returnedLamports_BINDING;
 const oreEarned = oreEarned_BINDING;
 const oreValueLamports = oreValueLamports_BINDING;
+const FLAT = FLAT_BINDING;
+const KELLY = KELLY_BINDING;
 
 /** What the last returnsPayout call earned in ORE (base units) and its value (lamports). */
 let lastOre = 0;
@@ -65,8 +67,6 @@ function returnsPayout(
   lastOreValue = value;
   return back + value;
 }
-const FLAT = FLAT_BINDING;
-const KELLY = KELLY_BINDING;
 
 /**
  * A flat run of at least this many rounds reads its squares from the history's
