@@ -9,6 +9,8 @@ import type { Bench, BenchFigure } from './types';
 
 const ANALYTICS_ROUNDS = 100_000;
 const HISTORY_ROUNDS = 500_000;
+/** The history spans the eras as the real table does: rounds after this id were settled under `returns`. */
+const RETURNS_FROM_ID = 250_001;
 const COLD_RUNS = 3;
 const CACHED_RUNS = 20;
 const TARGET_LOAD_S = 2;
@@ -33,7 +35,10 @@ const bench: Bench = async () => {
     await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
     const repo = new RoundRepository(pool);
     const store = async (from: number, to: number): Promise<void> => {
-      for (let first = from; first <= to; first += 25_000) await repo.insertMany(syntheticRounds(Math.min(25_000, to - first + 1), { seed: first, firstId: first }));
+      for (let first = from; first <= to; first += 25_000) {
+        const payoutRule = (i: number): 'returns' | 'parimutuel' => (first + i >= RETURNS_FROM_ID ? 'returns' : 'parimutuel');
+        await repo.insertMany(syntheticRounds(Math.min(25_000, to - first + 1), { seed: first, firstId: first, payoutRule }));
+      }
     };
     const opsPort = await freePort();
     const ops = `http://127.0.0.1:${opsPort}`;

@@ -1,5 +1,16 @@
 import { syntheticRounds } from '@gridlab/testing';
-import { BASE_STRATEGIES, History, analyze, createRunner, normalizeDsl, payoutLamports as payoutLamportsBinding, type Dsl } from '../libs/strategy/src';
+import {
+  BASE_STRATEGIES,
+  History,
+  analyze,
+  createRunner,
+  normalizeDsl,
+  oreEarned as oreEarnedBinding,
+  oreValueLamports as oreValueLamportsBinding,
+  payoutLamports as payoutLamportsBinding,
+  returnedLamports as returnedLamportsBinding,
+  type Dsl,
+} from '../libs/strategy/src';
 import { percentile } from './stats';
 import type { Bench, BenchFigure } from './types';
 
@@ -13,11 +24,17 @@ const BET = 1_000_000;
 const FEE = 5000;
 /** A local copy: under tsx (CommonJS) each use of an imported binding is a getter call, which the engine avoids too. */
 const payoutLamports = payoutLamportsBinding;
+const returnedLamports = returnedLamportsBinding;
+const oreEarned = oreEarnedBinding;
+const oreValueLamports = oreValueLamportsBinding;
 
-async function history(count: number): Promise<History> {
+/** The payout rule a history's rounds were settled under. */
+type Era = 'parimutuel' | 'returns';
+
+async function history(count: number, era: Era = 'parimutuel'): Promise<History> {
   const h = new History(count);
   for (let first = 1; first <= count; first += 50_000) {
-    h.appendMany(syntheticRounds(Math.min(50_000, count - first + 1), { seed: first, firstId: first }));
+    h.appendMany(syntheticRounds(Math.min(50_000, count - first + 1), { seed: first, firstId: first, payoutRule: era }));
     // Generation is CPU-bound; let the event loop breathe between chunks.
     await new Promise((r) => setImmediate(r));
   }
@@ -42,6 +59,36 @@ function captureBets(dsl: Dsl, h: History): { start: Int32Array; squares: Int8Ar
   }
   start[h.length] = n;
   return { start, squares, stakes };
+}
+
+/**
+ * The bare loop under `returns`: per bet square the SOL back (SPEC 7.7), and on the
+ * winning square the ORE earned and its value, over the same history columns.
+ */
+function bareReturnsLoop(h: History, bets: ReturnType<typeof captureBets>): number {
+  const { start, squares, stakes } = bets;
+  const { winning, winnerDeployed, deployed, oreReward, motherlode, split, drawHi, drawLo, productionCost } = h;
+  let net = 0;
+  for (let i = 0; i < h.length; i++) {
+    const w = winning[i]!;
+    const a = start[i]!;
+    const b = start[i + 1]!;
+    if (w < 0 || a === b) continue;
+    const base = i * 25;
+    let sum = 0;
+    let sw = 0;
+    let back = 0;
+    for (let j = a; j < b; j++) {
+      const st = stakes[j]!;
+      const s = squares[j]!;
+      sum += st;
+      if (s === w) sw = st;
+      back += returnedLamports(st, deployed[base + s]!, s === w);
+    }
+    if (sw > 0) back += oreValueLamports(oreEarned(sw, winnerDeployed[i]!, oreReward[i]!, motherlode[i]!, split[i]!, drawHi[i]!, drawLo[i]!), productionCost[i]!);
+    net += back - sum - FEE;
+  }
+  return net;
 }
 
 /** The bare loop: the payouts of the given bets over the same history columns, nothing else. */
@@ -91,50 +138,59 @@ function timed(fn: () => number): { ms: number; value: number } {
  * pairs); then analytics over 100,000 rounds, uncached.
  */
 const bench: Bench = async () => {
-  const h = await history(ROUNDS);
   const figures: BenchFigure[] = [];
   let firstHotMs = 0;
-  for (const base of BASE_STRATEGIES) {
-    const dsl = normalizeDsl({
-      base_strategy: base,
-      params: { bet_size_lamports: BET, ...(base === 'custom_squares' ? { custom_squares: [3, 7, 11, 17, 21] } : {}) },
-    });
-    const bets = captureBets(dsl, h);
-    // The first replay derives the history's rankings this rule reads (kept for later runs).
-    const first = timed(() => engineRun(dsl, h));
-    const expected = first.value;
-    if (base === 'hot') firstHotMs = first.ms;
-    const engineMs: number[] = [];
-    const ratios: number[] = [];
-    for (let run = 0; run < RUNS; run++) {
-      const engine = timed(() => engineRun(dsl, h));
-      const bare = timed(() => bareLoop(h, bets));
-      if (engine.value !== expected || bare.value !== expected) throw new Error(`${base}: engine and bare loop disagree on net PnL`);
-      engineMs.push(engine.ms);
-      // Each pair runs back to back, so a pair's ratio does not see the machine's drift.
-      ratios.push(engine.ms / bare.ms);
+  // One era at a time: a history of 1M rounds holds ~400 MB.
+  for (const era of ['parimutuel', 'returns'] as const) {
+    const h = await history(ROUNDS, era);
+    const bare = era === 'returns' ? bareReturnsLoop : bareLoop;
+    // The parimutuel figures keep the keys they always had.
+    const prefix = era === 'returns' ? 'strategy.returns' : 'strategy';
+    const suffix = era === 'returns' ? ', returns era' : '';
+    for (const base of BASE_STRATEGIES) {
+      const dsl = normalizeDsl({
+        base_strategy: base,
+        params: { bet_size_lamports: BET, ...(base === 'custom_squares' ? { custom_squares: [3, 7, 11, 17, 21] } : {}) },
+      });
+      const bets = captureBets(dsl, h);
+      // The first replay derives the history's rankings this rule reads (kept for later runs).
+      const first = timed(() => engineRun(dsl, h));
+      const expected = first.value;
+      if (base === 'hot' && era === 'parimutuel') firstHotMs = first.ms;
+      const engineMs: number[] = [];
+      const ratios: number[] = [];
+      for (let run = 0; run < RUNS; run++) {
+        const engine = timed(() => engineRun(dsl, h));
+        const plain = timed(() => bare(h, bets));
+        if (engine.value !== expected || plain.value !== expected) throw new Error(`${base} (${era}): engine and bare loop disagree on net PnL`);
+        engineMs.push(engine.ms);
+        // Each pair runs back to back, so a pair's ratio does not see the machine's drift.
+        ratios.push(engine.ms / plain.ms);
+      }
+      const rate = Math.round(ROUNDS / (percentile(engineMs, 50) / 1000));
+      const ratio = Math.round(percentile(ratios, 50) * 100) / 100;
+      figures.push(
+        { key: `${prefix}.${base}.roundsPerSecond`, label: `backtest engine replay, ${base}, flat, 1M rounds${suffix}`, value: rate, unit: 'rounds/s', target: `>= ${TARGET_RATE}`, met: rate >= TARGET_RATE },
+        { key: `${prefix}.${base}.vsBareLoop`, label: `backtest engine ÷ bare payout loop, ${base}${suffix}`, value: ratio, unit: 'x time', target: `<= ${TARGET_RATIO}`, met: ratio <= TARGET_RATIO },
+      );
     }
-    const rate = Math.round(ROUNDS / (percentile(engineMs, 50) / 1000));
-    const ratio = Math.round(percentile(ratios, 50) * 100) / 100;
-    figures.push(
-      { key: `strategy.${base}.roundsPerSecond`, label: `backtest engine replay, ${base}, flat, 1M rounds`, value: rate, unit: 'rounds/s', target: `>= ${TARGET_RATE}`, met: rate >= TARGET_RATE },
-      { key: `strategy.${base}.vsBareLoop`, label: `backtest engine ÷ bare payout loop, ${base}`, value: ratio, unit: 'x time', target: `<= ${TARGET_RATIO}`, met: ratio <= TARGET_RATIO },
-    );
+    if (era === 'parimutuel') {
+      figures.push({
+        key: 'strategy.hot.firstReplayMs',
+        label: 'first hot replay on the history, deriving its ranking (1M rounds)',
+        value: Math.round(firstHotMs),
+        unit: 'ms',
+      });
+      const corners = normalizeDsl({ base_strategy: 'corners', params: { bet_size_lamports: BET } });
+      const assembly: number[] = [];
+      for (let run = 0; run < 3; run++) {
+        const runner = createRunner(corners, h, { record: true });
+        runner.runTo(h.length);
+        assembly.push(timed(() => runner.result().perRoundPnlLamports.length).ms);
+      }
+      figures.push({ key: 'strategy.resultAssemblyMs', label: 'backtest result assembly (arrays, equity curve), 1M rounds', value: percentile(assembly, 50), unit: 'ms' });
+    }
   }
-  figures.push({
-    key: 'strategy.hot.firstReplayMs',
-    label: 'first hot replay on the history, deriving its ranking (1M rounds)',
-    value: Math.round(firstHotMs),
-    unit: 'ms',
-  });
-  const corners = normalizeDsl({ base_strategy: 'corners', params: { bet_size_lamports: BET } });
-  const assembly: number[] = [];
-  for (let run = 0; run < 3; run++) {
-    const runner = createRunner(corners, h, { record: true });
-    runner.runTo(h.length);
-    assembly.push(timed(() => runner.result().perRoundPnlLamports.length).ms);
-  }
-  figures.push({ key: 'strategy.resultAssemblyMs', label: 'backtest result assembly (arrays, equity curve), 1M rounds', value: percentile(assembly, 50), unit: 'ms' });
   const small = await history(ANALYTICS_ROUNDS);
   const dsl = normalizeDsl({ base_strategy: 'cold', params: { bet_size_lamports: BET } });
   analyze(small, dsl);

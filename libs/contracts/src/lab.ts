@@ -21,6 +21,8 @@ const roundId = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER 
 const safeInt = { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } as const;
 const count = { type: 'integer', minimum: 0 } as const;
 const num = { type: 'number' } as const;
+/** ORE base units as a decimal string (sums may pass 2^53). */
+export const oreAmountSchema = { type: 'string', pattern: '^(0|[1-9][0-9]*)$', maxLength: 40 } as const;
 
 /** POST /lab/backtest. */
 export interface BacktestRequest {
@@ -46,6 +48,17 @@ export interface BacktestSummary {
   readonly squaresWonOn: number;
   readonly netProfitLamports: number;
   readonly netProfitSol: number;
+  /**
+   * ORE earned on `returns` rounds (SPEC 7.7), base units (1 ORE = 1e11) as a decimal
+   * string (it may pass 2^53); "0" when none. Its value at each round's production cost
+   * is part of netProfitLamports.
+   */
+  readonly oreEarned: string;
+  /**
+   * The SOL-only part of netProfitLamports: SOL paid back (stakes back, parimutuel
+   * winnings) less stakes and fees, without the ORE's value.
+   */
+  readonly solReturnedNetLamports: number;
   readonly totalStakeLamports: number;
   readonly totalStakeSol: number;
   readonly totalRecoveryLamports: number;
@@ -140,6 +153,8 @@ const summaryProperties = {
   squaresWonOn: count,
   netProfitLamports: safeInt,
   netProfitSol: num,
+  oreEarned: oreAmountSchema,
+  solReturnedNetLamports: safeInt,
   totalStakeLamports: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
   totalStakeSol: num,
   totalRecoveryLamports: safeInt,

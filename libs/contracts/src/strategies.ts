@@ -1,4 +1,5 @@
 import type { SchemaObject } from 'ajv';
+import { oreAmountSchema } from './lab';
 
 // Strategy records, forward-test stats and the leaderboard: commands answered by
 // lab-forward (NATS request/reply, queue group `lab-forward`). Every owner-scoped request
@@ -123,6 +124,10 @@ export interface ForwardStats {
   readonly squaresWon: number;
   readonly netProfitLamports: number;
   readonly netProfitSol: number;
+  /** ORE earned on `returns` rounds (SPEC 7.7), base units as a decimal string; its value is in netProfitLamports. */
+  readonly oreEarned: string;
+  /** The SOL-only part of netProfitLamports (without the ORE's value), as in a backtest. */
+  readonly solReturnedNetLamports: number;
   readonly totalStakeLamports: number;
   readonly totalStakeSol: number;
   readonly roiPercent: number;
@@ -334,6 +339,8 @@ export const forwardStatsSchema: SchemaObject = {
     'squaresWon',
     'netProfitLamports',
     'netProfitSol',
+    'oreEarned',
+    'solReturnedNetLamports',
     'totalStakeLamports',
     'totalStakeSol',
     'roiPercent',
@@ -361,6 +368,8 @@ export const forwardStatsSchema: SchemaObject = {
     squaresWon: count,
     netProfitLamports: lamports,
     netProfitSol: num,
+    oreEarned: oreAmountSchema,
+    solReturnedNetLamports: lamports,
     totalStakeLamports: lamports,
     totalStakeSol: num,
     roiPercent: num,

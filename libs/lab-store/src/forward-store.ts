@@ -152,10 +152,12 @@ export class WriterTx {
       `UPDATE lab.forward_stats f SET session_seq = u.seq, rounds_observed = u.observed, rounds_settled = u.settled, rounds_bet = u.bet,
               rounds_won = u.won, squares_bet = u.squares, net_lamports = u.net, stake_lamports = u.stake, peak_lamports = u.peak,
               min_net_lamports = u.min_net, max_drawdown_lamports = u.drawdown, streak = u.streak, max_streak = u.max_streak,
-              late_count = u.late, roi_percent = u.roi, last_round_id = u.last
+              late_count = u.late, roi_percent = u.roi, last_round_id = u.last, ore_earned = u.ore, ore_value_lamports = u.ore_value
          FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::bigint[], $9::bigint[],
-                     $10::bigint[], $11::bigint[], $12::bigint[], $13::int[], $14::int[], $15::int[], $16::float8[], $17::bigint[])
-              AS u(id, seq, observed, settled, bet, won, squares, net, stake, peak, min_net, drawdown, streak, max_streak, late, roi, last)
+                     $10::bigint[], $11::bigint[], $12::bigint[], $13::int[], $14::int[], $15::int[], $16::float8[], $17::bigint[],
+                     $18::numeric[], $19::bigint[])
+              AS u(id, seq, observed, settled, bet, won, squares, net, stake, peak, min_net, drawdown, streak, max_streak, late, roi, last,
+                   ore, ore_value)
         WHERE f.strategy_id = u.id`,
       [
         col('strategyId'),
@@ -175,6 +177,8 @@ export class WriterTx {
         col('lateCount'),
         col('roiPercent'),
         col('lastRoundId'),
+        col('oreEarned'),
+        col('oreValueLamports'),
       ],
     );
   }

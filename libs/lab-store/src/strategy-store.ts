@@ -34,6 +34,10 @@ export interface StatsRow {
   readonly lateCount: number;
   readonly roiPercent: number;
   readonly lastRoundId: number | null;
+  /** ORE earned on `returns` rounds, base units, a decimal string (may pass 2^53). */
+  readonly oreEarned: string;
+  /** That ORE's value in lamports (included in netLamports). */
+  readonly oreValueLamports: number;
 }
 
 /** One settled, non-voided round of a strategy's record: its PnL. */
@@ -58,7 +62,7 @@ const STRATEGY_COLUMNS = `s.id, s.owner, s.name, s.dsl, s.active, s.session_seq,
   s.stopped_at_round_id, s.created_at, s.updated_at`;
 const STATS_COLUMNS = `f.strategy_id, f.session_seq, f.rounds_observed, f.rounds_settled, f.rounds_bet, f.rounds_won, f.squares_bet,
   f.net_lamports, f.stake_lamports, f.peak_lamports, f.min_net_lamports, f.max_drawdown_lamports, f.streak, f.max_streak,
-  f.late_count, f.roi_percent, f.last_round_id`;
+  f.late_count, f.roi_percent, f.last_round_id, f.ore_earned, f.ore_value_lamports`;
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- rows of the queries above */
 export const toStrategy = (r: any): StrategyRow => ({
@@ -93,6 +97,8 @@ export const toStats = (r: any): StatsRow => ({
   lateCount: r.late_count,
   roiPercent: r.roi_percent,
   lastRoundId: r.last_round_id,
+  oreEarned: String(r.ore_earned),
+  oreValueLamports: Number(r.ore_value_lamports),
 });
 /* eslint-enable @typescript-eslint/no-explicit-any */
 

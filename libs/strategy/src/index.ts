@@ -19,11 +19,11 @@ export {
 } from './dsl/types';
 export { dslSchema } from './dsl/schema';
 export { normalizeDsl, canonicalDslJson, dslHash } from './dsl/normalize';
-export { History, SQUARES, type RoundInput } from './history/history';
+export { History, SQUARES, PARIMUTUEL, RETURNS, type RoundInput } from './history/history';
 export { createRunner, type Runner } from './engine/runner';
 export type { RunnerOptions, RunSummary, Decision, DecisionReason, RoundOutcome } from './engine/types';
 export type { ExitReason } from './engine/run-stats';
-export { payoutLamports } from './engine/payout';
+export { payoutLamports, returnedLamports, oreEarned, oreValueLamports, ORE_UNITS } from './engine/payout';
 export { backtest, resolveWindow, MAX_WINDOW_ROUNDS, type BacktestWindow, type ResolvedWindow } from './backtest/backtest';
 export {
   downsampleIndexes,

@@ -45,7 +45,9 @@ let lab: { process: ServiceProcess; ops: string };
 const ns = testNamespace();
 const names = natsNames(ns.natsPrefix);
 const processes: ServiceProcess[] = [];
-const rounds: Round[] = syntheticRounds(STORED, { seed: 31, firstId: FIRST_ID, voidedRate: 0.01 });
+/** Stored rounds span the eras: parimutuel, then `returns` from this index on (as on chain since 2026-08-12). */
+const CUTOVER = 55_000;
+const rounds: Round[] = syntheticRounds(STORED, { seed: 31, firstId: FIRST_ID, voidedRate: 0.01, payoutRule: (i) => (i < CUTOVER ? 'parimutuel' : 'returns') });
 const lastId = FIRST_ID + STORED - 1;
 /** Every round stored so far, ascending (what the service's history must equal). */
 let stored: Round[] = rounds;
@@ -182,6 +184,9 @@ describe('POST /api/v1/lab/backtest', () => {
     openapi('BacktestResponse', res.body);
     expectBody(res.text, { result: expectedBacktest(dsl, window) });
     expect(res.body['result'].perRoundPnlLamports).toHaveLength(res.body['result'].totalRounds);
+    // The window spans the cutover: its returns rounds were priced with their ORE (read from the table).
+    expect(BigInt(res.body['result'].oreEarned)).toBeGreaterThan(0n);
+    expect(res.body['result'].solReturnedNetLamports).toBeLessThan(res.body['result'].netProfitLamports);
   });
 
   it('delivers a result larger than NATS’ 1 MiB max payload intact, in chunks', async () => {
@@ -284,7 +289,7 @@ describe('replicas and history', () => {
   });
 
   it('extends its history from settled rounds; a lost announcement loses nothing', async () => {
-    const [lost, announced] = syntheticRounds(2, { seed: 99, firstId: lastId + 1 });
+    const [lost, announced] = syntheticRounds(2, { seed: 99, firstId: lastId + 1, payoutRule: 'returns' });
     await settle([lost!], false);
     await settle([announced!], true);
     const dsl = { base_strategy: 'recent_winners', params: { bet_size_lamports: 50_000, num_squares: 2 } };

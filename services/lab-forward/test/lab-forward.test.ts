@@ -93,6 +93,8 @@ const forwardOf = async (key: string, id: string): Promise<ForwardStats> => (awa
 async function expectEqualToBacktest(stats: ForwardStats, dsl: unknown): Promise<void> {
   const rounds = await new RoundRepository(pool).getRounds({ toId: stats.lastSettledRoundId!, limit: 100_000 });
   const result = backtest(History.from(rounds), normalizeDsl(dsl), { fromRoundId: stats.sessionStartRoundId!, toRoundId: stats.lastSettledRoundId! });
+  // The devnet plays today's game live: the session's rounds are settled under `returns`.
+  expect(rounds.some((r) => r.id >= stats.sessionStartRoundId! && r.payoutRule === 'returns' && r.winningSquare !== null)).toBe(true);
   expect({
     roundsSettled: stats.roundsSettled,
     roundsBet: stats.roundsBet,
@@ -100,6 +102,8 @@ async function expectEqualToBacktest(stats: ForwardStats, dsl: unknown): Promise
     squaresBet: stats.squaresBet,
     squaresWon: stats.squaresWon,
     netProfitSol: stats.netProfitSol,
+    oreEarned: stats.oreEarned,
+    solReturnedNetLamports: stats.solReturnedNetLamports,
     totalStakeSol: stats.totalStakeSol,
     roiPercent: stats.roiPercent,
     winRate: stats.winRate,
@@ -115,6 +119,8 @@ async function expectEqualToBacktest(stats: ForwardStats, dsl: unknown): Promise
     squaresBet: result.squaresBet,
     squaresWon: result.squaresWonOn,
     netProfitSol: result.netProfitSol,
+    oreEarned: result.oreEarned,
+    solReturnedNetLamports: result.solReturnedNetLamports,
     totalStakeSol: result.totalStakeSol,
     roiPercent: result.roiPercent,
     winRate: result.winRate,
@@ -320,14 +326,18 @@ describe('forward testing', () => {
     labForward = await startLabForward();
     await until(async () => Number((await pool.query('SELECT round_id FROM lab.progress')).rows[0].round_id) >= stoppedAt + 15);
     let late = 0;
+    let ore = 0n;
     for (const [i, id] of ids.entries()) {
       const stats = await forwardOf(keyA, id);
       expect(stats.lastSettledRoundId).toBeGreaterThan(stoppedAt);
       late += stats.lateCount;
+      ore += BigInt(stats.oreEarned);
       await expectEqualToBacktest(stats, DSLS[i]);
       expect((await predictionFacts(id)).stalePending).toBe(0);
     }
     expect(late).toBeGreaterThan(0);
+    // Live returns rounds paid the strategies ORE, priced into their PnL like a backtest's.
+    expect(ore).toBeGreaterThan(0n);
     const counts = await pool.query(
       `SELECT p.strategy_id, count(*)::int AS settled, sum(p.pnl_lamports)::bigint AS pnl, f.rounds_observed, f.net_lamports
          FROM lab.predictions p JOIN lab.forward_stats f ON f.strategy_id = p.strategy_id

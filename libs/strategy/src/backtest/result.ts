@@ -26,6 +26,18 @@ export interface BacktestSummary {
   readonly squaresWonOn: number;
   readonly netProfitLamports: number;
   readonly netProfitSol: number;
+  /**
+   * ORE earned on `returns` rounds, base units (1 ORE = 1e11), as a decimal string (it
+   * may pass 2^53); "0" when none. Its value at each round's production cost is in
+   * netProfitLamports.
+   */
+  readonly oreEarned: string;
+  /**
+   * The SOL-only part of netProfitLamports: SOL paid back (stakes back, parimutuel
+   * winnings) less stakes and fees, without the ORE's value. Equals netProfitLamports
+   * when no ORE was earned.
+   */
+  readonly solReturnedNetLamports: number;
   readonly totalStakeLamports: number;
   readonly totalStakeSol: number;
   readonly totalRecoveryLamports: number;
@@ -159,6 +171,8 @@ export function summarize(stats: RunStats, bounds: RunBounds): BacktestSummary {
     squaresWonOn: stats.roundsWon,
     netProfitLamports: stats.net,
     netProfitSol: lamportsToSol(stats.net),
+    oreEarned: stats.oreEarned,
+    solReturnedNetLamports: stats.solReturnedNet,
     totalStakeLamports: stats.totalStake,
     totalStakeSol: lamportsToSol(stats.totalStake),
     totalRecoveryLamports: stats.totalRecovery,

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { normalizeDsl } from '../dsl/normalize';
-import { BASE_STRATEGIES, FILTER_METRICS, FILTER_OPS, SIZING_MODES } from '../dsl/types';
-import { History } from '../history/history';
-import { arbitraryHistory } from '../testing/fixtures';
+import { BASE_STRATEGIES, FILTER_METRICS, FILTER_OPS, SIZING_MODES, type Dsl } from '../dsl/types';
+import { History, type RoundInput } from '../history/history';
+import { arbitraryHistory, arbitraryMixedHistory } from '../testing/fixtures';
 import { referenceRun } from '../testing/reference';
 import { createRunner } from './runner';
 
@@ -42,37 +42,54 @@ const arbitraryDsl = fc
     normalizeDsl({ base_strategy, params: { ...params, ...(stop_loss_streak === undefined ? {} : { stop_loss_streak }) }, filters }),
   );
 
+/**
+ * Runs `dsl` from `from` stepped round by round, and fused (runTo) with and without the
+ * precomputed rankings, and checks each against the naive reference: decisions, PnL,
+ * exits, totals, the ORE earned and the SOL-only part of the PnL.
+ */
+function checkAgainstReference(rounds: RoundInput[], dsl: Dsl, startSeed: number): void {
+  const from = startSeed % rounds.length;
+  const expected = referenceRun(dsl, rounds, from);
+
+  // Stepped one round at a time, the decision of each round is visible.
+  const history = History.from(rounds);
+  const stepped = createRunner(dsl, history);
+  stepped.seek(from);
+  const decisions = [];
+  for (let i = from; i < rounds.length; i++) {
+    const outcome = stepped.step();
+    if (outcome.winningSquare !== null)
+      decisions.push({ id: outcome.roundId, squares: outcome.decision.squares, stakes: outcome.decision.stakesLamports, pnl: outcome.pnlLamports, ore: BigInt(outcome.oreEarned), oreValue: outcome.oreValueLamports });
+  }
+  expect(decisions).toEqual(expected.rounds.map((r) => ({ id: r.id, squares: r.squares, stakes: r.stakes, pnl: r.pnl, ore: r.ore, oreValue: r.oreValue })));
+  expect(stepped.summary().oreEarned).toBe(expected.ore.toString());
+  expect(stepped.summary().solReturnedNetLamports).toBe(expected.solReturnedNet);
+
+  // The fast loops over the same window agree, summary included.
+  for (const precomputedRankings of [false, true]) {
+    const fast = createRunner(dsl, history, { record: true, precomputedRankings });
+    fast.seek(from);
+    fast.runTo(history.length);
+    const summary = fast.summary();
+    expect(Array.from(fast.stats.recordedPnl.subarray(0, fast.stats.recorded))).toEqual(expected.rounds.map((r) => r.pnl));
+    expect(summary.netProfitLamports).toBe(expected.net);
+    expect(summary.oreEarned).toBe(expected.ore.toString());
+    expect(summary.solReturnedNetLamports).toBe(expected.solReturnedNet);
+    expect(summary.exitedEarly).toBe(expected.exit);
+    expect(summary.capHits).toBe(expected.rounds.filter((r) => r.capHit && r.squares.length > 0).length);
+    expect(summary.roundsBet).toBe(expected.rounds.filter((r) => r.squares.length > 0).length);
+    if (expected.exitRoundId !== null) expect(summary.exitRoundId).toBe(expected.exitRoundId);
+    // Per-square figures match the stepped run's (both settle each square the same way).
+    expect(summary.perSquare).toEqual(stepped.summary().perSquare);
+  }
+}
+
 describe('the engine against a naive implementation of the SPEC', () => {
   it('bets the same squares and stakes, with the same PnL, exits and totals, from any starting point', () => {
-    fc.assert(
-      fc.property(arbitraryHistory(1, 60), arbitraryDsl, fc.nat(), (rounds, dsl, startSeed) => {
-        const from = startSeed % rounds.length;
-        const expected = referenceRun(dsl, rounds, from);
+    fc.assert(fc.property(arbitraryHistory(1, 60), arbitraryDsl, fc.nat(), checkAgainstReference), { numRuns: 400 });
+  });
 
-        // Stepped one round at a time, the decision of each round is visible.
-        const history = History.from(rounds);
-        const stepped = createRunner(dsl, history);
-        stepped.seek(from);
-        const decisions = [];
-        for (let i = from; i < rounds.length; i++) {
-          const outcome = stepped.step();
-          if (outcome.winningSquare !== null) decisions.push({ id: outcome.roundId, squares: outcome.decision.squares, stakes: outcome.decision.stakesLamports, pnl: outcome.pnlLamports });
-        }
-        expect(decisions).toEqual(expected.rounds.map((r) => ({ id: r.id, squares: r.squares, stakes: r.stakes, pnl: r.pnl })));
-
-        // The fast loop over the same window agrees, summary included.
-        const fast = createRunner(dsl, history, { record: true });
-        fast.seek(from);
-        fast.runTo(history.length);
-        const summary = fast.summary();
-        expect(Array.from(fast.stats.recordedPnl.subarray(0, fast.stats.recorded))).toEqual(expected.rounds.map((r) => r.pnl));
-        expect(summary.netProfitLamports).toBe(expected.net);
-        expect(summary.exitedEarly).toBe(expected.exit);
-        expect(summary.capHits).toBe(expected.rounds.filter((r) => r.capHit && r.squares.length > 0).length);
-        expect(summary.roundsBet).toBe(expected.rounds.filter((r) => r.squares.length > 0).length);
-        if (expected.exitRoundId !== null) expect(summary.exitRoundId).toBe(expected.exitRoundId);
-      }),
-      { numRuns: 400 },
-    );
+  it('agrees under both payout rules, over windows spanning the cutover to returns', () => {
+    fc.assert(fc.property(arbitraryMixedHistory(1, 60), arbitraryDsl, fc.nat(), checkAgainstReference), { numRuns: 400 });
   });
 });

@@ -1,11 +1,20 @@
 import type { DslParams } from '../dsl/types';
-import { SQUARES as SQUARES_BINDING, type History } from '../history/history';
-import { payoutLamports as payoutLamports_BINDING } from './payout';
+import { RETURNS as RETURNS_BINDING, SQUARES as SQUARES_BINDING, type History } from '../history/history';
+import {
+  oreEarned as oreEarned_BINDING,
+  oreValueLamports as oreValueLamports_BINDING,
+  payoutLamports as payoutLamports_BINDING,
+  returnedLamports as returnedLamports_BINDING,
+} from './payout';
 
 // tsx runs this as CommonJS, where each use of an imported binding is a getter call (two
 // deep); per-round code reads these module-local copies instead.
 const SQUARES = SQUARES_BINDING;
 const payoutLamports = payoutLamports_BINDING;
+const RETURNS = RETURNS_BINDING;
+const oreEarned = oreEarned_BINDING;
+const oreValueLamports = oreValueLamports_BINDING;
+const returnedLamports = returnedLamports_BINDING;
 
 /** Why a run stopped early (SPEC 7.6), in order of precedence. */
 export type ExitReason = 'stop_loss_streak' | 'take_profit' | 'session_stop_loss';
@@ -49,6 +58,14 @@ export class RunStats {
   constantStake = 0;
   readonly paid = new Float64Array(SQUARES);
   exit: ExitReason | null = null;
+  /**
+   * ORE earned on `returns` rounds (base units): `ore` below 2^52 plus `oreCarry`, so the
+   * sum stays exact past 2^53 (see `oreEarned`).
+   */
+  ore = 0;
+  oreCarry = 0n;
+  /** That ORE valued at each round's production cost (lamports); net PnL includes it. */
+  oreValue = 0;
   /** History index of the round that triggered the exit (ids are looked up at the end). */
   exitIndex = -1;
   /** Sum over bet-rounds of the mean / variance of PnL with a uniformly random winner. */
@@ -148,6 +165,34 @@ export class RunStats {
     else if (this.stopLoss > 0 && net <= -this.stopLoss) this.stop('session_stop_loss', i);
   }
 
+  /** Adds a round's ORE (base units) and its value (lamports). */
+  addOre(ore: number, value: number): void {
+    this.ore += ore;
+    this.oreValue += value;
+    if (this.ore > 2 ** 52) {
+      this.carryOre(this.ore);
+      this.ore = 0;
+    }
+  }
+
+  /** Adds a running sum of ORE (taken out of `ore` by the caller) to the exact carry. */
+  carryOre(ore: number): void {
+    this.oreCarry += BigInt(ore);
+  }
+
+  /** Total ORE earned, base units, exact (a decimal string: it may pass 2^53). */
+  get oreEarned(): string {
+    return (this.oreCarry + BigInt(this.ore)).toString();
+  }
+
+  /**
+   * The SOL-only part of net PnL: what came back in SOL (stake back, and the parimutuel
+   * winnings) less stakes and fees, i.e. net PnL without the ORE's value.
+   */
+  get solReturnedNet(): number {
+    return this.net - this.oreValue;
+  }
+
   /** Ends the run: `reason`, triggered by the round at history index i. */
   stop(reason: ExitReason, i: number): void {
     this.exit = reason;
@@ -174,7 +219,29 @@ export class RunStats {
     const cost = stakeSum + this.fee;
     const base = i * SQUARES;
     const sum = h.sumDeployed[i]!;
-    let total = -cost * (SQUARES - m);
+    let total: number;
+    if (h.rule[i] === RETURNS) {
+      // Every square returns its losing share; the winner, if bet, its winning share and ORE.
+      let lost = 0;
+      for (let j = 0; j < m; j++) lost += returnedLamports(stakes[j]!, h.deployed[base + squares[j]!]!, false);
+      total = (lost - cost) * (SQUARES - m);
+      for (let j = 0; j < m; j++) {
+        const sj = stakes[j]!;
+        const dj = h.deployed[base + squares[j]!]!;
+        const ore = oreEarned(sj, dj, h.oreReward[i]!, h.motherlode[i]!, h.split[i]!, h.drawHi[i]!, h.drawLo[i]!);
+        const back = lost - returnedLamports(sj, dj, false) + returnedLamports(sj, dj, true) + oreValueLamports(ore, h.productionCost[i]!);
+        const pnl = back - cost;
+        this.chancePnl[j] = pnl;
+        total += pnl;
+      }
+      const mean = total / SQUARES;
+      let deviations = (SQUARES - m) * (lost - cost - mean) ** 2;
+      for (let j = 0; j < m; j++) deviations += (this.chancePnl[j]! - mean) ** 2;
+      this.chanceMean += mean;
+      this.chanceVariance += deviations / SQUARES;
+      return;
+    }
+    total = -cost * (SQUARES - m);
     for (let j = 0; j < m; j++) {
       const sj = stakes[j]!;
       const dj = h.deployed[base + squares[j]!]!;

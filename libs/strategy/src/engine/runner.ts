@@ -1,8 +1,13 @@
 import type { Dsl } from '../dsl/types';
-import { History, SQUARES as SQUARES_BINDING, type RoundInput } from '../history/history';
+import { History, RETURNS as RETURNS_BINDING, SQUARES as SQUARES_BINDING, type RoundInput } from '../history/history';
 import { FilterSet, filterNeeds } from './filters';
 import { Lookback } from './lookback';
-import { payoutLamports as payoutLamports_BINDING } from './payout';
+import {
+  oreEarned as oreEarned_BINDING,
+  oreValueLamports as oreValueLamports_BINDING,
+  payoutLamports as payoutLamports_BINDING,
+  returnedLamports as returnedLamports_BINDING,
+} from './payout';
 import { FLAT as FLAT_BINDING, KELLY as KELLY_BINDING, Progression } from './sizing';
 import { FIXED_SHAPE, SquareSelector, selectionNeeds } from './select';
 import { RunStats } from './run-stats';
@@ -12,9 +17,56 @@ import type { Decision, DecisionReason, RoundOutcome, RunnerOptions, RunSummary 
 // tsx runs this as CommonJS, where each use of an imported binding is a getter call (two
 // deep); per-round code reads these module-local copies instead.
 const SQUARES = SQUARES_BINDING;
+const RETURNS = RETURNS_BINDING;
 const payoutLamports = payoutLamports_BINDING;
+const returnedLamports = returnedLamports_BINDING;
+const oreEarned = oreEarned_BINDING;
+const oreValueLamports = oreValueLamports_BINDING;
 const FLAT = FLAT_BINDING;
 const KELLY = KELLY_BINDING;
+
+/** What the last returnsPayout call earned in ORE (base units) and its value (lamports). */
+let lastOre = 0;
+let lastOreValue = 0;
+
+/**
+ * Settles stakes on `returns` round i (SPEC 7.7): each square's SOL back is added to
+ * `paid`, the ORE earned on the winner (valued at the round's production cost) too;
+ * returns the payout (SOL back + ORE value) and leaves the ORE in lastOre / lastOreValue.
+ * Stakes are `uniform` on every square when it is > 0, else stakes[j] for squares[start + j].
+ */
+function returnsPayout(
+  h: History,
+  i: number,
+  w: number,
+  squares: Int8Array,
+  start: number,
+  m: number,
+  uniform: number,
+  stakes: Float64Array,
+  sw: number,
+  paid: Float64Array,
+): number {
+  const deployed = h.deployed;
+  const base = i * SQUARES;
+  let back = 0;
+  for (let j = 0; j < m; j++) {
+    const s = squares[start + j]!;
+    const r = returnedLamports(uniform > 0 ? uniform : stakes[j]!, deployed[base + s]!, s === w);
+    paid[s]! += r;
+    back += r;
+  }
+  let ore = 0;
+  let value = 0;
+  if (sw > 0) {
+    ore = oreEarned(sw, h.winnerDeployed[i]!, h.oreReward[i]!, h.motherlode[i]!, h.split[i]!, h.drawHi[i]!, h.drawLo[i]!);
+    value = oreValueLamports(ore, h.productionCost[i]!);
+    paid[w]! += value;
+  }
+  lastOre = ore;
+  lastOreValue = value;
+  return back + value;
+}
 
 /**
  * A flat run of at least this many rounds reads its squares from the history's
@@ -30,6 +82,9 @@ const PREVIOUS = 2;
 const DROUGHT_PREFIX = 3;
 const WON_SUFFIX = 4;
 const NO_COUNTS = new Uint8Array(0);
+const NO_STAKES = new Float64Array(0);
+/** ORE summed in a double past this moves to RunStats' BigInt carry, so the total stays exact. */
+const ORE_FLUSH = 2 ** 52;
 const INLINE_CODES = { prefix: PREFIX, previous: PREVIOUS, drought: DROUGHT_PREFIX, won: WON_SUFFIX } as const;
 
 // Reason codes, in the order the checks run.
@@ -175,13 +230,16 @@ export class Runner {
         stakeLamports: 0,
         payoutLamports: 0,
         pnlLamports: 0,
+        oreEarned: 0,
+        oreValueLamports: 0,
         hit: false,
         capHit: false,
         exit: null,
       };
     }
     const stats = this.stats;
-    const before = { stake: stats.totalStake, net: stats.net, won: stats.roundsWon, capHits: stats.capHits, exit: stats.exit };
+    const before = { stake: stats.totalStake, net: stats.net, won: stats.roundsWon, capHits: stats.capHits, exit: stats.exit, oreValue: stats.oreValue };
+    lastOre = 0;
     const reason = this.decideInto();
     // Snapshot the decision now: settling observes the round, which moves the rankings.
     const decision = this.decision(reason);
@@ -195,6 +253,8 @@ export class Runner {
       stakeLamports: stake,
       payoutLamports: reason === BET ? pnl + stake + this.fee : 0,
       pnlLamports: pnl,
+      oreEarned: reason === BET ? lastOre : 0,
+      oreValueLamports: stats.oreValue - before.oreValue,
       hit: stats.roundsWon > before.won,
       capHit: stats.capHits > before.capHits,
       exit: before.exit === null ? stats.exit : null,
@@ -228,7 +288,7 @@ export class Runner {
    */
   private runFlat(from: number, end: number): void {
     const h = this.history;
-    const { winning, winnerDeployed, sumDeployed } = h;
+    const { winning, winnerDeployed, sumDeployed, rule } = h;
     const stats = this.stats;
     const { betCount, winCount, paid, endedStreaks } = stats;
     const lb = this.lb;
@@ -246,7 +306,7 @@ export class Runner {
     const stopStreak = stats.stopStreak;
     const takeProfit = stats.takeProfit;
     const stopLoss = stats.stopLoss;
-    let { roundsBet, roundsWon, squaresBet, net, totalStake, totalRecovery, capHits, capLoss, minNet, peak, maxDrawdown, streak, maxStreak, recorded } =
+    let { roundsBet, roundsWon, squaresBet, net, totalStake, totalRecovery, capHits, capLoss, minNet, peak, maxDrawdown, streak, maxStreak, recorded, ore, oreValue } =
       stats;
     let exited = stats.exit !== null;
     let cooldownLeft = this.cooldownLeft;
@@ -305,13 +365,26 @@ export class Runner {
         }
         const stakeSum = stake * m;
         const sw = hit ? stake : 0;
-        const dw = winnerDeployed[i]!;
-        const payout = payoutLamports(sw, dw, sumDeployed[i]! - dw + stakeSum - sw);
+        let payout: number;
+        if (rule[i] === RETURNS) {
+          payout = returnsPayout(h, i, w, squares, start, m, stake, NO_STAKES, sw, paid);
+          if (lastOre > 0) {
+            ore += lastOre;
+            oreValue += lastOreValue;
+            if (ore > ORE_FLUSH) {
+              stats.carryOre(ore);
+              ore = 0;
+            }
+          }
+        } else {
+          const dw = winnerDeployed[i]!;
+          payout = payoutLamports(sw, dw, sumDeployed[i]! - dw + stakeSum - sw);
+          if (hit) paid[w]! += payout;
+        }
         const pnl = payout - stakeSum - fee;
         if (hit) {
           roundsWon++;
           winCount[w]!++;
-          paid[w]! += payout;
         }
         roundsBet++;
         squaresBet += m;
@@ -361,7 +434,7 @@ export class Runner {
       }
     }
     if (how !== INCREMENTAL) lb.rebuild(end);
-    Object.assign(stats, { roundsBet, roundsWon, squaresBet, net, totalStake, totalRecovery, capHits, capLoss, minNet, peak, maxDrawdown, streak, maxStreak, recorded });
+    Object.assign(stats, { roundsBet, roundsWon, squaresBet, net, totalStake, totalRecovery, capHits, capLoss, minNet, peak, maxDrawdown, streak, maxStreak, recorded, ore, oreValue });
     this.cooldownLeft = cooldownLeft;
     this.chosen = m;
     this.squares = start === 0 ? squares : squares.slice(start, start + m);
@@ -513,13 +586,19 @@ export class Runner {
           if (s === w) sw = st;
         }
       }
-      const dw = h.winnerDeployed[i]!;
-      const payout = payoutLamports(sw, dw, h.sumDeployed[i]! - dw + stakeSum - sw);
+      let payout: number;
+      if (h.rule[i] === RETURNS) {
+        payout = returnsPayout(h, i, w, squares, 0, m, uniform, this.stakes, sw, stats.paid);
+        if (lastOre > 0) stats.addOre(lastOre, lastOreValue);
+      } else {
+        const dw = h.winnerDeployed[i]!;
+        payout = payoutLamports(sw, dw, h.sumDeployed[i]! - dw + stakeSum - sw);
+        if (sw > 0) stats.paid[w]! += payout;
+      }
       const pnl = payout - stakeSum - this.fee;
       if (sw > 0) {
         stats.roundsWon++;
         stats.winCount[w]!++;
-        stats.paid[w]! += payout;
       }
       if (pnl < 0) this.cooldownLeft = this.cooldownRounds;
       const mode = this.progression.mode;

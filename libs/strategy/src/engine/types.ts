@@ -26,8 +26,12 @@ export interface RoundOutcome {
   readonly decision: Decision;
   readonly stakeLamports: number;
   readonly payoutLamports: number;
-  /** floor(payout) - stakes - fee when bet, else 0. */
+  /** floor(payout) - stakes - fee when bet, else 0 (the ORE's value included). */
   readonly pnlLamports: number;
+  /** `returns` rounds: ORE earned on the winning square (base units), else 0. */
+  readonly oreEarned: number;
+  /** That ORE valued at the round's production cost (lamports, part of the payout and PnL). */
+  readonly oreValueLamports: number;
   /** The winning square was among the squares bet. */
   readonly hit: boolean;
   /** A stake was reduced by max_bet_per_square_lamports. */

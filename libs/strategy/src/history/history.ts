@@ -1,5 +1,10 @@
+import { reverseBits32 } from '../engine/exact';
+
 /** Squares on the board. */
 export const SQUARES = 25;
+/** How a round paid (SPEC 3), as stored in `History.rule`. */
+export const PARIMUTUEL = 0;
+export const RETURNS = 1;
 const INITIAL_CAPACITY = 1024;
 
 /**
@@ -15,6 +20,53 @@ export interface RoundInput {
   readonly totalWinnings: number;
   /** Sum of `count` when absent (SPEC 3: older accounts lack it). */
   readonly totalMiners?: number;
+  /** The rule that settled the round (SPEC 3); absent means `parimutuel`, as every v3 round. */
+  readonly payoutRule?: 'parimutuel' | 'returns';
+  /** `returns`: the round's ORE reward R (base units, 1 ORE = 1e11); null or absent = 0. */
+  readonly oreReward?: number | null;
+  /** `returns`: the motherlode M paid on the winning square this round (ORE base units); absent = 0. */
+  readonly motherlode?: number;
+  /** `returns`: the ORE reward was split pro rata on the winning square (else drawn). */
+  readonly split?: boolean | null;
+  /**
+   * `returns`: the board's production cost at settlement, lamports per whole ORE, which
+   * values the ORE a strategy earns; null or absent values it at 0.
+   */
+  readonly productionCost?: number | null;
+  /**
+   * The slot hash (64 hex characters, or its 32 bytes): a settled, unsplit `returns`
+   * round needs it, since its top miner is drawn from the bit-reversed rng.
+   */
+  readonly slotHash?: string | Uint8Array;
+}
+
+/** The u64 rng of a slot hash (four LE u64 xored), bit-reversed, as [high u32, low u32]. */
+export function reversedRng(slotHash: string | Uint8Array, id: number): [number, number] {
+  let lo = 0;
+  let hi = 0;
+  if (typeof slotHash === 'string') {
+    if (!/^[0-9a-fA-F]{64}$/.test(slotHash)) throw new RangeError(`round ${id}: slotHash must be 64 hex characters`);
+    for (let w = 0; w < 4; w++) {
+      lo ^= leU32(slotHash, 16 * w);
+      hi ^= leU32(slotHash, 16 * w + 8);
+    }
+  } else {
+    if (slotHash.length !== 32) throw new RangeError(`round ${id}: slotHash must be 32 bytes`);
+    for (let w = 0; w < 4; w++) {
+      const b = 8 * w;
+      lo ^= slotHash[b]! | (slotHash[b + 1]! << 8) | (slotHash[b + 2]! << 16) | (slotHash[b + 3]! << 24);
+      hi ^= slotHash[b + 4]! | (slotHash[b + 5]! << 8) | (slotHash[b + 6]! << 16) | (slotHash[b + 7]! << 24);
+    }
+  }
+  // Reversing 64 bits swaps the halves and reverses each.
+  return [reverseBits32(lo), reverseBits32(hi)];
+}
+
+/** The little-endian u32 whose 4 bytes start at hex character `at`. */
+function leU32(hex: string, at: number): number {
+  let v = 0;
+  for (let b = 3; b >= 0; b--) v = v * 256 + parseInt(hex.substr(at + 2 * b, 2), 16);
+  return v | 0;
 }
 
 function checkLamports(value: number, what: string, id: number): void {
@@ -51,6 +103,19 @@ export class History {
   winnerDeployed: Float64Array;
   /** Non-voided rounds stored before index i: the round's ordinal among settled rounds. */
   ordinals: Float64Array;
+  /** The payout rule: PARIMUTUEL (0) or RETURNS (1). The columns below are 0 for parimutuel rounds. */
+  rule: Uint8Array;
+  /** `returns`: the ORE reward R (base units). */
+  oreReward: Float64Array;
+  /** `returns`: the motherlode M paid this round (ORE base units). */
+  motherlode: Float64Array;
+  /** `returns`: 1 when the ORE reward was split pro rata. */
+  split: Uint8Array;
+  /** `returns`: lamports per whole ORE at settlement (0 when unknown: ORE valued at 0). */
+  productionCost: Float64Array;
+  /** `returns`: reverse_bits(rng) as two u32 halves, the top-miner draw's sample (SPEC 7.7). */
+  drawHi: Uint32Array;
+  drawLo: Uint32Array;
 
   constructor(capacity = INITIAL_CAPACITY) {
     const c = Math.max(1, Math.floor(capacity));
@@ -64,6 +129,13 @@ export class History {
     this.sumDeployed = new Float64Array(c);
     this.winnerDeployed = new Float64Array(c);
     this.ordinals = new Float64Array(c);
+    this.rule = new Uint8Array(c);
+    this.oreReward = new Float64Array(c);
+    this.motherlode = new Float64Array(c);
+    this.split = new Uint8Array(c);
+    this.productionCost = new Float64Array(c);
+    this.drawHi = new Uint32Array(c);
+    this.drawLo = new Uint32Array(c);
   }
 
   /** A history holding `rounds` (ascending ids). */
@@ -112,6 +184,27 @@ export class History {
     if (!Number.isSafeInteger(sum)) throw new RangeError(`round ${id}: deployed sums past 2^53`);
     const totalMiners = round.totalMiners ?? miners;
     checkLamports(totalMiners, 'totalMiners', id);
+    const returns = round.payoutRule === 'returns';
+    if (!returns && round.payoutRule !== undefined && round.payoutRule !== 'parimutuel') throw new RangeError(`round ${id}: unknown payoutRule ${String(round.payoutRule)}`);
+    let ore = 0;
+    let motherlode = 0;
+    let cost = 0;
+    let split = 0;
+    let drawHi = 0;
+    let drawLo = 0;
+    if (returns) {
+      ore = round.oreReward ?? 0;
+      motherlode = round.motherlode ?? 0;
+      cost = round.productionCost ?? 0;
+      checkLamports(ore, 'oreReward', id);
+      checkLamports(motherlode, 'motherlode', id);
+      checkLamports(cost, 'productionCost', id);
+      split = round.split === true ? 1 : 0;
+      if (w !== null && split === 0 && ore > 0) {
+        if (round.slotHash === undefined) throw new RangeError(`round ${id}: a returns round whose ORE is drawn needs its slotHash`);
+        [drawHi, drawLo] = reversedRng(round.slotHash, id);
+      }
+    }
     this.ids[i] = id;
     this.winning[i] = w ?? -1;
     this.totalDeployed[i] = round.totalDeployed;
@@ -120,6 +213,13 @@ export class History {
     this.sumDeployed[i] = sum;
     this.winnerDeployed[i] = w === null ? 0 : round.deployed[w]!;
     this.ordinals[i] = this.settledCount;
+    this.rule[i] = returns ? RETURNS : PARIMUTUEL;
+    this.oreReward[i] = ore;
+    this.motherlode[i] = motherlode;
+    this.split[i] = split;
+    this.productionCost[i] = cost;
+    this.drawHi[i] = drawHi;
+    this.drawLo[i] = drawLo;
     if (w !== null) this.settledCount++;
     this.length = i + 1;
   }
@@ -147,11 +247,15 @@ export class History {
     return i < this.length && this.ids[i] === id ? i : -1;
   }
 
-  /** The round at index i as a plain object (for tests and diagnostics; not for hot loops). */
-  roundAt(i: number): Required<RoundInput> & { deployed: number[]; count: number[] } {
+  /**
+   * The round at index i as a plain object (for tests and diagnostics; not for hot
+   * loops); the `returns` fields only on a returns round, the draw as `drawRng` (the
+   * bit-reversed rng, which is what the slot hash is kept for).
+   */
+  roundAt(i: number): RoundInput & { deployed: number[]; count: number[]; totalMiners: number; drawRng?: bigint } {
     if (!(i >= 0 && i < this.length)) throw new RangeError(`index ${i} outside 0..${this.length - 1}`);
     const w = this.winning[i]!;
-    return {
+    const round = {
       id: this.ids[i]!,
       deployed: Array.from(this.deployed.subarray(i * SQUARES, (i + 1) * SQUARES)),
       count: Array.from(this.count.subarray(i * SQUARES, (i + 1) * SQUARES)),
@@ -160,11 +264,21 @@ export class History {
       totalWinnings: this.totalWinnings[i]!,
       totalMiners: this.totalMiners[i]!,
     };
+    if (this.rule[i] !== RETURNS) return round;
+    return {
+      ...round,
+      payoutRule: 'returns',
+      oreReward: this.oreReward[i]!,
+      motherlode: this.motherlode[i]!,
+      split: this.split[i] === 1,
+      productionCost: this.productionCost[i]!,
+      drawRng: (BigInt(this.drawHi[i]!) << 32n) | BigInt(this.drawLo[i]!),
+    };
   }
 
   private grow(): void {
     const c = this.capacity * 2;
-    const grown = <T extends Float64Array | Int8Array | Uint32Array>(old: T, make: (n: number) => T, width = 1): T => {
+    const grown = <T extends Float64Array | Int8Array | Uint8Array | Uint32Array>(old: T, make: (n: number) => T, width = 1): T => {
       const next = make(c * width);
       next.set(old);
       return next;
@@ -179,5 +293,12 @@ export class History {
     this.sumDeployed = grown(this.sumDeployed, (n) => new Float64Array(n));
     this.winnerDeployed = grown(this.winnerDeployed, (n) => new Float64Array(n));
     this.ordinals = grown(this.ordinals, (n) => new Float64Array(n));
+    this.rule = grown(this.rule, (n) => new Uint8Array(n));
+    this.oreReward = grown(this.oreReward, (n) => new Float64Array(n));
+    this.motherlode = grown(this.motherlode, (n) => new Float64Array(n));
+    this.split = grown(this.split, (n) => new Uint8Array(n));
+    this.productionCost = grown(this.productionCost, (n) => new Float64Array(n));
+    this.drawHi = grown(this.drawHi, (n) => new Uint32Array(n));
+    this.drawLo = grown(this.drawLo, (n) => new Uint32Array(n));
   }
 }

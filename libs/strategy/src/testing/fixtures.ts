@@ -69,3 +69,77 @@ export function arbitraryHistory(minLength = 1, maxLength = 60): fc.Arbitrary<Ro
     });
   });
 }
+
+/** SPEC 3 `returns` totals: SOL returned (total less the admin and protocol fees, none below 0 a square). */
+export function returnsWinnings(deployed: readonly number[], winner: number | null): number {
+  let total = 0;
+  for (let s = 0; s < 25; s++) {
+    const t = deployed[s]!;
+    if (winner === null || t === 0) {
+      total += t;
+      continue;
+    }
+    const admin = Math.max(1, Math.floor(t / 100));
+    const protocol = s === winner ? 0 : Math.max(1, Math.floor((t - admin) / 10));
+    total += Math.max(0, t - admin - protocol);
+  }
+  return total;
+}
+
+export interface ReturnsFields {
+  readonly oreReward?: number | null;
+  readonly motherlode?: number;
+  readonly split?: boolean;
+  readonly productionCost?: number | null;
+  readonly slotHash?: string;
+}
+
+/** A round settled under the `returns` rule (defaults: 1 ORE, split, 0.3 SOL per ORE). */
+export function returnsRound(id: number, winner: number | null, deployed: readonly number[], fields: ReturnsFields = {}, count?: readonly number[]): RoundInput {
+  const base = round(id, winner, deployed, count);
+  return {
+    ...base,
+    totalWinnings: returnsWinnings(deployed, winner),
+    payoutRule: 'returns',
+    oreReward: fields.oreReward === undefined ? ORE : fields.oreReward,
+    motherlode: fields.motherlode ?? 0,
+    split: fields.split ?? true,
+    productionCost: fields.productionCost === undefined ? 300_000_000 : fields.productionCost,
+    slotHash: fields.slotHash ?? '11'.repeat(32),
+  };
+}
+
+/** 1 ORE in base units. */
+export const ORE = 100_000_000_000;
+
+/**
+ * fast-check: histories like arbitraryHistory's whose rounds are settled under either
+ * rule: all parimutuel, all returns, or parimutuel up to a cutover then returns (the
+ * case a window spanning 2026-08-12 meets). Returns rounds draw their ORE reward,
+ * motherlode, split, production cost (sometimes unknown) and slot hash, and small
+ * squares (under 300 lamports) so the minimum fees apply.
+ */
+export function arbitraryMixedHistory(minLength = 1, maxLength = 60): fc.Arbitrary<RoundInput[]> {
+  const one = fc.record({
+    gap: fc.integer({ min: 1, max: 3 }),
+    winner: fc.option(fc.integer({ min: 0, max: 24 }), { freq: 12 }),
+    deployed: fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 3 * SOL })), { minLength: 25, maxLength: 25 }),
+    count: fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 25, maxLength: 25 }),
+    oreReward: fc.oneof(fc.constant(ORE), fc.constant(0), fc.constant(null), fc.integer({ min: 1, max: 3 * ORE })),
+    motherlode: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 500 * ORE }) }),
+    split: fc.boolean(),
+    productionCost: fc.oneof(fc.integer({ min: 1, max: 2 * SOL }), fc.constant(null)),
+    slotHash: fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex')),
+  });
+  return fc
+    .tuple(fc.array(one, { minLength, maxLength }), fc.oneof(fc.constant(-1), fc.constant(0), fc.integer({ min: 1, max: maxLength })))
+    .map(([items, cutover]) => {
+      let id = 1000;
+      return items.map((it, i) => {
+        id += it.gap;
+        // cutover -1: all parimutuel; otherwise returns from index `cutover` on.
+        if (cutover < 0 || i < cutover) return round(id, it.winner, it.deployed, it.count);
+        return returnsRound(id, it.winner, it.deployed, it, it.count);
+      });
+    });
+}

@@ -12,11 +12,17 @@ export interface ReferenceRound {
   readonly stakes: number[];
   readonly pnl: number;
   readonly capHit: boolean;
+  /** ORE earned (base units) and its value (lamports, inside pnl). */
+  readonly ore: bigint;
+  readonly oreValue: number;
 }
 
 export interface ReferenceRun {
   readonly rounds: ReferenceRound[];
   readonly net: number;
+  /** Total ORE earned and the SOL-only part of net (net less the ORE's value). */
+  readonly ore: bigint;
+  readonly solReturnedNet: number;
   readonly exit: string | null;
   readonly exitRoundId: number | null;
 }
@@ -154,6 +160,52 @@ function passes(op: string, a: number, b: number): boolean {
   return op === '<' ? a < b : op === '<=' ? a <= b : op === '>' ? a > b : op === '>=' ? a >= b : a === b;
 }
 
+/** reverse_bits of the u64 rng of a slot hash (hex), computed bit by bit. */
+export function referenceReversedRng(slotHash: string): bigint {
+  let rng = 0n;
+  for (let w = 0; w < 4; w++) {
+    let word = 0n;
+    for (let b = 7; b >= 0; b--) word = word * 256n + BigInt(parseInt(slotHash.slice(16 * w + 2 * b, 16 * w + 2 * b + 2), 16));
+    rng ^= word;
+  }
+  const bits = rng.toString(2).padStart(64, '0');
+  return BigInt(`0b${bits.split('').reverse().join('')}`);
+}
+
+const max = (a: bigint, b: bigint): bigint => (a > b ? a : b);
+
+/**
+ * SPEC 7.7 `returns`, plainly in BigInt: SOL back per square and the ORE prize of our
+ * stakes on one round. A square's SOL back is never negative (a 1-lamport square).
+ */
+export function referenceReturns(round: RoundInput, squares: readonly number[], stakes: readonly number[]): { back: bigint; ore: bigint; oreValue: bigint } {
+  const win = round.winningSquare!;
+  let back = 0n;
+  let sw = 0n;
+  for (let k = 0; k < squares.length; k++) {
+    const j = squares[k]!;
+    const S = BigInt(stakes[k]!);
+    if (S === 0n) continue;
+    if (j === win) sw = S;
+    const t = BigInt(round.deployed[j]!) + S;
+    const admin = max(1n, t / 100n);
+    let kept = t - admin;
+    if (j !== win) kept -= max(1n, (t - admin) / 10n);
+    back += (S * max(0n, kept)) / t;
+  }
+  let ore = 0n;
+  if (sw > 0n) {
+    const dw = BigInt(round.deployed[win]!);
+    const n = dw + sw;
+    const R = BigInt(round.oreReward ?? 0);
+    if (round.split === true) ore = (R * sw) / n;
+    else if (R > 0n && referenceReversedRng(round.slotHash as string) % n >= dw) ore = R;
+    ore += (BigInt(round.motherlode ?? 0) * sw) / n;
+  }
+  const oreValue = (ore * BigInt(round.productionCost ?? 0)) / 100_000_000_000n;
+  return { back, ore, oreValue };
+}
+
 const FIB = [1, 1];
 for (let i = 2; i < 200; i++) FIB.push(FIB[i - 1]! + FIB[i - 2]!);
 
@@ -166,6 +218,8 @@ export function referenceRun(dsl: Dsl, all: readonly RoundInput[], from = 0): Re
   let fib = 0;
   let u = 0;
   let net = 0;
+  let oreTotal = 0n;
+  let oreValueTotal = 0;
   let cooldown = 0;
   let exit: string | null = null;
   let exitRoundId: number | null = null;
@@ -174,7 +228,7 @@ export function referenceRun(dsl: Dsl, all: readonly RoundInput[], from = 0): Re
     const round = all[idx]!;
     if (round.winningSquare === null) continue;
     const prior = settled.filter((r) => r.id < round.id);
-    const none = { id: round.id, squares: [], stakes: [], pnl: 0, capHit: false };
+    const none = { id: round.id, squares: [], stakes: [], pnl: 0, capHit: false, ore: 0n, oreValue: 0 };
     if (exit !== null) {
       out.push(none);
       continue;
@@ -242,19 +296,31 @@ export function referenceRun(dsl: Dsl, all: readonly RoundInput[], from = 0): Re
       continue;
     }
     const win = round.winningSquare;
-    const at = squares.indexOf(win);
-    const sw = at >= 0 ? stakes[at]! : 0;
-    let L = 0;
-    for (let j = 0; j < 25; j++) {
-      if (j === win) continue;
-      const k = squares.indexOf(j);
-      L += round.deployed[j]! + (k >= 0 ? stakes[k]! : 0);
+    let payout: number;
+    let ore = 0n;
+    let oreValue = 0;
+    if (round.payoutRule === 'returns') {
+      const r = referenceReturns(round, squares, stakes);
+      payout = Number(r.back + r.oreValue);
+      ore = r.ore;
+      oreValue = Number(r.oreValue);
+    } else {
+      const at = squares.indexOf(win);
+      const sw = at >= 0 ? stakes[at]! : 0;
+      let L = 0;
+      for (let j = 0; j < 25; j++) {
+        if (j === win) continue;
+        const k = squares.indexOf(j);
+        L += round.deployed[j]! + (k >= 0 ? stakes[k]! : 0);
+      }
+      const dw = round.deployed[win]!;
+      payout = sw > 0 ? Math.floor(0.99 * sw + (0.891 * L * sw) / (dw + sw)) : 0;
     }
-    const dw = round.deployed[win]!;
-    const payout = sw > 0 ? Math.floor(0.99 * sw + (0.891 * L * sw) / (dw + sw)) : 0;
     const pnl = payout - sum(stakes) - p.tx_fee_lamports;
     net += pnl;
-    out.push({ id: round.id, squares, stakes, pnl, capHit });
+    oreTotal += ore;
+    oreValueTotal += oreValue;
+    out.push({ id: round.id, squares, stakes, pnl, capHit, ore, oreValue });
     if (pnl < 0) {
       n++;
       w = 0;
@@ -273,5 +339,5 @@ export function referenceRun(dsl: Dsl, all: readonly RoundInput[], from = 0): Re
     else if (p.session_stop_loss_lamports > 0 && net <= -p.session_stop_loss_lamports) exit = 'session_stop_loss';
     if (exit !== null) exitRoundId = round.id;
   }
-  return { rounds: out, net, exit, exitRoundId };
+  return { rounds: out, net, ore: oreTotal, solReturnedNet: net - oreValueTotal, exit, exitRoundId };
 }

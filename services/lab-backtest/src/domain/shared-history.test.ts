@@ -3,7 +3,16 @@ import { syntheticRounds } from '@gridlab/testing';
 import { SharedHistory, historyView, setVisibleLength, type HistoryBuffers } from './shared-history';
 
 describe('a history in shared buffers', () => {
-  const rounds = syntheticRounds(5000, { seed: 3, voidedRate: 0.05 });
+  // Both payout eras: the returns columns must be shared too.
+  const rounds = syntheticRounds(5000, { seed: 3, voidedRate: 0.05, payoutRule: (i) => (i < 2500 ? 'parimutuel' : 'returns') });
+
+  it('shares every column a History has (a column left private would silently stop growing)', () => {
+    const shared = new SharedHistory(10);
+    for (const r of rounds.slice(0, 100)) shared.append(r);
+    const columns = Object.entries(shared.history).filter(([, v]) => ArrayBuffer.isView(v));
+    expect(columns.length).toBeGreaterThanOrEqual(17);
+    for (const [name, column] of columns) expect([name, (column as Uint8Array).buffer instanceof SharedArrayBuffer]).toEqual([name, true]);
+  });
 
   it('grows into new shared buffers, announcing each set, and keeps every round', () => {
     const shared = new SharedHistory(10);

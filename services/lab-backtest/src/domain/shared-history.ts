@@ -1,6 +1,6 @@
 import { History, SQUARES, type RoundInput } from '@gridlab/strategy';
 
-type Column = Float64Array | Int8Array | Uint32Array;
+type Column = Float64Array | Int8Array | Uint8Array | Uint32Array;
 
 /** The typed-array columns of a History, by name: element size, width, and a view over a buffer. */
 const COLUMNS = {
@@ -14,6 +14,13 @@ const COLUMNS = {
   sumDeployed: [8, 1, (b: SharedArrayBuffer) => new Float64Array(b)],
   winnerDeployed: [8, 1, (b: SharedArrayBuffer) => new Float64Array(b)],
   ordinals: [8, 1, (b: SharedArrayBuffer) => new Float64Array(b)],
+  rule: [1, 1, (b: SharedArrayBuffer) => new Uint8Array(b)],
+  oreReward: [8, 1, (b: SharedArrayBuffer) => new Float64Array(b)],
+  motherlode: [8, 1, (b: SharedArrayBuffer) => new Float64Array(b)],
+  split: [1, 1, (b: SharedArrayBuffer) => new Uint8Array(b)],
+  productionCost: [8, 1, (b: SharedArrayBuffer) => new Float64Array(b)],
+  drawHi: [4, 1, (b: SharedArrayBuffer) => new Uint32Array(b)],
+  drawLo: [4, 1, (b: SharedArrayBuffer) => new Uint32Array(b)],
 } as const satisfies Record<string, readonly [number, number, (b: SharedArrayBuffer) => Column]>;
 
 type ColumnName = keyof typeof COLUMNS;

@@ -187,7 +187,7 @@ export class ForwardWriter {
         const d = o.decision;
         addRound(
           session.figures,
-          { roundId: o.roundId, winningSquare: o.winningSquare, bet: d.bet, squares: d.squares.length, stakeLamports: o.stakeLamports, pnlLamports: o.pnlLamports, hit: o.hit },
+          { roundId: o.roundId, winningSquare: o.winningSquare, bet: d.bet, squares: d.squares.length, stakeLamports: o.stakeLamports, pnlLamports: o.pnlLamports, hit: o.hit, oreEarned: o.oreEarned, oreValueLamports: o.oreValueLamports },
           !recorded.has(session.id),
         );
         rows.push({ strategyId: session.id, squares: d.squares, stakes: d.stakesLamports, reason: d.reason, stakeLamports: o.stakeLamports, pnlLamports: o.pnlLamports, hit: o.hit });

@@ -2,7 +2,8 @@ import { syntheticRounds } from '@gridlab/testing';
 import { History, backtest, createRunner, normalizeDsl } from '@gridlab/strategy';
 import { addRound, emptyFigures, enterSession, equityCurve, ownerShort, roiPercent, type Figures } from './figures';
 
-const ROUNDS = syntheticRounds(1500, { seed: 11, firstId: 100, voidedRate: 0.02 });
+// Parimutuel up to index 900, then returns: the forward window (500..1500) spans the cutover.
+const ROUNDS = syntheticRounds(1500, { seed: 11, firstId: 100, voidedRate: 0.02, payoutRule: (i) => (i < 900 ? 'parimutuel' : 'returns') });
 
 /** Steps a runner from round index `from` and folds each outcome into figures, as the writer does. */
 function forward(dslInput: unknown, from: number, to: number) {
@@ -14,7 +15,7 @@ function forward(dslInput: unknown, from: number, to: number) {
   const series: { roundId: number; pnlLamports: number }[] = [];
   for (const round of ROUNDS.slice(from, to)) {
     const o = runner.step(round);
-    addRound(figures, { roundId: o.roundId, winningSquare: o.winningSquare, bet: o.decision.bet, squares: o.decision.squares.length, stakeLamports: o.stakeLamports, pnlLamports: o.pnlLamports, hit: o.hit }, false);
+    addRound(figures, { roundId: o.roundId, winningSquare: o.winningSquare, bet: o.decision.bet, squares: o.decision.squares.length, stakeLamports: o.stakeLamports, pnlLamports: o.pnlLamports, hit: o.hit, oreEarned: o.oreEarned, oreValueLamports: o.oreValueLamports }, false);
     if (o.winningSquare !== null) series.push({ roundId: o.roundId, pnlLamports: o.pnlLamports });
     if (o.exit !== null) break;
   }
@@ -43,6 +44,10 @@ describe('forward figures', () => {
     expect(figures.maxDrawdownLamports / 1e9).toBe(result.maxDrawdownSol);
     expect(figures.minNetLamports / 1e9).toBe(result.minWalletSol);
     expect(figures.maxStreak).toBe(result.maxStreak);
+    expect(figures.oreEarned).toBe(result.oreEarned);
+    expect(figures.netLamports - figures.oreValueLamports).toBe(result.solReturnedNetLamports);
+    // Past the cutover the strategy earns ORE, and its value is part of the PnL.
+    if (last > ROUNDS[950]!.id) expect(figures.oreValueLamports).toBeGreaterThan(0);
     expect(equityCurve(series)).toEqual(result.equityCurve);
     expect(figures.roundsBet).toBeGreaterThan(0);
   });
@@ -56,14 +61,14 @@ describe('forward figures', () => {
 
   it('counts voided rounds as observed only, and late predictions', () => {
     const f: Figures = emptyFigures('stg_x', 1);
-    addRound(f, { roundId: 1, winningSquare: null, bet: false, squares: 0, stakeLamports: 0, pnlLamports: 0, hit: false }, true);
-    addRound(f, { roundId: 2, winningSquare: 3, bet: true, squares: 2, stakeLamports: 200, pnlLamports: -205, hit: false }, false);
+    addRound(f, { roundId: 1, winningSquare: null, bet: false, squares: 0, stakeLamports: 0, pnlLamports: 0, hit: false, oreEarned: 0, oreValueLamports: 0 }, true);
+    addRound(f, { roundId: 2, winningSquare: 3, bet: true, squares: 2, stakeLamports: 200, pnlLamports: -205, hit: false, oreEarned: 0, oreValueLamports: 0 }, false);
     expect(f).toMatchObject({ roundsObserved: 2, roundsSettled: 1, roundsBet: 1, lateCount: 1, streak: 1, netLamports: -205, lastRoundId: 2 });
   });
 
   it('restarts the losing streak with a new session, keeping the record', () => {
     const f: Figures = emptyFigures('stg_x', 1);
-    addRound(f, { roundId: 2, winningSquare: 3, bet: true, squares: 1, stakeLamports: 100, pnlLamports: -100, hit: false }, false);
+    addRound(f, { roundId: 2, winningSquare: 3, bet: true, squares: 1, stakeLamports: 100, pnlLamports: -100, hit: false, oreEarned: 0, oreValueLamports: 0 }, false);
     enterSession(f, 1);
     expect(f.streak).toBe(1);
     enterSession(f, 2);

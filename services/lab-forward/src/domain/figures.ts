@@ -29,6 +29,10 @@ export interface Figures {
   lateCount: number;
   roiPercent: number;
   lastRoundId: number | null;
+  /** ORE earned on `returns` rounds (base units), a decimal string: the sum may pass 2^53. */
+  oreEarned: string;
+  /** That ORE's value in lamports at each round's production cost (part of netLamports). */
+  oreValueLamports: number;
 }
 
 /** What the runner reported for one round (see @gridlab/strategy's RoundOutcome). */
@@ -42,6 +46,9 @@ export interface SettledRound {
   readonly stakeLamports: number;
   readonly pnlLamports: number;
   readonly hit: boolean;
+  /** ORE earned this round (base units) and its value in lamports (inside pnlLamports). */
+  readonly oreEarned: number;
+  readonly oreValueLamports: number;
 }
 
 export function emptyFigures(strategyId: string, sessionSeq: number): Figures {
@@ -63,6 +70,8 @@ export function emptyFigures(strategyId: string, sessionSeq: number): Figures {
     lateCount: 0,
     roiPercent: 0,
     lastRoundId: null,
+    oreEarned: '0',
+    oreValueLamports: 0,
   };
 }
 
@@ -85,6 +94,10 @@ export function addRound(f: Figures, r: SettledRound, late: boolean): void {
   f.squaresBet += r.squares;
   f.stakeLamports += r.stakeLamports;
   if (r.hit) f.roundsWon++;
+  if (r.oreEarned > 0) {
+    f.oreEarned = (BigInt(f.oreEarned) + BigInt(r.oreEarned)).toString();
+    f.oreValueLamports += r.oreValueLamports;
+  }
   const net = f.netLamports + r.pnlLamports;
   f.netLamports = net;
   if (net < f.minNetLamports) f.minNetLamports = net;

@@ -90,6 +90,8 @@ export function toForwardStats(row: StrategyRow, stats: StatsRow, pending: numbe
     squaresWon: stats.roundsWon,
     netProfitLamports: stats.netLamports,
     netProfitSol: toSol(stats.netLamports),
+    oreEarned: stats.oreEarned,
+    solReturnedNetLamports: stats.netLamports - stats.oreValueLamports,
     totalStakeLamports: stats.stakeLamports,
     totalStakeSol: toSol(stats.stakeLamports),
     roiPercent: roiPercent(stats.netLamports, stats.stakeLamports),

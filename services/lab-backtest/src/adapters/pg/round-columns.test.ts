@@ -6,7 +6,7 @@ import { OutOfOrder, TupleParser } from './round-columns';
 
 const TWO_32 = 0x1_0000_0000;
 
-/** PostgreSQL's binary COPY of the seven columns the loader asks for. */
+/** PostgreSQL's binary COPY of the thirteen columns the loader asks for. */
 function copyBinary(rounds: readonly Round[]): Buffer {
   const parts: Buffer[] = [Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)];
   const int8 = (v: number): Buffer => {
@@ -25,9 +25,10 @@ function copyBinary(rounds: readonly Round[]): Buffer {
     });
     return b;
   };
+  const nullable = (v: number | null): Buffer => (v === null ? Buffer.from([0xff, 0xff, 0xff, 0xff]) : int8(v));
   for (const r of rounds) {
     const fields = Buffer.alloc(2);
-    fields.writeInt16BE(7);
+    fields.writeInt16BE(13);
     const winning = Buffer.alloc(r.winningSquare === null ? 4 : 6);
     if (r.winningSquare === null) winning.writeInt32BE(-1);
     else {
@@ -35,6 +36,14 @@ function copyBinary(rounds: readonly Round[]): Buffer {
       winning.writeInt16BE(r.winningSquare, 4);
     }
     parts.push(fields, int8(r.id), packed(r.deployed), packed(r.count), winning, int8(r.totalDeployed), int8(r.totalWinnings), int8(r.totalMiners));
+    const rule = Buffer.alloc(6);
+    rule.writeInt32BE(2);
+    rule.writeInt16BE(r.payoutRule === 'returns' ? 1 : 0, 4);
+    const split = r.split === null ? Buffer.from([0xff, 0xff, 0xff, 0xff]) : Buffer.from([0, 0, 0, 1, r.split ? 1 : 0]);
+    const hash = Buffer.alloc(36);
+    hash.writeInt32BE(32);
+    Buffer.from(r.slotHash, 'hex').copy(hash, 4);
+    parts.push(rule, nullable(r.oreReward), int8(r.motherlode), split, nullable(r.productionCost), hash);
   }
   const trailer = Buffer.alloc(2);
   trailer.writeInt16BE(-1);
@@ -46,7 +55,9 @@ function expectSameHistory(actual: History, expected: History): void {
   expect(actual.length).toBe(expected.length);
   expect(actual.settledCount).toBe(expected.settledCount);
   const n = expected.length;
-  for (const column of ['ids', 'winning', 'totalDeployed', 'totalWinnings', 'totalMiners', 'sumDeployed', 'winnerDeployed', 'ordinals'] as const) {
+  const columns = ['ids', 'winning', 'totalDeployed', 'totalWinnings', 'totalMiners', 'sumDeployed', 'winnerDeployed', 'ordinals'] as const;
+  const returnsColumns = ['rule', 'oreReward', 'motherlode', 'split', 'productionCost', 'drawHi', 'drawLo'] as const;
+  for (const column of [...columns, ...returnsColumns]) {
     expect([column, Array.from(actual[column].subarray(0, n))]).toEqual([column, Array.from(expected[column].subarray(0, n))]);
   }
   expect(Array.from(actual.deployed.subarray(0, n * 25))).toEqual(Array.from(expected.deployed.subarray(0, n * 25)));
@@ -69,11 +80,25 @@ function parse(bytes: Buffer, sizes: readonly number[]): SharedHistory {
 }
 
 describe('binary COPY of rounds into the shared history', () => {
-  const rounds = syntheticRounds(300, { seed: 9, firstId: 2 ** 40, voidedRate: 0.1 });
+  // Both eras, as the table holds them: parimutuel, then returns (split, drawn, motherlode).
+  const rounds = syntheticRounds(300, { seed: 9, firstId: 2 ** 40, voidedRate: 0.1, payoutRule: (i) => (i < 120 ? 'parimutuel' : 'returns') });
   // A lamport value above 2^32 and a large count exercise both halves of the packed u64.
   rounds[5] = { ...rounds[5]!, deployed: rounds[5]!.deployed.map((d, i) => (i === 3 ? 5 * TWO_32 + 7 : d)), totalDeployed: rounds[5]!.totalDeployed + 5 * TWO_32 };
+  // A returns round with an unknown production cost and ORE reward (nullable columns).
+  rounds[200] = { ...rounds[200]!, productionCost: null, oreReward: null };
   const bytes = copyBinary(rounds);
   const expected = History.from(rounds);
+
+  it('carries the returns columns: rule, ORE reward, motherlode, split, cost and the draw', () => {
+    const h = parse(bytes, [bytes.length]).history;
+    expect(h.rule[119]).toBe(0);
+    expect(h.rule[120]).toBe(1);
+    expect(Array.from(h.split.subarray(120, 300))).toContain(1);
+    expect(Array.from(h.drawHi.subarray(120, 300)).some((v) => v !== 0)).toBe(true);
+    expect(h.productionCost[200]).toBe(0);
+    expect(h.oreReward[200]).toBe(0);
+    expect(h.productionCost[201]).toBe(rounds[201]!.productionCost);
+  });
 
   it('gives the same columns as History.from, whatever the chunk boundaries', () => {
     expectSameHistory(parse(bytes, [bytes.length]).history, expected);

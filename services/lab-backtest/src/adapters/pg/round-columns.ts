@@ -7,15 +7,26 @@ import type { SharedHistory } from '../../domain/shared-history';
 // tsx runs this as CommonJS, where each use of an imported binding is a getter call (here
 // three deep, through the package index); the per-tuple parser reads this local copy.
 const SQUARES = SQUARES_BINDING;
-/** The columns a replay reads, in the order the COPY below sends them. */
-const COLUMNS = 'id, deployed, count, winning_square, total_deployed, total_winnings, total_miners';
+/**
+ * The columns a replay reads, in the order the COPY below sends them: the seed's, then
+ * what the `returns` rule prices with (SPEC 7.7): the rule, ORE reward, motherlode,
+ * split, production cost and the slot hash (its rng draws the top miner).
+ */
+const COLUMNS =
+  'id, deployed, count, winning_square, total_deployed, total_winnings, total_miners, payout_rule, ore_reward, motherlode, split, production_cost, slot_hash';
 const SIGNATURE_BYTES = 11;
 const HEADER_BYTES = SIGNATURE_BYTES + 8;
-const FIELDS = 7;
+const FIELDS = 13;
 const TWO_32 = 0x1_0000_0000;
 const PACKED_BYTES = SQUARES * 8;
-/** The longest tuple: field count, 7 lengths, id, two packed columns, winning square, 3 totals. */
-const MAX_TUPLE_BYTES = 2 + FIELDS * 4 + 8 + 2 * PACKED_BYTES + 2 + 3 * 8;
+const SLOT_HASH_BYTES = 32;
+/** payout_rule's code for `returns` (rounds-store's PAYOUT_RULE_CODES). */
+const RETURNS_CODE = 1;
+/**
+ * The longest tuple: field count, 13 lengths, id, two packed columns, winning square,
+ * 3 totals, the rule, 3 ORE-side bigints, split, the slot hash.
+ */
+const MAX_TUPLE_BYTES = 2 + FIELDS * 4 + 8 + 2 * PACKED_BYTES + 2 + 3 * 8 + 2 + 3 * 8 + 1 + SLOT_HASH_BYTES;
 /**
  * pg arms its pool-wide query_timeout on every query and disarms it through the query's
  * callback, which pg-copy-streams' COPY TO never calls: a load sets its own deadline
@@ -37,6 +48,12 @@ interface ScratchRound {
   totalDeployed: number;
   totalWinnings: number;
   totalMiners: number;
+  payoutRule: 'parimutuel' | 'returns';
+  oreReward: number | null;
+  motherlode: number;
+  split: boolean | null;
+  productionCost: number | null;
+  slotHash: Uint8Array;
 }
 
 /**
@@ -127,6 +144,12 @@ export class TupleParser {
     totalDeployed: 0,
     totalWinnings: 0,
     totalMiners: 0,
+    payoutRule: 'parimutuel',
+    oreReward: null,
+    motherlode: 0,
+    split: null,
+    productionCost: null,
+    slotHash: new Uint8Array(SLOT_HASH_BYTES),
   };
 
   constructor(private readonly into: RoundSink) {}
@@ -196,6 +219,28 @@ export class TupleParser {
     r.totalDeployed = int8(data, p + 4);
     r.totalWinnings = int8(data, p + 16);
     r.totalMiners = int8(data, p + 28);
+    p += 36;
+    // payout_rule (smallint, never null); a parimutuel round needs none of the rest.
+    if (data.getInt16(p + 4) === RETURNS_CODE) {
+      r.payoutRule = 'returns';
+      p += 6;
+      let length = data.getInt32(p);
+      r.oreReward = length < 0 ? null : int8(data, p + 4);
+      p += 4 + Math.max(0, length);
+      r.motherlode = int8(data, p + 4);
+      p += 12;
+      length = data.getInt32(p);
+      r.split = length < 0 ? null : data.getUint8(p + 4) !== 0;
+      p += 4 + Math.max(0, length);
+      length = data.getInt32(p);
+      r.productionCost = length < 0 ? null : int8(data, p + 4);
+      p += 4 + Math.max(0, length);
+      if (data.getInt32(p) !== SLOT_HASH_BYTES) throw new Error(`round ${r.id}: slot_hash is not ${SLOT_HASH_BYTES} bytes`);
+      const hash = r.slotHash;
+      for (let b = 0; b < SLOT_HASH_BYTES; b++) hash[b] = data.getUint8(p + 4 + b);
+    } else {
+      r.payoutRule = 'parimutuel';
+    }
     const lastId = this.into.lastId;
     if (lastId !== null && r.id <= lastId) throw new OutOfOrder(`round ${r.id} follows round ${lastId}`);
     this.into.append(r);
