@@ -49,7 +49,8 @@ export function settleRound(deployed: readonly number[], winning: number | null)
  * The `returns` rule (since 2026-08-12, "remove parimutuel"): no SOL moves between
  * squares. Per square with `t = deployed > 0`: `admin = max(1, floor(t/100))`; the
  * winning square's miners get `t - admin` back; every other square vaults
- * `protocol = max(1, floor((t - admin)/10))` and returns `t - admin - protocol`.
+ * `protocol = max(1, floor((t - admin)/10))` (at most `t - admin`) and returns
+ * `t - admin - protocol`.
  * `totalWinnings` (the program's `total_returned_sol`) is the SOL returned,
  * `totalVaulted` the protocol fees. A voided round refunds everything: the program then
  * zeroes `deployed` and writes the refund as `total_winnings` (see `encodeRound`).
@@ -64,7 +65,8 @@ export function settleReturns(deployed: readonly number[], winning: number | nul
     if (t <= 0) continue;
     const a = Math.max(1, Math.floor(t / 100));
     admin += a;
-    if (s !== winning) protocol += Math.max(1, Math.floor((t - a) / 10));
+    // The minimum fees can exceed a 1-lamport square: nothing comes back, nothing below zero.
+    if (s !== winning) protocol += Math.min(t - a, Math.max(1, Math.floor((t - a) / 10)));
   }
   return {
     totalDeployed: Number(total),
