@@ -39,6 +39,20 @@ export interface SubscribeCompleteRequest {
   readonly nonce: string;
   readonly txSig: string;
   readonly ownerPubkey: string;
+  /**
+   * Optional: the owner's ed25519 signature of subscribeMessage(ownerPubkey, nonce). A
+   * signed redemption cannot be front-run: it takes the key back from an unsigned one,
+   * and a signed retry after a lost reply returns a working key (SPEC 5, issue 12).
+   */
+  readonly signatureBase64?: string;
+}
+
+/**
+ * The exact text the owner's wallet signs for a signed `PUT /subscribe`. It names the
+ * payment nonce, so a signature redeems that payment only (the reissue scheme).
+ */
+export function subscribeMessage(ownerPubkey: string, nonce: string): string {
+  return `Gridlab API key subscribe\nowner: ${ownerPubkey}\nnonce: ${nonce}`;
 }
 
 export interface IssuedKeyReply {
@@ -162,6 +176,7 @@ export const subscribeCompleteRequestSchema: SchemaObject = {
     nonce: { type: 'string', minLength: 1, maxLength: 64 },
     txSig: { type: 'string', minLength: 64, maxLength: 88, pattern: base58 },
     ownerPubkey: pubkey,
+    signatureBase64: { type: 'string', minLength: 1, maxLength: 200 },
   },
 };
 

@@ -55,6 +55,7 @@ export {
   commandReplySchema,
   subscriptionFactSchema,
   tierFactSchema,
+  subscribeMessage,
 } from './billing';
 
 export const validatePricingRequest = compileValidator<Record<string, never>>(billing.pricingRequestSchema, 'pricing request');

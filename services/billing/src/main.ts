@@ -51,6 +51,7 @@ async function main(): Promise<void> {
       ladder,
       paymentNonceTtlMs: config.PAYMENT_NONCE_TTL_S * 1000,
       reissueNonceTtlMs: config.REISSUE_NONCE_TTL_S * 1000,
+      reclaimWindowMs: config.RECLAIM_WINDOW_S * 1000,
     },
     logger,
   );
