@@ -21,6 +21,10 @@ const SCHEMA = {
   COMMAND_TIMEOUT_MS: int({ default: 10_000, min: 100, max: 120_000, doc: 'Deadline of a command sent to billing or the lab services' }),
   LAB_TIMEOUT_MS: int({ default: 30_000, min: 100, max: 600_000, doc: 'Deadline of a Strategy Lab backtest or analytics command (its whole reply, every chunk)' }),
   KEY_SHARING_MAX_ADDRESSES: int({ default: 3, min: 1, max: 1000, doc: 'Distinct client addresses per key within 5 minutes before a key_sharing signal' }),
+  AUTH_FAILURE_BURST: int({ default: 20, min: 1, max: 100_000, doc: 'Failed authentications a client address (IPv6: /64) may make in a burst before 429 too_many_failed_auths' }),
+  AUTH_FAILURES_PER_MINUTE: int({ default: 30, min: 1, max: 1_000_000, doc: 'Steady rate of failed authentications allowed per client address' }),
+  NEGATIVE_KEY_CACHE_TTL_S: int({ default: 30, min: 1, max: 3600, doc: 'How long a key PostgreSQL did not know is answered 401 without a lookup (in process)' }),
+  NEGATIVE_KEY_CACHE_SIZE: int({ default: 50_000, min: 100, max: 10_000_000, doc: 'Entries of that negative cache per process (oldest evicted first)' }),
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;

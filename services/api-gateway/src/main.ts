@@ -104,6 +104,12 @@ async function main(): Promise<void> {
       },
     },
     logger.child({ component: 'auth' }),
+    Date.now,
+    {
+      failurePolicy: { capacity: config.AUTH_FAILURE_BURST, refillPerSecond: config.AUTH_FAILURES_PER_MINUTE / 60 },
+      negativeTtlMs: config.NEGATIVE_KEY_CACHE_TTL_S * 1000,
+      negativeMaxEntries: config.NEGATIVE_KEY_CACHE_SIZE,
+    },
   );
   const deps = {
     authenticator,

@@ -2,8 +2,9 @@ import { API_KEY_RE } from '@gridlab/billing-store';
 import { AuthError, PaymentRequiredError, RateLimitedError, UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import type { CachedKey, KeyRecord, RedisGate } from '../adapters/redis/redis-gate';
-import type { MemoryLimiter } from '../domain/memory-limiter';
-import { KEY_POLICY, type BucketDecision } from '../domain/token-bucket';
+import { MemoryLimiter } from '../domain/memory-limiter';
+import { NegativeCache } from '../domain/negative-cache';
+import { KEY_POLICY, type BucketDecision, type BucketPolicy } from '../domain/token-bucket';
 
 /** Where keys are looked up when the cache does not know them (billing's table). */
 export interface KeyLookup {
@@ -29,10 +30,27 @@ export class RateLimitedWithDecision extends RateLimitedError {
   constructor(
     readonly decision: BucketDecision,
     detail = 'rate limit of the API key exceeded',
+    code = 'rate_limited',
   ) {
-    super(detail, decision.retryAfterSeconds);
+    super(detail, decision.retryAfterSeconds, code);
   }
 }
+
+/** Limits on callers that fail to authenticate (issue 12: unauthenticated floods). */
+export interface AuthGuardOptions {
+  /** Failed authentications allowed per client address (IPv6: per /64); checked before any lookup. */
+  readonly failurePolicy: BucketPolicy;
+  /** How long a key PostgreSQL did not know is answered 401 without a lookup. */
+  readonly negativeTtlMs: number;
+  /** Bound of that negative cache (oldest first out). */
+  readonly negativeMaxEntries: number;
+}
+
+export const DEFAULT_AUTH_GUARD: AuthGuardOptions = {
+  failurePolicy: { capacity: 20, refillPerSecond: 0.5 },
+  negativeTtlMs: 30_000,
+  negativeMaxEntries: 50_000,
+};
 
 const BEARER_RE = /^Bearer\s+(\S+)\s*$/i;
 const MAX_MEMO = 50_000;
@@ -46,6 +64,8 @@ const MAX_MEMO = 50_000;
 export class Authenticator {
   private fallbackActive = false;
   private readonly hashes = new Map<string, Buffer>();
+  private readonly failures: MemoryLimiter;
+  private readonly unknown: NegativeCache;
 
   constructor(
     private readonly gate: RedisGate,
@@ -54,33 +74,62 @@ export class Authenticator {
     private readonly events: AuthEvents,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
-  ) {}
+    private readonly guard: AuthGuardOptions = DEFAULT_AUTH_GUARD,
+  ) {
+    this.failures = new MemoryLimiter(now);
+    this.unknown = new NegativeCache(guard.negativeTtlMs, guard.negativeMaxEntries, now);
+  }
 
+  /**
+   * An address that has failed too often is refused before anything is looked up (no
+   * HMAC, no Redis, no PostgreSQL); every failure (missing, malformed, unknown, revoked
+   * key) takes a token from its address's failure bucket.
+   */
   async authenticate(authorization: string | undefined, clientAddress: string, cost = 1): Promise<Caller> {
+    const guard = this.failures.peek(this.guard.failurePolicy, clientAddress);
+    if (!guard.allowed) {
+      throw new RateLimitedWithDecision(guard, 'too many failed authentications from this client address; retry later', 'too_many_failed_auths');
+    }
+    try {
+      return await this.check(authorization, clientAddress, cost);
+    } catch (error) {
+      if (error instanceof AuthError) this.failures.take(this.guard.failurePolicy, clientAddress);
+      throw error;
+    }
+  }
+
+  private async check(authorization: string | undefined, clientAddress: string, cost: number): Promise<Caller> {
     if (authorization === undefined || authorization === '') throw new AuthError('missing_api_key', 'send Authorization: Bearer <API key>');
     const apiKey = BEARER_RE.exec(authorization)?.[1];
     if (apiKey === undefined || !API_KEY_RE.test(apiKey)) throw new AuthError('invalid_api_key', 'the API key is not valid');
+    if (this.unknown.has(apiKey)) throw unknownKey();
     const keyHash = this.hashOf(apiKey);
     let cached: CachedKey;
     try {
       cached = await this.gate.check(keyHash, clientAddress, cost);
     } catch (error) {
-      return this.withoutRedis(error, keyHash, cost);
+      return this.withoutRedis(error, apiKey, keyHash, cost);
     }
     if (cached.state === 'miss') {
       const record = await this.resolve(keyHash);
+      // Unknown (or revoked long ago): remembered briefly in this process, never in Redis,
+      // so random keys cannot fill it. Revocations write their own tombstones.
+      if (record === null) {
+        this.unknown.add(apiKey);
+        throw unknownKey();
+      }
       try {
         await this.gate.remember(keyHash, record);
         cached = await this.gate.check(keyHash, clientAddress, cost);
       } catch (error) {
-        return this.withoutRedis(error, keyHash, cost);
+        return this.withoutRedis(error, apiKey, keyHash, cost);
       }
     }
     this.setFallback(false);
     switch (cached.state) {
       case 'miss':
       case 'invalid':
-        throw new AuthError('invalid_api_key', 'the API key is unknown or revoked');
+        throw unknownKey();
       case 'expired':
         throw new PaymentRequiredError(`the subscription ended at ${new Date(cached.paidUntilMs).toISOString()}; renew it to use this key`);
       case 'ok':
@@ -115,10 +164,13 @@ export class Authenticator {
   }
 
   /** Redis failed or timed out: keys from PostgreSQL, limits from the in-process buckets. */
-  private async withoutRedis(error: unknown, keyHash: Buffer, cost: number): Promise<Caller> {
+  private async withoutRedis(error: unknown, apiKey: string, keyHash: Buffer, cost: number): Promise<Caller> {
     this.setFallback(true, error);
     const record = await this.resolve(keyHash);
-    if (record === null) throw new AuthError('invalid_api_key', 'the API key is unknown or revoked');
+    if (record === null) {
+      this.unknown.add(apiKey);
+      throw unknownKey();
+    }
     if (record.paidUntilMs <= this.now()) {
       throw new PaymentRequiredError(`the subscription ended at ${new Date(record.paidUntilMs).toISOString()}; renew it to use this key`);
     }
@@ -136,3 +188,6 @@ export class Authenticator {
   }
 }
 
+function unknownKey(): AuthError {
+  return new AuthError('invalid_api_key', 'the API key is unknown or revoked');
+}

@@ -1,0 +1,138 @@
+/**
+ * Issue 12 against a real gateway process (PostgreSQL, Redis, NATS): the attacks of an
+ * impolite client, each shown to fail.
+ */
+import { randomBytes } from 'node:crypto';
+import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA, KeyStore } from '@gridlab/billing-store';
+import { keyCacheKeys, tombstoneKey } from '@gridlab/key-cache';
+import { createPool, runMigrations, type Pool } from '@gridlab/db';
+import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
+import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
+import { answersOk, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { Redis } from 'ioredis';
+
+const SECRET = 'gateway-abuse-secret-0123456789abcdef';
+const ns = testNamespace();
+let db: TestDatabase;
+let pool: Pool;
+let redis: Redis;
+let keys: KeyStore;
+const processes: ServiceProcess[] = [];
+let gateway: string;
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+/** A well-formed key nobody was issued. */
+const randomKey = (): string => `grid_${Array.from(randomBytes(32), (b) => BASE58[b % 58]).join('')}`;
+const randomOwner = (): string => Array.from(randomBytes(44), (b) => BASE58[b % 58]).join('');
+let address = 0;
+/** A client address of its own for each test (the gateway trusts X-Forwarded-For from loopback). */
+const nextAddress = (): string => `198.51.100.${++address}`;
+
+function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    DATABASE_URL: db.url,
+    NATS_PREFIX: ns.natsPrefix,
+    REDIS_PREFIX: ns.redisPrefix,
+    API_KEY_HMAC_SECRET: SECRET,
+    LOG_LEVEL: 'warn',
+    TRUSTED_PROXIES: '127.0.0.1',
+    AUTH_FAILURE_BURST: '5',
+    AUTH_FAILURES_PER_MINUTE: '1',
+    ...extra,
+  };
+}
+
+async function startGateway(extra: Record<string, string> = {}): Promise<string> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  processes.push(await startService('services/api-gateway/src/main.ts', env({ PORT: String(port), ...extra }), () => answersOk(`${url}/healthz`)));
+  return url;
+}
+
+const get = (path: string, key: string | undefined, from: string, base = gateway) =>
+  fetch(`${base}${path}`, { headers: { 'X-Forwarded-For': from, ...(key === undefined ? {} : { Authorization: `Bearer ${key}` }) } });
+
+async function grant(): Promise<string> {
+  return (await keys.grant(randomOwner(), 30, new Date())).apiKey;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  for (const [schema, dir] of [
+    [BILLING_SCHEMA, BILLING_MIGRATIONS_DIR],
+    [INDEXER_SCHEMA, INDEXER_MIGRATIONS_DIR],
+    [EVENTS_SCHEMA, EVENTS_MIGRATIONS_DIR],
+  ] as const) {
+    await runMigrations({ databaseUrl: db.url, schema, dir });
+  }
+  pool = createPool(db.url);
+  keys = new KeyStore(pool, SECRET);
+  redis = new Redis(ns.redisUrl);
+  gateway = await startGateway();
+});
+
+afterAll(async () => {
+  await Promise.all(processes.map((p) => p.stop()));
+  redis.disconnect();
+  await pool.end();
+  await db.drop();
+  await ns.cleanup();
+});
+
+describe('unauthenticated floods (item 4)', () => {
+  it('random well-formed keys: a few 401s per address, then 429 too_many_failed_auths before any lookup; nothing written to Redis', async () => {
+    const from = nextAddress();
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) statuses.push((await get('/api/v1/rounds?limit=1', randomKey(), from)).status);
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(new Set(statuses.slice(5))).toEqual(new Set([429]));
+
+    // No lookup at all: with billing's key table locked, a lookup would hang; the refusal does not.
+    const lock = await pool.connect();
+    try {
+      await lock.query('BEGIN');
+      await lock.query('LOCK TABLE billing.api_keys IN ACCESS EXCLUSIVE MODE');
+      const res = await get('/api/v1/rounds?limit=1', randomKey(), from);
+      expect(res.status).toBe(429);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect((await res.json()) as Record<string, unknown>).toMatchObject({ status: 429, code: 'too_many_failed_auths' });
+      expect(res.headers.get('ratelimit-limit')).toBe('5');
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    } finally {
+      await lock.query('ROLLBACK');
+      lock.release();
+    }
+    // Unknown keys leave nothing in Redis (no 24 h tombstones to fill it with).
+    expect(await redis.keys(`${ns.redisPrefix}auth:*`)).toEqual([]);
+  });
+
+  it('a repeated unknown key is answered from the short negative cache without a lookup', async () => {
+    const from = nextAddress();
+    const unknown = randomKey();
+    expect((await get('/api/v1/rounds?limit=1', unknown, from)).status).toBe(401);
+    const lock = await pool.connect();
+    try {
+      await lock.query('BEGIN');
+      await lock.query('LOCK TABLE billing.api_keys IN ACCESS EXCLUSIVE MODE');
+      expect((await get('/api/v1/rounds?limit=1', unknown, from)).status).toBe(401);
+    } finally {
+      await lock.query('ROLLBACK');
+      lock.release();
+    }
+  });
+
+  it('other addresses and real keys are not affected by a flooding address; revocation tombstones still work', async () => {
+    const flooder = nextAddress();
+    for (let i = 0; i < 10; i++) await get('/api/v1/rounds?limit=1', randomKey(), flooder);
+    expect((await get('/api/v1/rounds?limit=1', randomKey(), flooder)).status).toBe(429);
+    const owner = randomOwner();
+    const key = (await keys.grant(owner, 30, new Date())).apiKey;
+    const from = nextAddress();
+    expect((await get('/api/v1/rounds?limit=1', key, from)).status).toBe(200);
+    // A revoker's tombstone (24 h, in Redis) ends the cached key at once.
+    const revoked = await keys.revokeOwner(owner, 'test', new Date());
+    await tombstoneKey(redis, ns.redisPrefix, revoked!);
+    expect((await get('/api/v1/rounds?limit=1', key, from)).status).toBe(401);
+    expect(await redis.pttl(keyCacheKeys(ns.redisPrefix, revoked!).auth)).toBeGreaterThan(23 * 3600_000);
+  });
+});
