@@ -87,6 +87,16 @@ export interface KeyRevokeReply {
   readonly revoked: boolean;
 }
 
+/**
+ * A key was revoked (replaced, reissued, taken back, shared, or by an operator): core
+ * NATS, from billing's revocation outbox after its Redis tombstone landed. Gateways drop
+ * the key from their in-process cache and close its open streams. Only the key's HMAC.
+ */
+export interface KeyRevoked {
+  readonly keyHash: string;
+  readonly revokedAt: string;
+}
+
 /** A command's failure as the HTTP problem the gateway should answer with. */
 export interface CommandError {
   readonly status: number;
@@ -308,5 +318,16 @@ export const tierFactSchema: SchemaObject = {
     tokenNow: { type: 'number', minimum: 0 },
     direction: { type: 'string', enum: ['up', 'down'] },
     ts: isoTime,
+  },
+};
+
+export const keyRevokedSchema: SchemaObject = {
+  $id: 'urn:gridlab:key-revoked',
+  type: 'object',
+  additionalProperties: false,
+  required: ['keyHash', 'revokedAt'],
+  properties: {
+    keyHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    revokedAt: isoTime,
   },
 };

@@ -34,6 +34,7 @@ export type {
   ReissueCompleteRequest,
   KeyRevokeRequest,
   KeyRevokeReply,
+  KeyRevoked,
   CommandError,
   CommandReply,
   SubscriptionFact,
@@ -56,6 +57,7 @@ export {
   subscriptionFactSchema,
   tierFactSchema,
   subscribeMessage,
+  keyRevokedSchema,
 } from './billing';
 
 export const validatePricingRequest = compileValidator<Record<string, never>>(billing.pricingRequestSchema, 'pricing request');
@@ -78,6 +80,7 @@ export const validateReissueCompleteRequest = compileValidator<billing.ReissueCo
 );
 export const validateKeyRevokeRequest = compileValidator<billing.KeyRevokeRequest>(billing.keyRevokeRequestSchema, 'key revocation');
 export const validateKeyRevokeReply = compileValidator<billing.KeyRevokeReply>(billing.keyRevokeReplySchema, 'key revocation reply');
+export const validateKeyRevoked = compileValidator<billing.KeyRevoked>(billing.keyRevokedSchema, 'key revoked');
 export const validateCommandReply = compileValidator<billing.CommandReply<unknown>>(billing.commandReplySchema, 'command reply');
 export const validateSubscriptionFact = compileValidator<billing.SubscriptionFact>(billing.subscriptionFactSchema, 'subscription fact');
 export const validateTierFact = compileValidator<billing.TierFact>(billing.tierFactSchema, 'tier fact');

@@ -25,6 +25,9 @@ const SCHEMA = {
   AUTH_FAILURES_PER_MINUTE: int({ default: 30, min: 1, max: 1_000_000, doc: 'Steady rate of failed authentications allowed per client address' }),
   NEGATIVE_KEY_CACHE_TTL_S: int({ default: 30, min: 1, max: 3600, doc: 'How long a key PostgreSQL did not know is answered 401 without a lookup (in process)' }),
   NEGATIVE_KEY_CACHE_SIZE: int({ default: 50_000, min: 100, max: 10_000_000, doc: 'Entries of that negative cache per process (oldest evicted first)' }),
+  STREAMS_PER_KEY: int({ default: 5, min: 1, max: 10_000, doc: 'Concurrent SSE streams (/stream and /events/stream together) per API key and replica, then 429 too_many_streams' }),
+  STREAMS_PER_ADDRESS: int({ default: 20, min: 1, max: 100_000, doc: 'Concurrent SSE streams per client address (IPv6: /64) and replica, then 429 too_many_streams_from_address' }),
+  STREAM_EXPIRY_CHECK_S: int({ default: 30, min: 1, max: 60, doc: "How often open streams are checked against their key's paid period (closed once it has ended)" }),
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;

@@ -15,6 +15,8 @@ import { StrategiesClient } from './adapters/nats/strategies-client';
 import { EventFeed } from './adapters/nats/event-feed';
 import { LiveCache, followLive } from './adapters/nats/live-feed';
 import { RedisGate } from './adapters/redis/redis-gate';
+import { followRevocations } from './adapters/nats/revocations';
+import { StreamRegistry } from './domain/stream-registry';
 import { Authenticator } from './app/authenticate';
 import { loadGatewayConfig } from './config';
 import { MemoryLimiter } from './domain/memory-limiter';
@@ -40,6 +42,8 @@ async function main(): Promise<void> {
   let stream: SnapshotStream | undefined;
   let eventStream: EventStream | undefined;
   let stopEvents: (() => void) | undefined;
+  let stopRevocations: (() => void) | undefined;
+  let expiryTimer: NodeJS.Timeout | undefined;
   const platform = await startPlatform('api-gateway', config, {
     checks: { redis: redisCheck(redis) },
     poolSize: 10,
@@ -58,6 +62,13 @@ async function main(): Promise<void> {
       },
       { name: 'live feed', run: async () => stopLive?.() },
       { name: 'event feed', run: async () => stopEvents?.() },
+      {
+        name: 'revocations',
+        run: async () => {
+          stopRevocations?.();
+          clearInterval(expiryTimer);
+        },
+      },
       { name: 'redis', run: () => redis.quit().then(() => undefined, () => undefined) },
     ],
   });
@@ -111,7 +122,23 @@ async function main(): Promise<void> {
       negativeMaxEntries: config.NEGATIVE_KEY_CACHE_SIZE,
     },
   );
+  const streams = new StreamRegistry({ perKey: config.STREAMS_PER_KEY, perAddress: config.STREAMS_PER_ADDRESS });
+  stopRevocations = followRevocations(
+    nc,
+    names,
+    (keyHashHex) => {
+      const closed = streams.revoke(keyHashHex);
+      if (closed > 0) logger.info('closed the streams of a revoked key', { streams: closed });
+    },
+    logger.child({ component: 'revocations' }),
+  );
+  expiryTimer = setInterval(() => {
+    const closed = streams.closeExpired(Date.now());
+    if (closed > 0) logger.info('closed the streams of expired keys', { streams: closed });
+  }, config.STREAM_EXPIRY_CHECK_S * 1000);
+  expiryTimer.unref();
   const deps = {
+    streams,
     authenticator,
     limitAddress: (address: string) =>
       gate.takeForAddress(IP_POLICY, address).catch(() => fallbackLimiter.take(IP_POLICY, `ip:${address}`)),

@@ -38,6 +38,10 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     TRUSTED_PROXIES: '127.0.0.1',
     AUTH_FAILURE_BURST: '5',
     AUTH_FAILURES_PER_MINUTE: '1',
+    STREAMS_PER_KEY: '3',
+    STREAMS_PER_ADDRESS: '5',
+    STREAM_EXPIRY_CHECK_S: '1',
+    FACT_RELAY_MS: '200',
     ...extra,
   };
 }
@@ -69,7 +73,43 @@ beforeAll(async () => {
   keys = new KeyStore(pool, SECRET);
   redis = new Redis(ns.redisUrl);
   gateway = await startGateway();
+  // Billing delivers revocations (tombstone + access.key.revoked) from its outbox.
+  const billingPort = await freePort();
+  processes.push(
+    await startService(
+      'services/billing/src/main.ts',
+      env({ OPS_PORT: String(billingPort), SOLANA_RPC_URL: `http://127.0.0.1:${await freePort()}` }),
+      () => answersOk(`http://127.0.0.1:${billingPort}/readyz`),
+    ),
+  );
 });
+
+/** An open SSE response: its status, headers, and a way to wait for the server to end it. */
+interface OpenStream {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: Record<string, unknown> | null;
+  /** Resolves once the server has ended the stream. */
+  ended(): Promise<void>;
+  cancel(): void;
+}
+
+async function openStream(path: string, key: string, from: string, base = gateway): Promise<OpenStream> {
+  const abort = new AbortController();
+  const res = await fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${key}`, 'X-Forwarded-For': from }, signal: abort.signal });
+  if (res.status !== 200) return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown>, ended: async () => undefined, cancel: () => undefined };
+  const reader = res.body!.getReader();
+  const ended = (async () => {
+    try {
+      while (!(await reader.read()).done);
+    } catch {
+      // aborted or reset: ended too
+    }
+  })();
+  return { status: 200, headers: res.headers, body: null, ended: () => ended, cancel: () => abort.abort() };
+}
+
+const STREAMS = ['/api/v1/stream', '/api/v1/events/stream'];
 
 afterAll(async () => {
   await Promise.all(processes.map((p) => p.stop()));
@@ -134,5 +174,66 @@ describe('unauthenticated floods (item 4)', () => {
     await tombstoneKey(redis, ns.redisPrefix, revoked!);
     expect((await get('/api/v1/rounds?limit=1', key, from)).status).toBe(401);
     expect(await redis.pttl(keyCacheKeys(ns.redisPrefix, revoked!).auth)).toBeGreaterThan(23 * 3600_000);
+  });
+});
+
+describe('open streams follow their key (item 5)', () => {
+  it('a revoked key\'s open streams are closed at once (billing\'s outbox announces the revocation)', async () => {
+    const owner = randomOwner();
+    const key = (await keys.grant(owner, 30, new Date())).apiKey;
+    const from = nextAddress();
+    const streams = await Promise.all(STREAMS.map((path) => openStream(path, key, from)));
+    expect(streams.map((s) => s.status)).toEqual([200, 200]);
+    // As `gridlab admin revoke` does: revoked in PostgreSQL, in the outbox; billing delivers it.
+    await keys.revokeOwner(owner, 'test', new Date());
+    await Promise.all(streams.map((s) => s.ended()));
+    expect((await openStream(STREAMS[0]!, key, from)).status).toBe(401);
+  });
+
+  it('a stream whose key expires is closed within the check interval; the key then gets 402', async () => {
+    const owner = randomOwner();
+    const issued = await keys.grant(owner, 30, new Date());
+    await pool.query(`UPDATE billing.subscribers SET paid_until = now() + interval '2 seconds' WHERE id = $1`, [issued.subscriberId]);
+    const from = nextAddress();
+    const streams = await Promise.all(STREAMS.map((path) => openStream(path, issued.apiKey, from)));
+    expect(streams.map((s) => s.status)).toEqual([200, 200]);
+    await Promise.all(streams.map((s) => s.ended()));
+    expect((await openStream(STREAMS[0]!, issued.apiKey, from)).status).toBe(402);
+  });
+});
+
+describe('stream caps (item 3)', () => {
+  it('at most STREAMS_PER_KEY streams per key (429 too_many_streams with RateLimit-*), a slot frees when one closes', async () => {
+    const key = await grant();
+    const open: OpenStream[] = [];
+    for (let i = 0; i < 3; i++) open.push(await openStream(STREAMS[i % 2]!, key, nextAddress()));
+    expect(open.map((s) => s.status)).toEqual([200, 200, 200]);
+    for (const path of STREAMS) {
+      const refused = await openStream(path, key, nextAddress());
+      expect([refused.status, refused.body?.['code']]).toEqual([429, 'too_many_streams']);
+      expect(refused.headers.get('content-type')).toContain('application/problem+json');
+      expect(refused.headers.get('ratelimit-limit')).toBe('3');
+      expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    open[0]!.cancel();
+    let again = await openStream(STREAMS[0]!, key, nextAddress());
+    while (again.status === 429) {
+      await new Promise((r) => setTimeout(r, 50));
+      again = await openStream(STREAMS[0]!, key, nextAddress());
+    }
+    expect(again.status).toBe(200);
+    for (const s of [...open, again]) s.cancel();
+  });
+
+  it('at most STREAMS_PER_ADDRESS streams per client address, whatever the keys', async () => {
+    const from = nextAddress();
+    const open: OpenStream[] = [];
+    for (let i = 0; i < 5; i++) open.push(await openStream(STREAMS[0]!, await grant(), from));
+    expect(open.every((s) => s.status === 200)).toBe(true);
+    const refused = await openStream(STREAMS[1]!, await grant(), from);
+    expect([refused.status, refused.body?.['code']]).toEqual([429, 'too_many_streams_from_address']);
+    expect((await openStream(STREAMS[1]!, await grant(), nextAddress())).status).toBe(200);
+    for (const s of open) s.cancel();
   });
 });

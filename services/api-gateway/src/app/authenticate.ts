@@ -17,6 +17,10 @@ export interface Caller {
   readonly subscriberId: string;
   readonly keyHash: Buffer;
   readonly decision: BucketDecision;
+  /** End of the key's paid period (open streams are closed then). */
+  readonly paidUntilMs: number;
+  /** The client address the request came from (IPv6: its /64). */
+  readonly address: string;
 }
 
 /** Observers of what authentication sees (metrics, logs, sharing policy). */
@@ -108,7 +112,7 @@ export class Authenticator {
     try {
       cached = await this.gate.check(keyHash, clientAddress, cost);
     } catch (error) {
-      return this.withoutRedis(error, apiKey, keyHash, cost);
+      return this.withoutRedis(error, apiKey, keyHash, clientAddress, cost);
     }
     if (cached.state === 'miss') {
       const record = await this.resolve(keyHash);
@@ -122,7 +126,7 @@ export class Authenticator {
         await this.gate.remember(keyHash, record);
         cached = await this.gate.check(keyHash, clientAddress, cost);
       } catch (error) {
-        return this.withoutRedis(error, apiKey, keyHash, cost);
+        return this.withoutRedis(error, apiKey, keyHash, clientAddress, cost);
       }
     }
     this.setFallback(false);
@@ -135,7 +139,7 @@ export class Authenticator {
       case 'ok':
         if (cached.newlyFlagged) this.events.keySharing(keyHash, cached.subscriberId, cached.distinctAddresses);
         if (!cached.decision.allowed) throw new RateLimitedWithDecision(cached.decision);
-        return { subscriberId: cached.subscriberId, keyHash, decision: cached.decision };
+        return { subscriberId: cached.subscriberId, keyHash, decision: cached.decision, paidUntilMs: cached.paidUntilMs, address: clientAddress };
     }
   }
 
@@ -164,7 +168,7 @@ export class Authenticator {
   }
 
   /** Redis failed or timed out: keys from PostgreSQL, limits from the in-process buckets. */
-  private async withoutRedis(error: unknown, apiKey: string, keyHash: Buffer, cost: number): Promise<Caller> {
+  private async withoutRedis(error: unknown, apiKey: string, keyHash: Buffer, address: string, cost: number): Promise<Caller> {
     this.setFallback(true, error);
     const record = await this.resolve(keyHash);
     if (record === null) {
@@ -176,7 +180,7 @@ export class Authenticator {
     }
     const decision = this.fallback.take(KEY_POLICY, keyHash.toString('hex'), cost);
     if (!decision.allowed) throw new RateLimitedWithDecision(decision);
-    return { subscriberId: record.subscriberId, keyHash, decision };
+    return { subscriberId: record.subscriberId, keyHash, decision, paidUntilMs: record.paidUntilMs, address };
   }
 
   private setFallback(active: boolean, error?: unknown): void {

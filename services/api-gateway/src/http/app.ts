@@ -15,6 +15,7 @@ import type { LiveCache } from '../adapters/nats/live-feed';
 import { RateLimitedWithDecision, type Authenticator, type Caller } from '../app/authenticate';
 import type { BucketDecision } from '../domain/token-bucket';
 import { computeGrid } from '../domain/grid';
+import type { StreamRegistry } from '../domain/stream-registry';
 import { computeStats } from '../domain/stats';
 import { clientAddress } from './client-address';
 import { loadOpenApi } from './openapi';
@@ -38,6 +39,34 @@ export interface AppDeps {
   readonly trustedProxies: ReadonlySet<string>;
   /** Per-client-address bucket of public endpoints (Redis, or in-process when it is down). */
   readonly limitAddress: (address: string) => Promise<BucketDecision>;
+  /** Open SSE streams, capped per key and per address, closed on revocation and expiry. */
+  readonly streams: StreamRegistry;
+}
+
+/** Retry-After of a concurrency cap: a slot frees when another stream or job ends. */
+const CAP_RETRY_AFTER_S = 5;
+
+/** A 429 for a concurrency cap, with `code` naming it and RateLimit-* describing it. */
+export function capExceeded(code: string, limit: number, detail: string): RateLimitedWithDecision {
+  return new RateLimitedWithDecision({ allowed: false, limit, remaining: 0, resetSeconds: CAP_RETRY_AFTER_S, retryAfterSeconds: CAP_RETRY_AFTER_S }, detail, code);
+}
+
+/**
+ * Registers an authorized stream under the caps (429 too_many_streams per key,
+ * too_many_streams_from_address per address); the stream is closed when its key is
+ * revoked or expires, and its slot freed when the response closes.
+ */
+export function admitStream(streams: StreamRegistry, caller: Caller, res: ServerResponse): void {
+  const lease = streams.open({ key: caller.keyHash.toString('hex'), address: caller.address, paidUntilMs: caller.paidUntilMs }, () => {
+    res.end();
+    res.destroy();
+  });
+  if ('refused' in lease) {
+    throw lease.refused.cap === 'key'
+      ? capExceeded('too_many_streams', lease.refused.limit, `at most ${lease.refused.limit} concurrent streams per API key`)
+      : capExceeded('too_many_streams_from_address', lease.refused.limit, `at most ${lease.refused.limit} concurrent streams per client address`);
+  }
+  res.on('close', lease.release);
 }
 
 const BODY_LIMIT = '64kb';

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import type { Express } from 'express';
-import { authorize, liveUnavailable, rateLimitHeaders, sendError, type AppDeps } from './app';
+import { admitStream, authorize, liveUnavailable, rateLimitHeaders, sendError, type AppDeps } from './app';
 import { requestId } from './request-id';
 import { streamParams } from './event-params';
 import type { EventStream } from './event-stream';
@@ -53,6 +53,7 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
   const subscribe = async (req: IncomingMessage, res: ServerResponse, id: string): Promise<void> => {
     // A stream costs one token, at connect.
     const caller = await authorize(deps, req);
+    admitStream(deps.streams, caller, res);
     stream.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) });
   };
 
@@ -62,6 +63,7 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
     const lastEventId = req.headers['last-event-id'];
     const { since, kind } = streamParams(url.searchParams, Array.isArray(lastEventId) ? lastEventId[0] : lastEventId);
     const caller = await authorize(deps, req);
+    admitStream(deps.streams, caller, res);
     await events.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) }, since, kind);
   };
 

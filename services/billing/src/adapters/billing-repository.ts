@@ -275,6 +275,27 @@ export class BillingRepository {
     });
   }
 
+  /** Revocations whose tombstone or announcement has not landed yet, oldest first. */
+  async pendingRevocations(limit: number): Promise<{ keyHash: Buffer; revokedAt: Date }[]> {
+    const { rows } = await this.pool.query<{ key_hash: Buffer; revoked_at: Date }>(
+      `SELECT key_hash, revoked_at FROM billing.revocations WHERE delivered_at IS NULL ORDER BY revoked_at LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({ keyHash: r.key_hash, revokedAt: r.revoked_at }));
+  }
+
+  async markRevocationDelivered(keyHash: Buffer, now: Date): Promise<void> {
+    await this.pool.query(`UPDATE billing.revocations SET delivered_at = $2 WHERE key_hash = $1 AND delivered_at IS NULL`, [keyHash, now]);
+  }
+
+  /** Deletes payment and reissue nonces that expired unused more than `graceMs` ago. */
+  async deleteExpiredNonces(now: Date, graceMs: number): Promise<number> {
+    const before = new Date(now.getTime() - graceMs);
+    const payments = await this.pool.query(`DELETE FROM billing.payment_nonces WHERE consumed_at IS NULL AND expires_at < $1`, [before]);
+    const reissues = await this.pool.query(`DELETE FROM billing.reissue_nonces WHERE expires_at < $1`, [before]);
+    return (payments.rowCount ?? 0) + (reissues.rowCount ?? 0);
+  }
+
   /** Outbox facts not yet confirmed published, oldest first. */
   async unpublishedFacts(limit: number): Promise<OutboxFact[]> {
     const { rows } = await this.pool.query<{ seq: string; kind: 'subscription' | 'tier'; payload: SubscriptionFact & TierFact }>(

@@ -25,7 +25,8 @@ export interface PaymentReader {
 
 /** What happens after a commit: revoke old keys in every gateway's cache, publish facts. */
 export interface AfterCommit {
-  revoked(keyHash: Buffer): Promise<void>;
+  /** Delivers a committed revocation now (false: left to the outbox relay). */
+  revoked(keyHash: Buffer, revokedAt: Date): Promise<unknown>;
   facts(facts: readonly OutboxFact[]): Promise<void>;
 }
 
@@ -198,8 +199,9 @@ export class Billing {
 
   /** Revokes one key by hash (key-sharing policy `revoke`), on every gateway at once. */
   async revokeKey(keyHash: Buffer, reason: string): Promise<boolean> {
-    const revoked = await this.repo.revokeKeyHash(keyHash, reason, this.now());
-    if (revoked) await this.after.revoked(keyHash);
+    const now = this.now();
+    const revoked = await this.repo.revokeKeyHash(keyHash, reason, now);
+    if (revoked) await this.after.revoked(keyHash, now);
     return revoked;
   }
 
@@ -211,7 +213,8 @@ export class Billing {
   }
 
   private async afterIssue(issued: IssuedKey): Promise<void> {
-    if (issued.revokedKeyHash !== null) await this.after.revoked(issued.revokedKeyHash);
+    // Before the reply: the replaced key stops working on every replica at once.
+    if (issued.revokedKeyHash !== null) await this.after.revoked(issued.revokedKeyHash, this.now());
   }
 }
 
