@@ -28,6 +28,10 @@ const SCHEMA = {
   STREAMS_PER_KEY: int({ default: 5, min: 1, max: 10_000, doc: 'Concurrent SSE streams (/stream and /events/stream together) per API key and replica, then 429 too_many_streams' }),
   STREAMS_PER_ADDRESS: int({ default: 20, min: 1, max: 100_000, doc: 'Concurrent SSE streams per client address (IPv6: /64) and replica, then 429 too_many_streams_from_address' }),
   STREAM_EXPIRY_CHECK_S: int({ default: 30, min: 1, max: 60, doc: "How often open streams are checked against their key's paid period (closed once it has ended)" }),
+  DUMPS_PER_KEY: int({ default: 1, min: 1, max: 100, doc: 'Concurrent NDJSON /dump streams per API key and replica, then 429 too_many_dumps' }),
+  DUMPS_PER_ADDRESS: int({ default: 2, min: 1, max: 1000, doc: 'Concurrent NDJSON /dump streams per client address and replica, then 429 too_many_dumps_from_address' }),
+  DUMP_POOL_SIZE: int({ default: 2, min: 1, max: 50, doc: 'PostgreSQL connections reserved for NDJSON dumps (their own pool; also the concurrent dumps of a replica, then 503 dumps_busy)' }),
+  DUMP_IDLE_TIMEOUT_S: int({ default: 30, min: 1, max: 3600, doc: 'An NDJSON dump whose client has read nothing for this long is dropped' }),
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { KeyStore } from '@gridlab/billing-store';
 import { encodeMessage } from '@gridlab/bus';
 import { natsNames, validateKeyShared } from '@gridlab/contracts';
+import { createPool } from '@gridlab/db';
 import { startPlatform } from '@gridlab/platform';
 import { EventRepository } from '@gridlab/events-store';
 import { RoundRepository } from '@gridlab/rounds-store';
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
   let eventStream: EventStream | undefined;
   let stopEvents: (() => void) | undefined;
   let stopRevocations: (() => void) | undefined;
+  let stopDumpPool: (() => Promise<void>) | undefined;
   let expiryTimer: NodeJS.Timeout | undefined;
   const platform = await startPlatform('api-gateway', config, {
     checks: { redis: redisCheck(redis) },
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
           clearInterval(expiryTimer);
         },
       },
+      { name: 'dump pool', run: async () => stopDumpPool?.() },
       { name: 'redis', run: () => redis.quit().then(() => undefined, () => undefined) },
     ],
   });
@@ -123,22 +126,31 @@ async function main(): Promise<void> {
     },
   );
   const streams = new StreamRegistry({ perKey: config.STREAMS_PER_KEY, perAddress: config.STREAMS_PER_ADDRESS });
+  const dumps = new StreamRegistry({ perKey: config.DUMPS_PER_KEY, perAddress: config.DUMPS_PER_ADDRESS });
   stopRevocations = followRevocations(
     nc,
     names,
     (keyHashHex) => {
-      const closed = streams.revoke(keyHashHex);
+      const closed = streams.revoke(keyHashHex) + dumps.revoke(keyHashHex);
       if (closed > 0) logger.info('closed the streams of a revoked key', { streams: closed });
     },
     logger.child({ component: 'revocations' }),
   );
   expiryTimer = setInterval(() => {
-    const closed = streams.closeExpired(Date.now());
+    const closed = streams.closeExpired(Date.now()) + dumps.closeExpired(Date.now());
     if (closed > 0) logger.info('closed the streams of expired keys', { streams: closed });
   }, config.STREAM_EXPIRY_CHECK_S * 1000);
   expiryTimer.unref();
+  const dumpPool = createPool(config.DATABASE_URL, { max: config.DUMP_POOL_SIZE, applicationName: 'api-gateway-dump' });
+  stopDumpPool = () => dumpPool.end();
   const deps = {
     streams,
+    dumps: {
+      rounds: new RoundRepository(dumpPool),
+      registry: dumps,
+      maxConcurrent: config.DUMP_POOL_SIZE,
+      idleTimeoutMs: config.DUMP_IDLE_TIMEOUT_S * 1000,
+    },
     authenticator,
     limitAddress: (address: string) =>
       gate.takeForAddress(IP_POLICY, address).catch(() => fallbackLimiter.take(IP_POLICY, `ip:${address}`)),

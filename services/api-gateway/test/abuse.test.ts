@@ -7,11 +7,12 @@ import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA, KeyStore } from '@gridlab/billi
 import { keyCacheKeys, tombstoneKey } from '@gridlab/key-cache';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
-import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
-import { answersOk, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
+import { answersOk, syntheticRounds, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
 import { Redis } from 'ioredis';
 
 const SECRET = 'gateway-abuse-secret-0123456789abcdef';
+const ROUNDS = 20_000;
 const ns = testNamespace();
 let db: TestDatabase;
 let pool: Pool;
@@ -41,6 +42,10 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     STREAMS_PER_KEY: '3',
     STREAMS_PER_ADDRESS: '5',
     STREAM_EXPIRY_CHECK_S: '1',
+    DUMPS_PER_KEY: '1',
+    DUMPS_PER_ADDRESS: '2',
+    DUMP_POOL_SIZE: '2',
+    DUMP_IDLE_TIMEOUT_S: '2',
     FACT_RELAY_MS: '200',
     ...extra,
   };
@@ -71,6 +76,8 @@ beforeAll(async () => {
   }
   pool = createPool(db.url);
   keys = new KeyStore(pool, SECRET);
+  // Enough rounds that a dump fills every socket buffer long before it ends (~30 MB of NDJSON).
+  await new RoundRepository(pool).insertMany(syntheticRounds(ROUNDS));
   redis = new Redis(ns.redisUrl);
   gateway = await startGateway();
   // Billing delivers revocations (tombstone + access.key.revoked) from its outbox.
@@ -235,5 +242,56 @@ describe('stream caps (item 3)', () => {
     expect([refused.status, refused.body?.['code']]).toEqual([429, 'too_many_streams_from_address']);
     expect((await openStream(STREAMS[1]!, await grant(), nextAddress())).status).toBe(200);
     for (const s of open) s.cancel();
+  });
+});
+
+describe('NDJSON dump caps (item 3)', () => {
+  const dump = (key: string, from: string, signal?: AbortSignal) =>
+    fetch(`${gateway}/api/v1/dump`, { headers: { Authorization: `Bearer ${key}`, Accept: 'application/x-ndjson', 'X-Forwarded-For': from }, ...(signal ? { signal } : {}) });
+
+  it('one key that opens dumps and stops reading holds one dump slot, never the pool; it is dropped after the idle timeout', async () => {
+    const hog = await grant();
+    const aborts: AbortController[] = [];
+    const statuses: number[] = [];
+    const codes: unknown[] = [];
+    for (let i = 0; i < 12; i++) {
+      const abort = new AbortController();
+      aborts.push(abort);
+      const res = await dump(hog, nextAddress(), abort.signal);
+      statuses.push(res.status);
+      // The body is never read: the one admitted dump stalls with full socket buffers.
+      if (res.status !== 200) codes.push(((await res.json()) as Record<string, unknown>)['code']);
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(new Set(codes)).toEqual(new Set(['too_many_dumps']));
+
+    // Everyone else is served meanwhile: a new key (a PostgreSQL lookup), /stats, pages of /dump.
+    const other = await grant();
+    const from = nextAddress();
+    expect((await get('/api/v1/stats', other, from)).status).toBe(200);
+    expect((await get('/api/v1/dump?limit=10', other, from)).status).toBe(200);
+    const full = await dump(other, from);
+    expect(full.status).toBe(200);
+    const lines = (await full.text()).trimEnd().split('\n');
+    expect(lines).toHaveLength(ROUNDS);
+
+    // The stalled dump is dropped after the idle timeout: the hog's slot frees.
+    let again = await dump(hog, nextAddress());
+    while (again.status === 429) {
+      await new Promise((r) => setTimeout(r, 200));
+      again = await dump(hog, nextAddress());
+    }
+    expect(again.status).toBe(200);
+    await again.body?.cancel();
+    for (const a of aborts) a.abort();
+  });
+
+  it('per address, whatever the keys (429 too_many_dumps_from_address)', async () => {
+    const from = nextAddress();
+    const open = [await dump(await grant(), from), await dump(await grant(), from)];
+    expect(open.map((r) => r.status)).toEqual([200, 200]);
+    const refused = await dump(await grant(), from);
+    expect([refused.status, ((await refused.json()) as Record<string, unknown>)['code']]).toEqual([429, 'too_many_dumps_from_address']);
+    for (const r of open) await r.body?.cancel();
   });
 });

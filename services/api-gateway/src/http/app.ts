@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InputError, NotFoundError, UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
@@ -41,6 +42,19 @@ export interface AppDeps {
   readonly limitAddress: (address: string) => Promise<BucketDecision>;
   /** Open SSE streams, capped per key and per address, closed on revocation and expiry. */
   readonly streams: StreamRegistry;
+  /** NDJSON dumps: their own small pool, caps, and the idle timeout of a client that stops reading. */
+  readonly dumps: DumpSettings;
+}
+
+export interface DumpSettings {
+  /** Reads over the dump pool only, so dumps can never hold the connections key lookups and /stats need. */
+  readonly rounds: RoundRepository;
+  /** Dumps per key and per address. */
+  readonly registry: StreamRegistry;
+  /** Concurrent dumps of this replica (the dump pool's size). */
+  readonly maxConcurrent: number;
+  /** A dump whose client has accepted no bytes for this long is dropped. */
+  readonly idleTimeoutMs: number;
 }
 
 /** Retry-After of a concurrency cap: a slot frees when another stream or job ends. */
@@ -210,7 +224,10 @@ export function createApp(deps: AppDeps): express.Express {
     }
     const totals = await deps.rounds.aggregates();
     const range = { from: from ?? totals.firstId ?? 0, to: to ?? totals.lastId ?? 0 };
-    if (req.accepts(['application/json', NDJSON]) === NDJSON) return streamDump(deps.rounds, range, res);
+    if (req.accepts(['application/json', NDJSON]) === NDJSON) {
+      admitDump(deps.dumps, res.locals['caller'] as Caller, res);
+      return streamDump(deps.dumps, range, res);
+    }
     const rows = totals.lastId === null ? [] : await deps.rounds.getRounds({ fromId: range.from, toId: range.to, limit: limit + 1 });
     const hasMore = rows.length > limit;
     const rounds = hasMore ? rows.slice(0, limit) : rows;
@@ -247,20 +264,46 @@ export function createApp(deps: AppDeps): express.Express {
   return app;
 }
 
+/** Registers an NDJSON dump under its caps (429 too_many_dumps per key or address, 503 when every slot of the replica is busy). */
+function admitDump(dumps: DumpSettings, caller: Caller, res: Response): void {
+  const lease = dumps.registry.open({ key: caller.keyHash.toString('hex'), address: caller.address, paidUntilMs: caller.paidUntilMs }, () => res.destroy());
+  if ('refused' in lease) {
+    const { cap, limit } = lease.refused;
+    throw capExceeded(cap === 'key' ? 'too_many_dumps' : 'too_many_dumps_from_address', limit, `at most ${limit} concurrent NDJSON dumps per ${cap === 'key' ? 'API key' : 'client address'}`);
+  }
+  if (dumps.registry.size > dumps.maxConcurrent) {
+    lease.release();
+    throw new UnavailableError('every NDJSON dump slot of this replica is busy; retry shortly', { code: 'dumps_busy', retryAfterSeconds: 5 });
+  }
+  res.on('close', lease.release);
+}
+
 /**
- * Streams every round of the range as NDJSON straight from a binary COPY, with
- * backpressure from the client's socket back to PostgreSQL: constant memory whatever
- * the range.
+ * Streams every round of the range as NDJSON straight from a binary COPY over the dump
+ * pool, with backpressure from the client's socket back to PostgreSQL: constant memory
+ * whatever the range. A client that stops reading stalls the COPY; once nothing has
+ * passed for the idle timeout, the response is destroyed and the connection discarded.
  */
-async function streamDump(rounds: RoundRepository, range: { from: number; to: number }, res: Response): Promise<void> {
-  const { stream, release } = await rounds.exportNdjson(range.from, range.to);
+async function streamDump(dumps: DumpSettings, range: { from: number; to: number }, res: Response): Promise<void> {
+  const { stream, release } = await dumps.rounds.exportNdjson(range.from, range.to);
   res.status(200).type(NDJSON).set('Cache-Control', 'no-store');
+  let lastProgress = Date.now();
+  const progress = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      lastProgress = Date.now();
+      done(null, chunk);
+    },
+  });
+  const idle = setInterval(() => {
+    if (Date.now() - lastProgress >= dumps.idleTimeoutMs) res.destroy();
+  }, Math.max(100, Math.floor(dumps.idleTimeoutMs / 4)));
   try {
-    await pipeline(stream, res);
+    await pipeline(stream, progress, res);
   } catch (error) {
-    // A client that hangs up mid-stream is not an error worth a 500 (headers are sent).
+    // A client that hangs up (or is dropped) mid-stream is not an error worth a 500 (headers are sent).
     if (!res.destroyed) throw error;
   } finally {
+    clearInterval(idle);
     release();
   }
 }
