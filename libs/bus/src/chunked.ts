@@ -111,6 +111,7 @@ export function requestChunked<T>(
     timer = setTimeout(() => fail(new TimeoutError(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
     const h = headers();
     if (options.correlationId !== undefined) h.set(CORRELATION_HEADER, options.correlationId);
+    for (const [name, value] of Object.entries(options.headers ?? {})) h.set(name, value);
     try {
       nc.publish(subject, encoder.encode(JSON.stringify(payload)), { reply: sub.getSubject(), headers: h });
     } catch (error) {

@@ -81,6 +81,8 @@ export function toCommandError(error: unknown, logger: Logger, subject: string):
 export interface RequestOptions {
   readonly timeoutMs: number;
   readonly correlationId?: string | undefined;
+  /** Further headers of the request (a lab job's caller and deadline, say). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**

@@ -87,7 +87,7 @@ export const validateTierFact = compileValidator<billing.TierFact>(billing.tierF
 
 export type { BacktestRequest, AnalyticsRequest, BacktestResult, BacktestSummary, Analytics, Distribution, ExitReason } from './lab';
 import * as lab from './lab';
-export { CHUNK_HEADER, CHUNKS_HEADER, CACHE_HEADER, backtestRequestSchema, analyticsRequestSchema, backtestResultSchema, analyticsSchema } from './lab';
+export { CHUNK_HEADER, CHUNKS_HEADER, CACHE_HEADER, CLIENT_HEADER, DEADLINE_HEADER, backtestRequestSchema, analyticsRequestSchema, backtestResultSchema, analyticsSchema } from './lab';
 
 export const validateBacktestRequest = compileValidator<lab.BacktestRequest>(lab.backtestRequestSchema, 'backtest request');
 export const validateAnalyticsRequest = compileValidator<lab.AnalyticsRequest>(lab.analyticsRequestSchema, 'analytics request');

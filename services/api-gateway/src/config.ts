@@ -32,6 +32,7 @@ const SCHEMA = {
   DUMPS_PER_ADDRESS: int({ default: 2, min: 1, max: 1000, doc: 'Concurrent NDJSON /dump streams per client address and replica, then 429 too_many_dumps_from_address' }),
   DUMP_POOL_SIZE: int({ default: 2, min: 1, max: 50, doc: 'PostgreSQL connections reserved for NDJSON dumps (their own pool; also the concurrent dumps of a replica, then 503 dumps_busy)' }),
   DUMP_IDLE_TIMEOUT_S: int({ default: 30, min: 1, max: 3600, doc: 'An NDJSON dump whose client has read nothing for this long is dropped' }),
+  LAB_JOBS_PER_KEY: int({ default: 2, min: 1, max: 100, doc: 'Strategy Lab backtests and analytics in flight per API key and replica, then 429 too_many_lab_jobs' }),
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;

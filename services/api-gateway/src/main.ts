@@ -18,6 +18,7 @@ import { LiveCache, followLive } from './adapters/nats/live-feed';
 import { RedisGate } from './adapters/redis/redis-gate';
 import { followRevocations } from './adapters/nats/revocations';
 import { StreamRegistry } from './domain/stream-registry';
+import { InFlight } from './domain/in-flight';
 import { Authenticator } from './app/authenticate';
 import { loadGatewayConfig } from './config';
 import { MemoryLimiter } from './domain/memory-limiter';
@@ -144,6 +145,7 @@ async function main(): Promise<void> {
   const dumpPool = createPool(config.DATABASE_URL, { max: config.DUMP_POOL_SIZE, applicationName: 'api-gateway-dump' });
   stopDumpPool = () => dumpPool.end();
   const deps = {
+    labJobs: new InFlight(config.LAB_JOBS_PER_KEY),
     streams,
     dumps: {
       rounds: new RoundRepository(dumpPool),

@@ -20,6 +20,8 @@ let redis: Redis;
 let keys: KeyStore;
 const processes: ServiceProcess[] = [];
 let gateway: string;
+let lab: ServiceProcess;
+let labOps: string;
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 /** A well-formed key nobody was issued. */
@@ -80,6 +82,15 @@ beforeAll(async () => {
   await new RoundRepository(pool).insertMany(syntheticRounds(ROUNDS));
   redis = new Redis(ns.redisUrl);
   gateway = await startGateway();
+  const labPort = await freePort();
+  labOps = `http://127.0.0.1:${labPort}`;
+  lab = await startService(
+    'services/lab-backtest/src/main.ts',
+    env({ OPS_PORT: String(labPort), LAB_WORKERS: '1', LAB_MAX_QUEUE: '2', CATCH_UP_INTERVAL_MS: '600000' }),
+    () => answersOk(`${labOps}/readyz`),
+    60_000,
+  );
+  processes.push(lab);
   // Billing delivers revocations (tombstone + access.key.revoked) from its outbox.
   const billingPort = await freePort();
   processes.push(
@@ -293,5 +304,74 @@ describe('NDJSON dump caps (item 3)', () => {
     const refused = await dump(await grant(), from);
     expect([refused.status, ((await refused.json()) as Record<string, unknown>)['code']]).toEqual([429, 'too_many_dumps_from_address']);
     for (const r of open) await r.body?.cancel();
+  });
+});
+
+describe('Strategy Lab caps (item 3)', () => {
+  const post = (path: string, key: string, body: unknown, base = gateway) =>
+    fetch(`${base}/api/v1/lab/${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Forwarded-For': nextAddress() },
+      body: JSON.stringify(body),
+    });
+  const metric = async (name: string): Promise<number> => {
+    const text = await (await fetch(`${labOps}/metrics`)).text();
+    return text
+      .split('\n')
+      .filter((line) => line.startsWith(name))
+      .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+  };
+
+  it("one key's varied analytics at its rate cannot make another key's backtest 503: 2 in flight per key, the rest 429 too_many_lab_jobs", async () => {
+    const hog = await grant();
+    const other = await grant();
+    // lab-backtest stopped: every request the gateway admits stays in flight, deterministically.
+    lab.child.kill('SIGSTOP');
+    const settled: Response[] = [];
+    let hogged: Promise<Response>[] = [];
+    let otherStatus = 0;
+    try {
+      hogged = Array.from({ length: 8 }, (_, i) =>
+        post('analytics', hog, { dsl: { base_strategy: 'hot', params: { bet_size_lamports: 1000 + i, num_squares: 1 + (i % 5) } } }).then((r) => {
+          settled.push(r);
+          return r;
+        }),
+      );
+      // Six answer at once with 429; two wait for lab-backtest (bounded, so that a gateway
+      // admitting them all cannot leave lab-backtest stopped).
+      const deadline = Date.now() + 30_000;
+      while (settled.length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      const otherJob = post('backtest', other, { dsl: { base_strategy: 'cold', params: { bet_size_lamports: 1000 } } });
+      lab.child.kill('SIGCONT');
+      otherStatus = (await otherJob).status;
+    } finally {
+      lab.child.kill('SIGCONT');
+    }
+    const refused = settled.slice(0, 6);
+    expect(refused.map((r) => r.status)).toEqual([429, 429, 429, 429, 429, 429]);
+    const body = (await refused[0]!.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 429, code: 'too_many_lab_jobs' });
+    expect(refused[0]!.headers.get('ratelimit-limit')).toBe('2');
+    expect(otherStatus).toBe(200);
+    const all = await Promise.all(hogged);
+    expect(all.filter((r) => r.status === 200)).toHaveLength(2);
+  });
+
+  it('a job whose caller gave up (deadline passed) never takes a worker', async () => {
+    const impatient = await startGateway({ LAB_TIMEOUT_MS: '300' });
+    const key = await grant();
+    const computedBefore = await metric('lab_job_seconds_count');
+    const abandonedBefore = await metric('lab_jobs_abandoned_total');
+    lab.child.kill('SIGSTOP');
+    let res: Response;
+    try {
+      res = await post('backtest', key, { dsl: { base_strategy: 'cold', params: { bet_size_lamports: 2000 } } }, impatient);
+    } finally {
+      lab.child.kill('SIGCONT');
+    }
+    expect(res.status).toBe(504);
+    while ((await metric('lab_jobs_abandoned_total')) === abandonedBefore) await new Promise((r) => setTimeout(r, 50));
+    expect(await metric('lab_jobs_abandoned_total')).toBe(abandonedBefore + 1);
+    expect(await metric('lab_job_seconds_count')).toBe(computedBefore);
   });
 });

@@ -62,6 +62,12 @@ async function main(): Promise<void> {
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
     registers: [metrics],
   });
+  const abandoned = new Counter({
+    name: 'lab_jobs_abandoned_total',
+    help: "Jobs given up because the caller's deadline passed (queued: dropped; running: worker stopped and replaced)",
+    labelNames: ['kind', 'where'],
+    registers: [metrics],
+  });
   new Gauge({
     name: 'lab_jobs_pending',
     help: 'Computations queued or running',
@@ -95,6 +101,7 @@ async function main(): Promise<void> {
       queueWaitMs: config.LAB_QUEUE_WAIT_MS,
       history: () => ({ buffers: history.current.buffersNow, length: history.current.length }),
       observe: (kind, outcome, seconds) => jobSeconds.observe({ kind, outcome }, seconds),
+      abandoned: (kind, where) => abandoned.inc({ kind, where }),
     },
     logger.child({ component: 'workers' }),
   );

@@ -17,6 +17,7 @@ import { RateLimitedWithDecision, type Authenticator, type Caller } from '../app
 import type { BucketDecision } from '../domain/token-bucket';
 import { computeGrid } from '../domain/grid';
 import type { StreamRegistry } from '../domain/stream-registry';
+import type { InFlight } from '../domain/in-flight';
 import { computeStats } from '../domain/stats';
 import { clientAddress } from './client-address';
 import { loadOpenApi } from './openapi';
@@ -42,6 +43,8 @@ export interface AppDeps {
   readonly limitAddress: (address: string) => Promise<BucketDecision>;
   /** Open SSE streams, capped per key and per address, closed on revocation and expiry. */
   readonly streams: StreamRegistry;
+  /** Strategy Lab jobs in flight per key. */
+  readonly labJobs: InFlight;
   /** NDJSON dumps: their own small pool, caps, and the idle timeout of a client that stops reading. */
   readonly dumps: DumpSettings;
 }
@@ -235,12 +238,15 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   // Strategy Lab computations, answered by lab-backtest (results may exceed 1 MiB: chunked over NATS).
+  // At most LAB_JOBS_PER_KEY in flight per key (429 too_many_lab_jobs); lab-backtest queues fairly by subscriber.
   paid.post('/lab/backtest', async (req, res) => {
-    const { result } = await deps.lab.backtest(req.body, requestIdOf(res));
+    const caller = res.locals['caller'] as Caller;
+    const { result } = await withLabSlot(deps.labJobs, caller, () => deps.lab.backtest(req.body, requestIdOf(res), caller.subscriberId));
     res.set('Cache-Control', 'no-store').json({ result });
   });
   paid.post('/lab/analytics', async (req, res) => {
-    const { result, cache } = await deps.lab.analytics(req.body, requestIdOf(res));
+    const caller = res.locals['caller'] as Caller;
+    const { result, cache } = await withLabSlot(deps.labJobs, caller, () => deps.lab.analytics(req.body, requestIdOf(res), caller.subscriberId));
     if (cache !== undefined) res.set('X-Cache', cache);
     res.set('Cache-Control', 'no-store').json({ analytics: result });
   });
@@ -262,6 +268,17 @@ export function createApp(deps: AppDeps): express.Express {
     sendError(res, error, deps.logger, String(res.getHeader('X-Request-Id') ?? ''));
   });
   return app;
+}
+
+/** Runs a lab request in one of the key's in-flight slots, or refuses it with 429 too_many_lab_jobs. */
+async function withLabSlot<T>(jobs: InFlight, caller: Caller, run: () => Promise<T>): Promise<T> {
+  const release = jobs.acquire(caller.keyHash.toString('hex'));
+  if (release === null) throw capExceeded('too_many_lab_jobs', jobs.limit, `at most ${jobs.limit} Strategy Lab requests in flight per API key`);
+  try {
+    return await run();
+  } finally {
+    release();
+  }
 }
 
 /** Registers an NDJSON dump under its caps (429 too_many_dumps per key or address, 503 when every slot of the replica is busy). */
