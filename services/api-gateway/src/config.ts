@@ -13,7 +13,7 @@ const SCHEMA = {
   REDIS_PREFIX: str({ default: 'gridlab:', minLength: 0, doc: 'Prefix of every Redis key the gateway writes' }),
   REDIS_TIMEOUT_MS: int({ default: 50, min: 5, max: 5000, doc: 'Per-command Redis deadline before falling back' }),
   API_KEY_HMAC_SECRET: str({ secret: true, minLength: 32, doc: 'Server secret of the API key HMAC (shared with billing and the CLI)' }),
-  TRUSTED_PROXIES: list({ default: [], doc: 'Proxy addresses whose X-Forwarded-For is believed' }),
+  TRUSTED_PROXIES: list({ default: [], doc: 'Proxy addresses or CIDR ranges (IPv4 or IPv6) whose X-Forwarded-For is believed' }),
   KEY_SHARING_POLICY: oneOf(['warn', 'revoke'] as const, {
     default: 'warn',
     doc: 'On a key_sharing signal: only warn (log, metric, NATS fact), or also revoke the key through billing',

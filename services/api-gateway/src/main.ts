@@ -25,6 +25,7 @@ import { MemoryLimiter } from './domain/memory-limiter';
 import { IP_POLICY, KEY_POLICY } from './domain/token-bucket';
 import { createApp } from './http/app';
 import { createGatewayServer } from './http/server';
+import { trustedProxies } from './http/client-address';
 import { EventStream } from './http/event-stream';
 import { SnapshotStream } from './http/sse';
 
@@ -165,7 +166,7 @@ async function main(): Promise<void> {
     logger,
     metrics,
     readiness: platform.readiness,
-    trustedProxies: new Set(config.TRUSTED_PROXIES),
+    trustedProxies: trustedProxies(config.TRUSTED_PROXIES),
   };
   stream = new SnapshotStream(live);
   eventStream = new EventStream(eventRepo, eventFeed);

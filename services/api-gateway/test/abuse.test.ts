@@ -38,7 +38,7 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     REDIS_PREFIX: ns.redisPrefix,
     API_KEY_HMAC_SECRET: SECRET,
     LOG_LEVEL: 'warn',
-    TRUSTED_PROXIES: '127.0.0.1',
+    TRUSTED_PROXIES: '127.0.0.0/8,::1',
     AUTH_FAILURE_BURST: '5',
     AUTH_FAILURES_PER_MINUTE: '1',
     STREAMS_PER_KEY: '3',
@@ -192,6 +192,16 @@ describe('unauthenticated floods (item 4)', () => {
     await tombstoneKey(redis, ns.redisPrefix, revoked!);
     expect((await get('/api/v1/rounds?limit=1', key, from)).status).toBe(401);
     expect(await redis.pttl(keyCacheKeys(ns.redisPrefix, revoked!).auth)).toBeGreaterThan(23 * 3600_000);
+  });
+});
+
+describe('client addresses (item 7)', () => {
+  it('TRUSTED_PROXIES takes CIDR ranges, and an IPv6 client rotating through its /64 is one address', async () => {
+    const statuses: number[] = [];
+    for (let i = 1; i <= 8; i++) statuses.push((await get('/api/v1/rounds?limit=1', randomKey(), `2001:db8:77:1::${i.toString(16)}`)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    // The neighbouring /64 is another client.
+    expect((await get('/api/v1/rounds?limit=1', randomKey(), '2001:db8:77:2::1')).status).toBe(401);
   });
 });
 

@@ -41,6 +41,7 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     PRICE_LADDER: '0:0.1',
     // The gateway gives up on billing quickly, so a stalled redemption answers 504.
     COMMAND_TIMEOUT_MS: '1500',
+    EXPIRY_SWEEP_MS: '200',
     ...extra,
   };
 }
@@ -226,5 +227,37 @@ describe('a paid key is never lost after the commit', () => {
     const { rows } = await pool.query(`SELECT count(*)::int AS n FROM billing.payments WHERE nonce = $1`, [paid.nonce]);
     expect(rows[0].n).toBe(1);
     expect(await tokenBalance(owner)).toBe(balanceAfterPaying);
+  });
+});
+
+describe('nonce cleanup (item 7)', () => {
+  it('deletes payment and reissue nonces an hour after they expired unused; keeps redeemed and recent ones', async () => {
+    const owner = await wallet();
+    const paid = await payFor(owner);
+    expect((await api('PUT', '/subscribe', paid)).status).toBe(200);
+    const payStale = 'pay-' + '2'.repeat(22);
+    const payRecent = 'pay-' + '3'.repeat(22);
+    const reiStale = 'rei-' + '4'.repeat(22);
+    await pool.query(
+      `INSERT INTO billing.payment_nonces (nonce, owner_pubkey, plan, amount_base_units, created_at, expires_at)
+       VALUES ($1, $3, 'monthly', 1, now() - interval '3 hours', now() - interval '2 hours'),
+              ($2, $3, 'monthly', 1, now() - interval '20 minutes', now() - interval '5 minutes')`,
+      [payStale, payRecent, paid.ownerPubkey],
+    );
+    await pool.query(
+      `INSERT INTO billing.reissue_nonces (nonce, owner_pubkey, message, created_at, expires_at) VALUES ($1, $2, 'm', now() - interval '3 hours', now() - interval '2 hours')`,
+      [reiStale, paid.ownerPubkey],
+    );
+    // A redeemed nonce stays (its payment refers to it) even once long expired.
+    await pool.query(`UPDATE billing.payment_nonces SET expires_at = now() - interval '2 hours' WHERE nonce = $1`, [paid.nonce]);
+    const remaining = async () =>
+      (
+        await pool.query<{ nonce: string }>(
+          `SELECT nonce FROM billing.payment_nonces WHERE nonce = ANY($1) UNION ALL SELECT nonce FROM billing.reissue_nonces WHERE nonce = $2 ORDER BY nonce`,
+          [[payStale, payRecent, paid.nonce], reiStale],
+        )
+      ).rows.map((r) => r.nonce);
+    while ((await remaining()).includes(payStale) || (await remaining()).includes(reiStale)) await new Promise((r) => setTimeout(r, 100));
+    expect((await remaining()).sort()).toEqual([paid.nonce, payRecent].sort());
   });
 });

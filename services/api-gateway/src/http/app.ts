@@ -19,7 +19,7 @@ import { computeGrid } from '../domain/grid';
 import type { StreamRegistry } from '../domain/stream-registry';
 import type { InFlight } from '../domain/in-flight';
 import { computeStats } from '../domain/stats';
-import { clientAddress } from './client-address';
+import { clientAddress, type ProxyMatcher } from './client-address';
 import { loadOpenApi } from './openapi';
 import { problem, sendProblem, toProblem } from './problem';
 import { pollParams } from './event-params';
@@ -38,7 +38,7 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly metrics: Registry;
   readonly readiness: () => Promise<ReadinessReport>;
-  readonly trustedProxies: ReadonlySet<string>;
+  readonly trustedProxies: ProxyMatcher;
   /** Per-client-address bucket of public endpoints (Redis, or in-process when it is down). */
   readonly limitAddress: (address: string) => Promise<BucketDecision>;
   /** Open SSE streams, capped per key and per address, closed on revocation and expiry. */
