@@ -4,7 +4,9 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { syntheticRounds, testNamespace } from '@gridlab/testing';
 import { STREAM_MAX_AGE_MS, STREAM_MAX_BYTES } from '../src/streams';
 import { consumeDurable, connectBus, decodeMessage, encodeMessage, ensureRoundsStream, jetStreamOf, openLiveBucket, publishDurable, type NatsConnection } from '../src';
-import { InputError, UnavailableError } from '@gridlab/errors';
+import { DecodeError, HTTP_STATUS, InputError, UnavailableError } from '@gridlab/errors';
+import { requestChunked, requestCommand, respondChunked, route, serveCommands } from '../src';
+import { validateKeyRevokeReply } from '@gridlab/contracts';
 
 const ns = testNamespace();
 const names = natsNames(ns.natsPrefix);
@@ -103,5 +105,42 @@ describe('bounded streams and consumers (issue 12)', () => {
     expect((await settledConsumer(durable)).delivered).toBe(3);
     expect(calls).toBe(3);
     await stop();
+  });
+});
+
+describe('a reply that breaks its own contract (issue 12)', () => {
+  const logger = createLogger({ service: 'test', silent: true });
+
+  it('is a 500 with no internal text, never a 400, whether the server or the client finds it', async () => {
+    const subject = `${ns.natsPrefix}.test.broken`;
+    const subs = serveCommands(
+      nc,
+      'test',
+      [route({ subject, request: (x: unknown) => x as Record<string, never>, result: validateKeyRevokeReply, handle: async () => ({ revoked: 'yes' }) as never })],
+      logger,
+    );
+    const failure = await requestCommand(nc, subject, {}, validateKeyRevokeReply, { timeoutMs: 2000 }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(DecodeError);
+    expect(HTTP_STATUS[(failure as DecodeError).kind]).toBe(500);
+    expect((failure as DecodeError).message).not.toMatch(/revoked|must be/);
+    for (const s of subs) s.unsubscribe();
+
+    // A service replying with a result its requester's contract refuses (chunked replies too).
+    const raw = `${ns.natsPrefix}.test.raw`;
+    const sub = nc.subscribe(raw, {
+      callback: (_e, msg) => {
+        respondChunked(nc, msg, new TextEncoder().encode(JSON.stringify({ ok: true, result: { revoked: 1 } })));
+      },
+    });
+    for (const request of [
+      () => requestCommand(nc, raw, {}, validateKeyRevokeReply, { timeoutMs: 2000 }),
+      () => requestChunked(nc, raw, {}, validateKeyRevokeReply, { timeoutMs: 2000 }),
+    ]) {
+      const error = await request().then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(DecodeError);
+      expect(HTTP_STATUS[(error as DecodeError).kind]).toBe(500);
+      expect(error).not.toBeInstanceOf(InputError);
+    }
+    sub.unsubscribe();
   });
 });

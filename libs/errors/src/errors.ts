@@ -201,6 +201,9 @@ export function errorFromWire(wire: {
       return new UnprocessableError(wire.code, wire.detail, options);
     case 429:
       return new RateLimitedError(wire.detail, wire.retryAfterSeconds ?? 1, wire.code);
+    case 500:
+      // Another service's own bug: shown as a bare 500, never its text.
+      return new DecodeError(wire.code, wire.detail, options);
     case 502:
       return new ChainError(wire.detail, options);
     case 504:
