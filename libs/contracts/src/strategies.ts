@@ -224,7 +224,6 @@ export const strategyUpdateBodySchema: SchemaObject = {
   $id: 'urn:gridlab:strategy-update-body',
   type: 'object',
   additionalProperties: false,
-  minProperties: 1,
   properties: { name: rawName, active: { type: 'boolean' } },
 };
 
@@ -257,7 +256,6 @@ export const strategyUpdateRequestSchema: SchemaObject = {
   type: 'object',
   additionalProperties: false,
   required: ['subscriberId', 'id'],
-  minProperties: 3,
   properties: { subscriberId, id: strategyId, name: rawName, active: { type: 'boolean' } },
 };
 

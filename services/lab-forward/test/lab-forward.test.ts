@@ -241,7 +241,10 @@ describe('strategy records', () => {
     expect([renamed.status, renamed.body.strategy.name, renamed.body.strategy.active]).toEqual([200, 'Renamed', true]);
     const dsl = await call('PATCH', `/lab/strategies/${id}`, keyA, { dsl: DSLS[1] });
     expect([dsl.status, dsl.body.errors[0].path]).toEqual([400, '/dsl']);
-    expect((await call('PATCH', `/lab/strategies/${id}`, keyA, {})).status).toBe(400);
+    // {} is a no-op (issue 12): 200, the strategy exactly as it was (updatedAt included).
+    const before = await call('GET', `/lab/strategies/${id}`, keyA);
+    const noop = await call('PATCH', `/lab/strategies/${id}`, keyA, {});
+    expect([noop.status, noop.body.strategy]).toEqual([200, before.body.strategy]);
     expect((await call('PATCH', `/lab/strategies/${id}`, keyA, { active: 'yes' })).status).toBe(400);
   });
 
