@@ -7,7 +7,8 @@ import { createTestDatabase, testNamespace, type TestDatabase } from '@gridlab/t
 
 const ROOT = join(__dirname, '..');
 const SERVICES = [
-  { name: 'api-gateway', portVar: 'PORT', checks: ['postgres', 'nats', 'redis'] },
+  // The gateway's /metrics and detailed /readyz are on its ops port (its API gets a free PORT below).
+  { name: 'api-gateway', portVar: 'OPS_PORT', checks: ['postgres', 'nats', 'redis'] },
   { name: 'billing', portVar: 'OPS_PORT', checks: ['postgres', 'nats', 'redis'] },
   { name: 'event-log', portVar: 'OPS_PORT', checks: ['postgres', 'nats'] },
   { name: 'lab-forward', portVar: 'OPS_PORT', checks: ['postgres', 'nats'] },
@@ -63,6 +64,7 @@ describe.each(SERVICES)('$name process', ({ name, portVar, checks }) => {
         NATS_PREFIX: ns.natsPrefix,
         REDIS_PREFIX: ns.redisPrefix,
         API_KEY_HMAC_SECRET: 'test-secret-of-at-least-32-characters!',
+        PORT: String(await freePort()),
         [portVar]: String(port),
         LOG_LEVEL: 'warn',
       },

@@ -8,6 +8,8 @@ export type ReadinessCheck = () => Promise<Record<string, unknown> | void>;
 
 export interface ReadinessReport {
   readonly ready: boolean;
+  /** `degraded`: ready, but an optional dependency (one the service fails soft without) is down. */
+  readonly status: 'ok' | 'degraded' | 'unready';
   readonly checks: Record<string, { ok: boolean; error?: string; [detail: string]: unknown }>;
 }
 
@@ -23,6 +25,8 @@ interface OpsServerOptions {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly checks: Readonly<Record<string, ReadinessCheck>>;
+  /** Checks whose failure makes the service `degraded` but still ready. */
+  readonly optional?: readonly string[];
 }
 
 const CHECK_TIMEOUT_MS = 2000;
@@ -42,14 +46,20 @@ async function runCheck(check: ReadinessCheck): Promise<{ ok: boolean; error?: s
   }
 }
 
-/** Runs every check (each bounded by a timeout) and reports them together. */
-export function readinessOf(checks: Readonly<Record<string, ReadinessCheck>>): () => Promise<ReadinessReport> {
+/**
+ * Runs every check (each bounded by a timeout) and reports them together. The service is
+ * ready when every check but the `optional` ones passes; a failing optional check makes
+ * it `degraded` (still ready: the service is designed to fail soft without it).
+ */
+export function readinessOf(checks: Readonly<Record<string, ReadinessCheck>>, optional: readonly string[] = []): () => Promise<ReadinessReport> {
   return async () => {
     const names = Object.keys(checks);
     const results = await Promise.all(names.map((name) => runCheck(checks[name]!)));
     const report: ReadinessReport['checks'] = {};
     names.forEach((name, i) => (report[name] = results[i]!));
-    return { ready: results.every((r) => r.ok), checks: report };
+    const ready = names.every((name, i) => results[i]!.ok || optional.includes(name));
+    const status = !ready ? 'unready' : results.every((r) => r.ok) ? 'ok' : 'degraded';
+    return { ready, status, checks: report };
   };
 }
 
@@ -58,7 +68,7 @@ export function readinessOf(checks: Readonly<Record<string, ReadinessCheck>>): (
  * 503 with per-check details otherwise) and `/metrics` (Prometheus text format).
  */
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
-  const readiness = readinessOf(options.checks);
+  const readiness = readinessOf(options.checks, options.optional);
 
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];

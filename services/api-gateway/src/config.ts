@@ -1,14 +1,15 @@
 import { int, list, loadConfig, oneOf, serviceFields, str, type Env } from '@gridlab/config';
 
-// The gateway serves /healthz, /readyz and /metrics on its API port, so it has no
-// separate ops address.
-const { OPS_HOST: _opsHost, OPS_PORT: _opsPort, ...SHARED } = serviceFields(0);
+// /metrics and the detailed /readyz are served on the ops address only (issue 12: never
+// on the public port). OPS_PORT defaults to 0 (any free port, logged) so several gateways
+// can run side by side; deployments set it (9106) to scrape it.
+const SHARED = serviceFields(0);
 
 /** The gateway's settings; the only place it reads the environment. */
 const SCHEMA = {
   ...SHARED,
   HOST: str({ default: '127.0.0.1', doc: 'Bind address of the HTTP API' }),
-  PORT: int({ default: 8080, min: 0, max: 65535, doc: 'Port of the HTTP API (and /healthz, /readyz, /metrics)' }),
+  PORT: int({ default: 8080, min: 0, max: 65535, doc: 'Port of the HTTP API (and /healthz, /readyz without dependency details)' }),
   REDIS_URL: str({ default: 'redis://127.0.0.1:6379', secret: true, doc: 'Redis connection URL' }),
   REDIS_PREFIX: str({ default: 'gridlab:', minLength: 0, doc: 'Prefix of every Redis key the gateway writes' }),
   REDIS_TIMEOUT_MS: int({ default: 50, min: 5, max: 5000, doc: 'Per-command Redis deadline before falling back' }),

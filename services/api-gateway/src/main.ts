@@ -49,7 +49,10 @@ async function main(): Promise<void> {
   let stopDumpPool: (() => Promise<void>) | undefined;
   let expiryTimer: NodeJS.Timeout | undefined;
   const platform = await startPlatform('api-gateway', config, {
+    ops: { host: config.OPS_HOST, port: config.OPS_PORT },
     checks: { redis: redisCheck(redis) },
+    // Without Redis the gateway fails soft (PostgreSQL key lookups, in-process limits): degraded, still ready.
+    optionalChecks: ['redis'],
     poolSize: 10,
     stopFirst: [
       {

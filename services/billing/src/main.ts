@@ -30,6 +30,8 @@ async function main(): Promise<void> {
     ops: { host: config.OPS_HOST, port: config.OPS_PORT },
     migrate: { schema: BILLING_SCHEMA, dir: BILLING_MIGRATIONS_DIR },
     checks: { redis: redisCheck(redis) },
+    // Revocation tombstones are retried from the outbox: degraded without Redis, still ready.
+    optionalChecks: ['redis'],
     stopFirst: [
       { name: 'schedulers', run: async () => timers.forEach(clearInterval) },
       { name: 'commands', run: async () => subscriptions.forEach((s) => s.unsubscribe()) },

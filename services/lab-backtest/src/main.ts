@@ -33,6 +33,8 @@ async function main(): Promise<void> {
   const platform = await startPlatform('lab-backtest', config, {
     ops: { host: config.OPS_HOST, port: config.OPS_PORT },
     poolSize: 2,
+    // The analytics cache is only a cache: degraded without Redis, still ready.
+    optionalChecks: ['redis'],
     checks: {
       redis: redisCheck(redis),
       history: async () => {

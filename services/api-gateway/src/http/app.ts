@@ -136,12 +136,12 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // The public port says whether each dependency is up, never why not (error text stays
+  // on the ops port, with /metrics).
   app.get('/readyz', async (_req, res) => {
     const report = await deps.readiness();
-    res.status(report.ready ? 200 : 503).json(report);
-  });
-  app.get('/metrics', async (_req, res) => {
-    res.type(deps.metrics.contentType).send(await deps.metrics.metrics());
+    const checks = Object.fromEntries(Object.entries(report.checks).map(([name, check]) => [name, { ok: check.ok }]));
+    res.status(report.ready ? 200 : 503).json({ ready: report.ready, status: report.status, checks });
   });
 
   const openapi = loadOpenApi().json;
