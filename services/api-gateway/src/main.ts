@@ -128,6 +128,8 @@ async function main(): Promise<void> {
       failurePolicy: { capacity: config.AUTH_FAILURE_BURST, refillPerSecond: config.AUTH_FAILURES_PER_MINUTE / 60 },
       negativeTtlMs: config.NEGATIVE_KEY_CACHE_TTL_S * 1000,
       negativeMaxEntries: config.NEGATIVE_KEY_CACHE_SIZE,
+      positiveTtlMs: config.POSITIVE_KEY_CACHE_TTL_S * 1000,
+      positiveMaxEntries: config.POSITIVE_KEY_CACHE_SIZE,
     },
   );
   const streams = new StreamRegistry({ perKey: config.STREAMS_PER_KEY, perAddress: config.STREAMS_PER_ADDRESS });
@@ -136,6 +138,7 @@ async function main(): Promise<void> {
     nc,
     names,
     (keyHashHex) => {
+      authenticator.forget(keyHashHex);
       const closed = streams.revoke(keyHashHex) + dumps.revoke(keyHashHex);
       if (closed > 0) logger.info('closed the streams of a revoked key', { streams: closed });
     },

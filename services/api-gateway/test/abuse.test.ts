@@ -8,7 +8,7 @@ import { keyCacheKeys, tombstoneKey } from '@gridlab/key-cache';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
-import { answersOk, syntheticRounds, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { answersOk, startTcpProxy, syntheticRounds, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
 import { Redis } from 'ioredis';
 
 const SECRET = 'gateway-abuse-secret-0123456789abcdef';
@@ -21,6 +21,7 @@ let keys: KeyStore;
 const processes: ServiceProcess[] = [];
 let gateway: string;
 let lab: ServiceProcess;
+let billing: ServiceProcess;
 let labOps: string;
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -92,15 +93,20 @@ beforeAll(async () => {
   );
   processes.push(lab);
   // Billing delivers revocations (tombstone + access.key.revoked) from its outbox.
-  const billingPort = await freePort();
-  processes.push(
-    await startService(
-      'services/billing/src/main.ts',
-      env({ OPS_PORT: String(billingPort), SOLANA_RPC_URL: `http://127.0.0.1:${await freePort()}` }),
-      () => answersOk(`http://127.0.0.1:${billingPort}/readyz`),
-    ),
-  );
+  billing = await startBilling();
 });
+
+/** Billing delivers revocations (tombstone + access.key.revoked) from its outbox. */
+async function startBilling(extra: Record<string, string> = {}): Promise<ServiceProcess> {
+  const billingPort = await freePort();
+  const started = await startService(
+    'services/billing/src/main.ts',
+    env({ OPS_PORT: String(billingPort), SOLANA_RPC_URL: `http://127.0.0.1:${await freePort()}`, ...extra }),
+    () => answersOk(`http://127.0.0.1:${billingPort}/healthz`),
+  );
+  processes.push(started);
+  return started;
+}
 
 /** An open SSE response: its status, headers, and a way to wait for the server to end it. */
 interface OpenStream {
@@ -383,5 +389,71 @@ describe('Strategy Lab caps (item 3)', () => {
     while ((await metric('lab_jobs_abandoned_total')) === abandonedBefore) await new Promise((r) => setTimeout(r, 50));
     expect(await metric('lab_jobs_abandoned_total')).toBe(abandonedBefore + 1);
     expect(await metric('lab_job_seconds_count')).toBe(computedBefore);
+  });
+});
+
+describe('degrade, do not fall over (item 6)', () => {
+  const streamStatus = async (key: string, base: string): Promise<number> => {
+    const s = await openStream('/api/v1/stream', key, nextAddress(), base);
+    s.cancel();
+    return s.status;
+  };
+
+  it('keys seen in the last minute keep working through a PostgreSQL outage; a key revoked meanwhile does not', async () => {
+    const pg = await startTcpProxy('127.0.0.1', Number(new URL(db.url).port || 5432));
+    const proxied = new URL(db.url);
+    proxied.port = String(pg.port);
+    const g = await startGateway({ DATABASE_URL: proxied.toString() });
+    try {
+      const ownerA = randomOwner();
+      const ownerR = randomOwner();
+      const keyA = (await keys.grant(ownerA, 30, new Date())).apiKey;
+      const keyR = (await keys.grant(ownerR, 30, new Date())).apiKey;
+      expect([await streamStatus(keyA, g), await streamStatus(keyR, g)]).toEqual([200, 200]);
+      // R is revoked (billing's outbox: tombstone + access.key.revoked, which empties g's cache of it).
+      const revoked = (await keys.revokeOwner(ownerR, 'test', new Date()))!;
+      while ((await streamStatus(keyR, g)) !== 401) await new Promise((r) => setTimeout(r, 50));
+      // Redis forgets both (its 60 s entries expired, say), then PostgreSQL goes away.
+      await redis.del(keyCacheKeys(ns.redisPrefix, keys.hash(keyA)).auth, keyCacheKeys(ns.redisPrefix, revoked).auth);
+      await pg.cut();
+      expect(await streamStatus(keyA, g)).toBe(200);
+      expect((await get('/api/v1/stats', keyA, nextAddress(), g)).status).toBe(503);
+      expect(await streamStatus(keyR, g)).toBe(503);
+      await pg.restore();
+      let after = await streamStatus(keyR, g);
+      while (after === 503) {
+        await new Promise((r) => setTimeout(r, 100));
+        after = await streamStatus(keyR, g);
+      }
+      expect(after).toBe(401);
+      expect(await streamStatus(keyA, g)).toBe(200);
+    } finally {
+      await pg.close();
+    }
+  });
+
+  it("a revocation whose Redis tombstone cannot be written is retried from billing's outbox until it lands", async () => {
+    const redisProxy = await startTcpProxy('127.0.0.1', Number(new URL(ns.redisUrl).port || 6379));
+    await billing.stop();
+    const flaky = await startBilling({ REDIS_URL: `redis://127.0.0.1:${redisProxy.port}`, FACT_RELAY_MS: '100' });
+    try {
+      const owner = randomOwner();
+      const key = (await keys.grant(owner, 30, new Date())).apiKey;
+      expect((await get('/api/v1/rounds?limit=1', key, nextAddress())).status).toBe(200);
+      await redisProxy.cut();
+      const revoked = (await keys.revokeOwner(owner, 'test', new Date()))!;
+      const pending = async () => (await pool.query('SELECT delivered_at FROM billing.revocations WHERE key_hash = $1', [revoked])).rows[0].delivered_at;
+      // Billing cannot write the tombstone while Redis is unreachable: the revocation stays pending.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await pending()).toBeNull();
+      await redisProxy.restore();
+      while ((await pending()) === null) await new Promise((r) => setTimeout(r, 100));
+      expect(await redis.get(keyCacheKeys(ns.redisPrefix, revoked).auth)).toBe('x');
+      expect((await get('/api/v1/rounds?limit=1', key, nextAddress())).status).toBe(401);
+    } finally {
+      await flaky.stop();
+      await redisProxy.close();
+      billing = await startBilling();
+    }
   });
 });

@@ -48,12 +48,18 @@ export interface AuthGuardOptions {
   readonly negativeTtlMs: number;
   /** Bound of that negative cache (oldest first out). */
   readonly negativeMaxEntries: number;
+  /** Keys authenticated within this long keep working while PostgreSQL cannot be asked. */
+  readonly positiveTtlMs?: number;
+  /** Bound of that positive cache (oldest first out). */
+  readonly positiveMaxEntries?: number;
 }
 
 export const DEFAULT_AUTH_GUARD: AuthGuardOptions = {
   failurePolicy: { capacity: 20, refillPerSecond: 0.5 },
   negativeTtlMs: 30_000,
   negativeMaxEntries: 50_000,
+  positiveTtlMs: 60_000,
+  positiveMaxEntries: 100_000,
 };
 
 const BEARER_RE = /^Bearer\s+(\S+)\s*$/i;
@@ -70,6 +76,12 @@ export class Authenticator {
   private readonly hashes = new Map<string, Buffer>();
   private readonly failures: MemoryLimiter;
   private readonly unknown: NegativeCache;
+  /**
+   * Keys authenticated in the last minute (key hash hex → record), in process: a lookup
+   * PostgreSQL cannot answer falls back to it, so callers keep working through a database
+   * restart. Emptied of a key at once by its revocation fact (`forget`).
+   */
+  private readonly recent = new Map<string, { readonly record: KeyRecord; seenAtMs: number }>();
 
   constructor(
     private readonly gate: RedisGate,
@@ -82,6 +94,23 @@ export class Authenticator {
   ) {
     this.failures = new MemoryLimiter(now);
     this.unknown = new NegativeCache(guard.negativeTtlMs, guard.negativeMaxEntries, now);
+  }
+
+  /** A revoked key (billing's `access.key.revoked`): no longer served from process memory. */
+  forget(keyHashHex: string): void {
+    this.recent.delete(keyHashHex);
+  }
+
+  private seen(keyHash: Buffer, record: KeyRecord): void {
+    const id = keyHash.toString('hex');
+    const entry = this.recent.get(id);
+    if (entry !== undefined && entry.record.paidUntilMs === record.paidUntilMs && entry.record.subscriberId === record.subscriberId) {
+      entry.seenAtMs = this.now();
+      return;
+    }
+    this.recent.delete(id);
+    if (this.recent.size >= (this.guard.positiveMaxEntries ?? 100_000)) this.recent.delete(this.recent.keys().next().value as string);
+    this.recent.set(id, { record, seenAtMs: this.now() });
   }
 
   /**
@@ -138,6 +167,7 @@ export class Authenticator {
         throw new PaymentRequiredError(`the subscription ended at ${new Date(cached.paidUntilMs).toISOString()}; renew it to use this key`);
       case 'ok':
         if (cached.newlyFlagged) this.events.keySharing(keyHash, cached.subscriberId, cached.distinctAddresses);
+        this.seen(keyHash, { subscriberId: cached.subscriberId, paidUntilMs: cached.paidUntilMs });
         if (!cached.decision.allowed) throw new RateLimitedWithDecision(cached.decision);
         return { subscriberId: cached.subscriberId, keyHash, decision: cached.decision, paidUntilMs: cached.paidUntilMs, address: clientAddress };
     }
@@ -162,6 +192,9 @@ export class Authenticator {
     try {
       found = await this.keys.lookup(keyHash);
     } catch (error) {
+      // PostgreSQL cannot answer: a key seen in the last minute (and not revoked since) keeps working.
+      const recent = this.recent.get(keyHash.toString('hex'));
+      if (recent !== undefined && this.now() - recent.seenAtMs < (this.guard.positiveTtlMs ?? 60_000)) return recent.record;
       throw new UnavailableError('API keys cannot be checked right now', { cause: error });
     }
     return found === null ? null : { subscriberId: found.subscriberId, paidUntilMs: found.paidUntil.getTime() };
@@ -178,6 +211,7 @@ export class Authenticator {
     if (record.paidUntilMs <= this.now()) {
       throw new PaymentRequiredError(`the subscription ended at ${new Date(record.paidUntilMs).toISOString()}; renew it to use this key`);
     }
+    this.seen(keyHash, record);
     const decision = this.fallback.take(KEY_POLICY, keyHash.toString('hex'), cost);
     if (!decision.allowed) throw new RateLimitedWithDecision(decision);
     return { subscriberId: record.subscriberId, keyHash, decision, paidUntilMs: record.paidUntilMs, address };

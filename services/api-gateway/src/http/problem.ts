@@ -41,6 +41,9 @@ export function problem(status: number, code: string, detail: string, errors?: r
  * anything else is a 500 that says nothing about internals.
  */
 export function toProblem(error: unknown): { problem: Problem; headers: Record<string, string> } {
+  if (databaseUnavailable(error)) {
+    return { problem: problem(503, 'service_unavailable', 'the database is unavailable; retry shortly'), headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER) } };
+  }
   if (!isGridlabError(error) || HTTP_STATUS[error.kind] === 500) {
     return { problem: problem(500, 'internal_error', 'the request could not be completed'), headers: {} };
   }
@@ -61,4 +64,14 @@ export function sendProblem(res: ServerResponse, p: Problem, headers: Record<str
     'Cache-Control': 'no-store',
   });
   res.end(body);
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03']);
+
+/** PostgreSQL unreachable, restarting or shutting down (a 503 to retry, not a 500). */
+function databaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error) || isGridlabError(error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
+  return /^(Connection terminated|timeout exceeded when trying to connect)/.test(error.message);
 }
