@@ -23,3 +23,16 @@ describe('FairQueue', () => {
     expect(queue.lengthOf('hog')).toBe(98);
   });
 });
+
+describe('FairQueue eligibility', () => {
+  it('skips clients that may not run more now, keeping their place', () => {
+    const queue = new FairQueue<string>();
+    queue.push('hog', 'hog1');
+    queue.push('hog', 'hog2');
+    queue.push('b', 'b1');
+    expect(queue.shift((c) => c !== 'hog')).toBe('b1');
+    expect(queue.shift((c) => c !== 'hog')).toBeUndefined();
+    expect(queue.shift()).toBe('hog1');
+    expect(queue.length).toBe(1);
+  });
+});

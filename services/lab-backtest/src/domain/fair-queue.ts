@@ -19,15 +19,17 @@ export class FairQueue<T> {
     this.count++;
   }
 
-  shift(): T | undefined {
-    const first = this.byClient.entries().next();
-    if (first.done === true) return undefined;
-    const [client, items] = first.value;
-    const item = items.shift()!;
-    this.byClient.delete(client);
-    if (items.length > 0) this.byClient.set(client, items);
-    this.count--;
-    return item;
+  /** The next item in rotation among the clients `eligible` accepts (all by default). */
+  shift(eligible: (client: string) => boolean = () => true): T | undefined {
+    for (const [client, items] of this.byClient) {
+      if (!eligible(client)) continue;
+      const item = items.shift()!;
+      this.byClient.delete(client);
+      if (items.length > 0) this.byClient.set(client, items);
+      this.count--;
+      return item;
+    }
+    return undefined;
   }
 
   /** Items queued for one client. */

@@ -22,6 +22,12 @@ export interface ComputePoolOptions {
   readonly maxQueue: number;
   /** A job still waiting after this long is dropped: its caller has given up. */
   readonly queueWaitMs: number;
+  /**
+   * Jobs one client (Gridlab-Client) may run at once; default half the workers, at least
+   * one, so one client never holds every worker while another waits. Jobs without a
+   * client are not limited.
+   */
+  readonly maxRunningPerClient?: number;
   /** The history's current buffers and how many rounds of it jobs may read now. */
   readonly history: () => { readonly buffers: HistoryBuffers; readonly length: number };
   /** Called after each job with its kind, outcome and duration on the worker. */
@@ -157,10 +163,14 @@ export class ComputePool implements ComputePort {
     }
   }
 
-  /** The next queued job (fair order) whose caller may still be waiting. */
+  /** The next queued job (fair order, clients under their running cap) whose caller may still be waiting. */
   private takeFresh(): Pending | undefined {
+    const cap = this.options.maxRunningPerClient ?? Math.max(1, Math.floor(this.options.size / 2));
+    const running = new Map<string, number>();
+    for (const slot of this.slots) if (slot.busy !== null) running.set(slot.busy.client, (running.get(slot.busy.client) ?? 0) + 1);
+    const eligible = (client: string): boolean => client === '' || (running.get(client) ?? 0) < cap;
     for (;;) {
-      const next = this.queue.shift();
+      const next = this.queue.shift(eligible);
       if (next === undefined) return undefined;
       const waited = performance.now() - next.queuedAt <= this.options.queueWaitMs;
       if (waited && (next.deadlineMs === null || Date.now() < next.deadlineMs)) return next;
