@@ -42,6 +42,7 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     // The gateway gives up on billing quickly, so a stalled redemption answers 504.
     COMMAND_TIMEOUT_MS: '1500',
     EXPIRY_SWEEP_MS: '200',
+    FACT_RELAY_MS: '200',
     ...extra,
   };
 }
@@ -226,6 +227,53 @@ describe('a paid key is never lost after the commit', () => {
     // Paid once: one payment row, no second debit.
     const { rows } = await pool.query(`SELECT count(*)::int AS n FROM billing.payments WHERE nonce = $1`, [paid.nonce]);
     expect(rows[0].n).toBe(1);
+    expect(await tokenBalance(owner)).toBe(balanceAfterPaying);
+  });
+});
+
+describe('a paid key is never lost: SIGKILL between the commit and the reply', () => {
+  it('a renewal committed but never answered (billing killed while delivering the old key\'s revocation) is redeemed by the signed retry', async () => {
+    const owner = await wallet();
+    const first = await payFor(owner);
+    const k0 = await api('PUT', '/subscribe', { ...first, signatureBase64: await sign(owner, first.ownerPubkey, first.nonce) });
+    expect(k0.status).toBe(200);
+    const renewal = await payFor(owner);
+    const balanceAfterPaying = await tokenBalance(owner);
+    const signatureBase64 = await sign(owner, renewal.ownerPubkey, renewal.nonce);
+
+    // After its commit billing delivers the replaced key's revocation, then replies; make that delivery hang.
+    await pool.query(`CREATE FUNCTION billing.test_stall() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(30); RETURN NEW; END $$`);
+    await pool.query(`CREATE TRIGGER test_stall BEFORE UPDATE ON billing.revocations FOR EACH ROW EXECUTE FUNCTION billing.test_stall()`);
+    try {
+      const answer = api('PUT', '/subscribe', { ...renewal, signatureBase64 });
+      // Committed (the nonce is consumed) and stuck after the commit, before the reply.
+      for (;;) {
+        const consumed = (await pool.query(`SELECT consumed_at FROM billing.payment_nonces WHERE nonce = $1`, [renewal.nonce])).rows[0].consumed_at;
+        const stuck = await pool.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'UPDATE billing.revocations%' AND state = 'active'`);
+        if (consumed !== null && stuck.rows.length > 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await billing.stop('SIGKILL');
+      expect([503, 504]).toContain((await answer).status);
+    } finally {
+      await pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'UPDATE billing.revocations%'`);
+      await pool.query(`DROP TRIGGER test_stall ON billing.revocations`);
+      await pool.query(`DROP FUNCTION billing.test_stall()`);
+    }
+    // Paid and committed: the renewal's key exists, the customer never saw it.
+    const { rows: payments } = await pool.query(`SELECT count(*)::int AS n FROM billing.payments WHERE nonce = $1`, [renewal.nonce]);
+    expect(payments[0].n).toBe(1);
+
+    billing = await startBilling();
+    const retried = await api('PUT', '/subscribe', { ...renewal, signatureBase64 }, gateways[1]);
+    expect(retried.status).toBe(200);
+    expect(new Date(retried.body['paidUntil']).getTime()).toBeGreaterThan(new Date(k0.body['paidUntil']).getTime());
+    for (const g of gateways) expect(await paidGet(retried.body['apiKey'], g)).toBe(200);
+    // The replaced key's revocation, left pending by the kill, is delivered by the restarted billing's relay.
+    while ((await paidGet(k0.body['apiKey'], gateways[0]!)) !== 401) await new Promise((r) => setTimeout(r, 100));
+    expect(await paidGet(k0.body['apiKey'], gateways[1]!)).toBe(401);
+    // Paid once.
+    expect((await pool.query(`SELECT count(*)::int AS n FROM billing.payments WHERE nonce = $1`, [renewal.nonce])).rows[0].n).toBe(1);
     expect(await tokenBalance(owner)).toBe(balanceAfterPaying);
   });
 });
