@@ -7,8 +7,9 @@ import { createTestDatabase, testNamespace, type TestDatabase } from '@gridlab/t
 
 const ROOT = join(__dirname, '..');
 const SERVICES = [
+  // The gateway's /metrics and detailed /readyz are on its ops port (its API gets a free PORT below);
   // `live` is advisory: no indexer runs here, so it reports the feed degraded without making the gateway unready.
-  { name: 'api-gateway', portVar: 'PORT', checks: ['postgres', 'nats', 'redis', 'live'] },
+  { name: 'api-gateway', portVar: 'OPS_PORT', checks: ['postgres', 'nats', 'redis', 'live'] },
   { name: 'billing', portVar: 'OPS_PORT', checks: ['postgres', 'nats', 'redis'] },
   { name: 'event-log', portVar: 'OPS_PORT', checks: ['postgres', 'nats'] },
   { name: 'lab-forward', portVar: 'OPS_PORT', checks: ['postgres', 'nats'] },
@@ -64,6 +65,7 @@ describe.each(SERVICES)('$name process', ({ name, portVar, checks }) => {
         NATS_PREFIX: ns.natsPrefix,
         REDIS_PREFIX: ns.redisPrefix,
         API_KEY_HMAC_SECRET: 'test-secret-of-at-least-32-characters!',
+        PORT: String(await freePort()),
         [portVar]: String(port),
         LOG_LEVEL: 'warn',
       },

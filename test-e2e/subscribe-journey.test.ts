@@ -5,6 +5,7 @@
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createPool } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import {
   answersOk,
@@ -80,6 +81,10 @@ describe('a fresh wallet becomes a working key with the CLI', () => {
 
     const issued = await cli('subscribe', '--keypair', keypairFile);
     expect(issued).toEqual({ apiKey: expect.stringMatching(/^grid_/), subscriberId: expect.stringMatching(/^sub_/), paidUntil: expect.any(String) });
+    // The CLI redeems with a wallet signature, so a front-runner could not keep the key (issue 12).
+    const pool = createPool(db.url);
+    const { rows } = await pool.query(`SELECT consumed_signed FROM billing.payment_nonces WHERE owner_pubkey = $1`, [owner]).finally(() => pool.end());
+    expect(rows).toEqual([{ consumed_signed: true }]);
     let res = await live(issued['apiKey'] as string);
     // The indexer may still be publishing its first snapshot.
     for (let i = 0; i < 100 && res.status === 503; i++) {

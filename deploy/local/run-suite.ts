@@ -37,7 +37,7 @@ const ALL: readonly ProcessSpec[] = [
     },
   },
   { name: 'indexer', entry: 'services/indexer/src/main.ts' },
-  { name: 'api-gateway', entry: 'services/api-gateway/src/main.ts' },
+  { name: 'api-gateway', entry: 'services/api-gateway/src/main.ts', env: { OPS_PORT: process.env['GATEWAY_OPS_PORT'] ?? '9106' } },
   { name: 'billing', entry: 'services/billing/src/main.ts' },
   { name: 'event-log', entry: 'services/event-log/src/main.ts' },
   { name: 'lab-forward', entry: 'services/lab-forward/src/main.ts' },

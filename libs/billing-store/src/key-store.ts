@@ -112,7 +112,10 @@ export class KeyStore {
   /** Revokes the key with this hash if active (key-sharing policy `revoke`). */
   async revokeHash(keyHash: Buffer, reason: string, now: Date): Promise<boolean> {
     const result = await this.pool.query(
-      `UPDATE billing.api_keys SET revoked_at = $2, revoked_reason = $3 WHERE key_hash = $1 AND revoked_at IS NULL`,
+      `WITH revoked AS (
+         UPDATE billing.api_keys SET revoked_at = $2, revoked_reason = $3 WHERE key_hash = $1 AND revoked_at IS NULL RETURNING key_hash
+       )
+       INSERT INTO billing.revocations (key_hash, revoked_at) SELECT key_hash, $2 FROM revoked ON CONFLICT DO NOTHING`,
       [keyHash, now, reason],
     );
     return (result.rowCount ?? 0) > 0;
@@ -124,6 +127,11 @@ export class KeyStore {
         WHERE subscriber_id = $1 AND revoked_at IS NULL RETURNING key_hash`,
       [subscriberId, now, reason],
     );
-    return rows[0]?.key_hash ?? null;
+    const revoked = rows[0]?.key_hash ?? null;
+    // The revocation outbox: billing tombstones and announces it until both land.
+    if (revoked !== null) {
+      await client.query(`INSERT INTO billing.revocations (key_hash, revoked_at) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [revoked, now]);
+    }
+    return revoked;
   }
 }

@@ -1,7 +1,7 @@
 import { CHUNK_HEADER, CHUNKS_HEADER, CORRELATION_HEADER, validateCommandReply, type Validator } from '@gridlab/contracts';
 import { TimeoutError, UnavailableError, errorFromWire } from '@gridlab/errors';
 import { createInbox, headers, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
-import type { RequestOptions } from './commands';
+import { checkedReply, type RequestOptions } from './commands';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -101,7 +101,7 @@ export function requestChunked<T>(
         if (++received < expected) return;
         finish(() => {
           try {
-            resolve({ result: decodeReply(parts as Uint8Array[], result), headers: first });
+            resolve({ result: decodeReply(parts as Uint8Array[], result, subject), headers: first });
           } catch (e) {
             reject(e);
           }
@@ -111,6 +111,7 @@ export function requestChunked<T>(
     timer = setTimeout(() => fail(new TimeoutError(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
     const h = headers();
     if (options.correlationId !== undefined) h.set(CORRELATION_HEADER, options.correlationId);
+    for (const [name, value] of Object.entries(options.headers ?? {})) h.set(name, value);
     try {
       nc.publish(subject, encoder.encode(JSON.stringify(payload)), { reply: sub.getSubject(), headers: h });
     } catch (error) {
@@ -119,20 +120,7 @@ export function requestChunked<T>(
   });
 }
 
-function decodeReply<T>(parts: readonly Uint8Array[], result: Validator<T>): T {
+function decodeReply<T>(parts: readonly Uint8Array[], result: Validator<T>, subject: string): T {
   const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(decoder.decode(bytes)) as unknown;
-  } catch (error) {
-    throw new UnavailableError('the service sent a malformed reply; retry shortly', { cause: error });
-  }
-  const reply = validateCommandReply(parsed);
-  if (!reply.ok) throw errorFromWire(reply.error);
-  try {
-    return result(reply.result);
-  } catch (error) {
-    // A result that breaks its contract is the service's fault, not the caller's input.
-    throw new UnavailableError('the service sent a result that breaks its contract; retry shortly', { cause: error });
-  }
+  return checkedReply(() => validateCommandReply(JSON.parse(decoder.decode(bytes)) as unknown), result, subject);
 }

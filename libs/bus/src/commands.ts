@@ -1,5 +1,5 @@
 import { CORRELATION_HEADER, validateCommandReply, type CommandError, type CommandReply, type Validator } from '@gridlab/contracts';
-import { HTTP_STATUS, TimeoutError, UnavailableError, errorFromWire, isGridlabError } from '@gridlab/errors';
+import { DecodeError, HTTP_STATUS, TimeoutError, UnavailableError, errorFromWire, isGridlabError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import { RequestError, TimeoutError as NatsTimeoutError, headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 
@@ -50,12 +50,37 @@ async function answer(r: AnyCommandRoute, msg: Msg, logger: Logger): Promise<voi
   let reply: CommandReply<unknown>;
   try {
     const request = r.request(JSON.parse(decoder.decode(msg.data)) as unknown);
-    reply = { ok: true, result: r.result(await r.handle(request, { correlationId, logger: log })) };
+    reply = { ok: true, result: ownResult(r, await r.handle(request, { correlationId, logger: log })) };
   } catch (error) {
     reply = { ok: false, error: toCommandError(error, log, r.subject) };
   }
   log.debug('command answered', { subject: r.subject, ok: reply.ok, ms: Math.round(performance.now() - started) });
   if (msg.reply !== undefined) msg.respond(encoder.encode(JSON.stringify(reply)));
+}
+
+/** The handler's result, checked against its contract: a violation is this service's bug (500), never the caller's input (400). */
+function ownResult(r: AnyCommandRoute, value: unknown): unknown {
+  try {
+    return r.result(value);
+  } catch (error) {
+    throw new DecodeError('bad_reply', `the result of ${r.subject} breaks its contract`, { cause: error });
+  }
+}
+
+/** A reply received from another service, checked against its contracts: a violation is a 500 with no internal text. */
+export function checkedReply<T>(parse: () => CommandReply<unknown>, result: Validator<T>, subject: string): T {
+  let reply: CommandReply<unknown>;
+  try {
+    reply = parse();
+  } catch (error) {
+    throw new DecodeError('bad_reply', `the reply to ${subject} is not a command reply`, { cause: error });
+  }
+  if (!reply.ok) throw errorFromWire(reply.error);
+  try {
+    return result(reply.result);
+  } catch (error) {
+    throw new DecodeError('bad_reply', `the result of ${subject} breaks its contract`, { cause: error });
+  }
 }
 
 /**
@@ -65,6 +90,10 @@ async function answer(r: AnyCommandRoute, msg: Msg, logger: Logger): Promise<voi
  */
 export function toCommandError(error: unknown, logger: Logger, subject: string): CommandError {
   if (error instanceof SyntaxError) return { status: 400, code: 'invalid_request', detail: 'the request is not valid JSON' };
+  if (error instanceof DecodeError) {
+    logger.error('command failed: a contract broken by this service', { subject, err: error });
+    return { status: 500, code: 'internal_error', detail: 'the request could not be completed' };
+  }
   if (isGridlabError(error) && HTTP_STATUS[error.kind] !== 500) {
     return {
       status: HTTP_STATUS[error.kind],
@@ -81,6 +110,8 @@ export function toCommandError(error: unknown, logger: Logger, subject: string):
 export interface RequestOptions {
   readonly timeoutMs: number;
   readonly correlationId?: string | undefined;
+  /** Further headers of the request (a lab job's caller and deadline, say). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -108,7 +139,5 @@ export async function requestCommand<T>(
     }
     throw new UnavailableError('the message bus is unavailable; retry shortly', { cause: error });
   }
-  const reply = validateCommandReply(JSON.parse(decoder.decode(msg.data)) as unknown);
-  if (!reply.ok) throw errorFromWire(reply.error);
-  return result(reply.result);
+  return checkedReply(() => validateCommandReply(JSON.parse(decoder.decode(msg.data)) as unknown), result, subject);
 }

@@ -1,3 +1,4 @@
+import { isGridlabError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -12,12 +13,27 @@ export interface DurableConsumerOptions {
   readonly logger: Logger;
   /** How long the server waits for an ack before redelivering. */
   readonly ackWaitMs?: number;
+  /** Deliveries of one message before it is given up (terminated and logged as an error); default 10. */
+  readonly maxDeliver?: number;
+  /** Delay before a failed message is redelivered; default 2 s. */
+  readonly retryDelayMs?: number;
+}
+
+/** Deliveries of a failing message before it is terminated. */
+export const DEFAULT_MAX_DELIVER = 10;
+
+/** A failure retrying cannot fix: a message that breaks its contract, a business error marked not retryable. */
+function isPermanent(error: unknown): boolean {
+  return isGridlabError(error) && !error.retryable;
 }
 
 /**
  * Consumes a JetStream stream through a durable consumer with explicit acks: each
  * message is acked after `handle` resolves, and redelivered if it throws (after a
- * back-off) or the process dies first. New durables start at new messages: consumers
+ * back-off) or the process dies first — at most `maxDeliver` times. A permanent failure
+ * (not retryable: a message that breaks its contract) is terminated at once, and so is a
+ * message on its last delivery, each logged as an error: a poison message is never
+ * redelivered forever. New durables start at new messages: consumers
  * catch up on history from PostgreSQL, the source of truth. Returns a stop function.
  */
 export async function consumeDurable(
@@ -26,6 +42,7 @@ export async function consumeDurable(
   handle: (msg: JsMsg) => Promise<void>,
 ): Promise<() => Promise<void>> {
   const jsm = await jetstreamManager(nc);
+  const maxDeliver = options.maxDeliver ?? DEFAULT_MAX_DELIVER;
   const config = {
     durable_name: options.durable,
     ack_policy: AckPolicy.Explicit,
@@ -33,12 +50,14 @@ export async function consumeDurable(
     ...(options.subject === undefined ? {} : { filter_subject: options.subject }),
     ack_wait: (options.ackWaitMs ?? 30_000) * 1_000_000,
     max_ack_pending: 1000,
+    max_deliver: maxDeliver,
   };
   try {
     await jsm.consumers.info(options.stream, options.durable);
     await jsm.consumers.update(options.stream, options.durable, {
       ...(options.subject === undefined ? {} : { filter_subject: options.subject }),
       ack_wait: config.ack_wait,
+      max_deliver: maxDeliver,
     });
   } catch {
     await jsm.consumers.add(options.stream, config);
@@ -51,8 +70,14 @@ export async function consumeDurable(
         await handle(msg);
         msg.ack();
       } catch (error) {
-        options.logger.warn('message handling failed; redelivering later', { durable: options.durable, subject: msg.subject, err: error });
-        msg.nak(2000);
+        const context = { durable: options.durable, subject: msg.subject, seq: msg.seq, deliveries: msg.info.deliveryCount, err: error };
+        if (isPermanent(error) || msg.info.deliveryCount >= maxDeliver) {
+          options.logger.error('message given up (permanent failure or last delivery); terminated', context);
+          msg.term();
+        } else {
+          options.logger.warn('message handling failed; redelivering later', context);
+          msg.nak(options.retryDelayMs ?? 2000);
+        }
       }
     }
   })();

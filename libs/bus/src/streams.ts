@@ -6,6 +6,14 @@ import type { NatsConnection } from '@nats-io/transport-node';
 const NANOS_PER_MS = 1_000_000;
 
 /**
+ * Bounds of every JetStream stream (issue 12): facts older than this are gone (consumers
+ * catch up from PostgreSQL, the source of truth), and a stream never grows past this size
+ * (oldest messages discarded first).
+ */
+export const STREAM_MAX_AGE_MS = 7 * 24 * 3600_000;
+export const STREAM_MAX_BYTES = 1024 ** 3;
+
+/**
  * Creates the ROUNDS stream (settled and opened rounds, deduplicated by Nats-Msg-Id
  * over 15 minutes, kept on file) or brings an existing one to this configuration.
  */
@@ -25,6 +33,8 @@ async function ensureStream(nc: NatsConnection, name: string, subjects: string[]
     subjects,
     storage: StorageType.File,
     duplicate_window: DUPLICATE_WINDOW_MS * NANOS_PER_MS,
+    max_age: STREAM_MAX_AGE_MS * NANOS_PER_MS,
+    max_bytes: STREAM_MAX_BYTES,
   };
   try {
     await jsm.streams.info(config.name);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CACHE_HEADER, CHUNK_HEADER, CHUNKS_HEADER, compileValidator } from '@gridlab/contracts';
-import { InputError, TimeoutError, UnavailableError } from '@gridlab/errors';
+import { InputError, TimeoutError, UnavailableError, DecodeError } from '@gridlab/errors';
 import { createLogger } from '@gridlab/logger';
 import { testNamespace } from '@gridlab/testing';
 import { headers } from '@nats-io/transport-node';
@@ -91,7 +91,8 @@ describe('chunked replies', () => {
     const stop = serve((_d, reply) => reply(encoder.encode(JSON.stringify({ ok: true, result: { blob: 7 } }))));
     await server.flush();
     try {
-      await expect(requestChunked(client, subject, {}, validateBlob, { timeoutMs: 5000 })).rejects.toBeInstanceOf(UnavailableError);
+      // A 500 with no internal text (DecodeError), never the caller's 400 (issue 12).
+      await expect(requestChunked(client, subject, {}, validateBlob, { timeoutMs: 5000 })).rejects.toBeInstanceOf(DecodeError);
     } finally {
       stop();
     }

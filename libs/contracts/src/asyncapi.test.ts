@@ -28,6 +28,7 @@ describe('docs/asyncapi.yaml', () => {
       RoundOpened: contracts.roundOpenedSchema,
       LiveSnapshot: contracts.liveSnapshotSchema,
       KeyShared: contracts.keySharedSchema,
+      KeyRevoked: contracts.keyRevokedSchema,
       LogEvent: contracts.logEventSchema,
       SubscriptionFact: contracts.subscriptionFactSchema,
       TierFact: contracts.tierFactSchema,

@@ -39,6 +39,20 @@ export interface SubscribeCompleteRequest {
   readonly nonce: string;
   readonly txSig: string;
   readonly ownerPubkey: string;
+  /**
+   * Optional: the owner's ed25519 signature of subscribeMessage(ownerPubkey, nonce). A
+   * signed redemption cannot be front-run: it takes the key back from an unsigned one,
+   * and a signed retry after a lost reply returns a working key (SPEC 5, issue 12).
+   */
+  readonly signatureBase64?: string;
+}
+
+/**
+ * The exact text the owner's wallet signs for a signed `PUT /subscribe`. It names the
+ * payment nonce, so a signature redeems that payment only (the reissue scheme).
+ */
+export function subscribeMessage(ownerPubkey: string, nonce: string): string {
+  return `Gridlab API key subscribe\nowner: ${ownerPubkey}\nnonce: ${nonce}`;
 }
 
 export interface IssuedKeyReply {
@@ -71,6 +85,16 @@ export interface KeyRevokeRequest {
 
 export interface KeyRevokeReply {
   readonly revoked: boolean;
+}
+
+/**
+ * A key was revoked (replaced, reissued, taken back, shared, or by an operator): core
+ * NATS, from billing's revocation outbox after its Redis tombstone landed. Gateways drop
+ * the key from their in-process cache and close its open streams. Only the key's HMAC.
+ */
+export interface KeyRevoked {
+  readonly keyHash: string;
+  readonly revokedAt: string;
 }
 
 /** A command's failure as the HTTP problem the gateway should answer with. */
@@ -162,6 +186,7 @@ export const subscribeCompleteRequestSchema: SchemaObject = {
     nonce: { type: 'string', minLength: 1, maxLength: 64 },
     txSig: { type: 'string', minLength: 64, maxLength: 88, pattern: base58 },
     ownerPubkey: pubkey,
+    signatureBase64: { type: 'string', minLength: 1, maxLength: 200 },
   },
 };
 
@@ -293,5 +318,16 @@ export const tierFactSchema: SchemaObject = {
     tokenNow: { type: 'number', minimum: 0 },
     direction: { type: 'string', enum: ['up', 'down'] },
     ts: isoTime,
+  },
+};
+
+export const keyRevokedSchema: SchemaObject = {
+  $id: 'urn:gridlab:key-revoked',
+  type: 'object',
+  additionalProperties: false,
+  required: ['keyHash', 'revokedAt'],
+  properties: {
+    keyHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    revokedAt: isoTime,
   },
 };

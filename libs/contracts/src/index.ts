@@ -34,6 +34,7 @@ export type {
   ReissueCompleteRequest,
   KeyRevokeRequest,
   KeyRevokeReply,
+  KeyRevoked,
   CommandError,
   CommandReply,
   SubscriptionFact,
@@ -55,6 +56,8 @@ export {
   commandReplySchema,
   subscriptionFactSchema,
   tierFactSchema,
+  subscribeMessage,
+  keyRevokedSchema,
 } from './billing';
 
 export const validatePricingRequest = compileValidator<Record<string, never>>(billing.pricingRequestSchema, 'pricing request');
@@ -77,13 +80,14 @@ export const validateReissueCompleteRequest = compileValidator<billing.ReissueCo
 );
 export const validateKeyRevokeRequest = compileValidator<billing.KeyRevokeRequest>(billing.keyRevokeRequestSchema, 'key revocation');
 export const validateKeyRevokeReply = compileValidator<billing.KeyRevokeReply>(billing.keyRevokeReplySchema, 'key revocation reply');
+export const validateKeyRevoked = compileValidator<billing.KeyRevoked>(billing.keyRevokedSchema, 'key revoked');
 export const validateCommandReply = compileValidator<billing.CommandReply<unknown>>(billing.commandReplySchema, 'command reply');
 export const validateSubscriptionFact = compileValidator<billing.SubscriptionFact>(billing.subscriptionFactSchema, 'subscription fact');
 export const validateTierFact = compileValidator<billing.TierFact>(billing.tierFactSchema, 'tier fact');
 
 export type { BacktestRequest, AnalyticsRequest, BacktestResult, BacktestSummary, Analytics, Distribution, ExitReason } from './lab';
 import * as lab from './lab';
-export { CHUNK_HEADER, CHUNKS_HEADER, CACHE_HEADER, backtestRequestSchema, analyticsRequestSchema, backtestResultSchema, analyticsSchema } from './lab';
+export { CHUNK_HEADER, CHUNKS_HEADER, CACHE_HEADER, CLIENT_HEADER, DEADLINE_HEADER, backtestRequestSchema, analyticsRequestSchema, backtestResultSchema, analyticsSchema } from './lab';
 
 export const validateBacktestRequest = compileValidator<lab.BacktestRequest>(lab.backtestRequestSchema, 'backtest request');
 export const validateAnalyticsRequest = compileValidator<lab.AnalyticsRequest>(lab.analyticsRequestSchema, 'analytics request');

@@ -16,6 +16,10 @@ export const CHUNK_HEADER = 'Gridlab-Chunk';
 export const CHUNKS_HEADER = 'Gridlab-Chunks';
 /** Header of an analytics reply: `hit` when served from the analytics cache, else `miss`. */
 export const CACHE_HEADER = 'Gridlab-Cache';
+/** Lab request header: who asks (the subscriber id), so lab-backtest queues jobs fairly across callers. */
+export const CLIENT_HEADER = 'Gridlab-Client';
+/** Lab request header: epoch milliseconds after which the caller no longer waits; the job is dropped or stopped then. */
+export const DEADLINE_HEADER = 'Gridlab-Deadline';
 
 const roundId = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
 const safeInt = { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } as const;

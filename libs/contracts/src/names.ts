@@ -17,6 +17,8 @@ export interface NatsNames {
     readonly liveUpdated: string;
     /** A key was used from more client addresses than allowed (core NATS, for billing and operators). */
     readonly keyShared: string;
+    /** A key was revoked (core NATS, from billing's revocation outbox; gateways drop it at once). */
+    readonly keyRevoked: string;
     /** A subscription was activated, renewed or expired (JetStream, stream BILLING, Nats-Msg-Id = factId). */
     readonly subscriptionChanged: string;
     /** The active subscription count crossed a pricing threshold (JetStream, stream BILLING, Nats-Msg-Id = factId). */
@@ -70,6 +72,7 @@ export function natsNames(prefix = ''): NatsNames {
       roundOpened: s('grid.round.opened'),
       liveUpdated: s('grid.live.updated'),
       keyShared: s('access.key.shared'),
+      keyRevoked: s('access.key.revoked'),
       subscriptionChanged: s('billing.subscription.changed'),
       tierChanged: s('billing.tier.changed'),
       eventAppended: s('events.event.appended'),

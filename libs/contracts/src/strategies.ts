@@ -21,7 +21,7 @@ const num = { type: 'number' } as const;
 const fraction = { type: 'number', minimum: 0, maximum: 1 } as const;
 /** Names are 1..80 characters after trimming; the raw string may carry surrounding blanks. */
 const rawName = { type: 'string', minLength: 1, maxLength: 200 } as const;
-const stoppedReason = { type: ['string', 'null'], enum: ['stop_loss_streak', 'take_profit', 'session_stop_loss', null] } as const;
+const stoppedReason = { type: ['string', 'null'], enum: ['stop_loss_streak', 'take_profit', 'session_stop_loss', 'subscription_expired', null] } as const;
 
 /** Strategy ids: `stg_` + 22 base58 characters. */
 export const STRATEGY_ID_RE = new RegExp(STRATEGY_ID_PATTERN);
@@ -30,7 +30,8 @@ export const MAX_STRATEGIES_PER_OWNER = 100;
 /** Longest strategy name, after trimming. */
 export const MAX_STRATEGY_NAME = 80;
 
-export type StopReason = 'stop_loss_streak' | 'take_profit' | 'session_stop_loss';
+/** A strategy stops on its DSL's exits, or while its owner's subscription has lapsed (resumed on renewal). */
+export type StopReason = 'stop_loss_streak' | 'take_profit' | 'session_stop_loss' | 'subscription_expired';
 
 /** A stored strategy (the seed's Strategy plus why and where its last session stopped). */
 export interface Strategy {
@@ -229,7 +230,6 @@ export const strategyUpdateBodySchema: SchemaObject = {
   $id: 'urn:gridlab:strategy-update-body',
   type: 'object',
   additionalProperties: false,
-  minProperties: 1,
   properties: { name: rawName, active: { type: 'boolean' } },
 };
 
@@ -262,7 +262,6 @@ export const strategyUpdateRequestSchema: SchemaObject = {
   type: 'object',
   additionalProperties: false,
   required: ['subscriberId', 'id'],
-  minProperties: 3,
   properties: { subscriberId, id: strategyId, name: rawName, active: { type: 'boolean' } },
 };
 

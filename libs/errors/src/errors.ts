@@ -126,8 +126,9 @@ export class PaymentRequiredError extends GridlabError {
 export class RateLimitedError extends GridlabError {
   readonly kind = 'rate_limited';
   declare readonly retryAfterSeconds: number;
-  constructor(detail: string, retryAfterSeconds: number) {
-    super('rate_limited', detail, { retryAfterSeconds }, true);
+  /** `code` names the limit or cap that was hit (`rate_limited`, `too_many_streams`, ...). */
+  constructor(detail: string, retryAfterSeconds: number, code = 'rate_limited') {
+    super(code, detail, { retryAfterSeconds }, true);
   }
 }
 
@@ -199,7 +200,10 @@ export function errorFromWire(wire: {
     case 422:
       return new UnprocessableError(wire.code, wire.detail, options);
     case 429:
-      return new RateLimitedError(wire.detail, wire.retryAfterSeconds ?? 1);
+      return new RateLimitedError(wire.detail, wire.retryAfterSeconds ?? 1, wire.code);
+    case 500:
+      // Another service's own bug: shown as a bare 500, never its text.
+      return new DecodeError(wire.code, wire.detail, options);
     case 502:
       return new ChainError(wire.detail, options);
     case 504:

@@ -183,6 +183,34 @@ export class WriterTx {
     );
   }
 
+  /**
+   * Follows the owners' subscriptions (billing's table; issue 12): the active strategies
+   * of an owner whose paid period has ended stop (`subscription_expired`, their unsettled
+   * predictions dropped) after the last settled round; strategies stopped that way whose
+   * owner has renewed start a new session at the round after the newest stored one, as
+   * `active: true` would. Returns how many stopped and resumed.
+   */
+  async followSubscriptions(at: Date): Promise<{ stopped: number; resumed: number }> {
+    const stopped = await this.client.query<{ id: string }>(
+      `UPDATE lab.strategies s SET active = false, stopped_reason = 'subscription_expired', stopped_at_round_id = $1, updated_at = $2
+        WHERE s.active AND NOT EXISTS (SELECT 1 FROM billing.subscribers b WHERE b.owner_pubkey = s.owner AND b.paid_until > $2)
+        RETURNING s.id`,
+      [this.settledThrough ?? 0, at],
+    );
+    if (stopped.rows.length > 0) {
+      await this.client.query('DELETE FROM lab.predictions WHERE strategy_id = ANY($1::text[]) AND settled_at IS NULL', [stopped.rows.map((r) => r.id)]);
+    }
+    const resumed = await this.client.query(
+      `UPDATE lab.strategies s SET active = true, session_seq = s.session_seq + 1,
+              session_start_round_id = greatest($1::bigint, (SELECT coalesce(max(id), 0) FROM indexer.rounds)) + 1,
+              stopped_reason = NULL, stopped_at_round_id = NULL, updated_at = $2
+        WHERE NOT s.active AND s.stopped_reason = 'subscription_expired'
+          AND EXISTS (SELECT 1 FROM billing.subscribers b WHERE b.owner_pubkey = s.owner AND b.paid_until > $2)`,
+      [this.settledThrough ?? 0, at],
+    );
+    return { stopped: stopped.rows.length, resumed: resumed.rowCount ?? 0 };
+  }
+
   /** Ends the sessions a stop condition exited at `roundId` (SPEC 7.6). */
   async stop(roundId: number, at: Date, rows: readonly StopRow[]): Promise<void> {
     if (rows.length === 0) return;

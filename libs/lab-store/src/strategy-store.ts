@@ -9,7 +9,7 @@ export interface StrategyRow {
   readonly active: boolean;
   readonly sessionSeq: number;
   readonly sessionStartRoundId: number;
-  readonly stoppedReason: 'stop_loss_streak' | 'take_profit' | 'session_stop_loss' | null;
+  readonly stoppedReason: 'stop_loss_streak' | 'take_profit' | 'session_stop_loss' | 'subscription_expired' | null;
   readonly stoppedAtRoundId: number | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;

@@ -3,4 +3,4 @@
  * a child per component (`logger.child({ component })`), a correlation id on every
  * line that handles a request or message (`logger.child({ correlationId })`).
  */
-export { createLogger, type Logger, type LogLevel } from './logger';
+export { createLogger, redactUrls, type Logger, type LogLevel } from './logger';

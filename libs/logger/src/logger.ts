@@ -17,9 +17,26 @@ interface LoggerOptions {
  */
 const REDACTED_FIELDS = new Set(['apiKey', 'authorization', 'signature', 'signatureBase64', 'secret', 'password']);
 
+const URL_RE = /\b((?:https?|wss?):\/\/)([^\s/?#'"]+)([^\s'"]*)/gi;
+
+/**
+ * URLs in log text keep their scheme, host and port only: user info, path and query are
+ * replaced, since RPC provider URLs carry API keys in any of them
+ * (`https://user:pass@host`, `https://host/<token>`, `https://host/?api-key=…`).
+ */
+export function redactUrls(text: string): string {
+  return text.replace(URL_RE, (_match, scheme: string, authority: string, rest: string) => {
+    const host = authority.includes('@') ? authority.slice(authority.lastIndexOf('@') + 1) : authority;
+    const hidden = authority.includes('@') || (rest !== '' && rest !== '/');
+    return `${scheme}${host}${hidden ? '/[redacted]' : rest}`;
+  });
+}
+
 const redact = winston.format((info) => {
+  const fields = info as Record<string, unknown>;
   for (const key of Object.keys(info)) {
-    if (REDACTED_FIELDS.has(key)) (info as Record<string, unknown>)[key] = '[redacted]';
+    if (REDACTED_FIELDS.has(key)) fields[key] = '[redacted]';
+    else if (typeof fields[key] === 'string') fields[key] = redactUrls(fields[key] as string);
   }
   return info;
 });
@@ -31,9 +48,9 @@ const errorFields = winston.format((info) => {
     const code = (error as { code?: unknown }).code;
     (info as Record<string, unknown>)['err'] = {
       name: error.name,
-      message: error.message,
+      message: redactUrls(error.message),
       ...(code === undefined ? {} : { code }),
-      ...(error.cause instanceof Error ? { cause: error.cause.message } : {}),
+      ...(error.cause instanceof Error ? { cause: redactUrls(error.cause.message) } : {}),
     };
   }
   return info;

@@ -29,6 +29,8 @@ export interface PlatformOptions {
   readonly poolSize?: number;
   /** Readiness checks beyond PostgreSQL and NATS. */
   readonly checks?: Readonly<Record<string, ReadinessCheck>>;
+  /** Names of checks the service fails soft without: their failure reports `degraded`, still ready. */
+  readonly optionalChecks?: readonly string[];
   /** Stopped first on SIGTERM, in order, before the ops server, NATS and the pool. */
   readonly stopFirst?: readonly ShutdownStep[];
 }
@@ -51,12 +53,13 @@ export async function startPlatform(service: string, config: PlatformConfig, opt
   const pool = createPool(config.DATABASE_URL, { max: options.poolSize ?? 4, applicationName: service });
   const nc = await connectBus({ servers: config.NATS_URL, name: service, logger });
   const checks = { postgres: postgresCheck(pool), nats: natsCheck(nc), ...options.checks };
-  const ops = options.ops === undefined ? null : await startOpsServer({ ...options.ops, logger, metrics, checks });
+  const optional = options.optionalChecks ?? [];
+  const ops = options.ops === undefined ? null : await startOpsServer({ ...options.ops, logger, metrics, checks, optional });
   onShutdown(logger, [
     ...(options.stopFirst ?? []),
     ...(ops === null ? [] : [{ name: 'ops server', run: () => ops.close() }]),
     { name: 'nats', run: () => nc.drain() },
     { name: 'postgres', run: () => pool.end() },
   ]);
-  return { logger, metrics, pool, nc, readiness: readinessOf(checks) };
+  return { logger, metrics, pool, nc, readiness: readinessOf(checks, optional) };
 }

@@ -8,7 +8,12 @@ export type ReadinessCheck = () => Promise<Record<string, unknown> | void>;
 
 export interface ReadinessReport {
   readonly ready: boolean;
-  /** Failing advisory checks: the service serves, but something it reports is degraded. */
+  /**
+   * `degraded`: ready, but an optional dependency (one the service fails soft without) is
+   * down or an advisory check fails.
+   */
+  readonly status: 'ok' | 'degraded' | 'unready';
+  /** The failing optional and advisory checks, when there are any. */
   readonly degraded?: string[];
   readonly checks: Record<string, { ok: boolean; error?: string; advisory?: true; [detail: string]: unknown }>;
 }
@@ -40,6 +45,8 @@ interface OpsServerOptions {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly checks: Readonly<Record<string, ReadinessCheck>>;
+  /** Checks whose failure makes the service `degraded` but still ready. */
+  readonly optional?: readonly string[];
 }
 
 const CHECK_TIMEOUT_MS = 2000;
@@ -59,8 +66,12 @@ async function runCheck(check: ReadinessCheck): Promise<{ ok: boolean; error?: s
   }
 }
 
-/** Runs every check (each bounded by a timeout) and reports them together. */
-export function readinessOf(checks: Readonly<Record<string, ReadinessCheck>>): () => Promise<ReadinessReport> {
+/**
+ * Runs every check (each bounded by a timeout) and reports them together. The service is
+ * ready when every check but the `optional` ones passes; a failing optional check makes
+ * it `degraded` (still ready: the service is designed to fail soft without it).
+ */
+export function readinessOf(checks: Readonly<Record<string, ReadinessCheck>>, optional: readonly string[] = []): () => Promise<ReadinessReport> {
   return async () => {
     const names = Object.keys(checks);
     const results = await Promise.all(names.map((name) => runCheck(checks[name]!)));
@@ -69,15 +80,14 @@ export function readinessOf(checks: Readonly<Record<string, ReadinessCheck>>): (
     let ready = true;
     names.forEach((name, i) => {
       const result = results[i]!;
-      if (isAdvisory(checks[name]!)) {
-        report[name] = result.ok ? result : { ...result, advisory: true };
-        if (!result.ok) degraded.push(name);
-      } else {
-        report[name] = result;
-        ready &&= result.ok;
-      }
+      const advisoryCheck = isAdvisory(checks[name]!);
+      report[name] = advisoryCheck && !result.ok ? { ...result, advisory: true } : result;
+      if (result.ok) return;
+      if (advisoryCheck || optional.includes(name)) degraded.push(name);
+      else ready = false;
     });
-    return degraded.length === 0 ? { ready, checks: report } : { ready, degraded, checks: report };
+    const status = !ready ? 'unready' : degraded.length > 0 ? 'degraded' : 'ok';
+    return degraded.length === 0 ? { ready, status, checks: report } : { ready, status, degraded, checks: report };
   };
 }
 
@@ -86,7 +96,7 @@ export function readinessOf(checks: Readonly<Record<string, ReadinessCheck>>): (
  * 503 with per-check details otherwise) and `/metrics` (Prometheus text format).
  */
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
-  const readiness = readinessOf(options.checks);
+  const readiness = readinessOf(options.checks, options.optional);
 
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];

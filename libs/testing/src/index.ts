@@ -7,3 +7,4 @@ export { testNamespace, type TestNamespace } from './namespace';
 export { syntheticRounds, type SyntheticOptions } from './synthetic-rounds';
 export { runCli, WORKSPACE_ROOT, type CliResult } from './cli';
 export { freePort, startService, answersOk, type ServiceProcess } from './processes';
+export { startTcpProxy, type TcpProxy } from './tcp-proxy';

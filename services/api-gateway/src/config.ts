@@ -1,19 +1,20 @@
 import { int, list, loadConfig, oneOf, serviceFields, str, type Env } from '@gridlab/config';
 
-// The gateway serves /healthz, /readyz and /metrics on its API port, so it has no
-// separate ops address.
-const { OPS_HOST: _opsHost, OPS_PORT: _opsPort, ...SHARED } = serviceFields(0);
+// /metrics and the detailed /readyz are served on the ops address only (issue 12: never
+// on the public port). OPS_PORT defaults to 0 (any free port, logged) so several gateways
+// can run side by side; deployments set it (9106) to scrape it.
+const SHARED = serviceFields(0);
 
 /** The gateway's settings; the only place it reads the environment. */
 const SCHEMA = {
   ...SHARED,
   HOST: str({ default: '127.0.0.1', doc: 'Bind address of the HTTP API' }),
-  PORT: int({ default: 8080, min: 0, max: 65535, doc: 'Port of the HTTP API (and /healthz, /readyz, /metrics)' }),
+  PORT: int({ default: 8080, min: 0, max: 65535, doc: 'Port of the HTTP API (and /healthz, /readyz without dependency details)' }),
   REDIS_URL: str({ default: 'redis://127.0.0.1:6379', secret: true, doc: 'Redis connection URL' }),
   REDIS_PREFIX: str({ default: 'gridlab:', minLength: 0, doc: 'Prefix of every Redis key the gateway writes' }),
   REDIS_TIMEOUT_MS: int({ default: 50, min: 5, max: 5000, doc: 'Per-command Redis deadline before falling back' }),
   API_KEY_HMAC_SECRET: str({ secret: true, minLength: 32, doc: 'Server secret of the API key HMAC (shared with billing and the CLI)' }),
-  TRUSTED_PROXIES: list({ default: [], doc: 'Proxy addresses whose X-Forwarded-For is believed' }),
+  TRUSTED_PROXIES: list({ default: [], doc: 'Proxy addresses or CIDR ranges (IPv4 or IPv6) whose X-Forwarded-For is believed' }),
   KEY_SHARING_POLICY: oneOf(['warn', 'revoke'] as const, {
     default: 'warn',
     doc: 'On a key_sharing signal: only warn (log, metric, NATS fact), or also revoke the key through billing',
@@ -27,6 +28,20 @@ const SCHEMA = {
     doc: 'Seconds without a new live snapshot after which /live marks it stale and /readyz reports the live feed degraded (a little over one round)',
   }),
   KEY_SHARING_MAX_ADDRESSES: int({ default: 3, min: 1, max: 1000, doc: 'Distinct client addresses per key within 5 minutes before a key_sharing signal' }),
+  AUTH_FAILURE_BURST: int({ default: 20, min: 1, max: 100_000, doc: 'Failed authentications a client address (IPv6: /64) may make in a burst before 429 too_many_failed_auths' }),
+  AUTH_FAILURES_PER_MINUTE: int({ default: 30, min: 1, max: 1_000_000, doc: 'Steady rate of failed authentications allowed per client address' }),
+  NEGATIVE_KEY_CACHE_TTL_S: int({ default: 30, min: 1, max: 3600, doc: 'How long a key PostgreSQL did not know is answered 401 without a lookup (in process)' }),
+  NEGATIVE_KEY_CACHE_SIZE: int({ default: 50_000, min: 100, max: 10_000_000, doc: 'Entries of that negative cache per process (oldest evicted first)' }),
+  STREAMS_PER_KEY: int({ default: 5, min: 1, max: 10_000, doc: 'Concurrent SSE streams (/stream and /events/stream together) per API key and replica, then 429 too_many_streams' }),
+  STREAMS_PER_ADDRESS: int({ default: 20, min: 1, max: 100_000, doc: 'Concurrent SSE streams per client address (IPv6: /64) and replica, then 429 too_many_streams_from_address' }),
+  STREAM_EXPIRY_CHECK_S: int({ default: 30, min: 1, max: 60, doc: "How often open streams are checked against their key's paid period (closed once it has ended)" }),
+  DUMPS_PER_KEY: int({ default: 1, min: 1, max: 100, doc: 'Concurrent NDJSON /dump streams per API key and replica, then 429 too_many_dumps' }),
+  DUMPS_PER_ADDRESS: int({ default: 2, min: 1, max: 1000, doc: 'Concurrent NDJSON /dump streams per client address and replica, then 429 too_many_dumps_from_address' }),
+  DUMP_POOL_SIZE: int({ default: 2, min: 1, max: 50, doc: 'PostgreSQL connections reserved for NDJSON dumps (their own pool; also the concurrent dumps of a replica, then 503 dumps_busy)' }),
+  DUMP_IDLE_TIMEOUT_S: int({ default: 30, min: 1, max: 3600, doc: 'An NDJSON dump whose client has read nothing for this long is dropped' }),
+  LAB_JOBS_PER_KEY: int({ default: 2, min: 1, max: 100, doc: 'Strategy Lab backtests and analytics in flight per API key and replica, then 429 too_many_lab_jobs' }),
+  POSITIVE_KEY_CACHE_TTL_S: int({ default: 60, min: 1, max: 600, doc: 'Keys authenticated within this long keep working while PostgreSQL is unreachable (in process; dropped at once by access.key.revoked)' }),
+  POSITIVE_KEY_CACHE_SIZE: int({ default: 100_000, min: 100, max: 10_000_000, doc: 'Entries of that positive cache per process (oldest evicted first)' }),
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { KeyStore } from '@gridlab/billing-store';
 import { encodeMessage } from '@gridlab/bus';
 import { natsNames, validateKeyShared } from '@gridlab/contracts';
+import { createPool } from '@gridlab/db';
 import { startPlatform } from '@gridlab/platform';
 import { EventRepository } from '@gridlab/events-store';
 import { RoundRepository } from '@gridlab/rounds-store';
@@ -15,12 +16,16 @@ import { StrategiesClient } from './adapters/nats/strategies-client';
 import { EventFeed } from './adapters/nats/event-feed';
 import { LiveCache, followLive } from './adapters/nats/live-feed';
 import { RedisGate } from './adapters/redis/redis-gate';
+import { followRevocations } from './adapters/nats/revocations';
+import { StreamRegistry } from './domain/stream-registry';
+import { InFlight } from './domain/in-flight';
 import { Authenticator } from './app/authenticate';
 import { loadGatewayConfig } from './config';
 import { MemoryLimiter } from './domain/memory-limiter';
 import { IP_POLICY, KEY_POLICY } from './domain/token-bucket';
 import { createApp } from './http/app';
 import { createGatewayServer } from './http/server';
+import { trustedProxies } from './http/client-address';
 import { EventStream } from './http/event-stream';
 import { SnapshotStream } from './http/sse';
 
@@ -40,8 +45,12 @@ async function main(): Promise<void> {
   let stream: SnapshotStream | undefined;
   let eventStream: EventStream | undefined;
   let stopEvents: (() => void) | undefined;
+  let stopRevocations: (() => void) | undefined;
+  let stopDumpPool: (() => Promise<void>) | undefined;
+  let expiryTimer: NodeJS.Timeout | undefined;
   const live = new LiveCache(config.LIVE_STALE_AFTER_S);
   const platform = await startPlatform('api-gateway', config, {
+    ops: { host: config.OPS_HOST, port: config.OPS_PORT },
     checks: {
       redis: redisCheck(redis),
       // Advisory: a stale feed is the indexer's (or the chain's) trouble; this replica still serves history.
@@ -55,6 +64,8 @@ async function main(): Promise<void> {
         return details;
       }),
     },
+    // Without Redis the gateway fails soft (PostgreSQL key lookups, in-process limits): degraded, still ready.
+    optionalChecks: ['redis'],
     poolSize: 10,
     stopFirst: [
       {
@@ -71,6 +82,14 @@ async function main(): Promise<void> {
       },
       { name: 'live feed', run: async () => stopLive?.() },
       { name: 'event feed', run: async () => stopEvents?.() },
+      {
+        name: 'revocations',
+        run: async () => {
+          stopRevocations?.();
+          clearInterval(expiryTimer);
+        },
+      },
+      { name: 'dump pool', run: async () => stopDumpPool?.() },
       { name: 'redis', run: () => redis.quit().then(() => undefined, () => undefined) },
     ],
   });
@@ -124,8 +143,43 @@ async function main(): Promise<void> {
       },
     },
     logger.child({ component: 'auth' }),
+    Date.now,
+    {
+      failurePolicy: { capacity: config.AUTH_FAILURE_BURST, refillPerSecond: config.AUTH_FAILURES_PER_MINUTE / 60 },
+      negativeTtlMs: config.NEGATIVE_KEY_CACHE_TTL_S * 1000,
+      negativeMaxEntries: config.NEGATIVE_KEY_CACHE_SIZE,
+      positiveTtlMs: config.POSITIVE_KEY_CACHE_TTL_S * 1000,
+      positiveMaxEntries: config.POSITIVE_KEY_CACHE_SIZE,
+    },
   );
+  const streams = new StreamRegistry({ perKey: config.STREAMS_PER_KEY, perAddress: config.STREAMS_PER_ADDRESS });
+  const dumps = new StreamRegistry({ perKey: config.DUMPS_PER_KEY, perAddress: config.DUMPS_PER_ADDRESS });
+  stopRevocations = followRevocations(
+    nc,
+    names,
+    (keyHashHex) => {
+      authenticator.forget(keyHashHex);
+      const closed = streams.revoke(keyHashHex) + dumps.revoke(keyHashHex);
+      if (closed > 0) logger.info('closed the streams of a revoked key', { streams: closed });
+    },
+    logger.child({ component: 'revocations' }),
+  );
+  expiryTimer = setInterval(() => {
+    const closed = streams.closeExpired(Date.now()) + dumps.closeExpired(Date.now());
+    if (closed > 0) logger.info('closed the streams of expired keys', { streams: closed });
+  }, config.STREAM_EXPIRY_CHECK_S * 1000);
+  expiryTimer.unref();
+  const dumpPool = createPool(config.DATABASE_URL, { max: config.DUMP_POOL_SIZE, applicationName: 'api-gateway-dump' });
+  stopDumpPool = () => dumpPool.end();
   const deps = {
+    labJobs: new InFlight(config.LAB_JOBS_PER_KEY),
+    streams,
+    dumps: {
+      rounds: new RoundRepository(dumpPool),
+      registry: dumps,
+      maxConcurrent: config.DUMP_POOL_SIZE,
+      idleTimeoutMs: config.DUMP_IDLE_TIMEOUT_S * 1000,
+    },
     authenticator,
     limitAddress: (address: string) =>
       gate.takeForAddress(IP_POLICY, address).catch(() => fallbackLimiter.take(IP_POLICY, `ip:${address}`)),
@@ -138,7 +192,7 @@ async function main(): Promise<void> {
     logger,
     metrics,
     readiness: platform.readiness,
-    trustedProxies: new Set(config.TRUSTED_PROXIES),
+    trustedProxies: trustedProxies(config.TRUSTED_PROXIES),
   };
   stream = new SnapshotStream(live);
   eventStream = new EventStream(eventRepo, eventFeed);

@@ -21,6 +21,12 @@ const SCHEMA = {
   }),
   PAYMENT_NONCE_TTL_S: int({ default: 900, min: 60, max: 86_400, doc: 'Lifetime of a subscribe nonce' }),
   REISSUE_NONCE_TTL_S: int({ default: 600, min: 60, max: 86_400, doc: 'Lifetime of a reissue nonce' }),
+  RECLAIM_WINDOW_S: int({
+    default: 86_400,
+    min: 60,
+    max: 30 * 86_400,
+    doc: 'How long after a payment is redeemed a signed PUT /subscribe of it may take the key back (front-running, lost replies)',
+  }),
   EXPIRY_SWEEP_MS: int({ default: 30_000, min: 100, max: 3_600_000, doc: 'How often ended subscriptions are announced' }),
   FACT_RELAY_MS: int({ default: 5_000, min: 100, max: 3_600_000, doc: 'How often unpublished facts are re-published' }),
   API_KEY_HMAC_SECRET: str({ secret: true, minLength: 32, doc: 'Server secret of the API key HMAC (shared with the gateway and the CLI)' }),

@@ -12,11 +12,13 @@ import { redisCheck } from '@gridlab/runtime';
 import { Redis } from 'ioredis';
 import { BillingRepository } from './adapters/billing-repository';
 import { FactPublisher } from './adapters/fact-publisher';
-import { GatewayKeyCache } from './adapters/gateway-cache';
+import { RevocationRelay } from './adapters/revocation-relay';
 import { SolanaPayments } from './adapters/solana-payments';
 import { Billing } from './app/billing';
 import { loadServiceConfig } from './config';
 import { parseLadder } from './domain/pricing';
+
+const NONCE_RETENTION_MS = 3600_000;
 
 async function main(): Promise<void> {
   const config = loadServiceConfig(process.env);
@@ -28,6 +30,8 @@ async function main(): Promise<void> {
     ops: { host: config.OPS_HOST, port: config.OPS_PORT },
     migrate: { schema: BILLING_SCHEMA, dir: BILLING_MIGRATIONS_DIR },
     checks: { redis: redisCheck(redis) },
+    // Revocation tombstones are retried from the outbox: degraded without Redis, still ready.
+    optionalChecks: ['redis'],
     stopFirst: [
       { name: 'schedulers', run: async () => timers.forEach(clearInterval) },
       { name: 'commands', run: async () => subscriptions.forEach((s) => s.unsubscribe()) },
@@ -39,18 +43,19 @@ async function main(): Promise<void> {
   await ensureBillingStream(nc, names);
 
   const repo = new BillingRepository(pool, new KeyStore(pool, config.API_KEY_HMAC_SECRET), ladder);
-  const cache = new GatewayKeyCache(redis, config.REDIS_PREFIX, logger);
+  const revocations = new RevocationRelay(redis, config.REDIS_PREFIX, nc, names, repo, logger);
   const facts = new FactPublisher(nc, names, repo, logger);
   const billing = new Billing(
     repo,
     new SolanaPayments(config.SOLANA_RPC_URL, config.SOLANA_RPC_TIMEOUT_MS),
-    { revoked: (hash) => cache.revoke(hash), facts: (list) => facts.publish(list) },
+    { revoked: (hash, at) => revocations.deliver(hash, at), facts: (list) => facts.publish(list) },
     {
       treasury: config.TREASURY_ADDRESS,
       tokenMint: config.TOKEN_MINT,
       ladder,
       paymentNonceTtlMs: config.PAYMENT_NONCE_TTL_S * 1000,
       reissueNonceTtlMs: config.REISSUE_NONCE_TTL_S * 1000,
+      reclaimWindowMs: config.RECLAIM_WINDOW_S * 1000,
     },
     logger,
   );
@@ -109,6 +114,9 @@ async function main(): Promise<void> {
   };
   every(config.EXPIRY_SWEEP_MS, 'expiry sweep', () => billing.announceExpiries());
   every(config.FACT_RELAY_MS, 'fact relay', () => facts.relay());
+  every(config.FACT_RELAY_MS, 'revocation relay', () => revocations.relay());
+  // Expired nonces are deleted an hour after expiry (a late PUT meanwhile still gets 410).
+  every(config.EXPIRY_SWEEP_MS, 'nonce cleanup', () => repo.deleteExpiredNonces(new Date(), NONCE_RETENTION_MS));
   await facts.relay().catch((error: unknown) => logger.warn('initial fact relay failed', { err: error }));
   logger.info('billing ready', { treasury: config.TREASURY_ADDRESS, tokenMint: config.TOKEN_MINT, rpc: config.SOLANA_RPC_URL });
 }

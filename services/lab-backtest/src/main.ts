@@ -33,6 +33,8 @@ async function main(): Promise<void> {
   const platform = await startPlatform('lab-backtest', config, {
     ops: { host: config.OPS_HOST, port: config.OPS_PORT },
     poolSize: 2,
+    // The analytics cache is only a cache: degraded without Redis, still ready.
+    optionalChecks: ['redis'],
     checks: {
       redis: redisCheck(redis),
       history: async () => {
@@ -60,6 +62,12 @@ async function main(): Promise<void> {
     help: 'Time a computation took on a worker thread',
     labelNames: ['kind', 'outcome'],
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+    registers: [metrics],
+  });
+  const abandoned = new Counter({
+    name: 'lab_jobs_abandoned_total',
+    help: "Jobs given up because the caller's deadline passed (queued: dropped; running: worker stopped and replaced)",
+    labelNames: ['kind', 'where'],
     registers: [metrics],
   });
   new Gauge({
@@ -95,6 +103,7 @@ async function main(): Promise<void> {
       queueWaitMs: config.LAB_QUEUE_WAIT_MS,
       history: () => ({ buffers: history.current.buffersNow, length: history.current.length }),
       observe: (kind, outcome, seconds) => jobSeconds.observe({ kind, outcome }, seconds),
+      abandoned: (kind, where) => abandoned.inc({ kind, where }),
     },
     logger.child({ component: 'workers' }),
   );

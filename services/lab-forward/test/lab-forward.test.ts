@@ -247,7 +247,10 @@ describe('strategy records', () => {
     expect([renamed.status, renamed.body.strategy.name, renamed.body.strategy.active]).toEqual([200, 'Renamed', true]);
     const dsl = await call('PATCH', `/lab/strategies/${id}`, keyA, { dsl: DSLS[1] });
     expect([dsl.status, dsl.body.errors[0].path]).toEqual([400, '/dsl']);
-    expect((await call('PATCH', `/lab/strategies/${id}`, keyA, {})).status).toBe(400);
+    // {} is a no-op (issue 12): 200, the strategy exactly as it was (updatedAt included).
+    const before = await call('GET', `/lab/strategies/${id}`, keyA);
+    const noop = await call('PATCH', `/lab/strategies/${id}`, keyA, {});
+    expect([noop.status, noop.body.strategy]).toEqual([200, before.body.strategy]);
     expect((await call('PATCH', `/lab/strategies/${id}`, keyA, { active: 'yes' })).status).toBe(400);
   });
 
@@ -402,5 +405,36 @@ describe('forward testing', () => {
     expect((await call('GET', '/lab/leaderboard', undefined)).body.entries.map((e: { id: string }) => e.id)).not.toContain(id);
     expect((await call('GET', `/lab/strategies/${id}`, keyA)).status).toBe(404);
     expect((await call('DELETE', `/lab/strategies/${id}`, keyA)).status).toBe(404);
+  });
+
+  it("stops forward-testing an expired subscription's strategies, and resumes them with a new session on renewal (issue 12)", async () => {
+    const created = await create(keyB, 'Lapsing', DSLS[0]);
+    expect(created.status).toBe(201);
+    const id = created.body.strategy.id as string;
+    const row = async () =>
+      (
+        await pool.query<{ active: boolean; stopped_reason: string | null; session_seq: number; session_start_round_id: string; pending: number; observed: number }>(
+          `SELECT s.active, s.stopped_reason, s.session_seq, s.session_start_round_id,
+                  (SELECT count(*)::int FROM lab.predictions p WHERE p.strategy_id = s.id AND p.settled_at IS NULL) AS pending,
+                  f.rounds_observed AS observed
+             FROM lab.strategies s JOIN lab.forward_stats f ON f.strategy_id = s.id WHERE s.id = $1`,
+          [id],
+        )
+      ).rows[0]!;
+    await until(async () => (await row()).observed > 0);
+    await pool.query(`UPDATE billing.subscribers SET paid_until = now() - interval '1 second' WHERE owner_pubkey = $1`, [OWNER_B]);
+    await until(async () => !(await row()).active);
+    const lapsed = await row();
+    expect([lapsed.stopped_reason, lapsed.pending]).toEqual(['subscription_expired', 0]);
+    // Nothing more is observed while the subscription has lapsed.
+    const latest = Number((await pool.query('SELECT max(id) AS id FROM indexer.rounds')).rows[0].id);
+    await until(async () => Number((await pool.query('SELECT max(id) AS id FROM indexer.rounds')).rows[0].id) > latest + 1);
+    expect((await row()).observed).toBe(lapsed.observed);
+    await pool.query(`UPDATE billing.subscribers SET paid_until = now() + interval '1 day' WHERE owner_pubkey = $1`, [OWNER_B]);
+    await until(async () => (await row()).active);
+    const renewed = await row();
+    expect([renewed.stopped_reason, renewed.session_seq]).toEqual([null, lapsed.session_seq + 1]);
+    expect(Number(renewed.session_start_round_id)).toBeGreaterThan(latest);
+    await until(async () => (await row()).observed > 0 && (await forwardOf(keyB, id)).sessionStartRoundId === Number(renewed.session_start_round_id));
   });
 });

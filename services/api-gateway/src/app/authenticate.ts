@@ -2,8 +2,9 @@ import { API_KEY_RE } from '@gridlab/billing-store';
 import { AuthError, PaymentRequiredError, RateLimitedError, UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import type { CachedKey, KeyRecord, RedisGate } from '../adapters/redis/redis-gate';
-import type { MemoryLimiter } from '../domain/memory-limiter';
-import { KEY_POLICY, type BucketDecision } from '../domain/token-bucket';
+import { MemoryLimiter } from '../domain/memory-limiter';
+import { NegativeCache } from '../domain/negative-cache';
+import { KEY_POLICY, type BucketDecision, type BucketPolicy } from '../domain/token-bucket';
 
 /** Where keys are looked up when the cache does not know them (billing's table). */
 export interface KeyLookup {
@@ -16,6 +17,10 @@ export interface Caller {
   readonly subscriberId: string;
   readonly keyHash: Buffer;
   readonly decision: BucketDecision;
+  /** End of the key's paid period (open streams are closed then). */
+  readonly paidUntilMs: number;
+  /** The client address the request came from (IPv6: its /64). */
+  readonly address: string;
 }
 
 /** Observers of what authentication sees (metrics, logs, sharing policy). */
@@ -29,10 +34,33 @@ export class RateLimitedWithDecision extends RateLimitedError {
   constructor(
     readonly decision: BucketDecision,
     detail = 'rate limit of the API key exceeded',
+    code = 'rate_limited',
   ) {
-    super(detail, decision.retryAfterSeconds);
+    super(detail, decision.retryAfterSeconds, code);
   }
 }
+
+/** Limits on callers that fail to authenticate (issue 12: unauthenticated floods). */
+export interface AuthGuardOptions {
+  /** Failed authentications allowed per client address (IPv6: per /64); checked before any lookup. */
+  readonly failurePolicy: BucketPolicy;
+  /** How long a key PostgreSQL did not know is answered 401 without a lookup. */
+  readonly negativeTtlMs: number;
+  /** Bound of that negative cache (oldest first out). */
+  readonly negativeMaxEntries: number;
+  /** Keys authenticated within this long keep working while PostgreSQL cannot be asked. */
+  readonly positiveTtlMs?: number;
+  /** Bound of that positive cache (oldest first out). */
+  readonly positiveMaxEntries?: number;
+}
+
+export const DEFAULT_AUTH_GUARD: AuthGuardOptions = {
+  failurePolicy: { capacity: 20, refillPerSecond: 0.5 },
+  negativeTtlMs: 30_000,
+  negativeMaxEntries: 50_000,
+  positiveTtlMs: 60_000,
+  positiveMaxEntries: 100_000,
+};
 
 const BEARER_RE = /^Bearer\s+(\S+)\s*$/i;
 const MAX_MEMO = 50_000;
@@ -46,6 +74,14 @@ const MAX_MEMO = 50_000;
 export class Authenticator {
   private fallbackActive = false;
   private readonly hashes = new Map<string, Buffer>();
+  private readonly failures: MemoryLimiter;
+  private readonly unknown: NegativeCache;
+  /**
+   * Keys authenticated in the last minute (key hash hex → record), in process: a lookup
+   * PostgreSQL cannot answer falls back to it, so callers keep working through a database
+   * restart. Emptied of a key at once by its revocation fact (`forget`).
+   */
+  private readonly recent = new Map<string, { readonly record: KeyRecord; seenAtMs: number }>();
 
   constructor(
     private readonly gate: RedisGate,
@@ -54,39 +90,86 @@ export class Authenticator {
     private readonly events: AuthEvents,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
-  ) {}
+    private readonly guard: AuthGuardOptions = DEFAULT_AUTH_GUARD,
+  ) {
+    this.failures = new MemoryLimiter(now);
+    this.unknown = new NegativeCache(guard.negativeTtlMs, guard.negativeMaxEntries, now);
+  }
 
+  /** A revoked key (billing's `access.key.revoked`): no longer served from process memory. */
+  forget(keyHashHex: string): void {
+    this.recent.delete(keyHashHex);
+  }
+
+  private seen(keyHash: Buffer, record: KeyRecord): void {
+    const id = keyHash.toString('hex');
+    const entry = this.recent.get(id);
+    if (entry !== undefined && entry.record.paidUntilMs === record.paidUntilMs && entry.record.subscriberId === record.subscriberId) {
+      entry.seenAtMs = this.now();
+      return;
+    }
+    this.recent.delete(id);
+    if (this.recent.size >= (this.guard.positiveMaxEntries ?? 100_000)) this.recent.delete(this.recent.keys().next().value as string);
+    this.recent.set(id, { record, seenAtMs: this.now() });
+  }
+
+  /**
+   * An address that has failed too often is refused before anything is looked up (no
+   * HMAC, no Redis, no PostgreSQL); every failure (missing, malformed, unknown, revoked
+   * key) takes a token from its address's failure bucket.
+   */
   async authenticate(authorization: string | undefined, clientAddress: string, cost = 1): Promise<Caller> {
+    const guard = this.failures.peek(this.guard.failurePolicy, clientAddress);
+    if (!guard.allowed) {
+      throw new RateLimitedWithDecision(guard, 'too many failed authentications from this client address; retry later', 'too_many_failed_auths');
+    }
+    try {
+      return await this.check(authorization, clientAddress, cost);
+    } catch (error) {
+      if (error instanceof AuthError) this.failures.take(this.guard.failurePolicy, clientAddress);
+      throw error;
+    }
+  }
+
+  private async check(authorization: string | undefined, clientAddress: string, cost: number): Promise<Caller> {
     if (authorization === undefined || authorization === '') throw new AuthError('missing_api_key', 'send Authorization: Bearer <API key>');
     const apiKey = BEARER_RE.exec(authorization)?.[1];
     if (apiKey === undefined || !API_KEY_RE.test(apiKey)) throw new AuthError('invalid_api_key', 'the API key is not valid');
+    if (this.unknown.has(apiKey)) throw unknownKey();
     const keyHash = this.hashOf(apiKey);
     let cached: CachedKey;
     try {
       cached = await this.gate.check(keyHash, clientAddress, cost);
     } catch (error) {
-      return this.withoutRedis(error, keyHash, cost);
+      return this.withoutRedis(error, apiKey, keyHash, clientAddress, cost);
     }
     if (cached.state === 'miss') {
       const record = await this.resolve(keyHash);
+      // Unknown (or revoked long ago): remembered briefly in this process, never in Redis,
+      // so random keys cannot fill it. Revocations write their own tombstones.
+      if (record === null) {
+        this.unknown.add(apiKey);
+        throw unknownKey();
+      }
       try {
         await this.gate.remember(keyHash, record);
         cached = await this.gate.check(keyHash, clientAddress, cost);
       } catch (error) {
-        return this.withoutRedis(error, keyHash, cost);
+        return this.withoutRedis(error, apiKey, keyHash, clientAddress, cost);
       }
     }
     this.setFallback(false);
     switch (cached.state) {
       case 'miss':
       case 'invalid':
-        throw new AuthError('invalid_api_key', 'the API key is unknown or revoked');
+        throw unknownKey();
       case 'expired':
         throw new PaymentRequiredError(`the subscription ended at ${new Date(cached.paidUntilMs).toISOString()}; renew it to use this key`);
       case 'ok':
         if (cached.newlyFlagged) this.events.keySharing(keyHash, cached.subscriberId, cached.distinctAddresses);
+        this.seen(keyHash, { subscriberId: cached.subscriberId, paidUntilMs: cached.paidUntilMs });
         if (!cached.decision.allowed) throw new RateLimitedWithDecision(cached.decision);
-        return { subscriberId: cached.subscriberId, keyHash, decision: cached.decision };
+        return { subscriberId: cached.subscriberId, keyHash, decision: cached.decision, paidUntilMs: cached.paidUntilMs, address: clientAddress };
     }
   }
 
@@ -109,22 +192,29 @@ export class Authenticator {
     try {
       found = await this.keys.lookup(keyHash);
     } catch (error) {
+      // PostgreSQL cannot answer: a key seen in the last minute (and not revoked since) keeps working.
+      const recent = this.recent.get(keyHash.toString('hex'));
+      if (recent !== undefined && this.now() - recent.seenAtMs < (this.guard.positiveTtlMs ?? 60_000)) return recent.record;
       throw new UnavailableError('API keys cannot be checked right now', { cause: error });
     }
     return found === null ? null : { subscriberId: found.subscriberId, paidUntilMs: found.paidUntil.getTime() };
   }
 
   /** Redis failed or timed out: keys from PostgreSQL, limits from the in-process buckets. */
-  private async withoutRedis(error: unknown, keyHash: Buffer, cost: number): Promise<Caller> {
+  private async withoutRedis(error: unknown, apiKey: string, keyHash: Buffer, address: string, cost: number): Promise<Caller> {
     this.setFallback(true, error);
     const record = await this.resolve(keyHash);
-    if (record === null) throw new AuthError('invalid_api_key', 'the API key is unknown or revoked');
+    if (record === null) {
+      this.unknown.add(apiKey);
+      throw unknownKey();
+    }
     if (record.paidUntilMs <= this.now()) {
       throw new PaymentRequiredError(`the subscription ended at ${new Date(record.paidUntilMs).toISOString()}; renew it to use this key`);
     }
+    this.seen(keyHash, record);
     const decision = this.fallback.take(KEY_POLICY, keyHash.toString('hex'), cost);
     if (!decision.allowed) throw new RateLimitedWithDecision(decision);
-    return { subscriberId: record.subscriberId, keyHash, decision };
+    return { subscriberId: record.subscriberId, keyHash, decision, paidUntilMs: record.paidUntilMs, address };
   }
 
   private setFallback(active: boolean, error?: unknown): void {
@@ -136,3 +226,6 @@ export class Authenticator {
   }
 }
 
+function unknownKey(): AuthError {
+  return new AuthError('invalid_api_key', 'the API key is unknown or revoked');
+}

@@ -5,6 +5,8 @@ import { takeTokens, type BucketDecision, type BucketPolicy, type BucketState } 
  * only while Redis is unreachable (fail-soft: limits still apply, per replica). Idle
  * buckets are forgotten once they would be full again.
  */
+const MAX_BUCKETS = 200_000;
+
 export class MemoryLimiter {
   private readonly buckets = new Map<string, BucketState>();
   private lastSweepMs = 0;
@@ -15,8 +17,15 @@ export class MemoryLimiter {
     const nowMs = this.now();
     this.sweep(policy, nowMs);
     const { decision, state } = takeTokens(policy, this.buckets.get(key), nowMs, cost);
+    // A flood from ever-new keys (addresses) cannot grow the map without bound.
+    if (!this.buckets.has(key) && this.buckets.size >= MAX_BUCKETS) this.buckets.delete(this.buckets.keys().next().value as string);
     this.buckets.set(key, state);
     return decision;
+  }
+
+  /** Whether `cost` tokens are available now, without taking them. */
+  peek(policy: BucketPolicy, key: string, cost = 1): BucketDecision {
+    return takeTokens(policy, this.buckets.get(key), this.now(), cost).decision;
   }
 
   get size(): number {

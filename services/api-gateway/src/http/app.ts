@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InputError, NotFoundError, UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
@@ -15,8 +16,10 @@ import type { LiveCache } from '../adapters/nats/live-feed';
 import { RateLimitedWithDecision, type Authenticator, type Caller } from '../app/authenticate';
 import type { BucketDecision } from '../domain/token-bucket';
 import { computeGrid } from '../domain/grid';
+import type { StreamRegistry } from '../domain/stream-registry';
+import type { InFlight } from '../domain/in-flight';
 import { computeStats } from '../domain/stats';
-import { clientAddress } from './client-address';
+import { clientAddress, type ProxyMatcher } from './client-address';
 import { loadOpenApi } from './openapi';
 import { problem, sendProblem, toProblem } from './problem';
 import { pollParams } from './event-params';
@@ -35,9 +38,52 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly metrics: Registry;
   readonly readiness: () => Promise<ReadinessReport>;
-  readonly trustedProxies: ReadonlySet<string>;
+  readonly trustedProxies: ProxyMatcher;
   /** Per-client-address bucket of public endpoints (Redis, or in-process when it is down). */
   readonly limitAddress: (address: string) => Promise<BucketDecision>;
+  /** Open SSE streams, capped per key and per address, closed on revocation and expiry. */
+  readonly streams: StreamRegistry;
+  /** Strategy Lab jobs in flight per key. */
+  readonly labJobs: InFlight;
+  /** NDJSON dumps: their own small pool, caps, and the idle timeout of a client that stops reading. */
+  readonly dumps: DumpSettings;
+}
+
+export interface DumpSettings {
+  /** Reads over the dump pool only, so dumps can never hold the connections key lookups and /stats need. */
+  readonly rounds: RoundRepository;
+  /** Dumps per key and per address. */
+  readonly registry: StreamRegistry;
+  /** Concurrent dumps of this replica (the dump pool's size). */
+  readonly maxConcurrent: number;
+  /** A dump whose client has accepted no bytes for this long is dropped. */
+  readonly idleTimeoutMs: number;
+}
+
+/** Retry-After of a concurrency cap: a slot frees when another stream or job ends. */
+const CAP_RETRY_AFTER_S = 5;
+
+/** A 429 for a concurrency cap, with `code` naming it and RateLimit-* describing it. */
+export function capExceeded(code: string, limit: number, detail: string): RateLimitedWithDecision {
+  return new RateLimitedWithDecision({ allowed: false, limit, remaining: 0, resetSeconds: CAP_RETRY_AFTER_S, retryAfterSeconds: CAP_RETRY_AFTER_S }, detail, code);
+}
+
+/**
+ * Registers an authorized stream under the caps (429 too_many_streams per key,
+ * too_many_streams_from_address per address); the stream is closed when its key is
+ * revoked or expires, and its slot freed when the response closes.
+ */
+export function admitStream(streams: StreamRegistry, caller: Caller, res: ServerResponse): void {
+  const lease = streams.open({ key: caller.keyHash.toString('hex'), address: caller.address, paidUntilMs: caller.paidUntilMs }, () => {
+    res.end();
+    res.destroy();
+  });
+  if ('refused' in lease) {
+    throw lease.refused.cap === 'key'
+      ? capExceeded('too_many_streams', lease.refused.limit, `at most ${lease.refused.limit} concurrent streams per API key`)
+      : capExceeded('too_many_streams_from_address', lease.refused.limit, `at most ${lease.refused.limit} concurrent streams per client address`);
+  }
+  res.on('close', lease.release);
 }
 
 const BODY_LIMIT = '64kb';
@@ -90,12 +136,12 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // The public port says whether each dependency is up, never why not (error text stays
+  // on the ops port, with /metrics).
   app.get('/readyz', async (_req, res) => {
     const report = await deps.readiness();
-    res.status(report.ready ? 200 : 503).json(report);
-  });
-  app.get('/metrics', async (_req, res) => {
-    res.type(deps.metrics.contentType).send(await deps.metrics.metrics());
+    const checks = Object.fromEntries(Object.entries(report.checks).map(([name, check]) => [name, { ok: check.ok }]));
+    res.status(report.ready ? 200 : 503).json({ ready: report.ready, status: report.status, checks });
   });
 
   const openapi = loadOpenApi().json;
@@ -181,7 +227,10 @@ export function createApp(deps: AppDeps): express.Express {
     }
     const totals = await deps.rounds.aggregates();
     const range = { from: from ?? totals.firstId ?? 0, to: to ?? totals.lastId ?? 0 };
-    if (req.accepts(['application/json', NDJSON]) === NDJSON) return streamDump(deps.rounds, range, res);
+    if (req.accepts(['application/json', NDJSON]) === NDJSON) {
+      admitDump(deps.dumps, res.locals['caller'] as Caller, res);
+      return streamDump(deps.dumps, range, res);
+    }
     const rows = totals.lastId === null ? [] : await deps.rounds.getRounds({ fromId: range.from, toId: range.to, limit: limit + 1 });
     const hasMore = rows.length > limit;
     const rounds = hasMore ? rows.slice(0, limit) : rows;
@@ -189,12 +238,15 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   // Strategy Lab computations, answered by lab-backtest (results may exceed 1 MiB: chunked over NATS).
+  // At most LAB_JOBS_PER_KEY in flight per key (429 too_many_lab_jobs); lab-backtest queues fairly by subscriber.
   paid.post('/lab/backtest', async (req, res) => {
-    const { result } = await deps.lab.backtest(req.body, requestIdOf(res));
+    const caller = res.locals['caller'] as Caller;
+    const { result } = await withLabSlot(deps.labJobs, caller, () => deps.lab.backtest(req.body, requestIdOf(res), caller.subscriberId));
     res.set('Cache-Control', 'no-store').json({ result });
   });
   paid.post('/lab/analytics', async (req, res) => {
-    const { result, cache } = await deps.lab.analytics(req.body, requestIdOf(res));
+    const caller = res.locals['caller'] as Caller;
+    const { result, cache } = await withLabSlot(deps.labJobs, caller, () => deps.lab.analytics(req.body, requestIdOf(res), caller.subscriberId));
     if (cache !== undefined) res.set('X-Cache', cache);
     res.set('Cache-Control', 'no-store').json({ analytics: result });
   });
@@ -218,20 +270,57 @@ export function createApp(deps: AppDeps): express.Express {
   return app;
 }
 
-/**
- * Streams every round of the range as NDJSON straight from a binary COPY, with
- * backpressure from the client's socket back to PostgreSQL: constant memory whatever
- * the range.
- */
-async function streamDump(rounds: RoundRepository, range: { from: number; to: number }, res: Response): Promise<void> {
-  const { stream, release } = await rounds.exportNdjson(range.from, range.to);
-  res.status(200).type(NDJSON).set('Cache-Control', 'no-store');
+/** Runs a lab request in one of the key's in-flight slots, or refuses it with 429 too_many_lab_jobs. */
+async function withLabSlot<T>(jobs: InFlight, caller: Caller, run: () => Promise<T>): Promise<T> {
+  const release = jobs.acquire(caller.keyHash.toString('hex'));
+  if (release === null) throw capExceeded('too_many_lab_jobs', jobs.limit, `at most ${jobs.limit} Strategy Lab requests in flight per API key`);
   try {
-    await pipeline(stream, res);
+    return await run();
+  } finally {
+    release();
+  }
+}
+
+/** Registers an NDJSON dump under its caps (429 too_many_dumps per key or address, 503 when every slot of the replica is busy). */
+function admitDump(dumps: DumpSettings, caller: Caller, res: Response): void {
+  const lease = dumps.registry.open({ key: caller.keyHash.toString('hex'), address: caller.address, paidUntilMs: caller.paidUntilMs }, () => res.destroy());
+  if ('refused' in lease) {
+    const { cap, limit } = lease.refused;
+    throw capExceeded(cap === 'key' ? 'too_many_dumps' : 'too_many_dumps_from_address', limit, `at most ${limit} concurrent NDJSON dumps per ${cap === 'key' ? 'API key' : 'client address'}`);
+  }
+  if (dumps.registry.size > dumps.maxConcurrent) {
+    lease.release();
+    throw new UnavailableError('every NDJSON dump slot of this replica is busy; retry shortly', { code: 'dumps_busy', retryAfterSeconds: 5 });
+  }
+  res.on('close', lease.release);
+}
+
+/**
+ * Streams every round of the range as NDJSON straight from a binary COPY over the dump
+ * pool, with backpressure from the client's socket back to PostgreSQL: constant memory
+ * whatever the range. A client that stops reading stalls the COPY; once nothing has
+ * passed for the idle timeout, the response is destroyed and the connection discarded.
+ */
+async function streamDump(dumps: DumpSettings, range: { from: number; to: number }, res: Response): Promise<void> {
+  const { stream, release } = await dumps.rounds.exportNdjson(range.from, range.to);
+  res.status(200).type(NDJSON).set('Cache-Control', 'no-store');
+  let lastProgress = Date.now();
+  const progress = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      lastProgress = Date.now();
+      done(null, chunk);
+    },
+  });
+  const idle = setInterval(() => {
+    if (Date.now() - lastProgress >= dumps.idleTimeoutMs) res.destroy();
+  }, Math.max(100, Math.floor(dumps.idleTimeoutMs / 4)));
+  try {
+    await pipeline(stream, progress, res);
   } catch (error) {
-    // A client that hangs up mid-stream is not an error worth a 500 (headers are sent).
+    // A client that hangs up (or is dropped) mid-stream is not an error worth a 500 (headers are sent).
     if (!res.destroyed) throw error;
   } finally {
+    clearInterval(idle);
     release();
   }
 }

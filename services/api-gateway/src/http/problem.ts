@@ -18,11 +18,13 @@ const TITLES: Record<number, string> = {
   402: 'Payment Required',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   410: 'Gone',
   413: 'Content Too Large',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
   503: 'Service Unavailable',
@@ -41,6 +43,9 @@ export function problem(status: number, code: string, detail: string, errors?: r
  * anything else is a 500 that says nothing about internals.
  */
 export function toProblem(error: unknown): { problem: Problem; headers: Record<string, string> } {
+  if (databaseUnavailable(error)) {
+    return { problem: problem(503, 'service_unavailable', 'the database is unavailable; retry shortly'), headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER) } };
+  }
   if (!isGridlabError(error) || HTTP_STATUS[error.kind] === 500) {
     return { problem: problem(500, 'internal_error', 'the request could not be completed'), headers: {} };
   }
@@ -61,4 +66,14 @@ export function sendProblem(res: ServerResponse, p: Problem, headers: Record<str
     'Cache-Control': 'no-store',
   });
   res.end(body);
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03']);
+
+/** PostgreSQL unreachable, restarting or shutting down (a 503 to retry, not a 500). */
+function databaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error) || isGridlabError(error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
+  return /^(Connection terminated|timeout exceeded when trying to connect)/.test(error.message);
 }

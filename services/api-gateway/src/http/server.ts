@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { problem } from './problem';
 import { gzipSync } from 'node:zlib';
 import type { Express } from 'express';
-import { authorize, liveUnavailable, rateLimitHeaders, sendError, type AppDeps } from './app';
+import { admitStream, authorize, liveUnavailable, rateLimitHeaders, sendError, type AppDeps } from './app';
 import { requestId } from './request-id';
 import { streamParams } from './event-params';
 import type { EventStream } from './event-stream';
@@ -55,6 +57,7 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
   const subscribe = async (req: IncomingMessage, res: ServerResponse, id: string): Promise<void> => {
     // A stream costs one token, at connect.
     const caller = await authorize(deps, req);
+    admitStream(deps.streams, caller, res);
     stream.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) });
   };
 
@@ -64,6 +67,7 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
     const lastEventId = req.headers['last-event-id'];
     const { since, kind } = streamParams(url.searchParams, Array.isArray(lastEventId) ? lastEventId[0] : lastEventId);
     const caller = await authorize(deps, req);
+    admitStream(deps.streams, caller, res);
     await events.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) }, since, kind);
   };
 
@@ -72,7 +76,7 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
     sendError(res, error, deps.logger, id);
   };
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     const id = requestId(req);
     const url = req.url ?? '/';
     // The hot path sets its headers in one writeHead call.
@@ -91,4 +95,27 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
     }
     app(req, res);
   });
+  server.on('clientError', answerMalformed);
+  return server;
+}
+
+/**
+ * Requests Node's HTTP parser refuses (headers too large, a malformed request line or
+ * header) get a problem+json answer too, rather than a bare status line.
+ */
+function answerMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'headers_too_large', 'the request headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'the request was not received in time']
+        : [400, 'invalid_request', 'the request is not valid HTTP'];
+  const body = JSON.stringify(problem(status, code, detail));
+  socket.end(
+    `HTTP/1.1 ${status} ${problem(status, code, detail).title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -1,7 +1,7 @@
 import { KeyStore, type IssuedKey } from '@gridlab/billing-store';
 import type { Plan, SubscriptionFact, TierFact } from '@gridlab/contracts';
 import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
-import { ConflictError } from '@gridlab/errors';
+import { ConflictError, GoneError } from '@gridlab/errors';
 import { planMonths, priceSheet, tierIndex, type PriceLadder } from '../domain/pricing';
 
 export interface PaymentNonce {
@@ -40,6 +40,17 @@ export interface VerifiedPayment {
   readonly txSig: string;
   readonly slot: number;
   readonly blockTime: Date | null;
+  /** Whether the redemption was signed by the owner's wallet. */
+  readonly signed: boolean;
+}
+
+/** A signed redemption of a nonce already consumed (issue 12). */
+export interface Reclaim {
+  readonly nonce: string;
+  readonly ownerPubkey: string;
+  readonly txSig: string;
+  /** How long after the redemption a signed retry may still take the key back. */
+  readonly windowMs: number;
 }
 
 const UNIQUE_VIOLATION = '23505';
@@ -144,10 +155,11 @@ export class BillingRepository {
         }
         throw error;
       }
-      await client.query(`UPDATE billing.payment_nonces SET consumed_at = $2, consumed_tx_sig = $3 WHERE nonce = $1`, [
+      await client.query(`UPDATE billing.payment_nonces SET consumed_at = $2, consumed_tx_sig = $3, consumed_signed = $4 WHERE nonce = $1`, [
         payment.nonce,
         now,
         payment.txSig,
+        payment.signed,
       ]);
       const issued = await this.keys.issue(client, subscriberId, 'payment', now);
       const before = previous.rows[0]?.paid_until;
@@ -160,6 +172,39 @@ export class BillingRepository {
         paidUntil: issued.paidUntil.toISOString(),
       });
       return { issued, facts };
+    });
+  }
+
+  /**
+   * A signed redemption of a consumed payment nonce: the payment is not recorded again;
+   * the subscriber's active key (the one that redemption issued, or a front-runner's) is
+   * revoked and a new one issued, under the nonce's row lock so concurrent retries
+   * serialize. Only for the transaction that consumed the nonce, within the window.
+   */
+  async reclaimPayment(r: Reclaim, now: Date): Promise<IssuedKey> {
+    return withTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{ consumed_at: Date | null; consumed_tx_sig: string | null; owner_pubkey: string }>(
+        `SELECT consumed_at, consumed_tx_sig, owner_pubkey FROM billing.payment_nonces WHERE nonce = $1 FOR UPDATE`,
+        [r.nonce],
+      );
+      const nonce = rows[0];
+      if (nonce === undefined || nonce.consumed_at === null || nonce.owner_pubkey !== r.ownerPubkey) {
+        throw new Error(`payment nonce ${r.nonce} is not a consumed nonce of this owner`);
+      }
+      if (nonce.consumed_tx_sig !== r.txSig) {
+        throw new ConflictError('nonce_consumed', 'this payment nonce has already been redeemed with another transaction');
+      }
+      if (nonce.consumed_at.getTime() + r.windowMs <= now.getTime()) {
+        throw new GoneError(
+          'reclaim_expired',
+          `a signed retry could take this key back until ${new Date(nonce.consumed_at.getTime() + r.windowMs).toISOString()}; use the signed /reissue flow`,
+        );
+      }
+      await client.query(`UPDATE billing.payment_nonces SET consumed_signed = true WHERE nonce = $1`, [r.nonce]);
+      const subscriber = await client.query<{ id: string }>(`SELECT id FROM billing.subscribers WHERE owner_pubkey = $1`, [r.ownerPubkey]);
+      const id = subscriber.rows[0]?.id;
+      if (id === undefined) throw new Error(`subscriber of ${r.ownerPubkey} vanished`);
+      return this.keys.issue(client, id, 'payment', now);
     });
   }
 
@@ -228,6 +273,27 @@ export class BillingRepository {
       if (rows.length === 0) facts.push(...(await this.recordFacts(client, now, null)));
       return facts;
     });
+  }
+
+  /** Revocations whose tombstone or announcement has not landed yet, oldest first. */
+  async pendingRevocations(limit: number): Promise<{ keyHash: Buffer; revokedAt: Date }[]> {
+    const { rows } = await this.pool.query<{ key_hash: Buffer; revoked_at: Date }>(
+      `SELECT key_hash, revoked_at FROM billing.revocations WHERE delivered_at IS NULL ORDER BY revoked_at LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({ keyHash: r.key_hash, revokedAt: r.revoked_at }));
+  }
+
+  async markRevocationDelivered(keyHash: Buffer, now: Date): Promise<void> {
+    await this.pool.query(`UPDATE billing.revocations SET delivered_at = $2 WHERE key_hash = $1 AND delivered_at IS NULL`, [keyHash, now]);
+  }
+
+  /** Deletes payment and reissue nonces that expired unused more than `graceMs` ago. */
+  async deleteExpiredNonces(now: Date, graceMs: number): Promise<number> {
+    const before = new Date(now.getTime() - graceMs);
+    const payments = await this.pool.query(`DELETE FROM billing.payment_nonces WHERE consumed_at IS NULL AND expires_at < $1`, [before]);
+    const reissues = await this.pool.query(`DELETE FROM billing.reissue_nonces WHERE expires_at < $1`, [before]);
+    return (payments.rowCount ?? 0) + (reissues.rowCount ?? 0);
   }
 
   /** Outbox facts not yet confirmed published, oldest first. */

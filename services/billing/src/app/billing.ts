@@ -9,6 +9,7 @@ import type {
   SubscribeStartRequest,
   SubscriptionStart,
 } from '@gridlab/contracts';
+import { subscribeMessage } from '@gridlab/contracts';
 import { ConflictError, GoneError, InputError, NotFoundError, UnprocessableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import bs58 from 'bs58';
@@ -24,7 +25,8 @@ export interface PaymentReader {
 
 /** What happens after a commit: revoke old keys in every gateway's cache, publish facts. */
 export interface AfterCommit {
-  revoked(keyHash: Buffer): Promise<void>;
+  /** Delivers a committed revocation now (false: left to the outbox relay). */
+  revoked(keyHash: Buffer, revokedAt: Date): Promise<unknown>;
   facts(facts: readonly OutboxFact[]): Promise<void>;
 }
 
@@ -34,6 +36,8 @@ export interface BillingSettings {
   readonly ladder: PriceLadder;
   readonly paymentNonceTtlMs: number;
   readonly reissueNonceTtlMs: number;
+  /** How long after a redemption a signed PUT of the same payment may take the key back. */
+  readonly reclaimWindowMs: number;
 }
 
 /** Seconds a client should wait before retrying a payment not yet visible at `confirmed`. */
@@ -86,13 +90,27 @@ export class Billing {
     };
   }
 
+  /**
+   * Redeems a payment for a key. Unsigned (the three fields of the contract) the first
+   * redemption wins. Signed by the owner's wallet (`signatureBase64` over
+   * subscribeMessage), a redemption cannot be lost: when the nonce is already consumed by
+   * the same transaction — by a front-runner, or by this owner whose reply was lost after
+   * the commit — the key is taken back (revoked) and a new one issued, without paying again.
+   */
   async completeSubscription(request: SubscribeCompleteRequest): Promise<IssuedKeyReply> {
     const owner = walletKey(request.ownerPubkey, '/ownerPubkey');
     const nonce = PAYMENT_NONCE_RE.test(request.nonce) ? await this.repo.findPaymentNonce(request.nonce) : null;
     if (nonce === null || nonce.ownerPubkey !== owner) {
       throw new NotFoundError('nonce_not_found', `no payment nonce ${request.nonce} was issued to ${owner}`);
     }
-    if (nonce.consumed) throw new ConflictError('nonce_consumed', 'this payment nonce has already been used');
+    const signed = request.signatureBase64 !== undefined;
+    if (signed && !isValidSignature(subscribeMessage(owner, nonce.nonce), request.signatureBase64!, owner)) {
+      throw new UnprocessableError('signature_invalid', 'the signature is not an ed25519 signature of the subscribe message by ownerPubkey');
+    }
+    if (nonce.consumed) {
+      if (signed) return this.reclaim(nonce.nonce, owner, request.txSig);
+      throw new ConflictError('nonce_consumed', 'this payment nonce has already been used; its owner can take the key back with a signed PUT');
+    }
     if (nonce.expiresAt.getTime() <= this.now().getTime()) {
       throw new GoneError('nonce_expired', `the payment nonce expired at ${nonce.expiresAt.toISOString()}; start again with POST /subscribe`);
     }
@@ -114,20 +132,37 @@ export class Billing {
       nonceCreatedAt: nonce.createdAt,
     });
     if (failed !== null) throw new UnprocessableError('payment_invalid', `check ${failed.check} failed: ${failed.detail}`);
-    const change = await this.repo.completePayment(
-      {
-        nonce: nonce.nonce,
-        ownerPubkey: owner,
-        txSig: request.txSig,
-        slot: tx.slot,
-        blockTime: tx.blockTime === null ? null : new Date(tx.blockTime * 1000),
-      },
-      this.now(),
-    );
-    this.logger.info('subscription paid', { subscriberId: change.issued.subscriberId, plan: nonce.plan, paidUntil: change.issued.paidUntil });
+    let change;
+    try {
+      change = await this.repo.completePayment(
+        {
+          nonce: nonce.nonce,
+          ownerPubkey: owner,
+          txSig: request.txSig,
+          slot: tx.slot,
+          blockTime: tx.blockTime === null ? null : new Date(tx.blockTime * 1000),
+          signed,
+        },
+        this.now(),
+      );
+    } catch (error) {
+      // A concurrent redemption committed first: a signed one still gets its key.
+      if (signed && error instanceof ConflictError && error.code === 'nonce_consumed') return this.reclaim(nonce.nonce, owner, request.txSig);
+      throw error;
+    }
+    this.logger.info('subscription paid', { subscriberId: change.issued.subscriberId, plan: nonce.plan, paidUntil: change.issued.paidUntil, signed });
     await this.afterIssue(change.issued);
-    await this.after.facts(change.facts);
+    // The facts are in the outbox: publishing them must not turn a committed payment into
+    // an error reply (the relay publishes whatever this pass could not).
+    this.after.facts(change.facts).catch((error: unknown) => this.logger.warn('facts left to the relay', { err: error }));
     return reply(change.issued);
+  }
+
+  private async reclaim(nonce: string, owner: string, txSig: string): Promise<IssuedKeyReply> {
+    const issued = await this.repo.reclaimPayment({ nonce, ownerPubkey: owner, txSig, windowMs: this.settings.reclaimWindowMs }, this.now());
+    this.logger.warn('signed redemption of a consumed payment: previous key revoked, new key issued', { subscriberId: issued.subscriberId });
+    await this.afterIssue(issued);
+    return reply(issued);
   }
 
   async startReissue(request: ReissueStartRequest): Promise<ReissueStart> {
@@ -164,8 +199,9 @@ export class Billing {
 
   /** Revokes one key by hash (key-sharing policy `revoke`), on every gateway at once. */
   async revokeKey(keyHash: Buffer, reason: string): Promise<boolean> {
-    const revoked = await this.repo.revokeKeyHash(keyHash, reason, this.now());
-    if (revoked) await this.after.revoked(keyHash);
+    const now = this.now();
+    const revoked = await this.repo.revokeKeyHash(keyHash, reason, now);
+    if (revoked) await this.after.revoked(keyHash, now);
     return revoked;
   }
 
@@ -177,7 +213,8 @@ export class Billing {
   }
 
   private async afterIssue(issued: IssuedKey): Promise<void> {
-    if (issued.revokedKeyHash !== null) await this.after.revoked(issued.revokedKeyHash);
+    // Before the reply: the replaced key stops working on every replica at once.
+    if (issued.revokedKeyHash !== null) await this.after.revoked(issued.revokedKeyHash, this.now());
   }
 }
 

@@ -1,5 +1,6 @@
 import { Keypair } from '@solana/web3.js';
 import { signAsync } from '@noble/ed25519';
+import bs58 from 'bs58';
 import { isValidSignature, reissueMessage } from './reissue';
 
 describe('reissue message and signature', () => {
@@ -23,5 +24,21 @@ describe('reissue message and signature', () => {
     expect(isValidSignature(message, flipped.toString('base64'), owner)).toBe(false);
     expect(isValidSignature(message, 'not base64!', owner)).toBe(false);
     expect(isValidSignature(message, Buffer.alloc(63).toString('base64'), owner)).toBe(false);
+  });
+});
+
+describe('strict (RFC 8032, not ZIP 215) verification', () => {
+  it('rejects a small-order public key with the identity signature that ZIP 215 accepts for any message', async () => {
+    const { verify } = await import('@noble/ed25519');
+    // A = the identity point, R = the identity point, S = 0: [8](S·B − R − k·A) = 0 for every message.
+    const identity = new Uint8Array(32);
+    identity[0] = 1;
+    const signature = new Uint8Array(64);
+    signature.set(identity, 0);
+    const message = new TextEncoder().encode('Gridlab API key subscribe\nowner: x\nnonce: y');
+    // The premise: permissive (ZIP 215) verification accepts this forgery...
+    expect(verify(signature, message, identity, { zip215: true })).toBe(true);
+    // ...and ours does not.
+    expect(isValidSignature('Gridlab API key subscribe\nowner: x\nnonce: y', Buffer.from(signature).toString('base64'), bs58.encode(identity))).toBe(false);
   });
 });

@@ -21,7 +21,8 @@ export function isValidSignature(message: string, signatureBase64: string, owner
   const signature = Buffer.from(signatureBase64, 'base64');
   if (signature.length !== 64) return false;
   try {
-    return verify(signature, new TextEncoder().encode(message), bs58.decode(ownerPubkey));
+    // zip215: false: strict RFC 8032 verification (no small-order keys, canonical encodings only).
+    return verify(signature, new TextEncoder().encode(message), bs58.decode(ownerPubkey), { zip215: false });
   } catch {
     return false;
   }

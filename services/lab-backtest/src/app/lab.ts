@@ -5,9 +5,17 @@ import type { ComputeJob } from './compute';
 /** SPEC 7.9: analytics are cached per latest-round bucket of this many round ids. */
 export const CACHE_BUCKET_ROUNDS = 100;
 
+/** Who waits for a job and until when (from the request's headers). */
+export interface JobCaller {
+  /** Queues are fair across clients (the subscriber id). */
+  readonly client?: string;
+  /** Epoch ms after which nobody waits for the result. */
+  readonly deadlineMs?: number;
+}
+
 /** Runs jobs off the serving thread; resolves with the reply bytes of computeReply. */
 export interface ComputePort {
-  run(job: ComputeJob): Promise<Uint8Array>;
+  run(job: ComputeJob, caller?: JobCaller): Promise<Uint8Array>;
 }
 
 /** Analytics reply bytes by key; a cache that is down behaves as empty. */
@@ -42,21 +50,21 @@ export class Lab {
     private readonly cache: AnalyticsCachePort,
   ) {}
 
-  async backtest(request: BacktestRequest): Promise<LabReply> {
+  async backtest(request: BacktestRequest, caller: JobCaller = {}): Promise<LabReply> {
     const dsl = normalizeDsl(request.dsl, '/dsl');
     const window: BacktestWindow = {
       ...(request.fromRoundId === undefined ? {} : { fromRoundId: request.fromRoundId }),
       ...(request.toRoundId === undefined ? {} : { toRoundId: request.toRoundId }),
     };
     resolveWindow(this.history(), window);
-    return { bytes: await this.compute.run({ kind: 'backtest', dsl, window }), cached: false };
+    return { bytes: await this.compute.run({ kind: 'backtest', dsl, window }, caller), cached: false };
   }
 
   /**
    * Analytics over the default window, from the cache when this DSL was analysed within
    * the current 100-round bucket. Concurrent identical requests share one computation.
    */
-  async analytics(request: AnalyticsRequest): Promise<LabReply> {
+  async analytics(request: AnalyticsRequest, caller: JobCaller = {}): Promise<LabReply> {
     const dsl = normalizeDsl(request.dsl, '/dsl');
     const window = resolveWindow(this.history());
     const key = analyticsCacheKey(dslHash(dsl), window.lastId);
@@ -64,7 +72,8 @@ export class Lab {
     if (hit !== null) return { bytes: hit, cached: true };
     let pending = this.inflight.get(key);
     if (pending === undefined) {
-      pending = this.compute.run({ kind: 'analytics', dsl }).then(async (bytes) => {
+      // Shared by identical requests: queued and timed by the first caller.
+      pending = this.compute.run({ kind: 'analytics', dsl }, caller).then(async (bytes) => {
         await this.cache.set(key, bytes);
         return bytes;
       });

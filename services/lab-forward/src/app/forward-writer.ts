@@ -251,6 +251,9 @@ export class ForwardWriter {
    * replays the session's settled rounds (none for a session that starts now).
    */
   private async sync(tx: WriterTx, nextRoundId: number): Promise<void> {
+    // Owners whose subscription ended stop being forward-tested; renewed ones resume.
+    const lapse = await tx.followSubscriptions(this.now());
+    if (lapse.stopped + lapse.resumed > 0) this.logger.info('strategies follow their owners\' subscriptions', lapse);
     const active = await tx.activeSessions();
     const wanted = new Map<string, ActiveSession>();
     for (const a of active) if (a.sessionStartRoundId <= nextRoundId) wanted.set(a.id, a);

@@ -92,7 +92,8 @@ export class StrategyCommands {
   /**
    * PATCH: `name` and/or `active`. active=true on an inactive strategy starts a new
    * session (its stop is cleared); active=false ends the session and drops the
-   * prediction recorded for the round in play; the record so far is kept.
+   * prediction recorded for the round in play; the record so far is kept. Neither
+   * given: a no-op that answers the strategy as it is (nothing written, updatedAt kept).
    */
   async update(req: StrategyUpdateRequest): Promise<StrategyReply> {
     const name = req.name === undefined ? undefined : strategyName(req.name);
@@ -100,6 +101,7 @@ export class StrategyCommands {
     return this.ports.records.session(async (tx) => {
       const row = await tx.findForUpdate(owner, req.id);
       if (row === null) throw notFound(req.id);
+      if (name === undefined && req.active === undefined) return { strategy: toWireStrategy(row) };
       let next: StrategyRow = { ...row, name: name ?? row.name, updatedAt: this.ports.now() };
       if (req.active === true && !row.active) {
         next = {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { signAsync } from '@noble/ed25519';
 import { InputError } from '@gridlab/errors';
-import type { IssuedKeyReply, ReissueStart, SubscriptionStart } from '@gridlab/contracts';
+import { subscribeMessage, type IssuedKeyReply, type ReissueStart, type SubscribeCompleteRequest, type SubscriptionStart } from '@gridlab/contracts';
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   createTransferCheckedInstruction,
@@ -109,12 +109,18 @@ async function confirmByPolling(connection: Connection, signature: string, lastV
   throw new Error(`the payment was not confirmed within ${CONFIRM_TIMEOUT_MS / 1000} s (${signature}); check it, then redeem with PUT /subscribe`);
 }
 
-async function completeWithRetry(api: string, body: { nonce: string; txSig: string; ownerPubkey: string }): Promise<IssuedKeyReply> {
+/**
+ * Redeems with retries. The body is signed (signatureBase64 over subscribeMessage), so a
+ * front-runner's redemption is taken back and a 503/504 after the commit (the reply
+ * lost) is retried without paying again.
+ */
+async function completeWithRetry(api: string, body: SubscribeCompleteRequest): Promise<IssuedKeyReply> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await call<IssuedKeyReply>(api, 'PUT', '/subscribe', body);
     } catch (error) {
-      const retryable = error instanceof ApiError && error.problem.code === 'payment_not_confirmed';
+      const retryable =
+        error instanceof ApiError && (error.problem.code === 'payment_not_confirmed' || error.problem.status === 503 || error.problem.status === 504);
       if (!retryable || attempt >= CONFIRM_ATTEMPTS) throw error;
       await new Promise((r) => setTimeout(r, (error.retryAfter ?? 2) * 1000));
     }
@@ -141,7 +147,8 @@ export async function subscribeFlow(opts: SubscribeOptions): Promise<IssuedKeyRe
   });
   process.stderr.write(`paying ${start.priceToken} tokens to ${start.instructions.to} (memo ${start.nonce})\n`);
   const txSig = await pay(new Connection(opts.rpc, 'confirmed'), wallet, start);
-  return completeWithRetry(opts.api, { nonce: start.nonce, txSig, ownerPubkey });
+  const signature = await signAsync(new TextEncoder().encode(subscribeMessage(ownerPubkey, start.nonce)), wallet.secretKey.slice(0, 32));
+  return completeWithRetry(opts.api, { nonce: start.nonce, txSig, ownerPubkey, signatureBase64: Buffer.from(signature).toString('base64') });
 }
 
 /** Key rotation: the wallet signs the reissue message. */

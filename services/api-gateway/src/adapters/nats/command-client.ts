@@ -23,7 +23,18 @@ export abstract class CommandClient {
   }
 
   /** The same for replies that may arrive in chunks (results beyond NATS' max payload). */
-  protected sendChunked<T>(subject: string, payload: unknown, result: contracts.Validator<T>, correlationId: string): Promise<ChunkedResult<T>> {
-    return requestChunked(this.nc, subject, payload, result, { timeoutMs: this.timeoutMs, correlationId });
+  protected sendChunked<T>(
+    subject: string,
+    payload: unknown,
+    result: contracts.Validator<T>,
+    correlationId: string,
+    headers: Readonly<Record<string, string>> = {},
+  ): Promise<ChunkedResult<T>> {
+    return requestChunked(this.nc, subject, payload, result, { timeoutMs: this.timeoutMs, correlationId, headers });
+  }
+
+  /** The deadline of a request sent now (epoch milliseconds). */
+  protected deadline(): number {
+    return Date.now() + this.timeoutMs;
   }
 }

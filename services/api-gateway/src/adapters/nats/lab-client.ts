@@ -15,16 +15,20 @@ export interface LabAnswer<T> {
  * Retry-After, no complete answer within the deadline → 504.
  */
 export class LabClient extends CommandClient {
-  backtest(body: unknown, requestId: string): Promise<LabAnswer<contracts.BacktestResult>> {
-    return this.ask(this.c.labBacktest, contracts.validateBacktestRequest(body), contracts.validateBacktestResult, requestId);
+  /** `client` (the subscriber id) lets lab-backtest queue fairly; the deadline lets it drop or stop a job nobody waits for. */
+  backtest(body: unknown, requestId: string, client: string): Promise<LabAnswer<contracts.BacktestResult>> {
+    return this.ask(this.c.labBacktest, contracts.validateBacktestRequest(body), contracts.validateBacktestResult, requestId, client);
   }
 
-  analytics(body: unknown, requestId: string): Promise<LabAnswer<contracts.Analytics>> {
-    return this.ask(this.c.labAnalytics, contracts.validateAnalyticsRequest(body), contracts.validateAnalytics, requestId);
+  analytics(body: unknown, requestId: string, client: string): Promise<LabAnswer<contracts.Analytics>> {
+    return this.ask(this.c.labAnalytics, contracts.validateAnalyticsRequest(body), contracts.validateAnalytics, requestId, client);
   }
 
-  private async ask<T>(subject: string, payload: unknown, result: contracts.Validator<T>, correlationId: string): Promise<LabAnswer<T>> {
-    const reply = await this.sendChunked(subject, payload, result, correlationId);
+  private async ask<T>(subject: string, payload: unknown, result: contracts.Validator<T>, correlationId: string, client: string): Promise<LabAnswer<T>> {
+    const reply = await this.sendChunked(subject, payload, result, correlationId, {
+      [contracts.CLIENT_HEADER]: client,
+      [contracts.DEADLINE_HEADER]: String(this.deadline()),
+    });
     const cache = reply.headers?.get(contracts.CACHE_HEADER);
     return { result: reply.result, cache: cache === 'hit' || cache === 'miss' ? cache : undefined };
   }

@@ -1,7 +1,7 @@
 import { respondChunked, toCommandError, type Msg, type NatsConnection, type Subscription } from '@gridlab/bus';
 import * as contracts from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
-import type { Lab, LabReply } from '../../app/lab';
+import type { JobCaller, Lab, LabReply } from '../../app/lab';
 
 /** The queue group of lab-backtest replicas: each request goes to one of them. */
 export const QUEUE = 'lab-backtest';
@@ -14,7 +14,7 @@ type Outcome = 'ok' | 'error';
 interface LabRoute {
   readonly subject: string;
   readonly kind: 'backtest' | 'analytics';
-  readonly handle: (request: unknown) => Promise<LabReply>;
+  readonly handle: (request: unknown, caller: JobCaller) => Promise<LabReply>;
 }
 
 /** Hooks for metrics: one call per answered request. */
@@ -32,8 +32,8 @@ export interface LabCommandHooks {
  */
 export function serveLab(nc: NatsConnection, names: contracts.NatsNames, lab: Lab, logger: Logger, hooks: LabCommandHooks): Subscription[] {
   const routes: LabRoute[] = [
-    { subject: names.commands.labBacktest, kind: 'backtest', handle: (r) => lab.backtest(contracts.validateBacktestRequest(r)) },
-    { subject: names.commands.labAnalytics, kind: 'analytics', handle: (r) => lab.analytics(contracts.validateAnalyticsRequest(r)) },
+    { subject: names.commands.labBacktest, kind: 'backtest', handle: (r, c) => lab.backtest(contracts.validateBacktestRequest(r), c) },
+    { subject: names.commands.labAnalytics, kind: 'analytics', handle: (r, c) => lab.analytics(contracts.validateAnalyticsRequest(r), c) },
   ];
   return routes.map((route) =>
     nc.subscribe(route.subject, {
@@ -57,7 +57,7 @@ async function answer(nc: NatsConnection, route: LabRoute, msg: Msg, logger: Log
   let cached = false;
   let outcome: Outcome = 'ok';
   try {
-    const reply = await route.handle(JSON.parse(decoder.decode(msg.data)) as unknown);
+    const reply = await route.handle(JSON.parse(decoder.decode(msg.data)) as unknown, callerOf(msg));
     bytes = reply.bytes;
     cached = reply.cached;
   } catch (error) {
@@ -72,4 +72,11 @@ async function answer(nc: NatsConnection, route: LabRoute, msg: Msg, logger: Log
   } catch (error) {
     log.error('lab reply could not be sent', { kind: route.kind, err: error });
   }
+}
+
+/** The caller and deadline a gateway sent with the request (both optional). */
+function callerOf(msg: Msg): JobCaller {
+  const client = msg.headers?.get(contracts.CLIENT_HEADER) || undefined;
+  const deadline = Number(msg.headers?.get(contracts.DEADLINE_HEADER) || NaN);
+  return { ...(client === undefined ? {} : { client }), ...(Number.isFinite(deadline) ? { deadlineMs: deadline } : {}) };
 }

@@ -3,7 +3,8 @@ import { Worker } from 'node:worker_threads';
 import { InputError, TimeoutError, UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import type { ComputeJob } from '../../app/compute';
-import type { ComputePort } from '../../app/lab';
+import type { ComputePort, JobCaller } from '../../app/lab';
+import { FairQueue } from '../../domain/fair-queue';
 import type { HistoryBuffers } from '../../domain/shared-history';
 import type { FromWorker, ToWorker } from './protocol';
 
@@ -21,15 +22,26 @@ export interface ComputePoolOptions {
   readonly maxQueue: number;
   /** A job still waiting after this long is dropped: its caller has given up. */
   readonly queueWaitMs: number;
+  /**
+   * Jobs one client (Gridlab-Client) may run at once; default half the workers, at least
+   * one, so one client never holds every worker while another waits. Jobs without a
+   * client are not limited.
+   */
+  readonly maxRunningPerClient?: number;
   /** The history's current buffers and how many rounds of it jobs may read now. */
   readonly history: () => { readonly buffers: HistoryBuffers; readonly length: number };
   /** Called after each job with its kind, outcome and duration on the worker. */
   readonly observe?: (kind: ComputeJob['kind'], outcome: 'ok' | 'input' | 'error', seconds: number) => void;
+  /** Called when a job is given up because its caller's deadline passed (queued: dropped; running: its worker stopped). */
+  readonly abandoned?: (kind: ComputeJob['kind'], where: 'queued' | 'running') => void;
 }
 
 interface Pending {
   readonly id: number;
   readonly job: ComputeJob;
+  readonly client: string;
+  /** Epoch ms after which the caller no longer waits (null: only the queue wait applies). */
+  readonly deadlineMs: number | null;
   readonly queuedAt: number;
   readonly resolve: (bytes: Uint8Array) => void;
   readonly reject: (error: Error) => void;
@@ -37,18 +49,23 @@ interface Pending {
 
 interface Slot {
   readonly worker: Worker;
-  busy: (Pending & { startedAt: number }) | null;
+  busy: (Pending & { startedAt: number; timer: NodeJS.Timeout | null }) | null;
   alive: boolean;
+  /** Terminated on purpose (a job past its deadline): replaced at once, not after a failure pause. */
+  cancelled: boolean;
 }
 
 /**
  * A fixed set of worker threads sharing the history's SharedArrayBuffers. Each worker
- * runs one job at a time; jobs queue in arrival order. A worker that dies fails its job
- * with a 503 and is replaced. Every worker hears about new buffers before any later job.
+ * runs one job at a time; jobs queue fairly (round-robin across callers, each caller's
+ * in arrival order). A job whose caller's deadline has passed is dropped from the queue,
+ * or, running, has its worker terminated and replaced at once: nobody waits for it. A
+ * worker that dies fails its job with a 503 and is replaced. Every worker hears about
+ * new buffers before any later job.
  */
 export class ComputePool implements ComputePort {
   private readonly slots: Slot[] = [];
-  private readonly queue: Pending[] = [];
+  private readonly queue = new FairQueue<Pending>();
   private nextId = 1;
   private stopping = false;
 
@@ -77,13 +94,14 @@ export class ComputePool implements ComputePort {
     for (const slot of this.slots) if (slot.alive) slot.worker.postMessage(message);
   }
 
-  run(job: ComputeJob): Promise<Uint8Array> {
+  run(job: ComputeJob, caller: JobCaller = {}): Promise<Uint8Array> {
     if (this.stopping) return Promise.reject(new UnavailableError('the service is shutting down; retry shortly', { retryAfterSeconds: 1 }));
     if (this.queue.length >= this.options.maxQueue) {
       return Promise.reject(new UnavailableError('every lab worker is busy; retry shortly', { retryAfterSeconds: BUSY_RETRY_S }));
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, job, queuedAt: performance.now(), resolve, reject });
+      const pending: Pending = { id: this.nextId++, job, client: caller.client ?? '', deadlineMs: caller.deadlineMs ?? null, queuedAt: performance.now(), resolve, reject };
+      this.queue.push(pending.client, pending);
       this.pump();
     });
   }
@@ -97,7 +115,7 @@ export class ComputePool implements ComputePort {
 
   private spawn(): Slot {
     const worker = new Worker(WORKER_FILE, { execArgv: WORKER_EXEC_ARGV });
-    const slot: Slot = { worker, busy: null, alive: true };
+    const slot: Slot = { worker, busy: null, alive: true, cancelled: false };
     const { buffers } = this.options.history();
     worker.postMessage({ type: 'history', buffers } satisfies ToWorker);
     worker.on('message', (message: FromWorker) => this.finished(slot, message));
@@ -105,19 +123,31 @@ export class ComputePool implements ComputePort {
     worker.on('exit', (code) => {
       slot.alive = false;
       if (slot.busy !== null) {
+        if (slot.busy.timer !== null) clearTimeout(slot.busy.timer);
         slot.busy.reject(new UnavailableError('the computation was interrupted; retry shortly', { retryAfterSeconds: 1 }));
         slot.busy = null;
       }
       if (this.stopping) return;
-      this.logger.error('lab worker exited; replacing it', { code });
+      if (!slot.cancelled) this.logger.error('lab worker exited; replacing it', { code });
       setTimeout(() => {
         const index = this.slots.indexOf(slot);
         if (this.stopping || index < 0) return;
         this.slots[index] = this.spawn();
         this.pump();
-      }, RESPAWN_DELAY_MS);
+      }, slot.cancelled ? 0 : RESPAWN_DELAY_MS);
     });
     return slot;
+  }
+
+  /** The caller of the running job has given up: stop its worker (replaced at once). */
+  private cancel(slot: Slot, id: number): void {
+    const job = slot.busy;
+    if (job === null || job.id !== id) return;
+    slot.busy = null;
+    slot.cancelled = true;
+    this.options.abandoned?.(job.job.kind, 'running');
+    job.reject(new TimeoutError('the caller stopped waiting for this computation'));
+    void slot.worker.terminate();
   }
 
   private pump(): void {
@@ -125,19 +155,27 @@ export class ComputePool implements ComputePort {
       if (slot.busy !== null || !slot.alive) continue;
       const next = this.takeFresh();
       if (next === undefined) return;
-      slot.busy = { ...next, startedAt: performance.now() };
+      const untilDeadline = next.deadlineMs === null ? null : next.deadlineMs - Date.now();
+      const timer = untilDeadline === null ? null : setTimeout(() => this.cancel(slot, next.id), Math.max(0, untilDeadline));
+      slot.busy = { ...next, startedAt: performance.now(), timer };
       const message: ToWorker = { type: 'job', id: next.id, job: next.job, length: this.options.history().length };
       slot.worker.postMessage(message);
     }
   }
 
-  /** The oldest queued job whose caller may still be waiting. */
+  /** The next queued job (fair order, clients under their running cap) whose caller may still be waiting. */
   private takeFresh(): Pending | undefined {
+    const cap = this.options.maxRunningPerClient ?? Math.max(1, Math.floor(this.options.size / 2));
+    const running = new Map<string, number>();
+    for (const slot of this.slots) if (slot.busy !== null) running.set(slot.busy.client, (running.get(slot.busy.client) ?? 0) + 1);
+    const eligible = (client: string): boolean => client === '' || (running.get(client) ?? 0) < cap;
     for (;;) {
-      const next = this.queue.shift();
+      const next = this.queue.shift(eligible);
       if (next === undefined) return undefined;
-      if (performance.now() - next.queuedAt <= this.options.queueWaitMs) return next;
-      next.reject(new TimeoutError(`waited more than ${this.options.queueWaitMs} ms for a lab worker`));
+      const waited = performance.now() - next.queuedAt <= this.options.queueWaitMs;
+      if (waited && (next.deadlineMs === null || Date.now() < next.deadlineMs)) return next;
+      this.options.abandoned?.(next.job.kind, 'queued');
+      next.reject(new TimeoutError(`the caller stopped waiting for a lab worker`));
     }
   }
 
@@ -148,6 +186,7 @@ export class ComputePool implements ComputePort {
       return;
     }
     slot.busy = null;
+    if (job.timer !== null) clearTimeout(job.timer);
     const seconds = (performance.now() - job.startedAt) / 1000;
     if (message.type === 'done') {
       this.options.observe?.(job.job.kind, 'ok', seconds);
