@@ -339,7 +339,7 @@ describe('without Redis', () => {
     // names the failing check but not its error text; /metrics is on the ops port only.
     const ready = await fetch(`${noRedis}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ ready: true, status: 'degraded', checks: { postgres: { ok: true }, nats: { ok: true }, redis: { ok: false } } });
+    expect(await ready.json()).toEqual({ ready: true, status: 'degraded', checks: { postgres: { ok: true }, nats: { ok: true }, redis: { ok: false }, live: { ok: true } } });
     expect((await fetch(`${noRedis}/metrics`)).status).toBe(404);
     const detailed = (await (await fetch(`http://127.0.0.1:${opsPort}/readyz`)).json()) as { status: string; checks: { redis: { ok: boolean; error?: string } } };
     expect(detailed.status).toBe('degraded');

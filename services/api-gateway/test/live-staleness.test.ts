@@ -12,6 +12,7 @@ const ns = testNamespace();
 const names = natsNames(ns.natsPrefix);
 let gateway: ServiceProcess;
 let base: string;
+let ops: string;
 let apiKey: string;
 let nc: NatsConnection;
 
@@ -60,8 +61,11 @@ async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, what:
 beforeAll(async () => {
   db = await createTestDatabase();
   const port = await freePort();
+  const opsPort = await freePort();
   base = `http://127.0.0.1:${port}`;
-  gateway = await startService('services/api-gateway/src/main.ts', { ...env(), PORT: String(port), LIVE_STALE_AFTER_S: String(STALE_AFTER_S) }, () =>
+  // The detailed /readyz (with each check's error) is on the ops port; the public one says only ok or not.
+  ops = `http://127.0.0.1:${opsPort}`;
+  gateway = await startService('services/api-gateway/src/main.ts', { ...env(), PORT: String(port), OPS_PORT: String(opsPort), LIVE_STALE_AFTER_S: String(STALE_AFTER_S) }, () =>
     answersOk(`${base}/healthz`),
   );
   const granted = await runCli(['admin', 'grant', '--owner', OWNER, '--days', '1'], { ...process.env, ...env() });
@@ -77,7 +81,7 @@ afterAll(async () => {
 
 describe('stale live data', () => {
   it('reports the feed as degraded in /readyz (still ready) before any snapshot', async () => {
-    const res = await fetch(`${base}/readyz`);
+    const res = await fetch(`${ops}/readyz`);
     const report = (await res.json()) as { ready: boolean; degraded?: string[]; checks: Record<string, { ok: boolean; error?: string }> };
     expect(res.status).toBe(200);
     expect(report.degraded).toEqual(['live']);
@@ -95,7 +99,7 @@ describe('stale live data', () => {
     const stale = await until(live, (r) => r.body.stale, 'the stale mark');
     expect(stale.body.roundId).toBe(3056);
     expect(Number(stale.age)).toBeGreaterThanOrEqual(STALE_AFTER_S);
-    const report = (await (await fetch(`${base}/readyz`)).json()) as { ready: boolean; degraded?: string[]; checks: Record<string, { ok: boolean; error?: string }> };
+    const report = (await (await fetch(`${ops}/readyz`)).json()) as { ready: boolean; degraded?: string[]; checks: Record<string, { ok: boolean; error?: string }> };
     expect(report.ready).toBe(true);
     expect(report.degraded).toEqual(['live']);
     expect(report.checks['live']!.error).toMatch(/live feed stale: no snapshot for \d+ s \(threshold 2 s\)/);
@@ -107,7 +111,7 @@ describe('stale live data', () => {
     const current = await until(live, (r) => r.body.roundId === 3004, 'the current chain');
     expect(current.body.stale).toBe(false);
     expect(Number(current.age)).toBeLessThanOrEqual(1);
-    const report = (await (await fetch(`${base}/readyz`)).json()) as { degraded?: string[]; checks: Record<string, { ok: boolean }> };
+    const report = (await (await fetch(`${ops}/readyz`)).json()) as { degraded?: string[]; checks: Record<string, { ok: boolean }> };
     expect(report.degraded).toBeUndefined();
     expect(report.checks['live']!.ok).toBe(true);
     // A late delivery of a lower slot, built just before the held one, does not replace it.
