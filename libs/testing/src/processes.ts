@@ -4,13 +4,28 @@ import { join } from 'node:path';
 import { WORKSPACE_ROOT } from './cli';
 
 /** A TCP port free at the time of asking, on the loopback interface. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
+/**
+ * Lowest and highest port handed out: below the kernel's ephemeral range (32768 and up by
+ * default), which outgoing connections (to PostgreSQL, NATS, Redis) draw their local ports
+ * from: a port freed there can be taken by a connection before the service binds it.
+ */
+const PORT_FLOOR = 22_000;
+const PORT_CEILING = 32_000;
+
+/** A TCP port free on 127.0.0.1 now, outside the ephemeral range. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const port = PORT_FLOOR + Math.floor(Math.random() * (PORT_CEILING - PORT_FLOOR));
+    if (await canListen(port)) return port;
+    if (attempt > 200) throw new Error('no free port found');
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
