@@ -67,13 +67,19 @@ export interface AnalyticsOptions {
   readonly iterations?: number;
   /** End of the default window (default: the latest stored round). */
   readonly toRoundId?: number;
+  /**
+   * Called between the call's replays and every few bootstrap resamples (a few ms apart):
+   * a host may run other, shorter work there (lab-backtest serves another client's
+   * backtest on the same thread). It must leave the history as it found it.
+   */
+  readonly yieldPoint?: () => void;
 }
 
 /** Summaries of the DSL variants already replayed in one analytics call, by canonical JSON. */
 type Replays = Map<string, BacktestSummary>;
 
 /** One sweep: the DSL with `param` replaced by each value, replayed over the same window. */
-function sweep(history: History, dsl: Dsl, window: ResolvedWindow, replays: Replays, param: string, values: readonly (number | string)[]): Sweep {
+function sweep(history: History, dsl: Dsl, window: ResolvedWindow, replays: Replays, param: string, values: readonly (number | string)[], yieldPoint: () => void): Sweep {
   const reported: (number | string)[] = [];
   const results = values.map((value) => {
     const variant = normalizeDsl({ ...dsl, params: { ...dsl.params, [param]: value } });
@@ -85,6 +91,7 @@ function sweep(history: History, dsl: Dsl, window: ResolvedWindow, replays: Repl
     if (s === undefined) {
       s = windowSummary(runWindow(history, variant, window));
       replays.set(key, s);
+      yieldPoint();
     }
     return { value: actual, roiPercent: s.roiPercent, netProfitSol: s.netProfitSol, maxDrawdownSol: s.maxDrawdownSol, winRate: s.winRate, roundsBet: s.roundsBet };
   });
@@ -92,20 +99,20 @@ function sweep(history: History, dsl: Dsl, window: ResolvedWindow, replays: Repl
 }
 
 /** The four sweeps of SPEC 7.9. */
-function sweeps(history: History, dsl: Dsl, window: ResolvedWindow, replays: Replays): Sweep[] {
+function sweeps(history: History, dsl: Dsl, window: ResolvedWindow, replays: Replays, yieldPoint: () => void): Sweep[] {
   const base = dsl.base_strategy;
   const size = FIXED_SHAPE.has(base)
-    ? sweep(history, dsl, window, replays, 'bet_size_lamports', BET_SIZE_FACTORS.map((f) => Math.floor(dsl.params.bet_size_lamports * f)))
-    : sweep(history, dsl, window, replays, 'num_squares', NUM_SQUARES_VALUES);
+    ? sweep(history, dsl, window, replays, 'bet_size_lamports', BET_SIZE_FACTORS.map((f) => Math.floor(dsl.params.bet_size_lamports * f)), yieldPoint)
+    : sweep(history, dsl, window, replays, 'num_squares', NUM_SQUARES_VALUES, yieldPoint);
   const lookback =
     base === 'drought' || base === 'cold'
-      ? sweep(history, dsl, window, replays, 'drought_threshold', DROUGHT_VALUES)
-      : sweep(history, dsl, window, replays, 'hit_rate_lookback', LOOKBACK_VALUES);
+      ? sweep(history, dsl, window, replays, 'drought_threshold', DROUGHT_VALUES, yieldPoint)
+      : sweep(history, dsl, window, replays, 'hit_rate_lookback', LOOKBACK_VALUES, yieldPoint);
   return [
     size,
     lookback,
-    sweep(history, dsl, window, replays, 'sizing_mode', SIZING_MODES),
-    sweep(history, dsl, window, replays, 'cooldown_after_loss_rounds', COOLDOWN_VALUES),
+    sweep(history, dsl, window, replays, 'sizing_mode', SIZING_MODES, yieldPoint),
+    sweep(history, dsl, window, replays, 'cooldown_after_loss_rounds', COOLDOWN_VALUES, yieldPoint),
   ];
 }
 
@@ -121,10 +128,13 @@ export function analyze(history: History, dsl: Dsl, options: AnalyticsOptions = 
   const runner = runWindow(history, dsl, window, { record: true, recordStakes: true, chanceMoments: true });
   const stats = runner.stats;
   const baseline = windowSummary(runner);
+  const yieldPoint = options.yieldPoint ?? (() => undefined);
+  yieldPoint();
 
   const pnl = stats.recordedPnl.subarray(0, stats.recorded);
   const stake = stats.recordedStake.subarray(0, stats.recorded);
-  const samples = movingBlockBootstrap(pnl, stake, iterations, BLOCK_LENGTH, createPrng(seed));
+  const samples = movingBlockBootstrap(pnl, stake, iterations, BLOCK_LENGTH, createPrng(seed), yieldPoint);
+  yieldPoint();
   let profitable = 0;
   for (const v of samples.net) if (v > 0) profitable++;
 
@@ -153,6 +163,6 @@ export function analyze(history: History, dsl: Dsl, options: AnalyticsOptions = 
         pValue: std > 0 ? normalUpperTail(z) : 1,
       },
     },
-    sweeps: sweeps(history, dsl, window, new Map([[canonicalDslJson(dsl), baseline]])),
+    sweeps: sweeps(history, dsl, window, new Map([[canonicalDslJson(dsl), baseline]]), yieldPoint),
   };
 }

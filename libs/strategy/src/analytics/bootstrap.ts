@@ -1,4 +1,6 @@
 const BLOCK_FIELDS = 5;
+/** Resamples between yield points (a few ms of work). */
+const YIELD_EVERY = 100;
 
 /** p5 / p50 / p95 and mean of a resampled figure. */
 export interface Distribution {
@@ -52,6 +54,7 @@ export function movingBlockBootstrap(
   iterations: number,
   blockLength: number,
   random: () => number,
+  yieldPoint: () => void = () => undefined,
 ): BootstrapSamples {
   const n = pnl.length;
   const net = new Float64Array(iterations);
@@ -87,6 +90,7 @@ export function movingBlockBootstrap(
   const rest = n - fullBlocks * b;
   const picks = new Int32Array(fullBlocks);
   for (let it = 0; it < iterations; it++) {
+    if (it % YIELD_EVERY === YIELD_EVERY - 1) yieldPoint();
     // Draw the blocks first: the walk below then has independent loads the CPU overlaps.
     for (let k = 0; k < fullBlocks; k++) picks[k] = Math.floor(random() * starts) * BLOCK_FIELDS;
     let level = 0;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { InputError, TimeoutError, UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import type { ComputeJob } from '../../app/compute';
@@ -47,9 +47,15 @@ interface Pending {
   readonly reject: (error: Error) => void;
 }
 
+type Running = Pending & { startedAt: number; timer: NodeJS.Timeout | null };
+
 interface Slot {
   readonly worker: Worker;
-  busy: (Pending & { startedAt: number; timer: NodeJS.Timeout | null }) | null;
+  busy: Running | null;
+  /** The worker's second port: jobs nested in its running analytics call, and their replies. */
+  readonly nestedPort: MessagePort;
+  /** Another client's job running inside `busy` (an analytics call) at its yield points. */
+  nested: Running | null;
   alive: boolean;
   /** Terminated on purpose (a job past its deadline): replaced at once, not after a failure pause. */
   cancelled: boolean;
@@ -61,7 +67,10 @@ interface Slot {
  * in arrival order). A job whose caller's deadline has passed is dropped from the queue,
  * or, running, has its worker terminated and replaced at once: nobody waits for it. A
  * worker that dies fails its job with a 503 and is replaced. Every worker hears about
- * new buffers before any later job.
+ * new buffers before any later job. While a worker runs an analytics call (hundreds of
+ * ms), one queued job of another client is nested in it: the worker runs it between the
+ * call's replays, so a client's short backtest waits a few ms, not for another client's
+ * whole analytics (two cores leave one worker).
  */
 export class ComputePool implements ComputePort {
   private readonly slots: Slot[] = [];
@@ -80,7 +89,7 @@ export class ComputePool implements ComputePort {
 
   /** Pending plus running jobs. */
   get depth(): number {
-    return this.queue.length + this.slots.filter((s) => s.busy !== null).length;
+    return this.queue.length + this.slots.filter((s) => s.busy !== null).length + this.slots.filter((s) => s.nested !== null).length;
   }
 
   /** Workers able to take jobs now. */
@@ -91,7 +100,12 @@ export class ComputePool implements ComputePort {
   /** Tells every worker about new buffers (grown or rebuilt history). */
   setBuffers(buffers: HistoryBuffers): void {
     const message: ToWorker = { type: 'history', buffers };
-    for (const slot of this.slots) if (slot.alive) slot.worker.postMessage(message);
+    for (const slot of this.slots) {
+      if (!slot.alive) continue;
+      slot.worker.postMessage(message);
+      // Nested jobs are read from the other port, possibly before the worker reads this one.
+      slot.nestedPort.postMessage(message);
+    }
   }
 
   run(job: ComputeJob, caller: JobCaller = {}): Promise<Uint8Array> {
@@ -114,19 +128,24 @@ export class ComputePool implements ComputePort {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(WORKER_FILE, { execArgv: WORKER_EXEC_ARGV });
-    const slot: Slot = { worker, busy: null, alive: true, cancelled: false };
+    const channel = new MessageChannel();
+    const worker = new Worker(WORKER_FILE, { execArgv: WORKER_EXEC_ARGV, workerData: { nested: channel.port2 }, transferList: [channel.port2] });
+    const slot: Slot = { worker, busy: null, nestedPort: channel.port1, nested: null, alive: true, cancelled: false };
+    channel.port1.on('message', (message: FromWorker) => this.finishedNested(slot, message));
     const { buffers } = this.options.history();
     worker.postMessage({ type: 'history', buffers } satisfies ToWorker);
     worker.on('message', (message: FromWorker) => this.finished(slot, message));
     worker.on('error', (error) => this.logger.error('lab worker failed', { err: error }));
     worker.on('exit', (code) => {
       slot.alive = false;
-      if (slot.busy !== null) {
-        if (slot.busy.timer !== null) clearTimeout(slot.busy.timer);
-        slot.busy.reject(new UnavailableError('the computation was interrupted; retry shortly', { retryAfterSeconds: 1 }));
-        slot.busy = null;
+      channel.port1.close();
+      for (const running of [slot.busy, slot.nested]) {
+        if (running === null) continue;
+        if (running.timer !== null) clearTimeout(running.timer);
+        running.reject(new UnavailableError('the computation was interrupted; retry shortly', { retryAfterSeconds: 1 }));
       }
+      slot.busy = null;
+      slot.nested = null;
       if (this.stopping) return;
       if (!slot.cancelled) this.logger.error('lab worker exited; replacing it', { code });
       setTimeout(() => {
@@ -161,14 +180,45 @@ export class ComputePool implements ComputePort {
       const message: ToWorker = { type: 'job', id: next.id, job: next.job, length: this.options.history().length };
       slot.worker.postMessage(message);
     }
+    // Every worker busy: nest one job of another client in each running analytics call.
+    for (const slot of this.slots) {
+      const outer = slot.busy;
+      if (outer === null || !slot.alive || slot.nested !== null || outer.job.kind !== 'analytics' || this.queue.length === 0) continue;
+      const next = this.takeFresh((client) => client !== outer.client || client === '');
+      if (next === undefined) continue;
+      const untilDeadline = next.deadlineMs === null ? null : next.deadlineMs - Date.now();
+      // A nested job past its deadline is only given up: stopping it would stop the outer call too.
+      const timer = untilDeadline === null ? null : setTimeout(() => this.abandonNested(slot, next.id), Math.max(0, untilDeadline));
+      slot.nested = { ...next, startedAt: performance.now(), timer };
+      const message: ToWorker = { type: 'job', id: next.id, job: next.job, length: this.options.history().length };
+      slot.nestedPort.postMessage(message);
+    }
+  }
+
+  private abandonNested(slot: Slot, id: number): void {
+    const job = slot.nested;
+    if (job === null || job.id !== id) return;
+    slot.nested = null;
+    this.options.abandoned?.(job.job.kind, 'running');
+    job.reject(new TimeoutError('the caller stopped waiting for this computation'));
+  }
+
+  private finishedNested(slot: Slot, message: FromWorker): void {
+    const job = slot.nested;
+    if (job === null || job.id !== message.id) return; // given up at its deadline
+    slot.nested = null;
+    this.settle(job, message);
+    this.pump();
   }
 
   /** The next queued job (fair order, clients under their running cap) whose caller may still be waiting. */
-  private takeFresh(): Pending | undefined {
+  private takeFresh(accept: (client: string) => boolean = () => true): Pending | undefined {
     const cap = this.options.maxRunningPerClient ?? Math.max(1, Math.floor(this.options.size / 2));
     const running = new Map<string, number>();
-    for (const slot of this.slots) if (slot.busy !== null) running.set(slot.busy.client, (running.get(slot.busy.client) ?? 0) + 1);
-    const eligible = (client: string): boolean => client === '' || (running.get(client) ?? 0) < cap;
+    for (const slot of this.slots) {
+      for (const job of [slot.busy, slot.nested]) if (job !== null) running.set(job.client, (running.get(job.client) ?? 0) + 1);
+    }
+    const eligible = (client: string): boolean => accept(client) && (client === '' || (running.get(client) ?? 0) < cap);
     for (;;) {
       const next = this.queue.shift(eligible);
       if (next === undefined) return undefined;
@@ -186,6 +236,12 @@ export class ComputePool implements ComputePort {
       return;
     }
     slot.busy = null;
+    this.settle(job, message);
+    this.pump();
+  }
+
+  /** Resolves or rejects a job with its worker's answer. */
+  private settle(job: Running, message: FromWorker): void {
     if (job.timer !== null) clearTimeout(job.timer);
     const seconds = (performance.now() - job.startedAt) / 1000;
     if (message.type === 'done') {
@@ -199,6 +255,5 @@ export class ComputePool implements ComputePort {
       // toCommandError logs it once and answers a 503 that reveals nothing.
       job.reject(new Error(`lab worker: ${message.message}`));
     }
-    this.pump();
   }
 }

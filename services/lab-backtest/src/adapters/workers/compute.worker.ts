@@ -1,9 +1,12 @@
 /**
  * A compute thread: holds a view of the shared history (SharedArrayBuffers written by
  * the main thread) and runs one job at a time, so a replay never blocks the thread
- * that serves NATS.
+ * that serves NATS. While it runs a long analytics job it also serves the jobs the pool
+ * nests on its second port (another client's, so one client's analytics cannot make
+ * everyone else wait out the whole call): between the analytics call's replays it takes
+ * them synchronously (receiveMessageOnPort), runs each and answers on that port.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { isGridlabError } from '@gridlab/errors';
 import type { History } from '@gridlab/strategy';
 import { computeReply } from '../../app/compute';
@@ -13,10 +16,36 @@ import type { FromWorker, ToWorker } from './protocol';
 const port = parentPort;
 if (port === null) throw new Error('compute.worker.ts runs as a worker thread');
 
+const nested = (workerData as { nested?: MessagePort } | null)?.nested;
+if (nested === undefined) throw new Error('compute.worker.ts needs its nested-job port');
+
 let history: History | undefined;
 let generation = 0;
+/** True while a nested job runs: nesting goes one level deep. */
+let inNested = false;
+
+/** Runs the nested jobs already posted, restoring the outer job's view of the history. */
+function serveNested(): void {
+  if (inNested || history === undefined) return;
+  inNested = true;
+  const { length } = history;
+  try {
+    for (let m = receiveMessageOnPort(nested!); m !== undefined; m = receiveMessageOnPort(nested!)) run(m.message as ToWorker, nested!);
+  } finally {
+    setVisibleLength(history, length);
+    inNested = false;
+  }
+}
+
+nested.on('message', (message: ToWorker) => run(message, nested));
 
 port.on('message', (message: ToWorker) => {
+  run(message, port);
+  // A nested job posted as this one ended waits for no later replay.
+  serveNested();
+});
+
+function run(message: ToWorker, replyTo: MessagePort): void {
   if (message.type === 'history') {
     const { buffers } = message;
     // A new generation is a rebuilt history: start over, dropping what was derived
@@ -33,9 +62,9 @@ port.on('message', (message: ToWorker) => {
   try {
     if (history === undefined) throw new Error('no history received before a job');
     setVisibleLength(history, message.length);
-    const bytes = computeReply(history, message.job);
+    const bytes = computeReply(history, message.job, serveNested);
     reply = { type: 'done', id: message.id, bytes };
-    port.postMessage(reply, [bytes.buffer as ArrayBuffer]);
+    replyTo.postMessage(reply, [bytes.buffer as ArrayBuffer]);
     return;
   } catch (error) {
     const input = isGridlabError(error) && error.kind === 'input';
@@ -47,5 +76,5 @@ port.on('message', (message: ToWorker) => {
       ...(input && isGridlabError(error) && error.errors !== undefined ? { errors: error.errors } : {}),
     };
   }
-  port.postMessage(reply);
-});
+  replyTo.postMessage(reply);
+}

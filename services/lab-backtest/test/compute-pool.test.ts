@@ -1,0 +1,55 @@
+import { createLogger } from '@gridlab/logger';
+import { normalizeDsl } from '@gridlab/strategy';
+import { syntheticRounds } from '@gridlab/testing';
+import { ComputePool } from '../src/adapters/workers/compute-pool';
+import { SharedHistory } from '../src/domain/shared-history';
+
+const ROUNDS = 60_000;
+const dsl = normalizeDsl({ base_strategy: 'hot', params: { num_squares: 3, bet_size_lamports: 10_000_000, hit_rate_lookback: 100 } });
+
+describe('ComputePool with one worker', () => {
+  const history = new SharedHistory(ROUNDS);
+  for (const round of syntheticRounds(ROUNDS, { seed: 3, payoutRule: (i) => (i < ROUNDS / 2 ? 'parimutuel' : 'returns') })) history.append(round);
+  let pool: ComputePool;
+  beforeAll(() => {
+    pool = new ComputePool(
+      { size: 1, maxQueue: 10, queueWaitMs: 60_000, history: () => ({ buffers: history.buffersNow, length: history.length }) },
+      createLogger({ service: 'test', silent: true }),
+    );
+    pool.start();
+  });
+  afterAll(() => pool.stop());
+
+  it('runs another client\'s backtest inside a running analytics call instead of after it', async () => {
+    const done: string[] = [];
+    // Warm the worker (module load, derived rankings) so the timing below is the jobs' own.
+    await pool.run({ kind: 'backtest', dsl, window: {} }, { client: 'warm' });
+    const analytics = pool.run({ kind: 'analytics', dsl }, { client: 'heavy' }).then((bytes) => {
+      done.push('analytics');
+      return bytes;
+    });
+    // Queued while the analytics call runs: the worker takes it at the call's next yield point.
+    await new Promise((r) => setTimeout(r, 20));
+    const backtest = pool.run({ kind: 'backtest', dsl, window: {} }, { client: 'calm' }).then((bytes) => {
+      done.push('backtest');
+      return bytes;
+    });
+    const [a, b] = await Promise.all([analytics, backtest]);
+    expect(done).toEqual(['backtest', 'analytics']);
+    // Both answers are whole and correct: nesting left the analytics call's history as it was.
+    const parsed = JSON.parse(new TextDecoder().decode(b)) as { ok: boolean; result: { totalRounds: number } };
+    expect(parsed.ok).toBe(true);
+    expect(parsed.result.totalRounds).toBeGreaterThan(50_000);
+    const alone = JSON.parse(new TextDecoder().decode(await pool.run({ kind: 'analytics', dsl }, { client: 'heavy' })));
+    expect(JSON.parse(new TextDecoder().decode(a))).toEqual(alone);
+  });
+
+  it('nests nothing of the same client: its second job waits its turn', async () => {
+    const done: string[] = [];
+    const analytics = pool.run({ kind: 'analytics', dsl }, { client: 'same' }).then(() => done.push('analytics'));
+    await new Promise((r) => setTimeout(r, 20));
+    const backtest = pool.run({ kind: 'backtest', dsl, window: {} }, { client: 'same' }).then(() => done.push('backtest'));
+    await Promise.all([analytics, backtest]);
+    expect(done).toEqual(['analytics', 'backtest']);
+  });
+});
