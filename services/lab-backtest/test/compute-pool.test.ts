@@ -11,9 +11,16 @@ describe('ComputePool with one worker', () => {
   const history = new SharedHistory(ROUNDS);
   for (const round of syntheticRounds(ROUNDS, { seed: 3, payoutRule: (i) => (i < ROUNDS / 2 ? 'parimutuel' : 'returns') })) history.append(round);
   let pool: ComputePool;
+  const abandoned: string[] = [];
   beforeAll(() => {
     pool = new ComputePool(
-      { size: 1, maxQueue: 10, queueWaitMs: 60_000, history: () => ({ buffers: history.buffersNow, length: history.length }) },
+      {
+        size: 1,
+        maxQueue: 10,
+        queueWaitMs: 60_000,
+        history: () => ({ buffers: history.buffersNow, length: history.length }),
+        abandoned: (kind, where) => abandoned.push(`${kind}:${where}`),
+      },
       createLogger({ service: 'test', silent: true }),
     );
     pool.start();
@@ -51,5 +58,13 @@ describe('ComputePool with one worker', () => {
     const backtest = pool.run({ kind: 'backtest', dsl, window: {} }, { client: 'same' }).then(() => done.push('backtest'));
     await Promise.all([analytics, backtest]);
     expect(done).toEqual(['analytics', 'backtest']);
+  });
+
+  it('stops a running job whose caller has given up, and the replaced worker serves the next one', async () => {
+    const started = Date.now();
+    await expect(pool.run({ kind: 'analytics', dsl }, { client: 'impatient', deadlineMs: started + 40 })).rejects.toMatchObject({ code: 'timeout' });
+    expect(abandoned).toContain('analytics:running');
+    const bytes = await pool.run({ kind: 'backtest', dsl, window: {} }, { client: 'next' });
+    expect((JSON.parse(new TextDecoder().decode(bytes)) as { ok: boolean }).ok).toBe(true);
   });
 });

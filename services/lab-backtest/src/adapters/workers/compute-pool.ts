@@ -164,6 +164,8 @@ export class ComputePool implements ComputePort {
     if (job === null || job.id !== id) return;
     slot.busy = null;
     slot.cancelled = true;
+    // Being terminated: it takes no job meanwhile (one would be lost with it).
+    slot.alive = false;
     this.options.abandoned?.(job.job.kind, 'running');
     job.reject(new TimeoutError('the caller stopped waiting for this computation'));
     void slot.worker.terminate();
