@@ -34,10 +34,12 @@ export async function* readRoundSource(path: string, onBytes?: (bytes: number) =
     }
     carry = data.subarray(end + 1);
     const items: SourceItem[] = [];
+    // One decode per chunk (up to its last newline, a character boundary); lines are then
+    // slices of that string, which cost no copy (a decode per line costs a native call each).
+    const text = data.toString('utf8', 0, end + 1);
     let start = 0;
-    while (start <= end) {
-      const nl = data.indexOf(NEWLINE, start);
-      const line = data.toString('utf8', start, nl);
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+      const line = text.slice(start, nl);
       start = nl + 1;
       lineNo++;
       if (lineNo === 1 && /^\s*[[{]\s*$/.test(line)) {
