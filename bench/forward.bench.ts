@@ -1,6 +1,7 @@
 import { connectBus, encodeMessage, ensureRoundsStream, jetStreamOf, publishDurable } from '@gridlab/bus';
 import { natsNames, validateRound } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
+import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA } from '@gridlab/billing-store';
 import { LAB_MIGRATIONS_DIR, LAB_SCHEMA } from '@gridlab/lab-store';
 import { createLogger } from '@gridlab/logger';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
@@ -58,6 +59,8 @@ const bench: Bench = async () => {
   try {
     await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
     await runMigrations({ databaseUrl: db.url, schema: LAB_SCHEMA, dir: LAB_MIGRATIONS_DIR });
+    // lab-forward forward-tests only strategies whose owner's subscription is paid (issue 12).
+    await runMigrations({ databaseUrl: db.url, schema: BILLING_SCHEMA, dir: BILLING_MIGRATIONS_DIR });
     const repo = new RoundRepository(pool);
     const rounds = syntheticRounds(HISTORY_ROUNDS + LIVE_ROUNDS, { seed: 31, firstId: 1 });
     await repo.insertMany(rounds.slice(0, HISTORY_ROUNDS));
@@ -69,6 +72,11 @@ const bench: Bench = async () => {
       [DSLS, DSLS.length, HISTORY_ROUNDS + 1, STRATEGIES],
     );
     await pool.query('INSERT INTO lab.forward_stats (strategy_id) SELECT id FROM lab.strategies');
+    await pool.query(
+      `INSERT INTO billing.subscribers (id, owner_pubkey, plan, paid_until)
+       SELECT 'sub_' || rpad('B' || translate(n::text, '0', 'z'), 22, 'x'), owner, 'grant', now() + interval '1 day'
+         FROM (SELECT DISTINCT owner, dense_rank() OVER (ORDER BY owner) AS n FROM lab.strategies) AS o`,
+    );
     await pool.query('ANALYZE');
 
     const opsPort = await freePort();
