@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 
-export { RoundRepository, rowToRound, type GapRange, type StoredAggregates } from './round.repository';
+export { RoundRepository, rowToRound, type GapRange, type RoundOutcome, type StoredAggregates } from './round.repository';
 export { ChainIdentityStore, type ChainIdentity } from './chain-identity';
 export { packSquares, unpackSquares } from './packing';
 export { exportRoundsNdjson } from './ndjson-export';

@@ -8,6 +8,9 @@ import { PAYOUT_RULE_CODES, ROUND_COLUMNS, encodeCopyBinary } from './copy-binar
 import { exportRoundsNdjson } from './ndjson-export';
 import { unpackSquares } from './packing';
 
+/** The outcome fields of a stored round (see `getOutcomes`). */
+export type RoundOutcome = Pick<Round, 'id' | 'winningSquare' | 'totalDeployed' | 'totalMiners' | 'settledAt'>;
+
 /** An inclusive range of round ids missing between stored rounds. */
 export interface GapRange {
   readonly fromId: number;
@@ -314,6 +317,26 @@ export class RoundRepository {
       [range.fromId ?? 0, range.toId ?? Number.MAX_SAFE_INTEGER, range.limit ?? 10_000],
     );
     return rows.map(rowToRound);
+  }
+
+  /**
+   * Stored rounds from `fromId` up, ascending, at most `limit`, with only the fields a
+   * reader of outcomes needs (the event log): a fraction of the bytes and parsing of
+   * `getRounds`.
+   */
+  async getOutcomes(range: { fromId: number; limit: number }): Promise<RoundOutcome[]> {
+    const { rows } = await this.pool.query<{ id: number; winning_square: number | null; total_deployed: number; total_miners: number; settled_at: Date }>(
+      `SELECT id, winning_square, total_deployed, total_miners, settled_at FROM indexer.rounds
+        WHERE id >= $1 ORDER BY id LIMIT $2`,
+      [range.fromId, range.limit],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      winningSquare: r.winning_square,
+      totalDeployed: r.total_deployed,
+      totalMiners: r.total_miners,
+      settledAt: r.settled_at.toISOString(),
+    }));
   }
 
   /** The rounds of an id range as an NDJSON stream (see exportRoundsNdjson); release when done. */

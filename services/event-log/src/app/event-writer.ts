@@ -1,16 +1,16 @@
-import type { LogEvent, Round } from '@gridlab/contracts';
+import type { LogEvent } from '@gridlab/contracts';
 import { withTransaction, type Pool } from '@gridlab/db';
 import { appendEvents, saveProgress, type EventRepository, type NewEvent } from '@gridlab/events-store';
-import { ContiguousRounds } from '@gridlab/rounds-store';
+import { ContiguousRounds, type RoundOutcome } from '@gridlab/rounds-store';
 import type { Logger } from '@gridlab/logger';
 import type { StoredFact } from '../adapters/billing-facts-source';
 import { tierFactEvent } from '../domain/billing-facts';
 import { createDeriver, parseDeriverState, type Deriver, type DeriverConfig } from '../domain/derive';
 import { dedupKeys, type DerivedEvent } from '../domain/events';
 
-/** Where settled rounds are read, in id order (the indexer's table). */
+/** Where settled rounds' outcomes are read, in id order (the indexer's table). */
 export interface RoundsSource {
-  getRounds(range: { fromId: number; limit: number }): Promise<Round[]>;
+  getOutcomes(range: { fromId: number; limit: number }): Promise<RoundOutcome[]>;
 }
 
 /** Where billing's facts are read, in commit order. */
@@ -101,7 +101,7 @@ export class EventWriter {
   /** Derives and appends one batch of rounds; false when there was nothing to do. */
   private async roundBatch(): Promise<boolean> {
     const last = this.deriver.lastRoundId;
-    const fetched = await this.rounds.getRounds({ fromId: last === null ? 0 : last + 1, limit: this.batchSize });
+    const fetched = await this.rounds.getOutcomes({ fromId: last === null ? 0 : last + 1, limit: this.batchSize });
     const batch = this.gaps.take(last, fetched, this.now());
     if (batch.length === 0) return false;
     const derived = batch.flatMap((round) => this.deriver.onRound(round));
