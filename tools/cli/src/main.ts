@@ -7,19 +7,21 @@ import { Command, CommanderError } from 'commander';
 import { registerAdmin } from './commands/admin';
 import { registerDevnet } from './commands/devnet';
 import { registerImport } from './commands/import';
+import { registerRead } from './commands/read';
 import { registerWallet } from './commands/wallet';
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 
 const program = new Command('gridlab')
-  .description('Gridlab commands: operators (import, admin), subscribers (subscribe, reissue), devnet helpers')
+  .description('Gridlab commands: API users (live, stats, backtest, strategies), subscribers (keygen, subscribe, reissue), operators (import, admin), devnet helpers')
   .showHelpAfterError()
   .exitOverride();
 
 registerImport(program);
 registerAdmin(program);
 registerWallet(program);
+registerRead(program);
 registerDevnet(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPool } from '@gridlab/db';
 import { RoundRepository } from '@gridlab/rounds-store';
-import { createTestDatabase, runCli, syntheticRounds, type TestDatabase } from '@gridlab/testing';
+import { execFile } from 'node:child_process';
+import { createTestDatabase, runCli, syntheticRounds, WORKSPACE_ROOT, type TestDatabase } from '@gridlab/testing';
 
 const gridlab = runCli;
 
@@ -45,5 +46,18 @@ describe('gridlab import', () => {
     expect(bad.stderr).not.toMatch(/\n\s+at /);
     const usage = await gridlab(['import'], { DATABASE_URL: db.url });
     expect(usage.code).toBe(2);
+  });
+
+  it('shows a progress bar with rate and ETA on a terminal (run under a pseudo-terminal by script(1))', async () => {
+    const file = join(dir, 'tty.ndjson');
+    await writeFile(file, syntheticRounds(3000, { seed: 9 }).map((r) => JSON.stringify(r)).join('\n'));
+    const command = `${process.execPath} --import tsx tools/cli/src/main.ts import ${file} --batch-size 500`;
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile('script', ['-qec', command, '/dev/null'], { cwd: WORKSPACE_ROOT, env: { ...process.env, DATABASE_URL: db.url } }, (error, stdout) =>
+        error === null ? resolve(stdout) : reject(error),
+      ),
+    );
+    expect(out).toMatch(/import \[[^\]]+\] 100% \| 3000 read, \d+ new \| \d+ rounds\/s \| ETA \d+s/);
+    expect(out).toContain('"read":3000');
   });
 });

@@ -43,15 +43,17 @@ export function registerImport(program: Command): void {
 function progressReporter(): { update: (p: ImportProgress) => void; stop: () => void } {
   if (process.stderr.isTTY) {
     const bar = new SingleBar(
-      { format: 'import [{bar}] {percentage}% | {read} read, {inserted} new | {eta_formatted} left', stream: process.stderr },
+      { format: 'import [{bar}] {percentage}% | {read} read, {inserted} new | {rate} rounds/s | ETA {eta_formatted}', stream: process.stderr, etaBuffer: 50 },
       Presets.shades_classic,
     );
     let started = false;
+    const since = Date.now();
     return {
       update: (p) => {
-        if (!started) bar.start(p.totalBytes, 0, { read: 0, inserted: 0 });
+        if (!started) bar.start(p.totalBytes, 0, { read: 0, inserted: 0, rate: 0 });
         started = true;
-        bar.update(p.bytesRead, { read: p.read, inserted: p.inserted });
+        const seconds = (Date.now() - since) / 1000;
+        bar.update(p.bytesRead, { read: p.read, inserted: p.inserted, rate: seconds > 0 ? Math.round(p.read / seconds) : 0 });
       },
       stop: () => {
         if (started) bar.stop();

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-
-const DEFAULT_API = process.env['GRIDLAB_API_URL'] ?? 'http://127.0.0.1:8080';
+import { DEFAULT_API } from '../api';
 const DEFAULT_RPC = process.env['SOLANA_RPC_URL'] ?? 'http://127.0.0.1:8899';
 
 function print(issued: { apiKey: string; subscriberId: string; paidUntil: string }): void {
@@ -10,8 +9,17 @@ function print(issued: { apiKey: string; subscriberId: string; paidUntil: string
 // The Solana libraries load only when a wallet command runs (operator commands stay light).
 const flows = () => import('../wallet/flows');
 
-/** `gridlab subscribe` and `gridlab reissue`: the wallet side of the key flows. */
+/** `gridlab keygen`, `gridlab subscribe` and `gridlab reissue`: the wallet side of the key flows. */
 export function registerWallet(program: Command): void {
+  program
+    .command('keygen')
+    .description('create a new wallet in a Solana keypair file (JSON array of 64 bytes, mode 600); prints {"publicKey","file"}')
+    .requiredOption('-o, --outfile <file>', 'where to write the keypair')
+    .option('--force', 'overwrite an existing file', false)
+    .action(async (opts: { outfile: string; force: boolean }) => {
+      process.stdout.write(`${JSON.stringify((await flows()).keygen(opts.outfile, opts.force))}\n`);
+    });
+
   program
     .command('subscribe')
     .description(

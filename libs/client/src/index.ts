@@ -1,0 +1,10 @@
+/**
+ * @gridlab/client: the Gridlab API for TypeScript, in Node ≥ 20 and browsers (fetch-based,
+ * no dependencies). Wallet flows live in `@gridlab/client/wallet`.
+ */
+export { GridlabClient, type GridlabClientOptions, type StreamOptions, type EventStreamOptions, type DumpOptions } from './client.ts';
+export { GridlabApiError, GridlabTimeoutError, GridlabNetworkError, isGridlabApiError, type RateLimit, type FieldError } from './errors.ts';
+export type { CallOptions, RetryOptions } from './transport.ts';
+export { roundEvents, INITIAL_WATCH_STATE, type RoundWatchEvent, type RoundWatchState } from './rounds.ts';
+export { SseParser, type SseMessage } from './sse.ts';
+export type * from './types.ts';

@@ -1,0 +1,63 @@
+/**
+ * Names for the API's request and response bodies, taken from the types generated from
+ * the OpenAPI document (src/generated/openapi.ts, `pnpm --filter @gridlab/client generate`).
+ */
+import type { components, paths } from './generated/openapi.ts';
+
+export type { components, paths };
+type Schemas = components['schemas'];
+
+export type Problem = Schemas['Problem'];
+export type Round = Schemas['Round'];
+export type RoundWithNeighbours = Schemas['RoundWithNeighbours'];
+export type RoundList = Schemas['RoundList'];
+export type DumpPage = Schemas['DumpPage'];
+export type LiveSnapshot = Schemas['LiveSnapshot'];
+export type LiveView = Schemas['LiveView'];
+export type Stats = Schemas['Stats'];
+export type Grid = Schemas['Grid'];
+export type Pricing = Schemas['Pricing'];
+export type SubscribeStartRequest = Schemas['SubscribeStartRequest'];
+export type SubscriptionStart = Schemas['SubscriptionStart'];
+export type SubscribeCompleteRequest = Schemas['SubscribeCompleteRequest'];
+export type IssuedKey = Schemas['IssuedKey'];
+export type ReissueStartRequest = Schemas['ReissueStartRequest'];
+export type ReissueStart = Schemas['ReissueStart'];
+export type ReissueCompleteRequest = Schemas['ReissueCompleteRequest'];
+export type LogEvent = Schemas['LogEvent'];
+export type EventKind = LogEvent['kind'];
+export type EventPage = Schemas['EventPage'];
+export type StrategyDsl = Schemas['StrategyDsl'];
+export type BacktestRequest = Schemas['BacktestRequest'];
+export type BacktestResponse = Schemas['BacktestResponse'];
+export type AnalyticsRequest = Schemas['AnalyticsRequest'];
+export type AnalyticsResponse = Schemas['AnalyticsResponse'];
+export type StrategyCreateRequest = Schemas['StrategyCreateRequest'];
+export type StrategyUpdateRequest = Schemas['StrategyUpdateRequest'];
+export type StrategyResponse = Schemas['StrategyResponse'];
+export type StrategyDetail = Schemas['StrategyDetail'];
+export type StrategyList = Schemas['StrategyList'];
+export type StrategyDeleted = Schemas['StrategyDeleted'];
+export type ForwardStats = Schemas['ForwardStats'];
+export type Leaderboard = Schemas['Leaderboard'];
+export type LeaderboardDetail = Schemas['LeaderboardDetail'];
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
+
+/** The JSON body of an operation's success answer (200 or 201). */
+export type OkBody<P extends keyof paths, M extends Method> =
+  Operation<P, M> extends { responses: infer R }
+    ? R extends { 200: { content: { 'application/json': infer B } } }
+      ? B
+      : R extends { 201: { content: { 'application/json': infer B } } }
+        ? B
+        : never
+    : never;
+
+/** The JSON request body of an operation. */
+export type RequestBody<P extends keyof paths, M extends Method> =
+  Operation<P, M> extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+
+/** The query parameters of an operation. */
+export type Query<P extends keyof paths, M extends Method> = Operation<P, M> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;

@@ -1,0 +1,116 @@
+/**
+ * @gridlab/client/wallet against the real suite: a fresh wallet pays with a real token
+ * transfer on the devnet and redeems a key, then rotates it, with a Keypair and with a
+ * wallet-adapter-shaped signer (what a browser wallet provides).
+ */
+import { startDevnet, type Devnet } from '@gridlab/devnet';
+import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { Keypair, type Transaction } from '@solana/web3.js';
+import { signAsync } from '@noble/ed25519';
+import { GridlabApiError, GridlabClient } from '../src/index';
+import { reissue, subscribe, type WalletSigner } from '../src/wallet';
+
+const SECRET = 'client-wallet-secret-0123456789abcdef';
+let devnet: Devnet;
+let db: TestDatabase;
+let gateway: string;
+const ns = testNamespace();
+const processes: ServiceProcess[] = [];
+
+beforeAll(async () => {
+  devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 20, roundSlots: 10, intermissionSlots: 3, historyRounds: 5, seed: 31 });
+  db = await createTestDatabase();
+  const env = {
+    DATABASE_URL: db.url,
+    NATS_PREFIX: ns.natsPrefix,
+    REDIS_PREFIX: ns.redisPrefix,
+    API_KEY_HMAC_SECRET: SECRET,
+    LOG_LEVEL: 'warn',
+    SOLANA_RPC_URL: devnet.rpcUrl,
+    SOLANA_WS_URL: devnet.wsUrl,
+    TREASURY_ADDRESS: devnet.treasury,
+    TOKEN_MINT: devnet.tokenMint,
+    SLOT_SECONDS: '0.02',
+  };
+  const [gatewayPort, billingPort] = await Promise.all([freePort(), freePort()]);
+  gateway = `http://127.0.0.1:${gatewayPort}`;
+  processes.push(
+    ...(await Promise.all([
+      startService('services/billing/src/main.ts', { ...env, OPS_PORT: String(billingPort) }, () => answersOk(`http://127.0.0.1:${billingPort}/readyz`)),
+      startService('services/api-gateway/src/main.ts', { ...env, PORT: String(gatewayPort) }, () => answersOk(`${gateway}/api/v1/pricing`)),
+    ])),
+  );
+});
+
+afterAll(async () => {
+  await Promise.all(processes.map((p) => p.stop()));
+  await devnet?.stop();
+  await db?.drop();
+  await ns.cleanup();
+});
+
+async function fund(owner: string): Promise<void> {
+  const { code, stderr } = await runCli(['devnet', 'fund', '--owner', owner, '--tokens', '1', '--sol', '1', '--rpc', devnet.rpcUrl, '--mint', devnet.tokenMint]);
+  if (code !== 0) throw new Error(stderr);
+}
+
+/**
+ * The key is accepted by the paid API: GET /rounds (no indexer runs here, so its schema may
+ * be missing and the answer a 5xx; what matters is that it is not 401 or 402).
+ */
+async function keyWorks(client: GridlabClient): Promise<boolean> {
+  const error = await client.rounds({ limit: 1 }, { retry: false }).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  if (error === null) return true;
+  if (error instanceof GridlabApiError && (error.status === 401 || error.status === 402)) return false;
+  if (error instanceof GridlabApiError && error.status >= 500) return true;
+  throw error;
+}
+
+describe('wallet flows with a real devnet payment', () => {
+  it('subscribes with a Keypair, then rotates the key (the old one stops working)', async () => {
+    const wallet = Keypair.generate();
+    await fund(wallet.publicKey.toBase58());
+    const client = new GridlabClient({ baseUrl: gateway });
+    const payments: string[] = [];
+    const issued = await subscribe(client, { signer: wallet, connection: devnet.rpcUrl, onPayment: (p) => payments.push(p.txSig) });
+    expect(issued).toEqual({ apiKey: expect.stringMatching(/^grid_/), subscriberId: expect.stringMatching(/^sub_/), paidUntil: expect.any(String) });
+    expect(payments).toHaveLength(1);
+    expect(client.apiKey).toBe(issued.apiKey);
+    expect(await keyWorks(client)).toBe(true);
+
+    const old = new GridlabClient({ baseUrl: gateway, apiKey: issued.apiKey });
+    const rotated = await reissue(client, { signer: wallet });
+    expect(rotated.subscriberId).toBe(issued.subscriberId);
+    expect(rotated.apiKey).not.toBe(issued.apiKey);
+    expect(await keyWorks(old)).toBe(false);
+    expect(await keyWorks(client)).toBe(true);
+  });
+
+  it('subscribes with a wallet-adapter signer that holds its own key', async () => {
+    const secret = Keypair.generate();
+    let signedTransactions = 0;
+    let signedMessages = 0;
+    const adapter: WalletSigner = {
+      publicKey: secret.publicKey,
+      signTransaction: async (tx: Transaction) => {
+        signedTransactions++;
+        tx.partialSign(secret);
+        return tx;
+      },
+      signMessage: async (message: Uint8Array) => {
+        signedMessages++;
+        return signAsync(message, secret.secretKey.slice(0, 32));
+      },
+    };
+    await fund(secret.publicKey.toBase58());
+    const client = new GridlabClient({ baseUrl: gateway });
+    const issued = await subscribe(client, { signer: adapter, connection: devnet.rpcUrl, plan: 'monthly' });
+    expect(issued.apiKey).toMatch(/^grid_/);
+    expect(signedTransactions).toBe(1);
+    expect(signedMessages).toBe(1);
+    expect(await keyWorks(client)).toBe(true);
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * The API users' commands, all through @gridlab/client, against the local suite (devnet,
+ * indexer, gateway, Strategy Lab): keygen, live, stats, backtest, strategies list | create |
+ * forward, as tables and as --json.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase, freePort, runCli, testNamespace, WORKSPACE_ROOT, type TestDatabase } from '@gridlab/testing';
+import { Keypair } from '@solana/web3.js';
+
+const SECRET = 'cli-api-test-secret-0123456789abcdef';
+const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
+const DSL = { base_strategy: 'cold', params: { bet_size_lamports: 10_000_000, num_squares: 5 } };
+
+let db: TestDatabase;
+const ns = testNamespace();
+let dir: string;
+let suite: ChildProcess;
+let output = '';
+let env: NodeJS.ProcessEnv;
+
+async function gridlab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runCli(args, env);
+}
+async function json(...args: string[]): Promise<Record<string, unknown>> {
+  const r = await gridlab(...args, '--json');
+  if (r.code !== 0) throw new Error(`gridlab ${args.join(' ')} exited ${r.code}: ${r.stderr}\n${output.slice(-3000)}`);
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+}
+async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await read();
+      if (ok(v)) return v;
+      last = v;
+    } catch (error) {
+      last = error instanceof Error ? error.message : error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}\n${output.slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dir = await mkdtemp(join(tmpdir(), 'gridlab-cli-api-'));
+  const [rpcPort, wsPort, gatewayPort, indexerPort, forwardPort, backtestPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+  env = {
+    GRIDLAB_SUITE: 'devnet,indexer,api-gateway,lab-forward,lab-backtest',
+    GRIDLAB_DATA_DIR: dir,
+    DATABASE_URL: db.url,
+    NATS_PREFIX: ns.natsPrefix,
+    REDIS_PREFIX: ns.redisPrefix,
+    API_KEY_HMAC_SECRET: SECRET,
+    LOG_LEVEL: 'warn',
+    DEVNET_RPC_PORT: String(rpcPort),
+    DEVNET_WS_PORT: String(wsPort),
+    DEVNET_SLOT_MS: '40',
+    DEVNET_ROUND_SLOTS: '15',
+    DEVNET_INTERMISSION_SLOTS: '4',
+    DEVNET_HISTORY_ROUNDS: '60',
+    SOLANA_RPC_URL: `http://127.0.0.1:${rpcPort}`,
+    SOLANA_WS_URL: `ws://127.0.0.1:${wsPort}`,
+    SLOT_SECONDS: '0.04',
+    POLL_INTERVAL_MS: '200',
+    CATCH_UP_INTERVAL_MS: '200',
+    PORT: String(gatewayPort),
+    INDEXER_OPS_PORT: String(indexerPort),
+    LAB_FORWARD_OPS_PORT: String(forwardPort),
+    LAB_BACKTEST_OPS_PORT: String(backtestPort),
+    GRIDLAB_API_URL: `http://127.0.0.1:${gatewayPort}`,
+  };
+  suite = spawn(process.execPath, ['--import', 'tsx', join(WORKSPACE_ROOT, 'deploy/local/run-suite.ts')], {
+    cwd: WORKSPACE_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  suite.stdout!.on('data', keep);
+  suite.stderr!.on('data', keep);
+  const granted = await runCli(['admin', 'grant', '--owner', OWNER, '--days', '1'], env);
+  if (granted.code !== 0) throw new Error(granted.stderr);
+  env['GRIDLAB_API_KEY'] = (JSON.parse(granted.stdout) as { apiKey: string }).apiKey;
+});
+
+afterAll(async () => {
+  if (suite.exitCode === null) {
+    const exited = new Promise((resolve) => suite.once('exit', resolve));
+    suite.kill('SIGTERM');
+    await exited;
+  }
+  await db.drop();
+  await ns.cleanup();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('gridlab API commands', () => {
+  it('keygen writes a private Solana keypair file and refuses to overwrite it', async () => {
+    const file = join(dir, 'wallet.json');
+    const made = await gridlab('keygen', '-o', file);
+    expect(made.code).toBe(0);
+    const { publicKey } = JSON.parse(made.stdout) as { publicKey: string };
+    const bytes = JSON.parse(await readFile(file, 'utf8')) as number[];
+    expect(Keypair.fromSecretKey(Uint8Array.from(bytes)).publicKey.toBase58()).toBe(publicKey);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const again = await gridlab('keygen', '-o', file);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/exists/);
+  });
+
+  it('live and stats print tables, and the API answers with --json', async () => {
+    const stats = await until('the history to be indexed', () => json('stats'), (s) => (s['roundsIndexed'] as number) >= 60);
+    const table = await gridlab('stats');
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain('rounds indexed');
+    expect(table.stdout).toContain(String(stats['firstRoundId']));
+
+    const live = await until('a live snapshot', () => json('live', '--once'), (l) => typeof l['roundId'] === 'number');
+    const board = await gridlab('live', '--once');
+    expect(board.stdout).toMatch(new RegExp(`round ${live['roundId'] as number}|round ${(live['roundId'] as number) + 1}`));
+    expect(board.stdout.split('\n').filter((l) => /^\s*\d+:/.test(l))).toHaveLength(5);
+
+    const missingKey = await runCli(['stats'], { ...env, GRIDLAB_API_KEY: '' });
+    expect(missingKey.code).toBe(2);
+  });
+
+  it('backtests a DSL file over a window, and creates, lists and forward-tests a strategy', async () => {
+    const dslFile = join(dir, 'cold.json');
+    await writeFile(dslFile, JSON.stringify(DSL));
+    const stats = await json('stats');
+    const to = stats['lastRoundId'] as number;
+    const from = to - 20;
+    const backtest = await until('a backtest', () => json('backtest', dslFile, '--from', String(from), '--to', String(to)), () => true);
+    expect((backtest['result'] as { totalRounds: number }).totalRounds).toBe(21);
+    const table = await gridlab('backtest', dslFile, '--from', String(from), '--to', String(to));
+    expect(table.stdout).toMatch(/rounds\s*│\s*21/);
+
+    const created = await json('strategies', 'create', dslFile, '--name', 'cold five');
+    const id = (created['strategy'] as { id: string }).id;
+    expect(id).toMatch(/^stg_/);
+    const list = await gridlab('strategies', 'list');
+    expect(list.stdout).toContain(id);
+    expect(list.stdout).toContain('cold five');
+    const forward = await until('a settled forward round', () => json('strategies', 'forward', id), (f) => (f['roundsSettled'] as number) >= 1);
+    expect(forward['strategyId']).toBe(id);
+    const forwardTable = await gridlab('strategies', 'forward', id);
+    expect(forwardTable.stdout).toContain('rounds settled');
+    const unknown = await gridlab('strategies', 'forward', 'stg_1111111111111111111111');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/404 strategy_not_found/);
+  });
+});
