@@ -98,7 +98,9 @@ describe('@gridlab/client against the gateway', () => {
     expect(rounds).toHaveLength(5);
     const newest = rounds[0]!;
     const one = await client.round(newest.id);
-    expect(one).toMatchObject({ id: newest.id, slotHash: newest.slotHash, nextId: null });
+    expect(one).toMatchObject({ id: newest.id, slotHash: newest.slotHash });
+    // Rounds keep settling on the devnet: a newer one may exist by now.
+    expect(one.nextId === null || one.nextId > newest.id).toBe(true);
     const stats = await client.stats();
     expect(stats.roundsIndexed).toBeGreaterThanOrEqual(30);
     expect((await client.grid(3, { limit: 10 })).square).toBe(3);
