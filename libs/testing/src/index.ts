@@ -8,3 +8,4 @@ export { syntheticRounds, type SyntheticOptions } from './synthetic-rounds';
 export { runCli, WORKSPACE_ROOT, type CliResult } from './cli';
 export { freePort, startService, answersOk, type ServiceProcess } from './processes';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';
+export { installPacked, linkDependency } from './packages';
