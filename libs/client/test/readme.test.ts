@@ -4,15 +4,27 @@
  * each ```ts example=<name> block type-checked and run with tsx against a devnet suite
  * started as `make start` starts it, with the environment variables the README names.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
-import { createTestDatabase, freePort, installPacked, linkDependency, runCli, testNamespace, WORKSPACE_ROOT, type TestDatabase } from '@gridlab/testing';
+import {
+  createTestDatabase,
+  installPacked,
+  linkDependency,
+  localSuiteEnv,
+  markdownExamples,
+  runCli,
+  runTypeScript,
+  startLocalSuite,
+  testNamespace,
+  typeCheck,
+  waitUntil,
+  writeExampleProject,
+  WORKSPACE_ROOT,
+  type LocalSuite,
+  type TestDatabase,
+} from '@gridlab/testing';
 
-const run = promisify(execFile);
 const PACKAGE = join(__dirname, '..');
 const SECRET = 'client-readme-secret-0123456789abcdef';
 const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
@@ -23,119 +35,48 @@ let db: TestDatabase;
 const ns = testNamespace();
 let work: string;
 let consumer: string;
-let suite: ChildProcess | null = null;
-let output = '';
+let suite: LocalSuite | null = null;
 let env: NodeJS.ProcessEnv;
 let published: Record<string, unknown>;
-const examples = new Map<string, string>();
+let examples: Map<string, string>;
 
-/** The ```ts example=<name> blocks of the README. */
-function readmeExamples(markdown: string): Map<string, string> {
-  const found = new Map<string, string>();
-  for (const m of markdown.matchAll(/^```ts example=([\w-]+)\n([\s\S]*?)^```$/gm)) found.set(m[1]!, m[2]!);
-  return found;
-}
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await read();
-      if (ok(value)) return value;
-      last = value;
-    } catch (error) {
-      last = error instanceof Error ? error.message : error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}\n${output.slice(-4000)}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
-
-/** Runs one README example in the consumer directory; resolves with its output. */
-async function runExample(name: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<string> {
-  const file = join(consumer, `${name}.ts`);
-  const tsx = pathToFileURL(join(WORKSPACE_ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-  try {
-    const { stdout } = await run(process.execPath, ['--import', tsx, file], { cwd: consumer, env: { ...process.env, ...env, ...extraEnv }, timeout: 150_000 });
-    return stdout;
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`example ${name} failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
-  }
-}
+const until = <T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> => waitUntil(what, read, ok, { context: () => suite?.output() ?? '' });
+const runExample = (name: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<string> => runTypeScript(join(consumer, `${name}.ts`), consumer, { ...env, ...extraEnv });
 
 beforeAll(async () => {
-  const readme = await readFile(join(PACKAGE, 'README.md'), 'utf8');
-  for (const [name, code] of readmeExamples(readme)) examples.set(name, code);
+  examples = markdownExamples(await readFile(join(PACKAGE, 'README.md'), 'utf8'));
 
   // The consumer: a module project with the packed client and its peers in node_modules.
   work = await mkdtemp(join(tmpdir(), 'gridlab-client-readme-'));
   consumer = join(work, 'consumer');
+  await writeExampleProject(consumer, examples);
   published = await installPacked(PACKAGE, consumer);
   for (const dep of CONSUMER_DEPS) await linkDependency(dep, PACKAGE, consumer);
   await linkDependency('@types/node', WORKSPACE_ROOT, consumer);
-  await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'readme-consumer', private: true, type: 'module' }));
-  await writeFile(
-    join(consumer, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] }, include: ['*.ts'] }),
-  );
-  for (const [name, code] of examples) await writeFile(join(consumer, `${name}.ts`), code);
-
   // The suite, as `make start` runs it, on free ports with this test's own prefixes.
   db = await createTestDatabase();
-  const ports = await Promise.all(Array.from({ length: 8 }, () => freePort()));
-  const [rpcPort, wsPort, gatewayPort, gatewayOps, indexerOps, billingOps, eventLogOps, backtestOps] = ports as [number, number, number, number, number, number, number, number];
-  env = {
-    GRIDLAB_SUITE: 'devnet,indexer,api-gateway,billing,event-log,lab-backtest',
-    GRIDLAB_DATA_DIR: join(work, 'data'),
-    DATABASE_URL: db.url,
-    NATS_PREFIX: ns.natsPrefix,
-    REDIS_PREFIX: ns.redisPrefix,
-    API_KEY_HMAC_SECRET: SECRET,
-    LOG_LEVEL: 'warn',
-    DEVNET_RPC_PORT: String(rpcPort),
-    DEVNET_WS_PORT: String(wsPort),
-    DEVNET_SLOT_MS: '40',
-    DEVNET_ROUND_SLOTS: '15',
-    DEVNET_INTERMISSION_SLOTS: '4',
-    DEVNET_HISTORY_ROUNDS: '300',
-    SOLANA_RPC_URL: `http://127.0.0.1:${rpcPort}`,
-    SOLANA_WS_URL: `ws://127.0.0.1:${wsPort}`,
-    SLOT_SECONDS: '0.04',
-    POLL_INTERVAL_MS: '200',
-    CATCH_UP_INTERVAL_MS: '200',
-    PORT: String(gatewayPort),
-    GATEWAY_OPS_PORT: String(gatewayOps),
-    INDEXER_OPS_PORT: String(indexerOps),
-    BILLING_OPS_PORT: String(billingOps),
-    EVENT_LOG_OPS_PORT: String(eventLogOps),
-    LAB_BACKTEST_OPS_PORT: String(backtestOps),
-    LAB_WORKERS: '1',
-    GRIDLAB_URL: `http://127.0.0.1:${gatewayPort}`,
-  };
-  suite = spawn(process.execPath, ['--import', 'tsx', join(WORKSPACE_ROOT, 'deploy/local/run-suite.ts')], { cwd: WORKSPACE_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const keep = (chunk: Buffer): void => {
-    output = (output + chunk.toString()).slice(-20_000);
-  };
-  suite.stdout!.on('data', keep);
-  suite.stderr!.on('data', keep);
+  const local = await localSuiteEnv({
+    services: ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-backtest'],
+    databaseUrl: db.url,
+    natsPrefix: ns.natsPrefix,
+    redisPrefix: ns.redisPrefix,
+    secret: SECRET,
+    dataDir: join(work, 'data'),
+    historyRounds: 300,
+  });
+  env = { ...local.env, GRIDLAB_URL: local.gatewayUrl };
+  suite = startLocalSuite(env);
 
   const granted = await runCli(['admin', 'grant', '--owner', OWNER, '--days', '1'], { ...process.env, ...env });
   if (granted.code !== 0) throw new Error(granted.stderr);
   env['GRIDLAB_API_KEY'] = (JSON.parse(granted.stdout) as { apiKey: string }).apiKey;
   const headers = { Authorization: `Bearer ${env['GRIDLAB_API_KEY']}` };
   await until('the history to be indexed', async () => (await (await fetch(`${env['GRIDLAB_URL']}/api/v1/rounds?limit=1`, { headers })).json()) as { rounds: { id: number }[] }, (b) => (b.rounds?.[0]?.id ?? 0) >= 300);
-  await until('lab-backtest to be ready', () => fetch(`http://127.0.0.1:${backtestOps}/readyz`).then((r) => r.status), (s) => s === 200);
+  await until('lab-backtest to be ready', () => fetch(`http://127.0.0.1:${local.opsPorts['lab-backtest']}/readyz`).then((r) => r.status), (s) => s === 200);
 }, 240_000);
 
 afterAll(async () => {
-  const child = suite;
-  if (child !== null && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await suite?.stop();
   await db?.drop();
   await ns.cleanup();
   if (work !== undefined) await rm(work, { recursive: true, force: true });
@@ -157,12 +98,7 @@ describe('libs/client/README.md', () => {
   });
 
   it('type-checks every example against the published declarations', async () => {
-    try {
-      await run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: consumer });
-    } catch (error) {
-      const e = error as { stdout?: string };
-      throw new Error(`the README examples do not type-check:\n${e.stdout ?? ''}`);
-    }
+    await typeCheck(consumer);
   });
 
   it('live watch: prints the live round, then two settled rounds', async () => {

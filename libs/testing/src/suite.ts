@@ -1,0 +1,152 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { WORKSPACE_ROOT } from './cli';
+import { freePort } from './processes';
+
+/** The local suite (deploy/local/run-suite.ts, what `make start` runs) as a child process. */
+export interface LocalSuite {
+  /** The last 20,000 characters it printed (for failure messages). */
+  output(): string;
+  /** SIGTERM, as Ctrl-C would; resolves with its exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts the local suite with `env` on top of this process's environment (GRIDLAB_SUITE picks the processes). */
+export function startLocalSuite(env: NodeJS.ProcessEnv): LocalSuite {
+  let output = '';
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(WORKSPACE_ROOT, 'deploy/local/run-suite.ts')], {
+    cwd: WORKSPACE_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return {
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** Polls `read` until `ok` holds; the error names `what`, the last value and `context()`. */
+export async function waitUntil<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, options: { timeoutMs?: number; everyMs?: number; context?: () => string } = {}): Promise<T> {
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await read();
+      if (ok(value)) return value;
+      last = value;
+    } catch (error) {
+      last = error instanceof Error ? error.message : error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}\n${options.context?.().slice(-4000) ?? ''}`);
+    await new Promise((r) => setTimeout(r, options.everyMs ?? 300));
+  }
+}
+
+/** The fenced blocks of a Markdown document marked ```ts example=<name>, by name. */
+export function markdownExamples(markdown: string): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const m of markdown.matchAll(/^```ts example=([\w-]+)\n([\s\S]*?)^```$/gm)) found.set(m[1]!, m[2]!);
+  return found;
+}
+
+/** Runs a TypeScript file with tsx as a reader would (`node --import tsx file.ts`) in `cwd`; resolves with its stdout. */
+export async function runTypeScript(file: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 150_000): Promise<string> {
+  const tsx = pathToFileURL(join(WORKSPACE_ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--import', tsx, file], { cwd, env: { ...process.env, ...env }, timeout: timeoutMs }, (error, stdout, stderr) => {
+      if (error === null) resolve(stdout);
+      else reject(new Error(`${file} failed: ${error.message}\n${stdout}\n${stderr}`));
+    });
+  });
+}
+
+/** Type-checks the TypeScript project in `cwd` with the workspace's compiler; rejects with its report. */
+export async function typeCheck(cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd }, (error, stdout) => {
+      if (error === null) resolve();
+      else reject(new Error(`type errors in ${cwd}:\n${stdout}`));
+    });
+  });
+}
+
+/**
+ * A reader's project in `dir`: an ES module package with a strict tsconfig and one
+ * `<name>.ts` per example (its dependencies go into dir/node_modules: installPacked, linkDependency).
+ */
+export async function writeExampleProject(dir: string, examples: ReadonlyMap<string, string>): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'examples', private: true, type: 'module' }));
+  const compilerOptions = { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] };
+  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*.ts'] }));
+  for (const [name, code] of examples) await writeFile(join(dir, `${name}.ts`), code);
+}
+
+/** What localSuiteEnv allocated: the environment for startLocalSuite and the addresses. */
+export interface LocalSuiteEnv {
+  readonly env: NodeJS.ProcessEnv;
+  readonly gatewayUrl: string;
+  readonly rpcUrl: string;
+  /** Ops port (/readyz, /metrics) of each service by process name. */
+  readonly opsPorts: Readonly<Record<string, number>>;
+}
+
+const SUITE_SERVICES = ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-forward', 'lab-backtest'] as const;
+
+/**
+ * The environment of a local suite for a test: the devnet (fast slots, `historyRounds`
+ * settled rounds) and `services`, on free ports, with the test's own database and prefixes.
+ */
+export async function localSuiteEnv(options: {
+  readonly services: readonly (typeof SUITE_SERVICES)[number][];
+  readonly databaseUrl: string;
+  readonly natsPrefix: string;
+  readonly redisPrefix: string;
+  readonly secret: string;
+  readonly dataDir: string;
+  readonly historyRounds: number;
+}): Promise<LocalSuiteEnv> {
+  const [rpcPort, wsPort, gatewayPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const opsPorts: Record<string, number> = {};
+  const env: NodeJS.ProcessEnv = {
+    GRIDLAB_SUITE: ['devnet', ...options.services].join(','),
+    GRIDLAB_DATA_DIR: options.dataDir,
+    DATABASE_URL: options.databaseUrl,
+    NATS_PREFIX: options.natsPrefix,
+    REDIS_PREFIX: options.redisPrefix,
+    API_KEY_HMAC_SECRET: options.secret,
+    LOG_LEVEL: 'warn',
+    DEVNET_RPC_PORT: String(rpcPort),
+    DEVNET_WS_PORT: String(wsPort),
+    DEVNET_SLOT_MS: '40',
+    DEVNET_ROUND_SLOTS: '15',
+    DEVNET_INTERMISSION_SLOTS: '4',
+    DEVNET_HISTORY_ROUNDS: String(options.historyRounds),
+    SOLANA_RPC_URL: `http://127.0.0.1:${rpcPort}`,
+    SOLANA_WS_URL: `ws://127.0.0.1:${wsPort}`,
+    SLOT_SECONDS: '0.04',
+    POLL_INTERVAL_MS: '200',
+    CATCH_UP_INTERVAL_MS: '200',
+    PORT: String(gatewayPort),
+    LAB_WORKERS: '1',
+  };
+  for (const service of options.services) {
+    const port = await freePort();
+    opsPorts[service] = port;
+    // run-suite.ts reads <NAME>_OPS_PORT (the gateway's is GATEWAY_OPS_PORT).
+    env[service === 'api-gateway' ? 'GATEWAY_OPS_PORT' : `${service.toUpperCase().replace(/-/g, '_')}_OPS_PORT`] = String(port);
+  }
+  return { env, gatewayUrl: `http://127.0.0.1:${gatewayPort}`, rpcUrl: `http://127.0.0.1:${rpcPort}`, opsPorts };
+}

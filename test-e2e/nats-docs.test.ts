@@ -1,0 +1,130 @@
+/**
+ * The examples of docs/nats-subjects.md ("Consuming from another service") run as another
+ * team would run them: @gridlab/contracts and @gridlab/errors built and packed as
+ * published, installed in a consumer project beside nats.js, each example type-checked
+ * and run with tsx against a devnet suite publishing real settled rounds and events.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createTestDatabase,
+  installPacked,
+  linkDependency,
+  localSuiteEnv,
+  markdownExamples,
+  runCli,
+  runTypeScript,
+  startLocalSuite,
+  testNamespace,
+  typeCheck,
+  waitUntil,
+  writeExampleProject,
+  WORKSPACE_ROOT,
+  type LocalSuite,
+  type TestDatabase,
+} from '@gridlab/testing';
+
+const SECRET = 'nats-docs-secret-0123456789abcdef';
+const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
+
+let db: TestDatabase;
+const ns = testNamespace();
+let work: string;
+let consumer: string;
+let suite: LocalSuite | null = null;
+let env: NodeJS.ProcessEnv;
+let examples: Map<string, string>;
+let contracts: Record<string, unknown>;
+
+const until = <T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> => waitUntil(what, read, ok, { context: () => suite?.output() ?? '' });
+const runExample = (name: string, extraEnv: NodeJS.ProcessEnv): Promise<string> => runTypeScript(join(consumer, `${name}.ts`), consumer, { ...env, ...extraEnv });
+const apiGet = async <T>(path: string): Promise<T> => (await (await fetch(`${env['GRIDLAB_URL']}${path}`, { headers: { Authorization: `Bearer ${env['GRIDLAB_API_KEY']}` } })).json()) as T;
+
+beforeAll(async () => {
+  examples = markdownExamples(await readFile(join(WORKSPACE_ROOT, 'docs/nats-subjects.md'), 'utf8'));
+  work = await mkdtemp(join(tmpdir(), 'gridlab-nats-docs-'));
+  consumer = join(work, 'consumer');
+  await writeExampleProject(consumer, examples);
+  await installPacked(join(WORKSPACE_ROOT, 'libs/errors'), consumer);
+  contracts = await installPacked(join(WORKSPACE_ROOT, 'libs/contracts'), consumer);
+  await linkDependency('ajv', join(WORKSPACE_ROOT, 'libs/contracts'), consumer);
+  for (const dep of ['@nats-io/jetstream', '@nats-io/transport-node']) await linkDependency(dep, join(WORKSPACE_ROOT, 'libs/bus'), consumer);
+  await linkDependency('@types/node', WORKSPACE_ROOT, consumer);
+
+  db = await createTestDatabase();
+  const local = await localSuiteEnv({
+    services: ['indexer', 'api-gateway', 'event-log'],
+    databaseUrl: db.url,
+    natsPrefix: ns.natsPrefix,
+    redisPrefix: ns.redisPrefix,
+    secret: SECRET,
+    dataDir: join(work, 'data'),
+    historyRounds: 40,
+  });
+  // A milestone every 5 round ids: live events every few seconds.
+  env = { ...local.env, EVENT_MILESTONE_ROUNDS: '5', GRIDLAB_URL: local.gatewayUrl, NATS_URL: process.env['NATS_URL'] ?? '127.0.0.1:4222' };
+  suite = startLocalSuite(env);
+  const granted = await runCli(['admin', 'grant', '--owner', OWNER, '--days', '1'], { ...process.env, ...env });
+  if (granted.code !== 0) throw new Error(granted.stderr);
+  env['GRIDLAB_API_KEY'] = (JSON.parse(granted.stdout) as { apiKey: string }).apiKey;
+  await until('the history to be indexed', () => apiGet<{ rounds?: { id: number }[] }>('/api/v1/rounds?limit=1'), (b) => (b.rounds?.[0]?.id ?? 0) >= 40);
+}, 240_000);
+
+afterAll(async () => {
+  await suite?.stop();
+  await db?.drop();
+  await ns.cleanup();
+  if (work !== undefined) await rm(work, { recursive: true, force: true });
+});
+
+describe('docs/nats-subjects.md examples', () => {
+  it('@gridlab/contracts is packed on its own: no private or workspace dependency, CommonJS and ES module consumers', () => {
+    expect(contracts['private']).toBeUndefined();
+    expect(contracts['dependencies']).toEqual({ '@gridlab/errors': expect.stringMatching(/^\^\d/), ajv: expect.any(String) });
+    const script = "const c = MODULE; const n = c.natsNames('t1'); try { c.validateRound({}); } catch (e) { console.log(n.subjects.roundSettled, n.streams.rounds, e.kind, e.errors.length > 0); }";
+    const viaRequire = execFileSync(process.execPath, ['-e', script.replace('MODULE', "require('@gridlab/contracts')")], { cwd: consumer, encoding: 'utf8' });
+    const viaImport = execFileSync(process.execPath, ['--input-type=module', '-e', script.replace('MODULE', "await import('@gridlab/contracts')")], { cwd: consumer, encoding: 'utf8' });
+    expect(viaRequire.trim()).toBe('t1.grid.round.settled T1_ROUNDS input true');
+    expect(viaImport.trim()).toBe(viaRequire.trim());
+  });
+
+  it('has the two examples', () => {
+    expect([...examples.keys()].sort()).toEqual(['event-log', 'settled-rounds']);
+  });
+
+  it('type-checks both examples against the published declarations', async () => {
+    await typeCheck(consumer);
+  });
+
+  it('settled rounds: a durable consumer validates each round, and a restart continues after what it acked', async () => {
+    const ids = (out: string): number[] => [...out.matchAll(/^round (\d+): square (\d+|null), [\d.]+ SOL, (parimutuel|returns)$/gm)].map((m) => Number(m[1]));
+    const first = ids(await runExample('settled-rounds', { STOP_AFTER: '5' }));
+    expect(first).toHaveLength(5);
+    expect(first).toEqual([...first].sort((a, b) => a - b));
+    // The stream holds every settled round since the suite started: the first run begins with the oldest.
+    expect(first[0]).toBeLessThanOrEqual(41);
+    const second = ids(await runExample('settled-rounds', { STOP_AFTER: '3' }));
+    expect(second).toHaveLength(3);
+    expect(Math.min(...second)).toBeGreaterThan(first[4]!); // acked rounds are never delivered to this durable again
+    // Each printed round is the stored one.
+    const stored = await apiGet<{ id: number; winningSquare: number | null }>(`/api/v1/rounds/${second[0]}`);
+    expect(stored.id).toBe(second[0]);
+  });
+
+  it('event log: catches up from the API, then follows NATS live, resuming from its cursor without a gap or a repeat', async () => {
+    const cursor = { CURSOR_FILE: join(work, 'event-log.cursor') };
+    const ids = (out: string): number[] => [...out.matchAll(/^event (\d+): \w+/gm)].map((m) => Number(m[1]));
+    const stored = await until('three events in the log', () => apiGet<{ events: { id: number }[] }>('/api/v1/events?limit=1000'), (b) => b.events.length >= 3);
+    const first = ids(await runExample('event-log', { ...cursor, STOP_AFTER: '3' }));
+    expect(first).toEqual(stored.events.slice(0, 3).map((e) => e.id));
+    // The second run takes what is stored after the cursor, then at least two live events.
+    const backlog = (await apiGet<{ events: unknown[] }>(`/api/v1/events?since=${first[2]}&limit=1000`)).events.length;
+    const second = ids(await runExample('event-log', { ...cursor, STOP_AFTER: String(backlog + 2) }));
+    expect(second[0]).toBe(first[2]! + 1);
+    expect(second).toEqual(Array.from({ length: second.length }, (_, i) => first[2]! + 1 + i)); // no gap, no repeat
+    expect(second.length).toBe(backlog + 2);
+    expect(Number(await readFile(cursor.CURSOR_FILE, 'utf8'))).toBe(second.at(-1));
+  });
+});
