@@ -1,7 +1,7 @@
 import { startDevnet } from '@gridlab/devnet';
 import { createLogger } from '@gridlab/logger';
 import { Registry } from 'prom-client';
-import { startIndexer } from '../services/indexer/src/app/indexer';
+import { startIndexer } from '../services/indexer/src/indexer';
 import { startGatewayUnderTest } from './gateway-harness';
 import { openSnapshotStream } from './sse-client';
 import { percentile } from './stats';

@@ -4,7 +4,7 @@ import { startDevnet } from '@gridlab/devnet';
 import { createLogger } from '@gridlab/logger';
 import { createTestDatabase, testNamespace } from '@gridlab/testing';
 import { Registry } from 'prom-client';
-import { startIndexer } from '../services/indexer/src/app/indexer';
+import { startIndexer } from '../services/indexer/src/indexer';
 import { percentile } from './stats';
 import type { Bench } from './types';
 

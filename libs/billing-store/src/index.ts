@@ -7,6 +7,8 @@ import { join } from 'node:path';
 
 export { KeyStore, type KeyRecord, type IssuedKey, type IssueReason, type Period } from './key-store';
 export { hashApiKey } from './key-hash';
+export { BillingFactsSource, type StoredFact } from './facts-reader';
+export { billingReads } from './reads';
 export {
   newApiKey,
   newSubscriberId,

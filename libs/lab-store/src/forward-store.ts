@@ -1,4 +1,6 @@
+import { billingReads } from '@gridlab/billing-store';
 import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
+import { roundReads } from '@gridlab/rounds-store';
 import { toStats, type StatsRow } from './strategy-store';
 
 /** An active session as the writer tracks it. */
@@ -193,7 +195,7 @@ export class WriterTx {
   async followSubscriptions(at: Date): Promise<{ stopped: number; resumed: number }> {
     const stopped = await this.client.query<{ id: string }>(
       `UPDATE lab.strategies s SET active = false, stopped_reason = 'subscription_expired', stopped_at_round_id = $1, updated_at = $2
-        WHERE s.active AND NOT EXISTS (SELECT 1 FROM billing.subscribers b WHERE b.owner_pubkey = s.owner AND b.paid_until > $2)
+        WHERE s.active AND NOT ${billingReads.activeSubscriptionSql('s.owner', '$2')}
         RETURNING s.id`,
       [this.settledThrough ?? 0, at],
     );
@@ -202,10 +204,10 @@ export class WriterTx {
     }
     const resumed = await this.client.query(
       `UPDATE lab.strategies s SET active = true, session_seq = s.session_seq + 1,
-              session_start_round_id = greatest($1::bigint, (SELECT coalesce(max(id), 0) FROM indexer.rounds)) + 1,
+              session_start_round_id = greatest($1::bigint, ${roundReads.latestStoredIdSql}) + 1,
               stopped_reason = NULL, stopped_at_round_id = NULL, updated_at = $2
         WHERE NOT s.active AND s.stopped_reason = 'subscription_expired'
-          AND EXISTS (SELECT 1 FROM billing.subscribers b WHERE b.owner_pubkey = s.owner AND b.paid_until > $2)`,
+          AND ${billingReads.activeSubscriptionSql('s.owner', '$2')}`,
       [this.settledThrough ?? 0, at],
     );
     return { stopped: stopped.rows.length, resumed: resumed.rowCount ?? 0 };

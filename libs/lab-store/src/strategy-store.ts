@@ -1,4 +1,6 @@
+import { billingReads } from '@gridlab/billing-store';
 import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
+import { roundReads } from '@gridlab/rounds-store';
 
 /** A stored strategy and its current (or last) session. */
 export interface StrategyRow {
@@ -165,16 +167,15 @@ export class StrategyStore {
 
   /** The wallet key of a subscriber (billing's table), or null. */
   async ownerOf(subscriberId: string): Promise<string | null> {
-    const { rows } = await this.pool.query<{ owner_pubkey: string }>('SELECT owner_pubkey FROM billing.subscribers WHERE id = $1', [subscriberId]);
-    return rows[0]?.owner_pubkey ?? null;
+    return billingReads.ownerOf(this.pool, subscriberId);
   }
 
   /** Runs `fn` in a transaction holding the writer's progress FOR SHARE (see SessionTx). */
   session<T>(fn: (tx: SessionTx) => Promise<T>): Promise<T> {
     return withTransaction(this.pool, async (client) => {
       const progress = await client.query<{ round_id: number | null }>('SELECT round_id FROM lab.progress FOR SHARE');
-      const latest = await client.query<{ last_id: number | null }>('SELECT max(id) AS last_id FROM indexer.rounds');
-      return fn(new SessionTx(client, progress.rows[0]?.round_id ?? null, latest.rows[0]?.last_id ?? null));
+      const latest = await roundReads.latestStoredId(client);
+      return fn(new SessionTx(client, progress.rows[0]?.round_id ?? null, latest));
     });
   }
 

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 
 export { RoundRepository, rowToRound, type GapRange, type RoundOutcome, type StoredAggregates } from './round.repository';
 export { ChainIdentityStore, type ChainIdentity } from './chain-identity';
+export { roundReads } from './reads';
+export { RoundColumnsReader, TupleParser, OutOfOrder, type ColumnRound, type RoundColumnSink } from './round-columns';
 export { packSquares, unpackSquares } from './packing';
 export { exportRoundsNdjson } from './ndjson-export';
 export { ContiguousRounds, type SkippedIds } from './contiguous-rounds';

@@ -10,7 +10,7 @@ import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA, EventRepository } from '@gridlab/
 import { holdWriterLock, startPlatform } from '@gridlab/platform';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { Counter, Gauge } from 'prom-client';
-import { BillingFactsSource } from './adapters/billing-facts-source';
+import { BillingFactsSource } from '@gridlab/billing-store';
 import { EventWriter } from './app/event-writer';
 import { loadServiceConfig } from './config';
 

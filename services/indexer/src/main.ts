@@ -1,7 +1,7 @@
 /** The indexer process: chain → PostgreSQL + NATS (see docs/architecture.md). */
 import { createLogger } from '@gridlab/logger';
 import { createMetrics, onShutdown, startOpsServer } from '@gridlab/runtime';
-import { startIndexer } from './app/indexer';
+import { startIndexer } from './indexer';
 import { loadIndexerConfig } from './config';
 
 async function main(): Promise<void> {

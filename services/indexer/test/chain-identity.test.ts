@@ -4,7 +4,7 @@ import { createLogger, type Logger } from '@gridlab/logger';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { createTestDatabase, runCli, testNamespace, type TestDatabase } from '@gridlab/testing';
 import { Registry } from 'prom-client';
-import { startIndexer, type Indexer, type IndexerSettings } from '../src/app/indexer';
+import { startIndexer, type Indexer, type IndexerSettings } from '../src/indexer';
 import { waitFor } from './harness';
 
 // The same seed and settings every time: a chain started again from genesis replays the

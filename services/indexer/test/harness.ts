@@ -6,7 +6,7 @@ import { createLogger } from '@gridlab/logger';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { createTestDatabase, testNamespace, type TestDatabase, type TestNamespace } from '@gridlab/testing';
 import { Registry } from 'prom-client';
-import { startIndexer, type Indexer, type IndexerSettings } from '../src/app/indexer';
+import { startIndexer, type Indexer, type IndexerSettings } from '../src/indexer';
 
 /** A devnet, a database and a NATS namespace for one test file, plus indexer factories. */
 export interface Harness {

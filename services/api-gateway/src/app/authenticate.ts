@@ -1,7 +1,7 @@
 import { API_KEY_RE } from '@gridlab/billing-store';
 import { AuthError, PaymentRequiredError, RateLimitedError, UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
-import type { CachedKey, KeyRecord, RedisGate } from '../adapters/redis/redis-gate';
+import type { CachedKey, KeyGate, KeyRecord } from './ports';
 import { MemoryLimiter } from '../domain/memory-limiter';
 import { NegativeCache } from '../domain/negative-cache';
 import { KEY_POLICY, type BucketDecision, type BucketPolicy } from '../domain/token-bucket';
@@ -84,7 +84,7 @@ export class Authenticator {
   private readonly recent = new Map<string, { readonly record: KeyRecord; seenAtMs: number }>();
 
   constructor(
-    private readonly gate: RedisGate,
+    private readonly gate: KeyGate,
     private readonly keys: KeyLookup,
     private readonly fallback: MemoryLimiter,
     private readonly events: AuthEvents,

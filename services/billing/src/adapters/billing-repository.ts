@@ -2,56 +2,8 @@ import { KeyStore, type IssuedKey } from '@gridlab/billing-store';
 import type { Plan, SubscriptionFact, TierFact } from '@gridlab/contracts';
 import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
 import { ConflictError, GoneError } from '@gridlab/errors';
+import type { BillingStore, KeyChange, OutboxFact, PaymentNonce, Reclaim, ReissueNonce, VerifiedPayment } from '../app/ports';
 import { planMonths, priceSheet, tierIndex, type PriceLadder } from '../domain/pricing';
-
-export interface PaymentNonce {
-  readonly nonce: string;
-  readonly ownerPubkey: string;
-  readonly plan: Plan;
-  readonly amountBaseUnits: bigint;
-  readonly createdAt: Date;
-  readonly expiresAt: Date;
-  readonly consumed: boolean;
-}
-
-export interface ReissueNonce {
-  readonly nonce: string;
-  readonly ownerPubkey: string;
-  readonly message: string;
-  readonly expiresAt: Date;
-  readonly consumed: boolean;
-}
-
-/** A fact written to the outbox, to publish after commit. */
-export type OutboxFact =
-  | { readonly seq: number; readonly kind: 'subscription'; readonly payload: SubscriptionFact }
-  | { readonly seq: number; readonly kind: 'tier'; readonly payload: TierFact };
-
-/** What a completed payment or reissue produced. */
-export interface KeyChange {
-  readonly issued: IssuedKey;
-  readonly facts: readonly OutboxFact[];
-}
-
-/** The verified payment being recorded. */
-export interface VerifiedPayment {
-  readonly nonce: string;
-  readonly ownerPubkey: string;
-  readonly txSig: string;
-  readonly slot: number;
-  readonly blockTime: Date | null;
-  /** Whether the redemption was signed by the owner's wallet. */
-  readonly signed: boolean;
-}
-
-/** A signed redemption of a nonce already consumed (issue 12). */
-export interface Reclaim {
-  readonly nonce: string;
-  readonly ownerPubkey: string;
-  readonly txSig: string;
-  /** How long after the redemption a signed retry may still take the key back. */
-  readonly windowMs: number;
-}
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -60,7 +12,7 @@ const UNIQUE_VIOLATION = '23505';
  * tier, next to the key store. Every change that issues a key or changes the active
  * count happens in one transaction together with its facts.
  */
-export class BillingRepository {
+export class BillingRepository implements BillingStore {
   constructor(
     private readonly pool: Pool,
     private readonly keys: KeyStore,

@@ -1,7 +1,8 @@
 import { jetStreamOf, publishDurable, encodeMessage, type NatsConnection } from '@gridlab/bus';
 import { validateSubscriptionFact, validateTierFact, type NatsNames } from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
-import type { BillingRepository, OutboxFact } from './billing-repository';
+import type { OutboxFact } from '../app/ports';
+import type { BillingRepository } from './billing-repository';
 
 /**
  * Publishes outbox facts to JetStream (Nats-Msg-Id = factId) and marks them published.

@@ -13,7 +13,7 @@ import { subscribeMessage } from '@gridlab/contracts';
 import { ConflictError, GoneError, InputError, NotFoundError, UnprocessableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import bs58 from 'bs58';
-import type { BillingRepository, OutboxFact } from '../adapters/billing-repository';
+import type { BillingStore, OutboxFact } from './ports';
 import { priceSheet, quote, toTokens, type PriceLadder } from '../domain/pricing';
 import { isValidSignature, reissueMessage } from '../domain/reissue';
 import { checkPayment, type PaymentTx } from '../domain/verify-payment';
@@ -50,7 +50,7 @@ const NOT_CONFIRMED_RETRY_AFTER_S = 2;
  */
 export class Billing {
   constructor(
-    private readonly repo: BillingRepository,
+    private readonly repo: BillingStore,
     private readonly chain: PaymentReader,
     private readonly after: AfterCommit,
     private readonly settings: BillingSettings,

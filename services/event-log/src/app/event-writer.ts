@@ -3,7 +3,7 @@ import { withTransaction, type Pool } from '@gridlab/db';
 import { appendEvents, saveProgress, type EventRepository, type NewEvent } from '@gridlab/events-store';
 import { ContiguousRounds, type RoundOutcome } from '@gridlab/rounds-store';
 import type { Logger } from '@gridlab/logger';
-import type { StoredFact } from '../adapters/billing-facts-source';
+import type { StoredFact } from '@gridlab/billing-store';
 import { tierFactEvent } from '../domain/billing-facts';
 import { createDeriver, parseDeriverState, type Deriver, type DeriverConfig } from '../domain/derive';
 import { dedupKeys, type DerivedEvent } from '../domain/events';

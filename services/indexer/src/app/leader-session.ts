@@ -14,19 +14,19 @@ import { DecodeError, isGridlabError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import type { RoundRepository } from '@gridlab/rounds-store';
 import bs58 from 'bs58';
-import { AccountFeed } from '../adapters/chain/account-feed';
 import type { RawAccount, SolanaRpc } from '@gridlab/chain';
-import type { RoundPublisher } from '../adapters/nats/round-publisher';
 import { buildSnapshot } from '../domain/snapshot';
 import { RoundTracker, type TrackerEffects } from '../domain/tracker';
 import type { IndexerMetrics } from './metrics';
+import type { AccountWatcher, OpenAccountFeed, RoundSink } from './ports';
 
 export interface SessionDeps {
   readonly rpc: SolanaRpc;
-  readonly wsUrl: string;
+  /** Opens the board/round account feed (WebSocket + polling in production). */
+  readonly openFeed: OpenAccountFeed;
   readonly pdas: OrePdas;
   readonly repo: RoundRepository;
-  readonly publisher: RoundPublisher;
+  readonly publisher: RoundSink;
   readonly metrics: IndexerMetrics;
   readonly logger: Logger;
   readonly pollIntervalMs: number;
@@ -57,7 +57,7 @@ const MAX_RETRY_MS = 10_000;
  */
 export class LeaderSession {
   private readonly tracker = new RoundTracker();
-  private readonly feed: AccountFeed;
+  private readonly feed: AccountWatcher;
   private readonly queue: number[] = [];
   private prevRound: Round | null = null;
   /** Rule of the newest round settled by this session (a voided round inherits it). */
@@ -68,14 +68,7 @@ export class LeaderSession {
   private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: SessionDeps) {
-    this.feed = new AccountFeed({
-      wsUrl: deps.wsUrl,
-      rpc: deps.rpc,
-      pollIntervalMs: deps.pollIntervalMs,
-      logger: deps.logger.child({ component: 'feed' }),
-      counters: { wsReconnect: () => deps.metrics.wsReconnects.inc(), rpcError: () => deps.metrics.rpcErrors.inc() },
-      onUpdate: (pubkey, data, slot) => this.onAccount(pubkey, data, slot),
-    });
+    this.feed = deps.openFeed((pubkey, data, slot) => this.onAccount(pubkey, data, slot));
   }
 
   async start(): Promise<void> {

@@ -1,30 +1,9 @@
 import { POSITIVE_TTL_MS, keyCacheKeys, tombstoneKey } from '@gridlab/key-cache';
 import type { Redis } from 'ioredis';
 import { decide, type BucketDecision, type BucketPolicy } from '../../domain/token-bucket';
+import type { CachedKey, KeyGate, KeyRecord } from '../../app/ports';
 import { gateLua } from './gate.lua';
 import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
-
-/** What the cache knows about a key hash. */
-export type CachedKey =
-  | { readonly state: 'miss' }
-  | { readonly state: 'invalid' }
-  | { readonly state: 'expired'; readonly subscriberId: string; readonly paidUntilMs: number }
-  | {
-      readonly state: 'ok';
-      readonly subscriberId: string;
-      readonly paidUntilMs: number;
-      readonly decision: BucketDecision;
-      /** Distinct client addresses using the key within the sharing window (-1: not counted this time). */
-      readonly distinctAddresses: number;
-      /** True the first time in a window that the address count exceeded the limit. */
-      readonly newlyFlagged: boolean;
-    };
-
-/** A key record to cache: the subscriber and the end of the paid period. */
-export interface KeyRecord {
-  readonly subscriberId: string;
-  readonly paidUntilMs: number;
-}
 
 export interface RedisGateOptions {
   /** Prepended to every key this adapter touches (per deployment or per test run). */
@@ -57,7 +36,7 @@ interface HashEntry {
  * (the client is built with a 50 ms command timeout and no offline queue); the caller
  * falls back to PostgreSQL and the in-process limiter.
  */
-export class RedisGate {
+export class RedisGate implements KeyGate {
   private readonly entries = new WeakMap<Buffer, HashEntry>();
 
   constructor(

@@ -2,8 +2,7 @@ import type { Logger } from '@gridlab/logger';
 import WebSocket from 'ws';
 import type { SolanaRpc } from '@gridlab/chain';
 
-/** An account's bytes as seen at a slot, from either path. */
-export type AccountUpdate = (pubkey: string, data: Buffer, slot: number, source: 'ws' | 'poll') => void;
+import type { AccountUpdate, AccountWatcher } from '../../app/ports';
 
 export interface FeedCounters {
   wsReconnect(): void;
@@ -27,7 +26,7 @@ const MAX_BACKOFF_MS = 10_000;
  * loses nothing. The socket reconnects with exponential backoff; polling errors are
  * counted and retried on the next tick. Consumers deduplicate (same data, same slot).
  */
-export class AccountFeed {
+export class AccountFeed implements AccountWatcher {
   private readonly watched = new Set<string>();
   private readonly subscriptions = new Map<number, string>();
   private readonly pending = new Map<number, string>();

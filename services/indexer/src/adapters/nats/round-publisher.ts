@@ -1,12 +1,13 @@
 import { validateLiveSnapshot, validateRound, validateRoundOpened, type LiveSnapshot, type NatsNames, type Round, type RoundOpened } from '@gridlab/contracts';
 import { encodeMessage, jetStreamOf, publishDurable, type JetStreamClient, type KV, type NatsConnection } from '@gridlab/bus';
 import type { Logger } from '@gridlab/logger';
+import type { RoundSink } from '../../app/ports';
 
 /**
  * Everything the indexer tells the bus: live snapshots (core subject for speed, KV
  * bucket for the latest), and durable facts on the ROUNDS stream keyed by business id.
  */
-export class RoundPublisher {
+export class RoundPublisher implements RoundSink {
   private readonly js: JetStreamClient;
 
   constructor(

@@ -2,7 +2,7 @@ import type { Round } from '@gridlab/contracts';
 import { History } from '@gridlab/strategy';
 import { syntheticRounds } from '@gridlab/testing';
 import { SharedHistory } from '../../domain/shared-history';
-import { OutOfOrder, TupleParser } from './round-columns';
+import { OutOfOrder, TupleParser } from '@gridlab/rounds-store';
 
 const TWO_32 = 0x1_0000_0000;
 

@@ -1,3 +1,8 @@
+/**
+ * The indexer's wiring: builds the adapters (PostgreSQL, NATS, the chain RPC and account
+ * feed), runs migrations, and hands them to the app: leader election with the chain-identity
+ * guard, and the leader session. main.ts calls startIndexer; tests and benches do too.
+ */
 import { OrePdas, SolanaRpc } from '@gridlab/chain';
 import { natsNames } from '@gridlab/contracts';
 import { connectBus, ensureRoundsStream, openLiveBucket } from '@gridlab/bus';
@@ -7,11 +12,12 @@ import type { Logger } from '@gridlab/logger';
 import { ChainIdentityStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, type GapRange } from '@gridlab/rounds-store';
 import { natsCheck, postgresCheck } from '@gridlab/runtime';
 import type { Registry } from 'prom-client';
-import { RoundPublisher } from '../adapters/nats/round-publisher';
-import type { ChainVerdict } from '../domain/chain-identity';
-import { checkChain } from './chain-guard';
-import { LeaderSession } from './leader-session';
-import { indexerMetrics } from './metrics';
+import { AccountFeed } from './adapters/chain/account-feed';
+import { RoundPublisher } from './adapters/nats/round-publisher';
+import type { ChainVerdict } from './domain/chain-identity';
+import { checkChain } from './app/chain-guard';
+import { LeaderSession } from './app/leader-session';
+import { indexerMetrics } from './app/metrics';
 
 export interface IndexerSettings {
   readonly databaseUrl: string;
@@ -177,7 +183,15 @@ export async function startIndexer(settings: IndexerSettings, deps: IndexerDeps)
       metrics.leader.set(1);
       session = new LeaderSession({
         rpc,
-        wsUrl: settings.wsUrl,
+        openFeed: (onUpdate) =>
+          new AccountFeed({
+            wsUrl: settings.wsUrl,
+            rpc,
+            pollIntervalMs: settings.pollIntervalMs,
+            logger: logger.child({ component: 'feed' }),
+            counters: { wsReconnect: () => metrics.wsReconnects.inc(), rpcError: () => metrics.rpcErrors.inc() },
+            onUpdate,
+          }),
         pdas,
         repo,
         publisher,

@@ -8,8 +8,10 @@ export type StoredFact =
 const UNDEFINED_TABLE = '42P01';
 
 /**
- * Billing's facts as billing committed them (its outbox table, read only): the source of
- * truth behind the `billing.*.changed` messages, read after `seq` in order.
+ * Billing's facts as billing committed them (its outbox table), for other services: the
+ * source of truth behind the `billing.*.changed` messages, read after `seq` in order.
+ * Read only: the one way another service reads `billing.facts` (event-log fills gaps
+ * in the BILLING stream from it).
  */
 export class BillingFactsSource {
   constructor(private readonly pool: Pool) {}

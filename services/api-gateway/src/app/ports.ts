@@ -1,0 +1,35 @@
+/**
+ * The ports the gateway's app needs, declared here and implemented by adapters/ (main.ts
+ * wires them).
+ */
+import type { BucketDecision } from '../domain/token-bucket';
+
+/** What the cache knows about a key hash. */
+export type CachedKey =
+  | { readonly state: 'miss' }
+  | { readonly state: 'invalid' }
+  | { readonly state: 'expired'; readonly subscriberId: string; readonly paidUntilMs: number }
+  | {
+      readonly state: 'ok';
+      readonly subscriberId: string;
+      readonly paidUntilMs: number;
+      readonly decision: BucketDecision;
+      /** Distinct client addresses using the key within the sharing window (-1: not counted this time). */
+      readonly distinctAddresses: number;
+      /** True the first time in a window that the address count exceeded the limit. */
+      readonly newlyFlagged: boolean;
+    };
+
+/** A key record to cache: the subscriber and the end of the paid period. */
+export interface KeyRecord {
+  readonly subscriberId: string;
+  readonly paidUntilMs: number;
+}
+
+/** The shared key cache, per-key rate limit and key-sharing tracker (Redis in production). */
+export interface KeyGate {
+  /** What the cache knows about the key; when valid, also takes `cost` from its bucket. */
+  check(keyHash: Buffer, clientAddress: string, cost?: number): Promise<CachedKey>;
+  /** Caches a key record looked up in PostgreSQL (null: no such key). */
+  remember(keyHash: Buffer, record: KeyRecord | null): Promise<void>;
+}

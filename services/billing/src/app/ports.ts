@@ -1,0 +1,72 @@
+/**
+ * The ports billing's app needs, declared here and implemented by adapters/ (main.ts wires
+ * them): what it stores about nonces, payments, subscribers and the facts outbox.
+ */
+import type { IssuedKey } from '@gridlab/billing-store';
+import type { Plan, SubscriptionFact, TierFact } from '@gridlab/contracts';
+
+export interface PaymentNonce {
+  readonly nonce: string;
+  readonly ownerPubkey: string;
+  readonly plan: Plan;
+  readonly amountBaseUnits: bigint;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+  readonly consumed: boolean;
+}
+
+export interface ReissueNonce {
+  readonly nonce: string;
+  readonly ownerPubkey: string;
+  readonly message: string;
+  readonly expiresAt: Date;
+  readonly consumed: boolean;
+}
+
+/** A fact written to the outbox, to publish after commit. */
+export type OutboxFact =
+  | { readonly seq: number; readonly kind: 'subscription'; readonly payload: SubscriptionFact }
+  | { readonly seq: number; readonly kind: 'tier'; readonly payload: TierFact };
+
+/** What a completed payment or reissue produced. */
+export interface KeyChange {
+  readonly issued: IssuedKey;
+  readonly facts: readonly OutboxFact[];
+}
+
+/** The verified payment being recorded. */
+export interface VerifiedPayment {
+  readonly nonce: string;
+  readonly ownerPubkey: string;
+  readonly txSig: string;
+  readonly slot: number;
+  readonly blockTime: Date | null;
+  /** Whether the redemption was signed by the owner's wallet. */
+  readonly signed: boolean;
+}
+
+/** A signed redemption of a nonce already consumed (issue 12). */
+export interface Reclaim {
+  readonly nonce: string;
+  readonly ownerPubkey: string;
+  readonly txSig: string;
+  /** How long after the redemption a signed retry may still take the key back. */
+  readonly windowMs: number;
+}
+
+/** Billing's storage: every change that issues a key or changes the active count is atomic with its facts. */
+export interface BillingStore {
+  activeCount(now: Date): Promise<number>;
+  activeSubscriber(subscriberId: string, now: Date): Promise<{ ownerPubkey: string } | null>;
+  subscriberOf(ownerPubkey: string): Promise<{ id: string } | null>;
+  createPaymentNonce(n: Omit<PaymentNonce, 'consumed'> & { readonly referralId: string | null }): Promise<void>;
+  findPaymentNonce(nonce: string): Promise<PaymentNonce | null>;
+  txSigUsed(txSig: string): Promise<boolean>;
+  completePayment(payment: VerifiedPayment, now: Date): Promise<KeyChange>;
+  reclaimPayment(r: Reclaim, now: Date): Promise<IssuedKey>;
+  createReissueNonce(n: Omit<ReissueNonce, 'consumed'> & { readonly createdAt: Date }): Promise<void>;
+  findReissueNonce(nonce: string): Promise<ReissueNonce | null>;
+  completeReissue(nonce: string, ownerPubkey: string, now: Date): Promise<IssuedKey>;
+  revokeKeyHash(keyHash: Buffer, reason: string, now: Date): Promise<boolean>;
+  expireDue(now: Date, limit?: number): Promise<OutboxFact[]>;
+}
