@@ -15,7 +15,6 @@ export interface CommandRoute<Req, Res> {
 }
 
 /** A route whose types were checked where it was built. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyCommandRoute = CommandRoute<any, any>;
 
 export function route<Req, Res>(r: CommandRoute<Req, Res>): AnyCommandRoute {

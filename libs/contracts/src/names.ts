@@ -49,6 +49,15 @@ export interface NatsNames {
     readonly leaderboardEntry: string;
   };
   readonly streams: { readonly rounds: string; readonly billing: string };
+  /** Durable consumers (`<service>_<purpose>`), per stream: progress survives restarts, replicas share it. */
+  readonly durables: {
+    readonly labForwardSettled: string;
+    readonly labForwardOpened: string;
+    readonly eventLogRounds: string;
+    readonly eventLogBilling: string;
+  };
+  /** Queue groups of the command responders (one replica answers each request). */
+  readonly queues: { readonly billing: string; readonly labForward: string; readonly labBacktest: string };
   readonly buckets: { readonly live: string };
   /** Key of the latest snapshot inside the live bucket. */
   readonly liveKey: string;
@@ -96,6 +105,8 @@ export function natsNames(prefix = ''): NatsNames {
       leaderboardEntry: s('lab.leaderboard.entry'),
     },
     streams: { rounds: n('ROUNDS'), billing: n('BILLING') },
+    durables: { labForwardSettled: 'lab-forward_settled', labForwardOpened: 'lab-forward_opened', eventLogRounds: 'event-log_rounds', eventLogBilling: 'event-log_billing' },
+    queues: { billing: 'billing', labForward: 'lab-forward', labBacktest: 'lab-backtest' },
     buckets: { live: n('LIVE') },
     liveKey: 'snapshot',
   };

@@ -66,7 +66,7 @@ const STATS_COLUMNS = `f.strategy_id, f.session_seq, f.rounds_observed, f.rounds
   f.net_lamports, f.stake_lamports, f.peak_lamports, f.min_net_lamports, f.max_drawdown_lamports, f.streak, f.max_streak,
   f.late_count, f.roi_percent, f.last_round_id, f.ore_earned, f.ore_value_lamports`;
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- rows of the queries above */
+// The row mappers take `any`: the rows of the queries above, typed by the mappers' results.
 export const toStrategy = (r: any): StrategyRow => ({
   id: r.id,
   owner: r.owner,
@@ -102,7 +102,6 @@ export const toStats = (r: any): StatsRow => ({
   oreEarned: String(r.ore_earned),
   oreValueLamports: Number(r.ore_value_lamports),
 });
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /**
  * Inside a transaction that holds the writer's progress row FOR SHARE: no settlement
@@ -245,7 +244,6 @@ export class StrategyStore {
   }
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const toLeaderboardRow = (r: any): LeaderboardRow => ({
   rank: r.rank,
   id: r.id,

@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   const c = names.commands;
   const subscriptions = serveCommands(
     nc,
-    'billing',
+    names.queues.billing,
     [
       route({ subject: c.pricing, request: contracts.validatePricingRequest, result: contracts.validatePricing, handle: () => billing.pricing() }),
       route({

@@ -83,13 +83,13 @@ async function main(): Promise<void> {
   await ensureBillingStream(nc, names);
   // A message is acked once the catch-up it triggered has committed past it.
   stops.push(
-    await consumeDurable(nc, { stream: names.streams.rounds, durable: 'event-log_rounds', subject: names.subjects.roundSettled, logger }, () =>
+    await consumeDurable(nc, { stream: names.streams.rounds, durable: names.durables.eventLogRounds, subject: names.subjects.roundSettled, logger }, () =>
       writer.poke(),
     ),
     await consumeDurable(
       nc,
       // Every subject of BILLING: subscription and tier facts.
-      { stream: names.streams.billing, durable: 'event-log_billing', logger },
+      { stream: names.streams.billing, durable: names.durables.eventLogBilling, logger },
       () => writer.poke(),
     ),
   );

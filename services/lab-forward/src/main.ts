@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     { records: new StrategyStore(pool), now: () => new Date(), newId: () => newStrategyId((max) => randomInt(max)) },
     config.LAB_MIN_ROUNDS_TO_QUALIFY,
   );
-  serveCommands(nc, 'lab-forward', strategyRoutes(names, commands), logger);
+  serveCommands(nc, names.queues.labForward, strategyRoutes(names, commands), logger);
 
   const settleSeconds = new Histogram({
     name: 'lab_forward_settle_seconds',
@@ -101,10 +101,10 @@ async function main(): Promise<void> {
   await ensureRoundsStream(nc, names);
   // A message is acked once the catch-up it triggered has committed past it.
   stops.push(
-    await consumeDurable(nc, { stream: names.streams.rounds, durable: 'lab-forward_settled', subject: names.subjects.roundSettled, logger }, () =>
+    await consumeDurable(nc, { stream: names.streams.rounds, durable: names.durables.labForwardSettled, subject: names.subjects.roundSettled, logger }, () =>
       writer.poke(),
     ),
-    await consumeDurable(nc, { stream: names.streams.rounds, durable: 'lab-forward_opened', subject: names.subjects.roundOpened, logger }, () =>
+    await consumeDurable(nc, { stream: names.streams.rounds, durable: names.durables.labForwardOpened, subject: names.subjects.roundOpened, logger }, () =>
       writer.poke(),
     ),
   );

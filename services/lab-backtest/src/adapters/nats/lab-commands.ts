@@ -3,9 +3,6 @@ import * as contracts from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
 import type { JobCaller, Lab, LabReply } from '../../app/lab';
 
-/** The queue group of lab-backtest replicas: each request goes to one of them. */
-export const QUEUE = 'lab-backtest';
-
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -37,7 +34,7 @@ export function serveLab(nc: NatsConnection, names: contracts.NatsNames, lab: La
   ];
   return routes.map((route) =>
     nc.subscribe(route.subject, {
-      queue: QUEUE,
+      queue: names.queues.labBacktest,
       callback: (error, msg) => {
         if (error !== null) {
           logger.error('lab subscription failed', { subject: route.subject, err: error });
