@@ -84,8 +84,9 @@ describe('docs/nats-subjects.md examples', () => {
     expect(contracts['private']).toBeUndefined();
     expect(contracts['dependencies']).toEqual({ '@gridlab/errors': expect.stringMatching(/^\^\d/), ajv: expect.any(String) });
     const script = "const c = MODULE; const n = c.natsNames('t1'); try { c.validateRound({}); } catch (e) { console.log(n.subjects.roundSettled, n.streams.rounds, e.kind, e.errors.length > 0); }";
-    const viaRequire = execFileSync(process.execPath, ['-e', script.replace('MODULE', "require('@gridlab/contracts')")], { cwd: consumer, encoding: 'utf8' });
-    const viaImport = execFileSync(process.execPath, ['--input-type=module', '-e', script.replace('MODULE', "await import('@gridlab/contracts')")], { cwd: consumer, encoding: 'utf8' });
+    const name = JSON.stringify(contracts['name']);
+    const viaRequire = execFileSync(process.execPath, ['-e', script.replace('MODULE', `require(${name})`)], { cwd: consumer, encoding: 'utf8' });
+    const viaImport = execFileSync(process.execPath, ['--input-type=module', '-e', script.replace('MODULE', `await import(${name})`)], { cwd: consumer, encoding: 'utf8' });
     expect(viaRequire.trim()).toBe('t1.grid.round.settled T1_ROUNDS input true');
     expect(viaImport.trim()).toBe(viaRequire.trim());
   });

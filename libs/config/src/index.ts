@@ -5,3 +5,4 @@
 export { loadConfig, type ConfigSchema, type ConfigOf, type Env } from './load-config';
 export { str, int, num, bool, oneOf, list, type Field } from './fields';
 export { serviceFields } from './service-fields';
+export { bigRoundFields } from './big-round-fields';

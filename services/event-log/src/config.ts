@@ -1,12 +1,10 @@
-import { int, loadConfig, num, serviceFields, type Env } from '@gridlab/config';
+import { bigRoundFields, int, loadConfig, serviceFields, type Env } from '@gridlab/config';
 
 /** The event-log service's settings; the only place it reads the environment. */
 const SCHEMA = {
   ...serviceFields(9103),
   EVENT_DROUGHT_THRESHOLD: int({ default: 100, min: 1, max: 1_000_000, doc: 'drought_broken: rounds without a win' }),
-  EVENT_BIG_ROUND_MULTIPLIER: num({ default: 2, min: 1, max: 1000, doc: 'big_round: totalDeployed >= this x the median' }),
-  EVENT_BIG_ROUND_WINDOW: int({ default: 1000, min: 1, max: 1_000_000, doc: 'big_round: rounds whose median is taken' }),
-  EVENT_BIG_ROUND_MIN_HISTORY: int({ default: 100, min: 1, max: 1_000_000, doc: 'big_round: fewest rounds in the window' }),
+  ...bigRoundFields(),
   EVENT_STREAK_MIN_LENGTH: int({ default: 3, min: 2, max: 1000, doc: 'streak: shortest run reported' }),
   EVENT_MILESTONE_ROUNDS: int({ default: 10_000, min: 1, max: 1_000_000_000, doc: 'milestone: every this many round ids' }),
   EVENT_MILESTONE_SOL: int({ default: 100_000, min: 1, max: 1_000_000_000, doc: 'milestone: every this many cumulative SOL' }),

@@ -1,8 +1,9 @@
-import { int, loadConfig, serviceFields, str, type Env } from '@gridlab/config';
+import { bigRoundFields, int, loadConfig, serviceFields, str, type Env } from '@gridlab/config';
 
 /** The lab-backtest service's settings; the only place it reads the environment. */
 const SCHEMA = {
   ...serviceFields(9105),
+  ...bigRoundFields(),
   REDIS_URL: str({ default: 'redis://127.0.0.1:6379', secret: true, doc: 'Redis holding the analytics cache' }),
   REDIS_PREFIX: str({ default: 'gridlab:', minLength: 0, doc: 'Prefix of every Redis key this service writes' }),
   LAB_WORKERS: int({

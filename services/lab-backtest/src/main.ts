@@ -9,6 +9,7 @@ import { decodeMessage, type Subscription } from '@gridlab/bus';
 import { natsNames, validateRound } from '@gridlab/contracts';
 import { startPlatform } from '@gridlab/platform';
 import { redisCheck, retryUntilDone } from '@gridlab/runtime';
+import { bigRoundRuleTag, type BigRoundRule } from '@gridlab/strategy';
 import { Redis } from 'ioredis';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { serveLab } from './adapters/nats/lab-commands';
@@ -24,6 +25,7 @@ const abort = new AbortController();
 
 async function main(): Promise<void> {
   const config = loadServiceConfig(process.env);
+  const bigRoundRule: BigRoundRule = { multiplier: config.EVENT_BIG_ROUND_MULTIPLIER, window: config.EVENT_BIG_ROUND_WINDOW, minHistory: config.EVENT_BIG_ROUND_MIN_HISTORY };
   const names = natsNames(config.NATS_PREFIX);
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 500 });
   const subscriptions: Subscription[] = [];
@@ -101,6 +103,7 @@ async function main(): Promise<void> {
       size: workers,
       maxQueue: config.LAB_MAX_QUEUE,
       queueWaitMs: config.LAB_QUEUE_WAIT_MS,
+      bigRoundRule,
       history: () => ({ buffers: history.current.buffersNow, length: history.current.length }),
       observe: (kind, outcome, seconds) => jobSeconds.observe({ kind, outcome }, seconds),
       abandoned: (kind, where) => abandoned.inc({ kind, where }),
@@ -135,7 +138,8 @@ async function main(): Promise<void> {
   );
   timer = setInterval(catchUp, config.CATCH_UP_INTERVAL_MS);
 
-  const cache = new AnalyticsCache(redis, config.REDIS_PREFIX, config.ANALYTICS_CACHE_TTL_S, logger.child({ component: 'cache' }));
+  // Analytics of a filter on big rounds depend on the rule: another rule caches under other keys.
+  const cache = new AnalyticsCache(redis, `${config.REDIS_PREFIX}${bigRoundRuleTag(bigRoundRule)}`, config.ANALYTICS_CACHE_TTL_S, logger.child({ component: 'cache' }));
   const lab = new Lab(() => history.current.history, compute, cache);
   subscriptions.push(
     ...serveLab(nc, names, lab, logger, {

@@ -1,8 +1,9 @@
-import { int, loadConfig, serviceFields, type Env } from '@gridlab/config';
+import { bigRoundFields, int, loadConfig, serviceFields, type Env } from '@gridlab/config';
 
 /** The lab-forward service's settings; the only place it reads the environment. */
 const SCHEMA = {
   ...serviceFields(9104),
+  ...bigRoundFields(),
   LAB_MIN_ROUNDS_TO_QUALIFY: int({ default: 1000, min: 1, max: 100_000_000, doc: 'Settled rounds a strategy needs to appear on the leaderboard' }),
   LAB_LEADERBOARD_SIZE: int({ default: 100, min: 1, max: 100_000, doc: 'Entries kept on the leaderboard' }),
   CATCH_UP_INTERVAL_MS: int({ default: 1000, min: 50, max: 600_000, doc: 'How often PostgreSQL is checked for rounds and strategies the bus did not announce' }),

@@ -90,7 +90,13 @@ async function main(): Promise<void> {
       },
     },
     logger,
-    { minRoundsToQualify: config.LAB_MIN_ROUNDS_TO_QUALIFY, leaderboardSize: config.LAB_LEADERBOARD_SIZE, gapWaitMs: config.GAP_WAIT_MS, signal: abort.signal },
+    {
+      minRoundsToQualify: config.LAB_MIN_ROUNDS_TO_QUALIFY,
+      leaderboardSize: config.LAB_LEADERBOARD_SIZE,
+      gapWaitMs: config.GAP_WAIT_MS,
+      bigRoundRule: { multiplier: config.EVENT_BIG_ROUND_MULTIPLIER, window: config.EVENT_BIG_ROUND_WINDOW, minHistory: config.EVENT_BIG_ROUND_MIN_HISTORY },
+      signal: abort.signal,
+    },
   );
   idle = () => writer.idle();
   // The indexer creates the rounds schema; on a fresh deployment it may not exist yet.

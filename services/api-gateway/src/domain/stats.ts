@@ -1,6 +1,6 @@
 import type { PayoutRule } from '@gridlab/contracts';
 import type { RuleSums, StoredAggregates } from '@gridlab/rounds-store';
-import { chiSquaredPValue, uniformityStatistic } from './chi-squared';
+import { chiSquaredPValue, uniformityStatistic } from '@gridlab/strategy';
 
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 const SQUARES = 25;

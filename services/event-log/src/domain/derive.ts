@@ -24,6 +24,7 @@
 import type { Round } from '@gridlab/contracts';
 import { ConfigError, DecodeError, type FieldError } from '@gridlab/errors';
 import { dedupKeys, type DerivedEvent, type RoundEventBody } from './events';
+import { bigRoundThreshold, type BigRoundRule } from '@gridlab/strategy';
 import { RollingMedian } from './rolling-median';
 
 const SQUARES = 25;
@@ -195,6 +196,7 @@ export function createDeriver(config: Partial<DeriverConfig> = {}, state?: Deriv
   let streakSquare = start.streakSquare;
   let streakLength = start.streakLength;
   const window = new RollingMedian(settings.bigRoundWindow);
+  const bigRoundRule: BigRoundRule = { multiplier: settings.bigRoundMultiplier, window: settings.bigRoundWindow, minHistory: settings.bigRoundMinHistory };
   for (const total of start.recentTotals.slice(-settings.bigRoundWindow)) window.push(total);
   let cumulative = BigInt(start.cumulativeDeployedLamports);
 
@@ -212,25 +214,23 @@ export function createDeriver(config: Partial<DeriverConfig> = {}, state?: Deriv
         events.push({ dedupKey: dedupKeys.droughtBroken(roundId), ts, body: { kind: 'drought_broken', grid: w, drought, roundId } });
       }
 
+      // The one big_round decision (shared with the Lab's rounds_since_big_round filter).
       const median = window.size >= settings.bigRoundMinHistory ? window.median() : null;
-      // A zero median (rounds with nothing deployed) gives no meaningful ratio: no event.
-      if (median !== null && median > 0) {
-        const threshold = settings.bigRoundMultiplier * median;
-        if (round.totalDeployed >= threshold) {
-          events.push({
-            dedupKey: dedupKeys.bigRound(roundId),
-            ts,
-            body: {
-              kind: 'big_round',
-              roundId,
-              deployedSol: round.totalDeployed / LAMPORTS_PER_SOL,
-              thresholdSol: threshold / LAMPORTS_PER_SOL,
-              multiplier: round.totalDeployed / median,
-              winningSquare: w,
-              totalMiners: round.totalMiners,
-            },
-          });
-        }
+      const threshold = median === null ? null : bigRoundThreshold(bigRoundRule, window.size, median);
+      if (median !== null && threshold !== null && round.totalDeployed >= threshold) {
+        events.push({
+          dedupKey: dedupKeys.bigRound(roundId),
+          ts,
+          body: {
+            kind: 'big_round',
+            roundId,
+            deployedSol: round.totalDeployed / LAMPORTS_PER_SOL,
+            thresholdSol: threshold / LAMPORTS_PER_SOL,
+            multiplier: round.totalDeployed / median,
+            winningSquare: w,
+            totalMiners: round.totalMiners,
+          },
+        });
       }
 
       streakLength = w === streakSquare ? streakLength + 1 : 1;

@@ -2,7 +2,7 @@ import type { Round } from '@gridlab/contracts';
 import type { ActiveSession, ForwardStore, PredictionRow, SettlementRow, StopRow, WriterTx } from '@gridlab/lab-store';
 import type { Logger } from '@gridlab/logger';
 import { ContiguousRounds } from '@gridlab/rounds-store';
-import { History, createRunner, normalizeDsl, type Runner } from '@gridlab/strategy';
+import { History, SPEC_BIG_ROUND_RULE, createRunner, normalizeDsl, type BigRoundRule, type Runner } from '@gridlab/strategy';
 import { addRound, enterSession, type Figures } from '../domain/figures';
 
 /** Where settled rounds are read, in id order (the indexer's table). */
@@ -16,6 +16,8 @@ export interface WriterOptions {
   readonly leaderboardSize: number;
   /** How long a missing round id holds settlement back before it is skipped. */
   readonly gapWaitMs: number;
+  /** The big_round rule of the `rounds_since_big_round` filter (EVENT_BIG_ROUND_*, as event-log's; default SPEC 6). */
+  readonly bigRoundRule?: BigRoundRule;
   readonly batchSize?: number;
   readonly now?: () => Date;
   /** Aborted at shutdown: the writer stops between two transactions. */
@@ -52,7 +54,7 @@ const HISTORY_PAGE = 10_000;
  * settled on restart with decisions from the same pre-round data, marked late.
  */
 export class ForwardWriter {
-  private history = new History();
+  private history: History;
   private readonly sessions = new Map<string, Session>();
   private settledThrough = 0;
   /** The round whose recorded predictions `recorded` lists (null: unknown, ask the store). */
@@ -73,6 +75,14 @@ export class ForwardWriter {
     this.batchSize = options.batchSize ?? 1000;
     this.now = options.now ?? (() => new Date());
     this.gaps = new ContiguousRounds(options.gapWaitMs, (ids) => logger.warn('round ids missing from the store; settling past them', ids));
+    this.history = this.newHistory();
+  }
+
+  /** An empty History judging big rounds by the configured rule. */
+  private newHistory(): History {
+    const history = new History();
+    history.bigRoundRule = this.options.bigRoundRule ?? SPEC_BIG_ROUND_RULE;
+    return history;
   }
 
   /** Last round settled (committed). */
@@ -85,7 +95,7 @@ export class ForwardWriter {
     let through = await this.store.settledThrough();
     // First start: nothing before the newest stored round concerns any strategy.
     if (through === null) through = await this.store.initProgress((await this.rounds.latestId()) ?? 0);
-    const history = new History();
+    const history = this.newHistory();
     for (let from = 0; ; ) {
       const page = await this.rounds.getRounds({ fromId: from, toId: through, limit: HISTORY_PAGE });
       history.appendMany(page);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { InputError, TimeoutError, UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
+import { SPEC_BIG_ROUND_RULE, type BigRoundRule } from '@gridlab/strategy';
 import type { ComputeJob } from '../../app/compute';
 import type { ComputePort, JobCaller } from '../../app/lab';
 import { FairQueue } from '../../domain/fair-queue';
@@ -28,6 +29,8 @@ export interface ComputePoolOptions {
    * client are not limited.
    */
   readonly maxRunningPerClient?: number;
+  /** The big_round rule of the `rounds_since_big_round` filter (EVENT_BIG_ROUND_*, as event-log's; default SPEC 6). */
+  readonly bigRoundRule?: BigRoundRule;
   /** The history's current buffers and how many rounds of it jobs may read now. */
   readonly history: () => { readonly buffers: HistoryBuffers; readonly length: number };
   /** Called after each job with its kind, outcome and duration on the worker. */
@@ -129,7 +132,7 @@ export class ComputePool implements ComputePort {
 
   private spawn(): Slot {
     const channel = new MessageChannel();
-    const worker = new Worker(WORKER_FILE, { execArgv: WORKER_EXEC_ARGV, workerData: { nested: channel.port2 }, transferList: [channel.port2] });
+    const worker = new Worker(WORKER_FILE, { execArgv: WORKER_EXEC_ARGV, workerData: { nested: channel.port2, bigRoundRule: this.options.bigRoundRule ?? SPEC_BIG_ROUND_RULE }, transferList: [channel.port2] });
     const slot: Slot = { worker, busy: null, nestedPort: channel.port1, nested: null, alive: true, cancelled: false };
     channel.port1.on('message', (message: FromWorker) => this.finishedNested(slot, message));
     const { buffers } = this.options.history();

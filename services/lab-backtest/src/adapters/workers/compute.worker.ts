@@ -8,7 +8,7 @@
  */
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { isGridlabError } from '@gridlab/errors';
-import type { History } from '@gridlab/strategy';
+import { SPEC_BIG_ROUND_RULE, type BigRoundRule, type History } from '@gridlab/strategy';
 import { computeReply } from '../../app/compute';
 import { attachBuffers, historyView, setVisibleLength } from '../../domain/shared-history';
 import type { FromWorker, ToWorker } from './protocol';
@@ -16,7 +16,8 @@ import type { FromWorker, ToWorker } from './protocol';
 const port = parentPort;
 if (port === null) throw new Error('compute.worker.ts runs as a worker thread');
 
-const nested = (workerData as { nested?: MessagePort } | null)?.nested;
+const settings = workerData as { nested?: MessagePort; bigRoundRule?: BigRoundRule } | null;
+const nested = settings?.nested;
 if (nested === undefined) throw new Error('compute.worker.ts needs its nested-job port');
 
 let history: History | undefined;
@@ -52,6 +53,7 @@ function run(message: ToWorker, replyTo: MessagePort): void {
     // from the old one (square orders, big-round flags are cached per History object).
     if (history === undefined || buffers.generation !== generation) {
       history = historyView(buffers, 0);
+      history.bigRoundRule = settings?.bigRoundRule ?? SPEC_BIG_ROUND_RULE;
       generation = buffers.generation;
     } else {
       attachBuffers(history, buffers);

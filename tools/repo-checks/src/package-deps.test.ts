@@ -1,0 +1,85 @@
+/**
+ * Every package declares exactly what it imports (issue 16): production code's imports
+ * are `dependencies` (or peers), test-only imports may be `devDependencies`, and nothing
+ * is declared that no file imports (but the few runtime-only packages listed below).
+ * dependency-cruiser checks npm imports against package.json; workspace packages resolve
+ * to their sources through symlinks, which it sees as local files, so this test reads the
+ * import specifiers itself.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+/** Declared but never imported by a file, on purpose. */
+const RUNTIME_ONLY: Readonly<Record<string, string>> = {
+  tsx: 'loads TypeScript: `node --import tsx` for services and worker threads',
+  typescript: 'the compiler the build scripts run',
+  'openapi-typescript': 'generates libs/client types (its `generate` script)',
+  jest: 'the test runner',
+  '@swc/core': 'compiles tests for jest',
+  '@swc/jest': 'compiles tests for jest',
+  'dependency-cruiser': 'checks the boundaries (run as a command)',
+};
+
+interface Manifest {
+  readonly name: string;
+  readonly dependencies?: Record<string, string>;
+  readonly devDependencies?: Record<string, string>;
+  readonly peerDependencies?: Record<string, string>;
+}
+
+function files(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    if (entry === 'node_modules' || entry === 'dist') return [];
+    if (statSync(path).isDirectory()) return files(path);
+    return /\.(ts|mts|mjs|cjs)$/.test(entry) && !entry.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+const SPECIFIER = /(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\(\s*|\bimport\s+)['"]([^'"./][^'"]*)['"]/g;
+
+/** The package names a source imports (`@scope/name/sub` → `@scope/name`), Node's own modules left out. */
+function imported(source: string): Set<string> {
+  const names = new Set<string>();
+  for (const m of source.matchAll(SPECIFIER)) {
+    const spec = m[1]!;
+    if (spec.startsWith('node:') || !/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/|$)/.test(spec)) continue;
+    const parts = spec.split('/');
+    names.add(spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!);
+  }
+  return names;
+}
+
+const BUILTIN = new Set(require('node:module').builtinModules as string[]);
+const isTest = (file: string): boolean => /\.test\.ts$|\/test\/|\/src\/testing\//.test(file);
+
+const packageDirs = ['libs', 'services', 'tools']
+  .flatMap((top) => readdirSync(join(ROOT, top)).map((name) => join(ROOT, top, name)))
+  .concat([join(ROOT, 'bench'), join(ROOT, 'test-e2e')])
+  .filter((dir) => existsSync(join(dir, 'package.json')));
+
+describe('package.json dependencies', () => {
+  it.each(packageDirs.map((dir) => [dir.slice(ROOT.length + 1), dir]))('%s declares exactly what it imports', (_, dir) => {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
+    const deps = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
+    const dev = new Set(Object.keys(manifest.devDependencies ?? {}));
+    const production = new Set<string>();
+    const all = new Set<string>();
+    for (const file of files(dir)) {
+      const names = [...imported(readFileSync(file, 'utf8'))].filter((n) => !BUILTIN.has(n) && n !== manifest.name);
+      for (const n of names) {
+        all.add(n);
+        if (!isTest(file) && !file.startsWith(join(dir, 'scripts'))) production.add(n);
+      }
+    }
+    const problems = [
+      ...[...production].filter((n) => !deps.has(n)).map((n) => `imported by production code but not in dependencies: ${n}`),
+      ...[...all].filter((n) => !deps.has(n) && !dev.has(n)).map((n) => `imported but not declared: ${n}`),
+      ...[...deps, ...dev].filter((n) => !all.has(n) && !n.startsWith('@types/') && RUNTIME_ONLY[n] === undefined).map((n) => `declared but never imported: ${n}`),
+    ];
+    expect(problems).toEqual([]);
+  });
+});
