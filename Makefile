@@ -9,9 +9,10 @@ PNPM := corepack pnpm
 
 .PHONY: start reset test bench typecheck infra deps database clean-test-data
 
-## start: run the whole suite in the foreground (devnet with history, indexer, all services); Ctrl-C stops it
+## start: run the whole suite in the foreground (devnet with history, indexer, all services); a crashed
+## process is restarted with back-off; Ctrl-C stops it. `make start REPLICAS=2` runs two replicas of each service
 start: infra deps database
-	@node --import tsx deploy/local/run-suite.ts
+	@GRIDLAB_REPLICAS=$(or $(REPLICAS),$(GRIDLAB_REPLICAS),1) node --import tsx deploy/local/run-suite.ts
 
 ## reset: start over from genesis: deletes the devnet ledger (.gridlab/devnet), the database, the JetStream
 ## streams and live bucket, and the Redis keys of this checkout together (refuses while the suite runs)

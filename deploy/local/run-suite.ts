@@ -1,7 +1,12 @@
 /**
  * `make start`: runs the devnet and every service as child processes in the
- * foreground, with prefixed output. Ctrl-C (SIGINT) or SIGTERM stops them all; if one
- * exits on its own, the others are stopped too and the exit says which.
+ * foreground, with prefixed output. Ctrl-C (SIGINT) or SIGTERM stops them all. A process
+ * that exits on its own is restarted, as Kubernetes would, after a back-off (1 s doubling
+ * to 30 s; back to 1 s once it ran a minute), and the output says so.
+ * GRIDLAB_REPLICAS=2 (`make start REPLICAS=2`) runs two replicas of every service (one
+ * devnet): the second gateway listens on the next port, second replicas take any free ops
+ * port, and the single writers' logs show which holds the lock and which stands by, so
+ * failover can be watched by stopping a leader.
  * Settings come from the environment (see README "Configuration"); defaults give a
  * complete local suite. The devnet keeps its chain in GRIDLAB_DATA_DIR/devnet (default
  * .gridlab/devnet), so a restart continues it; `make reset` starts over from genesis.
@@ -44,10 +49,28 @@ const ALL: readonly ProcessSpec[] = [
   { name: 'lab-backtest', entry: 'services/lab-backtest/src/main.ts' },
 ];
 const ONLY = process.env['GRIDLAB_SUITE']?.split(',').map((n) => n.trim());
-const SUITE: readonly ProcessSpec[] = ALL.filter((s) => ONLY === undefined || ONLY.includes(s.name)).map((s) => {
+const REPLICAS = Number(process.env['GRIDLAB_REPLICAS'] ?? '1');
+if (!Number.isInteger(REPLICAS) || REPLICAS < 1 || REPLICAS > 4) {
+  process.stderr.write('GRIDLAB_REPLICAS must be 1 to 4\n');
+  process.exit(2);
+}
+const RESTART_FIRST_MS = 1000;
+const RESTART_MAX_MS = 30_000;
+/** A process that ran this long is healthy again: its next restart waits RESTART_FIRST_MS. */
+const HEALTHY_AFTER_MS = 60_000;
+
+const SUITE: readonly ProcessSpec[] = ALL.filter((s) => ONLY === undefined || ONLY.includes(s.name)).flatMap((s) => {
   const port = process.env[`${s.name.toUpperCase().replace(/-/g, '_')}_OPS_PORT`];
-  return port === undefined ? s : { ...s, env: { ...s.env, OPS_PORT: port } };
+  const first = port === undefined ? s : { ...s, env: { ...s.env, OPS_PORT: port } };
+  if (s.name === 'devnet') return [first];
+  return [first, ...Array.from({ length: REPLICAS - 1 }, (_, i) => replica(s, i + 2))];
 });
+
+/** Replica n (2, 3, ...) of a service: its own name, any free ops port, the gateway on the next public port. */
+function replica(spec: ProcessSpec, n: number): ProcessSpec {
+  const gatewayPort = spec.name === 'api-gateway' ? { PORT: String(Number(process.env['PORT'] ?? '8080') + n - 1) } : {};
+  return { name: `${spec.name}-${n}`, entry: spec.entry, env: { ...spec.env, OPS_PORT: '0', ...gatewayPort } };
+}
 
 /**
  * The API key HMAC secret of this checkout: from the environment, else generated once
@@ -67,6 +90,9 @@ function localSecret(): string {
 const COLORS = [36, 33, 32, 35, 34, 31, 90];
 const width = Math.max(...SUITE.map((s) => s.name.length));
 const children = new Map<string, ChildProcess>();
+/** Restarts waiting for their back-off, by process name. */
+const pendingRestarts = new Map<string, NodeJS.Timeout>();
+const restarts = new Map<string, { count: number; delayMs: number }>();
 let stopping = false;
 
 function prefix(name: string, index: number): string {
@@ -98,17 +124,29 @@ function start(spec: ProcessSpec, index: number): void {
   pipeLines(child.stdout!, process.stdout, tag);
   pipeLines(child.stderr!, process.stderr, tag);
   children.set(spec.name, child);
+  const startedAt = Date.now();
   child.on('exit', (code, signal) => {
     children.delete(spec.name);
     if (stopping) return;
-    process.stderr.write(`${tag}exited unexpectedly (${signal ?? `code ${code}`}); stopping the suite\n`);
-    void stopAll(1);
+    const state = restarts.get(spec.name) ?? { count: 0, delayMs: RESTART_FIRST_MS };
+    const delayMs = Date.now() - startedAt >= HEALTHY_AFTER_MS ? RESTART_FIRST_MS : state.delayMs;
+    restarts.set(spec.name, { count: state.count + 1, delayMs: Math.min(delayMs * 2, RESTART_MAX_MS) });
+    const how = signal === null ? `code ${code}` : `signal ${signal}`;
+    process.stderr.write(`${tag}exited with ${how}; restarting in ${delayMs / 1000} s (restart ${state.count + 1})\n`);
+    pendingRestarts.set(
+      spec.name,
+      setTimeout(() => {
+        pendingRestarts.delete(spec.name);
+        if (!stopping) start(spec, index);
+      }, delayMs),
+    );
   });
 }
 
 async function stopAll(exitCode: number): Promise<void> {
   if (stopping) return;
   stopping = true;
+  for (const timer of pendingRestarts.values()) clearTimeout(timer);
   process.stdout.write('\nstopping the suite...\n');
   const exits = [...children.values()].map((child) => new Promise<void>((resolve) => child.once('exit', () => resolve())));
   for (const child of children.values()) child.kill('SIGTERM');

@@ -1,5 +1,5 @@
 import { CORRELATION_HEADER, validateCommandReply, type CommandError, type CommandReply, type Validator } from '@gridlab/contracts';
-import { DecodeError, HTTP_STATUS, TimeoutError, UnavailableError, errorFromWire, isGridlabError } from '@gridlab/errors';
+import { DecodeError, TimeoutError, UnavailableError, errorFromWire, isGridlabError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import { RequestError, TimeoutError as NatsTimeoutError, headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 
@@ -88,22 +88,23 @@ export function checkedReply<T>(parse: () => CommandReply<unknown>, result: Vali
  * becomes a 503 that reveals nothing.
  */
 export function toCommandError(error: unknown, logger: Logger, subject: string): CommandError {
-  if (error instanceof SyntaxError) return { status: 400, code: 'invalid_request', detail: 'the request is not valid JSON' };
+  if (error instanceof SyntaxError) return { kind: 'input', code: 'invalid_request', detail: 'the request is not valid JSON', retryable: false };
   if (error instanceof DecodeError) {
     logger.error('command failed: a contract broken by this service', { subject, err: error });
-    return { status: 500, code: 'internal_error', detail: 'the request could not be completed' };
+    return { kind: 'decode', code: 'internal_error', detail: 'the request could not be completed', retryable: false };
   }
-  if (isGridlabError(error) && HTTP_STATUS[error.kind] !== 500) {
+  if (isGridlabError(error) && error.kind !== 'config') {
     return {
-      status: HTTP_STATUS[error.kind],
+      kind: error.kind,
       code: error.code,
       detail: error.message,
+      retryable: error.retryable,
       ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: Math.max(1, Math.ceil(error.retryAfterSeconds)) }),
       ...(error.errors === undefined ? {} : { errors: error.errors }),
     };
   }
   logger.error('command failed', { subject, err: error });
-  return { status: 503, code: 'service_unavailable', detail: 'the service could not complete the request; retry shortly', retryAfterSeconds: 2 };
+  return { kind: 'unavailable', code: 'service_unavailable', detail: 'the service could not complete the request; retry shortly', retryable: true, retryAfterSeconds: 2 };
 }
 
 export interface RequestOptions {

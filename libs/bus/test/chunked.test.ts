@@ -54,7 +54,7 @@ describe('chunked replies', () => {
   });
 
   it('relays a business error as the same error', async () => {
-    const error = { status: 400, code: 'invalid_request', detail: 'bad dsl', errors: [{ path: '/dsl/params', message: 'is required' }] };
+    const error = { kind: 'input', code: 'invalid_request', detail: 'bad dsl', retryable: false, errors: [{ path: '/dsl/params', message: 'is required' }] };
     const stop = serve((_d, reply) => reply(encoder.encode(JSON.stringify({ ok: false, error }))));
     await server.flush();
     try {

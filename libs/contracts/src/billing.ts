@@ -97,11 +97,33 @@ export interface KeyRevoked {
   readonly revokedAt: string;
 }
 
-/** A command's failure as the HTTP problem the gateway should answer with. */
+/** The kinds of a command's failure (those of @gridlab/errors' ErrorKind that cross the bus). */
+export const COMMAND_ERROR_KINDS = [
+  'input',
+  'not_found',
+  'conflict',
+  'unavailable',
+  'chain',
+  'decode',
+  'unauthenticated',
+  'payment_required',
+  'rate_limited',
+  'timeout',
+  'gone',
+  'unprocessable',
+] as const;
+
+/**
+ * A command's failure on the bus, with no HTTP in it: the kind of failure, a stable code,
+ * whether retrying can help, and the field errors of an input. Only the gateway maps a
+ * kind to an HTTP status; a durable consumer uses `retryable` (nak with a delay, or
+ * terminate).
+ */
 export interface CommandError {
-  readonly status: number;
+  readonly kind: (typeof COMMAND_ERROR_KINDS)[number];
   readonly code: string;
   readonly detail: string;
+  readonly retryable: boolean;
   readonly retryAfterSeconds?: number;
   readonly errors?: readonly { readonly path: string; readonly message: string }[];
 }
@@ -269,9 +291,10 @@ export const commandReplySchema: SchemaObject = {
         error: {
           type: 'object',
           additionalProperties: false,
-          required: ['status', 'code', 'detail'],
+          required: ['kind', 'code', 'detail', 'retryable'],
           properties: {
-            status: { type: 'integer', minimum: 400, maximum: 599 },
+            kind: { enum: [...COMMAND_ERROR_KINDS] },
+            retryable: { type: 'boolean' },
             code: { type: 'string', pattern: '^[a-z_]+$' },
             detail: { type: 'string' },
             retryAfterSeconds: { type: 'integer', minimum: 1 },

@@ -174,42 +174,45 @@ export const HTTP_STATUS: Readonly<Record<ErrorKind, number>> = {
 };
 
 /**
- * Rebuilds a business error from its wire form (status, code, detail), as a service's
- * reply carries it across NATS; an unexpected status becomes UnavailableError.
+ * Rebuilds a business error from its wire form (kind, code, detail, retryable), as a
+ * service's reply carries it across NATS; a kind this version does not know becomes
+ * UnavailableError.
  */
 export function errorFromWire(wire: {
-  status: number;
+  kind: string;
   code: string;
   detail: string;
+  retryable: boolean;
   retryAfterSeconds?: number | undefined;
   errors?: readonly FieldError[] | undefined;
 }): GridlabError {
   const options: GridlabErrorOptions = {
+    retryable: wire.retryable,
     ...(wire.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: wire.retryAfterSeconds }),
     ...(wire.errors === undefined ? {} : { errors: wire.errors }),
   };
-  switch (wire.status) {
-    case 400:
+  switch (wire.kind) {
+    case 'input':
       return new InputError(wire.detail, { ...options, code: wire.code });
-    case 404:
+    case 'not_found':
       return new NotFoundError(wire.code, wire.detail, options);
-    case 409:
+    case 'conflict':
       return new ConflictError(wire.code, wire.detail, options);
-    case 410:
+    case 'gone':
       return new GoneError(wire.code, wire.detail, options);
-    case 422:
+    case 'unprocessable':
       return new UnprocessableError(wire.code, wire.detail, options);
-    case 429:
+    case 'rate_limited':
       return new RateLimitedError(wire.detail, wire.retryAfterSeconds ?? 1, wire.code);
-    case 500:
+    case 'decode':
       // Another service's own bug: shown as a bare 500, never its text.
       return new DecodeError(wire.code, wire.detail, options);
-    case 502:
+    case 'chain':
       return new ChainError(wire.detail, options);
-    case 504:
+    case 'timeout':
       return new TimeoutError(wire.detail, options);
     default:
-      return new UnavailableError(wire.detail, options);
+      return new UnavailableError(wire.detail, { ...options, code: wire.code });
   }
 }
 

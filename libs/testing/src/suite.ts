@@ -7,7 +7,9 @@ import { freePort } from './processes';
 
 /** The local suite (deploy/local/run-suite.ts, what `make start` runs) as a child process. */
 export interface LocalSuite {
-  /** The last 20,000 characters it printed (for failure messages). */
+  /** The runner's process id (its children are the suite's processes). */
+  readonly pid: number;
+  /** The last 200,000 characters it printed. */
   output(): string;
   /** SIGTERM, as Ctrl-C would; resolves with its exit code. */
   stop(): Promise<number | null>;
@@ -22,11 +24,12 @@ export function startLocalSuite(env: NodeJS.ProcessEnv): LocalSuite {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const keep = (chunk: Buffer): void => {
-    output = (output + chunk.toString()).slice(-20_000);
+    output = (output + chunk.toString()).slice(-200_000);
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   return {
+    pid: child.pid!,
     output: () => output,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
