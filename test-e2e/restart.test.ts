@@ -3,13 +3,12 @@
  * and started again continues the same chain, and /live, /stream and forward tests follow
  * it at once.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeBoard, OrePdas } from '@gridlab/chain';
-import { createTestDatabase, freePort, runCli, testNamespace, WORKSPACE_ROOT, type TestDatabase } from '@gridlab/testing';
+import { createTestDatabase, localSuiteEnv, runCli, startLocalSuite, testNamespace, waitUntil, type LocalSuite, type TestDatabase } from '@gridlab/testing';
 
 const SECRET = 'restart-test-secret-0123456789abcdef';
 const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
@@ -21,8 +20,7 @@ let dataDir: string;
 let env: NodeJS.ProcessEnv;
 let gateway: string;
 let rpcUrl: string;
-let suite: ChildProcess | null = null;
-let output = '';
+let suite: LocalSuite | null = null;
 
 interface LiveView {
   roundId: number;
@@ -31,43 +29,18 @@ interface LiveView {
   stale: boolean;
 }
 
-function startSuite(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(WORKSPACE_ROOT, 'deploy/local/run-suite.ts')], {
-    cwd: WORKSPACE_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const keep = (chunk: Buffer): void => {
-    output = (output + chunk.toString()).slice(-20_000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  return child;
+function startSuite(): LocalSuite {
+  return startLocalSuite(env);
 }
 
 async function stopSuite(): Promise<number | null> {
-  const child = suite;
+  const running = suite;
   suite = null;
-  if (child === null || child.exitCode !== null) return child?.exitCode ?? null;
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
-  return exited;
+  return (await running?.stop()) ?? null;
 }
 
-async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 90_000, everyMs = 300): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await read();
-      if (ok(value)) return value;
-      last = value;
-    } catch (error) {
-      last = error instanceof Error ? error.message : error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}\n${output.slice(-4000)}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 90_000, everyMs = 300): Promise<T> {
+  return waitUntil(what, read, ok, { timeoutMs, everyMs, context: () => suite?.output() ?? '' });
 }
 
 let apiKey = '';
@@ -115,34 +88,18 @@ async function streamIds(count: number): Promise<string[]> {
 beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = await mkdtemp(join(tmpdir(), 'gridlab-restart-'));
-  const [rpcPort, wsPort, gatewayPort, indexerPort, forwardPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-  rpcUrl = `http://127.0.0.1:${rpcPort}`;
-  gateway = `http://127.0.0.1:${gatewayPort}`;
-  env = {
-    GRIDLAB_SUITE: 'devnet,indexer,api-gateway,lab-forward',
-    GRIDLAB_DATA_DIR: dataDir,
-    DATABASE_URL: db.url,
-    NATS_PREFIX: ns.natsPrefix,
-    REDIS_PREFIX: ns.redisPrefix,
-    API_KEY_HMAC_SECRET: SECRET,
-    LOG_LEVEL: 'warn',
-    DEVNET_RPC_PORT: String(rpcPort),
-    DEVNET_WS_PORT: String(wsPort),
-    DEVNET_SLOT_MS: '40',
-    DEVNET_ROUND_SLOTS: '15',
-    DEVNET_INTERMISSION_SLOTS: '4',
-    DEVNET_HISTORY_ROUNDS: '40',
-    DEVNET_SAVE_INTERVAL_MS: '1000',
-    SOLANA_RPC_URL: rpcUrl,
-    SOLANA_WS_URL: `ws://127.0.0.1:${wsPort}`,
-    SLOT_SECONDS: '0.04',
-    POLL_INTERVAL_MS: '200',
-    CATCH_UP_INTERVAL_MS: '200',
-    PORT: String(gatewayPort),
-    INDEXER_OPS_PORT: String(indexerPort),
-    LAB_FORWARD_OPS_PORT: String(forwardPort),
-    LIVE_STALE_AFTER_S: '30',
-  };
+  const local = await localSuiteEnv({
+    services: ['indexer', 'api-gateway', 'lab-forward'],
+    databaseUrl: db.url,
+    natsPrefix: ns.natsPrefix,
+    redisPrefix: ns.redisPrefix,
+    secret: SECRET,
+    dataDir,
+    historyRounds: 40,
+  });
+  rpcUrl = local.rpcUrl;
+  gateway = local.gatewayUrl;
+  env = { ...local.env, DEVNET_SAVE_INTERVAL_MS: '1000', LIVE_STALE_AFTER_S: '30' };
   const granted = await runCli(['admin', 'grant', '--owner', OWNER, '--days', '1'], { ...process.env, ...env });
   if (granted.code !== 0) throw new Error(granted.stderr);
   apiKey = (JSON.parse(granted.stdout) as { apiKey: string }).apiKey;

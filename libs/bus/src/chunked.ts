@@ -59,13 +59,43 @@ export interface ChunkedResult<T> {
  * TimeoutError (504); a business error → that error; a malformed or inconsistent
  * reply → UnavailableError.
  */
-export function requestChunked<T>(
+export async function requestChunked<T>(
   nc: NatsConnection,
   subject: string,
   payload: unknown,
   result: Validator<T>,
   options: RequestOptions,
 ): Promise<ChunkedResult<T>> {
+  const reply = await collectChunked(nc, subject, payload, options);
+  return { result: decodeReply(reply.bytes, result, subject), headers: reply.headers };
+}
+
+/** A command's result as the JSON bytes its responder encoded, and the headers of the reply's first chunk. */
+export interface RawResult {
+  readonly json: Uint8Array;
+  readonly headers: MsgHdrs | undefined;
+}
+
+const OK_PREFIX = encoder.encode('{"ok":true,"result":');
+
+/**
+ * As requestChunked, for results validated by their responder before sending (lab-backtest
+ * checks each result against its contract on the worker that encodes it; tests check both
+ * ends): the result comes back as the responder's JSON bytes, neither parsed, validated
+ * nor encoded again here, for the caller to pass on. A failure reply is decoded and
+ * thrown as requestChunked does.
+ */
+export async function requestChunkedRaw(nc: NatsConnection, subject: string, payload: unknown, options: RequestOptions): Promise<RawResult> {
+  const { bytes, headers: first } = await collectChunked(nc, subject, payload, options);
+  const ok = bytes.length > OK_PREFIX.length && bytes[bytes.length - 1] === 0x7d && OK_PREFIX.every((b, i) => bytes[i] === b);
+  if (ok) return { json: bytes.subarray(OK_PREFIX.length, bytes.length - 1), headers: first };
+  // Another encoding of the envelope, or a failure: decode it.
+  const result = decodeReply(bytes, (value) => value, subject);
+  return { json: encoder.encode(JSON.stringify(result)), headers: first };
+}
+
+/** Sends the request and reassembles its reply's chunks (see requestChunked for the failures). */
+function collectChunked(nc: NatsConnection, subject: string, payload: unknown, options: RequestOptions): Promise<{ bytes: Uint8Array; headers: MsgHdrs | undefined }> {
   return new Promise((resolve, reject) => {
     const parts: (Uint8Array | undefined)[] = [];
     let expected = 0;
@@ -99,13 +129,7 @@ export function requestChunked<T>(
         parts[index] = msg.data.slice();
         if (index === 0) first = msg.headers;
         if (++received < expected) return;
-        finish(() => {
-          try {
-            resolve({ result: decodeReply(parts as Uint8Array[], result, subject), headers: first });
-          } catch (e) {
-            reject(e);
-          }
-        });
+        finish(() => resolve({ bytes: parts.length === 1 ? parts[0]! : Buffer.concat(parts as Uint8Array[]), headers: first }));
       },
     });
     timer = setTimeout(() => fail(new TimeoutError(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
@@ -120,7 +144,6 @@ export function requestChunked<T>(
   });
 }
 
-function decodeReply<T>(parts: readonly Uint8Array[], result: Validator<T>, subject: string): T {
-  const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+function decodeReply<T>(bytes: Uint8Array, result: Validator<T>, subject: string): T {
   return checkedReply(() => validateCommandReply(JSON.parse(decoder.decode(bytes)) as unknown), result, subject);
 }

@@ -11,5 +11,5 @@ export type { JetStreamClient } from '@nats-io/jetstream';
 export { serveCommands, requestCommand, route, toCommandError, type CommandRoute, type AnyCommandRoute, type RequestOptions } from './commands';
 export { consumeDurable, type DurableConsumerOptions } from './consume';
 export type { JsMsg } from '@nats-io/jetstream';
-export { respondChunked, requestChunked, replyChunkBytes, type ChunkedReplyOptions, type ChunkedResult } from './chunked';
+export { respondChunked, requestChunked, requestChunkedRaw, replyChunkBytes, type ChunkedReplyOptions, type ChunkedResult, type RawResult } from './chunked';
 export type { Msg, Subscription } from '@nats-io/transport-node';

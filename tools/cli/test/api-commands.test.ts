@@ -3,11 +3,10 @@
  * indexer, gateway, Strategy Lab): keygen, live, stats, backtest, strategies list | create |
  * forward, as tables and as --json.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, freePort, runCli, testNamespace, WORKSPACE_ROOT, type TestDatabase } from '@gridlab/testing';
+import { createTestDatabase, localSuiteEnv, runCli, startLocalSuite, testNamespace, waitUntil, type LocalSuite, type TestDatabase } from '@gridlab/testing';
 import { Keypair } from '@solana/web3.js';
 
 const SECRET = 'cli-api-test-secret-0123456789abcdef';
@@ -17,8 +16,8 @@ const DSL = { base_strategy: 'cold', params: { bet_size_lamports: 10_000_000, nu
 let db: TestDatabase;
 const ns = testNamespace();
 let dir: string;
-let suite: ChildProcess;
-let output = '';
+let suite: LocalSuite | null = null;
+const output = (): string => suite?.output() ?? '';
 let env: NodeJS.ProcessEnv;
 
 async function gridlab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -26,75 +25,34 @@ async function gridlab(...args: string[]): Promise<{ code: number; stdout: strin
 }
 async function json(...args: string[]): Promise<Record<string, unknown>> {
   const r = await gridlab(...args, '--json');
-  if (r.code !== 0) throw new Error(`gridlab ${args.join(' ')} exited ${r.code}: ${r.stderr}\n${output.slice(-3000)}`);
+  if (r.code !== 0) throw new Error(`gridlab ${args.join(' ')} exited ${r.code}: ${r.stderr}\n${output().slice(-3000)}`);
   return JSON.parse(r.stdout) as Record<string, unknown>;
 }
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await read();
-      if (ok(v)) return v;
-      last = v;
-    } catch (error) {
-      last = error instanceof Error ? error.message : error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}\n${output.slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 90_000): Promise<T> {
+  return waitUntil(what, read, ok, { timeoutMs, everyMs: 500, context: output });
 }
 
 beforeAll(async () => {
   db = await createTestDatabase();
   dir = await mkdtemp(join(tmpdir(), 'gridlab-cli-api-'));
-  const [rpcPort, wsPort, gatewayPort, indexerPort, forwardPort, backtestPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
-  env = {
-    GRIDLAB_SUITE: 'devnet,indexer,api-gateway,lab-forward,lab-backtest',
-    GRIDLAB_DATA_DIR: dir,
-    DATABASE_URL: db.url,
-    NATS_PREFIX: ns.natsPrefix,
-    REDIS_PREFIX: ns.redisPrefix,
-    API_KEY_HMAC_SECRET: SECRET,
-    LOG_LEVEL: 'warn',
-    DEVNET_RPC_PORT: String(rpcPort),
-    DEVNET_WS_PORT: String(wsPort),
-    DEVNET_SLOT_MS: '40',
-    DEVNET_ROUND_SLOTS: '15',
-    DEVNET_INTERMISSION_SLOTS: '4',
-    DEVNET_HISTORY_ROUNDS: '60',
-    SOLANA_RPC_URL: `http://127.0.0.1:${rpcPort}`,
-    SOLANA_WS_URL: `ws://127.0.0.1:${wsPort}`,
-    SLOT_SECONDS: '0.04',
-    POLL_INTERVAL_MS: '200',
-    CATCH_UP_INTERVAL_MS: '200',
-    PORT: String(gatewayPort),
-    INDEXER_OPS_PORT: String(indexerPort),
-    LAB_FORWARD_OPS_PORT: String(forwardPort),
-    LAB_BACKTEST_OPS_PORT: String(backtestPort),
-    GRIDLAB_API_URL: `http://127.0.0.1:${gatewayPort}`,
-  };
-  suite = spawn(process.execPath, ['--import', 'tsx', join(WORKSPACE_ROOT, 'deploy/local/run-suite.ts')], {
-    cwd: WORKSPACE_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const local = await localSuiteEnv({
+    services: ['indexer', 'api-gateway', 'lab-forward', 'lab-backtest'],
+    databaseUrl: db.url,
+    natsPrefix: ns.natsPrefix,
+    redisPrefix: ns.redisPrefix,
+    secret: SECRET,
+    dataDir: dir,
+    historyRounds: 60,
   });
-  const keep = (chunk: Buffer): void => {
-    output = (output + chunk.toString()).slice(-20_000);
-  };
-  suite.stdout!.on('data', keep);
-  suite.stderr!.on('data', keep);
+  env = { ...local.env, GRIDLAB_API_URL: local.gatewayUrl };
+  suite = startLocalSuite(env);
   const granted = await runCli(['admin', 'grant', '--owner', OWNER, '--days', '1'], env);
   if (granted.code !== 0) throw new Error(granted.stderr);
   env['GRIDLAB_API_KEY'] = (JSON.parse(granted.stdout) as { apiKey: string }).apiKey;
 });
 
 afterAll(async () => {
-  if (suite.exitCode === null) {
-    const exited = new Promise((resolve) => suite.once('exit', resolve));
-    suite.kill('SIGTERM');
-    await exited;
-  }
+  await suite?.stop();
   await db.drop();
   await ns.cleanup();
   await rm(dir, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+import type { Analytics } from '@gridlab/contracts';
 import { resolveWindow, runWindow, windowSummary, type ResolvedWindow } from '../backtest/backtest';
 import { lamportsToSol, type BacktestSummary } from '../backtest/result';
 import { canonicalDslJson, normalizeDsl } from '../dsl/normalize';
@@ -35,30 +36,8 @@ export interface Sweep {
   readonly results: readonly SweepPoint[];
 }
 
-export interface Analytics {
-  readonly asOfRoundId: number;
-  readonly baseline: BacktestSummary;
-  readonly monteCarlo: {
-    readonly iterations: number;
-    readonly seed: number;
-    readonly bootstrap: {
-      readonly method: 'moving block bootstrap';
-      readonly blockLength: number;
-      readonly netProfitSol: Distribution;
-      readonly roiPercent: Distribution;
-      readonly maxDrawdownSol: Distribution;
-      readonly probabilityOfProfit: number;
-    };
-    readonly randomOutcomes: {
-      readonly method: 'decisions fixed, winning squares uniform, normal approximation';
-      readonly expectedNetProfitSol: number;
-      readonly stdDevSol: number;
-      readonly zScore: number;
-      readonly pValue: number;
-    };
-  };
-  readonly sweeps: readonly Sweep[];
-}
+/** SPEC 7.9 analytics: the contract's type, built here and sent as it is. */
+export type { Analytics } from '@gridlab/contracts';
 
 export interface AnalyticsOptions {
   /** PRNG seed of the bootstrap (default DEFAULT_SEED). */

@@ -1,14 +1,10 @@
+import type { Distribution } from '@gridlab/contracts';
 const BLOCK_FIELDS = 5;
 /** Resamples between yield points (a few ms of work). */
 const YIELD_EVERY = 100;
 
-/** p5 / p50 / p95 and mean of a resampled figure. */
-export interface Distribution {
-  readonly p5: number;
-  readonly p50: number;
-  readonly p95: number;
-  readonly mean: number;
-}
+/** p5 / p50 / p95 and mean of a resampled figure (the contract's type). */
+export type { Distribution } from '@gridlab/contracts';
 
 /** Raw (lamport) outcomes of each resample. */
 export interface BootstrapSamples {

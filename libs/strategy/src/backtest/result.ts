@@ -1,68 +1,16 @@
-import type { ExitReason, RunStats } from '../engine/run-stats';
+import type { BacktestResult, BacktestSummary } from '@gridlab/contracts';
+import type { RunStats } from '../engine/run-stats';
 import { SQUARES } from '../history/history';
 
 const LAMPORTS_PER_SOL = 1e9;
 /** SPEC 7.8: the equity curve is cut down to at most this many points. */
 export const MAX_EQUITY_POINTS = 2000;
 
-export interface EquityPoint {
-  readonly round: number;
-  readonly balanceLamports: number;
-}
-
-export interface PerSquareResult {
-  readonly square: number;
-  readonly betCount: number;
-  readonly winCount: number;
-  readonly netLamports: number;
-}
-
-/** A backtest result without its per-round arrays (analytics' baseline, forward stats). */
-export interface BacktestSummary {
-  readonly totalRounds: number;
-  readonly roundsBet: number;
-  readonly roundsWon: number;
-  readonly squaresBet: number;
-  readonly squaresWonOn: number;
-  readonly netProfitLamports: number;
-  readonly netProfitSol: number;
-  /**
-   * ORE earned on `returns` rounds, base units (1 ORE = 1e11), as a decimal string (it
-   * may pass 2^53); "0" when none. Its value at each round's production cost is in
-   * netProfitLamports.
-   */
-  readonly oreEarned: string;
-  /**
-   * The SOL-only part of netProfitLamports: SOL paid back (stakes back, parimutuel
-   * winnings) less stakes and fees, without the ORE's value. Equals netProfitLamports
-   * when no ORE was earned.
-   */
-  readonly solReturnedNetLamports: number;
-  readonly totalStakeLamports: number;
-  readonly totalStakeSol: number;
-  readonly totalRecoveryLamports: number;
-  readonly totalRecoverySol: number;
-  readonly roiPercent: number;
-  readonly winRate: number;
-  readonly perSquareWinRate: number;
-  readonly maxStreak: number;
-  readonly capHits: number;
-  readonly totalCapLossSol: number;
-  readonly minWalletSol: number;
-  readonly maxDrawdownSol: number;
-  readonly rangeMin: number;
-  readonly rangeMax: number;
-  readonly exitedEarly: ExitReason | null;
-  readonly exitRoundId: number;
-  readonly perSquare: readonly PerSquareResult[];
-  readonly streakRunLengths: readonly number[];
-}
-
-/** The seed's Backtest result (SPEC 7.8). */
-export interface BacktestResult extends BacktestSummary {
-  readonly equityCurve: readonly EquityPoint[];
-  readonly perRoundPnlLamports: readonly number[];
-}
+// The result types are the wire contract's (@gridlab/contracts): one definition, which the
+// engine builds and lab-backtest sends as it is.
+export type { BacktestSummary, BacktestResult } from '@gridlab/contracts';
+export type EquityPoint = BacktestResult['equityCurve'][number];
+export type PerSquareResult = BacktestSummary['perSquare'][number];
 
 /** A plain array copy (what JSON needs), several times faster than Array.from on a typed array. */
 function toNumbers(values: Float64Array, n: number): number[] {

@@ -1,3 +1,4 @@
+import type { ExitReason } from '@gridlab/contracts';
 import type { DslParams } from '../dsl/types';
 import { RETURNS as RETURNS_BINDING, SQUARES as SQUARES_BINDING, type History } from '../history/history';
 import {
@@ -16,8 +17,8 @@ const oreEarned = oreEarned_BINDING;
 const oreValueLamports = oreValueLamports_BINDING;
 const returnedLamports = returnedLamports_BINDING;
 
-/** Why a run stopped early (SPEC 7.6), in order of precedence. */
-export type ExitReason = 'stop_loss_streak' | 'take_profit' | 'session_stop_loss';
+/** Why a run stopped early (SPEC 7.6), in order of precedence: the contract's type. */
+export type { ExitReason } from '@gridlab/contracts';
 
 const INITIAL_RECORD = 1024;
 

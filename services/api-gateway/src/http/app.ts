@@ -241,14 +241,14 @@ export function createApp(deps: AppDeps): express.Express {
   // At most LAB_JOBS_PER_KEY in flight per key (429 too_many_lab_jobs); lab-backtest queues fairly by subscriber.
   paid.post('/lab/backtest', async (req, res) => {
     const caller = res.locals['caller'] as Caller;
-    const { result } = await withLabSlot(deps.labJobs, caller, () => deps.lab.backtest(req.body, requestIdOf(res), caller.subscriberId));
-    res.set('Cache-Control', 'no-store').json({ result });
+    const { json } = await withLabSlot(deps.labJobs, caller, () => deps.lab.backtest(req.body, requestIdOf(res), caller.subscriberId));
+    res.set('Cache-Control', 'no-store').type('application/json').send(wrapJson('result', json));
   });
   paid.post('/lab/analytics', async (req, res) => {
     const caller = res.locals['caller'] as Caller;
-    const { result, cache } = await withLabSlot(deps.labJobs, caller, () => deps.lab.analytics(req.body, requestIdOf(res), caller.subscriberId));
+    const { json, cache } = await withLabSlot(deps.labJobs, caller, () => deps.lab.analytics(req.body, requestIdOf(res), caller.subscriberId));
     if (cache !== undefined) res.set('X-Cache', cache);
-    res.set('Cache-Control', 'no-store').json({ analytics: result });
+    res.set('Cache-Control', 'no-store').type('application/json').send(wrapJson('analytics', json));
   });
 
   paid.get('/events', async (req, res) => {
@@ -357,4 +357,9 @@ function bodyParserProblem(error: unknown): ReturnType<typeof problem> | null {
 
 export function liveUnavailable(): UnavailableError {
   return new UnavailableError('no live snapshot has been received yet');
+}
+
+/** `{"<key>":<json>}` around a JSON value already encoded (a lab result passed through as lab-backtest encoded it). */
+function wrapJson(key: string, json: Uint8Array): Buffer {
+  return Buffer.concat([Buffer.from(`{"${key}":`), json, Buffer.from('}')]);
 }

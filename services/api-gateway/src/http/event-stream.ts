@@ -92,17 +92,21 @@ export class EventStream {
   }
 
   private broadcast(event: LogEvent): void {
+    // Framed once for every live client (encoded lazily: a kind no client follows costs nothing).
+    let framed: Buffer | undefined;
+    const frameOnce = (): Buffer => (framed ??= Buffer.from(frame(event)));
     for (const client of this.clients) {
       if (client.pending !== null) {
         client.pending.push(event);
         if (client.pending.length > MAX_PENDING) client.res.destroy();
       } else {
-        this.write(client, event);
+        this.write(client, event, frameOnce);
       }
     }
   }
 
-  private write(client: Client, event: LogEvent): void {
+  /** Sends `event` to `client` unless already sent or filtered out; `framed` gives its SSE frame. */
+  private write(client: Client, event: LogEvent, framed: () => Buffer | string = () => frame(event)): void {
     if (event.id <= client.cursor || client.res.destroyed) return;
     client.cursor = event.id;
     if (client.kind !== undefined && event.kind !== client.kind) return;
@@ -110,7 +114,7 @@ export class EventStream {
       client.res.end();
       return;
     }
-    client.res.write(frame(event));
+    client.res.write(framed());
   }
 
   private ping(): void {

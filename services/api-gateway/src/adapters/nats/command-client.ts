@@ -1,4 +1,4 @@
-import { requestChunked, requestCommand, type ChunkedResult, type NatsConnection } from '@gridlab/bus';
+import { requestChunkedRaw, requestCommand, type NatsConnection, type RawResult } from '@gridlab/bus';
 import type * as contracts from '@gridlab/contracts';
 
 /**
@@ -22,15 +22,13 @@ export abstract class CommandClient {
     return requestCommand(this.nc, subject, payload, result, { timeoutMs: this.timeoutMs, correlationId });
   }
 
-  /** The same for replies that may arrive in chunks (results beyond NATS' max payload). */
-  protected sendChunked<T>(
-    subject: string,
-    payload: unknown,
-    result: contracts.Validator<T>,
-    correlationId: string,
-    headers: Readonly<Record<string, string>> = {},
-  ): Promise<ChunkedResult<T>> {
-    return requestChunked(this.nc, subject, payload, result, { timeoutMs: this.timeoutMs, correlationId, headers });
+  /**
+   * For replies that may arrive in chunks (results beyond NATS' max payload) and that
+   * their responder validated before encoding: the result's JSON bytes, passed on as they
+   * are (requestChunkedRaw).
+   */
+  protected sendChunkedRaw(subject: string, payload: unknown, correlationId: string, headers: Readonly<Record<string, string>> = {}): Promise<RawResult> {
+    return requestChunkedRaw(this.nc, subject, payload, { timeoutMs: this.timeoutMs, correlationId, headers });
   }
 
   /** The deadline of a request sent now (epoch milliseconds). */
