@@ -8,12 +8,12 @@ import { join } from 'node:path';
 export { RoundRepository, rowToRound, type GapRange, type RoundOutcome, type StoredAggregates } from './round.repository';
 export { ChainIdentityStore, type ChainIdentity } from './chain-identity';
 export { roundReads } from './reads';
-export { RoundColumnsReader, TupleParser, OutOfOrder, type ColumnRound, type RoundColumnSink } from './round-columns';
+export { RoundColumnsReader, TupleParser, OutOfOrder, REPLAY_COLUMNS, type ColumnRound, type RoundColumnSink } from './round-columns';
 export { packSquares, unpackSquares } from './packing';
 export { exportRoundsNdjson } from './ndjson-export';
 export { ContiguousRounds, type SkippedIds } from './contiguous-rounds';
 export { advanceDroughts, emptyDroughts, returnedX100, sumRounds, type DroughtState, type RoundSums, type RuleSums } from './aggregates';
-export { PAYOUT_RULE_CODES } from './copy-binary';
+export { PAYOUT_RULE_CODES, ROUND_COLUMNS, encodeCopyBinary } from './copy-binary';
 export { importRounds, type ImportOptions, type ImportProgress, type ImportSummary } from './import/import-rounds';
 
 /** Schema owned by the indexer. */

@@ -8,7 +8,7 @@ const SQUARES = 25;
  * what the `returns` rule prices with (SPEC 7.7): the rule, ORE reward, motherlode,
  * split, production cost and the slot hash (its rng draws the top miner).
  */
-const COLUMNS =
+export const REPLAY_COLUMNS =
   'id, deployed, count, winning_square, total_deployed, total_winnings, total_miners, payout_rule, ore_reward, motherlode, split, production_cost, slot_hash';
 const SIGNATURE_BYTES = 11;
 const HEADER_BYTES = SIGNATURE_BYTES + 8;
@@ -74,7 +74,7 @@ export class RoundColumnsReader {
     if (!Number.isSafeInteger(from) || !Number.isSafeInteger(upToId)) throw new RangeError('round ids must be safe integers');
     if (upToId <= from) return Promise.resolve(0);
     // COPY takes no parameters; both bounds are checked integers.
-    return this.copy(into, `COPY (SELECT ${COLUMNS} FROM indexer.rounds WHERE id > ${from} AND id <= ${upToId} ORDER BY id) TO STDOUT (FORMAT binary)`);
+    return this.copy(into, `COPY (SELECT ${REPLAY_COLUMNS} FROM indexer.rounds WHERE id > ${from} AND id <= ${upToId} ORDER BY id) TO STDOUT (FORMAT binary)`);
   }
 
   /**
@@ -85,7 +85,7 @@ export class RoundColumnsReader {
    */
   copyAllInStorageOrder(into: RoundColumnSink, upToId: number): Promise<number> {
     if (!Number.isSafeInteger(upToId)) throw new RangeError('round ids must be safe integers');
-    return this.copy(into, `COPY (SELECT ${COLUMNS} FROM indexer.rounds WHERE id <= ${upToId}) TO STDOUT (FORMAT binary)`);
+    return this.copy(into, `COPY (SELECT ${REPLAY_COLUMNS} FROM indexer.rounds WHERE id <= ${upToId}) TO STDOUT (FORMAT binary)`);
   }
 
   private async copy(into: RoundColumnSink, sql: string): Promise<number> {
@@ -114,7 +114,7 @@ export class RoundColumnsReader {
 export class OutOfOrder extends Error {}
 
 /**
- * Parses binary COPY tuples of COLUMNS into a sink, straight from each chunk.
+ * Parses binary COPY tuples of REPLAY_COLUMNS into a sink, straight from each chunk.
  * Only a tuple split across two chunks is copied (into a small carry buffer), so the
  * hundreds of megabytes of a full load cause no concatenation and little garbage.
  */
