@@ -6,7 +6,8 @@
 import { OrePdas, SolanaRpc } from '@gridlab/chain';
 import { natsNames } from '@gridlab/contracts';
 import { connectBus, ensureRoundsStream, openLiveBucket } from '@gridlab/bus';
-import { acquireLeaderLock, createPool, runMigrations, type LeaderLock } from '@gridlab/db';
+import { createPool, runMigrations, type LeaderLock } from '@gridlab/db';
+import { holdWriterLock } from '@gridlab/platform';
 import { isGridlabError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import { ChainIdentityStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, type GapRange } from '@gridlab/rounds-store';
@@ -149,24 +150,9 @@ export async function startIndexer(settings: IndexerSettings, deps: IndexerDeps)
       });
     }
     while (!abort.signal.aborted) {
-      try {
-        lock = await acquireLeaderLock(settings.databaseUrl, `indexer:${settings.programId}`, {
-          retryMs: settings.leaderRetryMs ?? 1000,
-          signal: abort.signal,
-          logger,
-          onLost: () => {
-            role = 'standby';
-            metrics.leader.set(0);
-            const lost = session;
-            session = null;
-            void lost?.stop().then(() => {
-              if (!abort.signal.aborted) void lead();
-            });
-          },
-        });
-      } catch {
-        return; // aborted while standing by
-      }
+      // A lost lock ends the process (SIGTERM, orderly shutdown), as for every single writer.
+      lock = await holdWriterLock(settings.databaseUrl, `indexer:${settings.programId}`, { logger, signal: abort.signal, retryMs: settings.leaderRetryMs ?? 1000 });
+      if (lock === null) return; // aborted while standing by
       if (abort.signal.aborted) {
         await lock.release();
         return;
