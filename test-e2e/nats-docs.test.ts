@@ -12,17 +12,14 @@ import {
   createTestDatabase,
   installPacked,
   linkDependency,
-  localSuiteEnv,
   markdownExamples,
-  runCli,
   runTypeScript,
-  startLocalSuite,
+  startKeyedSuite,
   testNamespace,
   typeCheck,
-  waitUntil,
   writeExampleProject,
   WORKSPACE_ROOT,
-  type LocalSuite,
+  type KeyedSuite,
   type TestDatabase,
 } from '@gridlab/testing';
 
@@ -33,14 +30,14 @@ let db: TestDatabase;
 const ns = testNamespace();
 let work: string;
 let consumer: string;
-let suite: LocalSuite | null = null;
+let running: KeyedSuite | null = null;
 let env: NodeJS.ProcessEnv;
 let examples: Map<string, string>;
 let contracts: Record<string, unknown>;
 
-const until = <T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> => waitUntil(what, read, ok, { context: () => suite?.output() ?? '' });
+const until = <T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> => running!.until(what, read, ok);
 const runExample = (name: string, extraEnv: NodeJS.ProcessEnv): Promise<string> => runTypeScript(join(consumer, `${name}.ts`), consumer, { ...env, ...extraEnv });
-const apiGet = async <T>(path: string): Promise<T> => (await (await fetch(`${env['GRIDLAB_URL']}${path}`, { headers: { Authorization: `Bearer ${env['GRIDLAB_API_KEY']}` } })).json()) as T;
+const apiGet = <T>(path: string): Promise<T> => running!.get<T>(path);
 
 beforeAll(async () => {
   examples = markdownExamples(await readFile(join(WORKSPACE_ROOT, 'docs/nats-subjects.md'), 'utf8'));
@@ -54,7 +51,7 @@ beforeAll(async () => {
   await linkDependency('@types/node', WORKSPACE_ROOT, consumer);
 
   db = await createTestDatabase();
-  const local = await localSuiteEnv({
+  running = await startKeyedSuite({
     services: ['indexer', 'api-gateway', 'event-log'],
     databaseUrl: db.url,
     natsPrefix: ns.natsPrefix,
@@ -62,18 +59,15 @@ beforeAll(async () => {
     secret: SECRET,
     dataDir: join(work, 'data'),
     historyRounds: 40,
+    owner: OWNER,
+    // A milestone every 5 round ids: live events every few seconds.
+    env: { EVENT_MILESTONE_ROUNDS: '5', NATS_URL: process.env['NATS_URL'] ?? '127.0.0.1:4222' },
   });
-  // A milestone every 5 round ids: live events every few seconds.
-  env = { ...local.env, EVENT_MILESTONE_ROUNDS: '5', GRIDLAB_URL: local.gatewayUrl, NATS_URL: process.env['NATS_URL'] ?? '127.0.0.1:4222' };
-  suite = startLocalSuite(env);
-  const granted = await runCli(['admin', 'grant', '--owner', OWNER, '--days', '1'], { ...process.env, ...env });
-  if (granted.code !== 0) throw new Error(granted.stderr);
-  env['GRIDLAB_API_KEY'] = (JSON.parse(granted.stdout) as { apiKey: string }).apiKey;
-  await until('the history to be indexed', () => apiGet<{ rounds?: { id: number }[] }>('/api/v1/rounds?limit=1'), (b) => (b.rounds?.[0]?.id ?? 0) >= 40);
+  env = running.env;
 }, 240_000);
 
 afterAll(async () => {
-  await suite?.stop();
+  await running?.suite.stop();
   await db?.drop();
   await ns.cleanup();
   if (work !== undefined) await rm(work, { recursive: true, force: true });

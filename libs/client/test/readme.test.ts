@@ -11,17 +11,15 @@ import {
   createTestDatabase,
   installPacked,
   linkDependency,
-  localSuiteEnv,
   markdownExamples,
   runCli,
   runTypeScript,
-  startLocalSuite,
+  startKeyedSuite,
   testNamespace,
   typeCheck,
-  waitUntil,
   writeExampleProject,
   WORKSPACE_ROOT,
-  type LocalSuite,
+  type KeyedSuite,
   type TestDatabase,
 } from '@gridlab/testing';
 
@@ -35,12 +33,12 @@ let db: TestDatabase;
 const ns = testNamespace();
 let work: string;
 let consumer: string;
-let suite: LocalSuite | null = null;
+let running: KeyedSuite | null = null;
 let env: NodeJS.ProcessEnv;
 let published: Record<string, unknown>;
 let examples: Map<string, string>;
 
-const until = <T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> => waitUntil(what, read, ok, { context: () => suite?.output() ?? '' });
+const until = <T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> => running!.until(what, read, ok);
 const runExample = (name: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<string> => runTypeScript(join(consumer, `${name}.ts`), consumer, { ...env, ...extraEnv });
 
 beforeAll(async () => {
@@ -55,7 +53,7 @@ beforeAll(async () => {
   await linkDependency('@types/node', WORKSPACE_ROOT, consumer);
   // The suite, as `make start` runs it, on free ports with this test's own prefixes.
   db = await createTestDatabase();
-  const local = await localSuiteEnv({
+  running = await startKeyedSuite({
     services: ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-backtest'],
     databaseUrl: db.url,
     natsPrefix: ns.natsPrefix,
@@ -63,20 +61,14 @@ beforeAll(async () => {
     secret: SECRET,
     dataDir: join(work, 'data'),
     historyRounds: 300,
+    owner: OWNER,
   });
-  env = { ...local.env, GRIDLAB_URL: local.gatewayUrl };
-  suite = startLocalSuite(env);
-
-  const granted = await runCli(['admin', 'grant', '--owner', OWNER, '--days', '1'], { ...process.env, ...env });
-  if (granted.code !== 0) throw new Error(granted.stderr);
-  env['GRIDLAB_API_KEY'] = (JSON.parse(granted.stdout) as { apiKey: string }).apiKey;
-  const headers = { Authorization: `Bearer ${env['GRIDLAB_API_KEY']}` };
-  await until('the history to be indexed', async () => (await (await fetch(`${env['GRIDLAB_URL']}/api/v1/rounds?limit=1`, { headers })).json()) as { rounds: { id: number }[] }, (b) => (b.rounds?.[0]?.id ?? 0) >= 300);
-  await until('lab-backtest to be ready', () => fetch(`http://127.0.0.1:${local.opsPorts['lab-backtest']}/readyz`).then((r) => r.status), (s) => s === 200);
+  env = running.env;
+  await until('lab-backtest to be ready', () => fetch(`http://127.0.0.1:${running!.local.opsPorts['lab-backtest']}/readyz`).then((r) => r.status), (s) => s === 200);
 }, 240_000);
 
 afterAll(async () => {
-  await suite?.stop();
+  await running?.suite.stop();
   await db?.drop();
   await ns.cleanup();
   if (work !== undefined) await rm(work, { recursive: true, force: true });
@@ -130,8 +122,7 @@ describe('libs/client/README.md', () => {
   });
 
   it('resume events: a second run starts right after the last event the first handled', async () => {
-    const headers = { Authorization: `Bearer ${env['GRIDLAB_API_KEY']}` };
-    await until('six events in the log', async () => (await (await fetch(`${env['GRIDLAB_URL']}/api/v1/events?limit=10`, { headers })).json()) as { events: unknown[] }, (b) => b.events.length >= 6);
+    await until('six events in the log', () => running!.get<{ events: unknown[] }>('/api/v1/events?limit=10'), (b) => b.events.length >= 6);
     const cursor = { CURSOR_FILE: join(work, 'events.cursor') };
     const ids = (out: string): number[] => [...out.matchAll(/^event (\d+): \w+$/gm)].map((m) => Number(m[1]));
     const first = ids(await runExample('resume-events', cursor));

@@ -9,4 +9,4 @@ export { runCli, WORKSPACE_ROOT, type CliResult } from './cli';
 export { freePort, startService, answersOk, type ServiceProcess } from './processes';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';
 export { installPacked, linkDependency } from './packages';
-export { startLocalSuite, waitUntil, markdownExamples, runTypeScript, typeCheck, writeExampleProject, localSuiteEnv, type LocalSuite, type LocalSuiteEnv } from './suite';
+export { startLocalSuite, waitUntil, markdownExamples, runTypeScript, typeCheck, writeExampleProject, localSuiteEnv, startKeyedSuite, type KeyedSuite, type LocalSuite, type LocalSuiteEnv } from './suite';

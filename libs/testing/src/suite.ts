@@ -2,7 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { WORKSPACE_ROOT } from './cli';
+import { WORKSPACE_ROOT, runCli } from './cli';
 import { freePort } from './processes';
 
 /** The local suite (deploy/local/run-suite.ts, what `make start` runs) as a child process. */
@@ -152,4 +152,38 @@ export async function localSuiteEnv(options: {
     env[service === 'api-gateway' ? 'GATEWAY_OPS_PORT' : `${service.toUpperCase().replace(/-/g, '_')}_OPS_PORT`] = String(port);
   }
   return { env, gatewayUrl: `http://127.0.0.1:${gatewayPort}`, rpcUrl: `http://127.0.0.1:${rpcPort}`, opsPorts };
+}
+
+/** A local suite with an API key, its history indexed: what example and journey tests start from. */
+export interface KeyedSuite {
+  readonly suite: LocalSuite;
+  /** The suite's environment plus GRIDLAB_URL and GRIDLAB_API_KEY, as the docs' examples read them. */
+  readonly env: NodeJS.ProcessEnv;
+  readonly local: LocalSuiteEnv;
+  /** GET `path` of the gateway with the key; the parsed JSON. */
+  get<T>(path: string): Promise<T>;
+  /** waitUntil with the suite's output in the failure message. */
+  until<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean): Promise<T>;
+}
+
+/**
+ * Starts the local suite (localSuiteEnv's options, `env` on top), grants a key to `owner`
+ * and waits until the gateway serves the devnet's whole history.
+ */
+export async function startKeyedSuite(
+  options: Parameters<typeof localSuiteEnv>[0] & { readonly owner: string; readonly env?: NodeJS.ProcessEnv },
+): Promise<KeyedSuite> {
+  const local = await localSuiteEnv(options);
+  const env: NodeJS.ProcessEnv = { ...local.env, ...options.env, GRIDLAB_URL: local.gatewayUrl };
+  const suite = startLocalSuite(env);
+  const until = <T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> => waitUntil(what, read, ok, { context: suite.output });
+  const granted = await runCli(['admin', 'grant', '--owner', options.owner, '--days', '1'], env);
+  if (granted.code !== 0) {
+    await suite.stop();
+    throw new Error(granted.stderr);
+  }
+  env['GRIDLAB_API_KEY'] = (JSON.parse(granted.stdout) as { apiKey: string }).apiKey;
+  const get = async <T>(path: string): Promise<T> => (await (await fetch(`${local.gatewayUrl}${path}`, { headers: { Authorization: `Bearer ${env['GRIDLAB_API_KEY']}` } })).json()) as T;
+  await until('the history to be indexed', () => get<{ rounds?: { id: number }[] }>('/api/v1/rounds?limit=1'), (b) => (b.rounds?.[0]?.id ?? 0) >= options.historyRounds);
+  return { suite, env, local, get, until };
 }
