@@ -33,6 +33,14 @@ export interface PlatformOptions {
   readonly optionalChecks?: readonly string[];
   /** Stopped first on SIGTERM, in order, before the ops server, NATS and the pool. */
   readonly stopFirst?: readonly ShutdownStep[];
+  /**
+   * Whether SIGTERM and SIGINT stop the platform and end the process (default true). A
+   * platform embedded in a test or a bench sets false and calls stop() itself.
+   */
+  readonly signals?: boolean;
+  /** A logger or registry of the caller's (tests); by default the platform creates them. */
+  readonly logger?: Logger;
+  readonly metrics?: Metrics;
 }
 
 export interface Platform {
@@ -42,11 +50,13 @@ export interface Platform {
   readonly nc: NatsConnection;
   /** The dependency checks, for a service that serves /readyz itself. */
   readonly readiness: () => Promise<ReadinessReport>;
+  /** Runs the shutdown steps in order (what SIGTERM does, without ending the process). */
+  stop(): Promise<void>;
 }
 
 export async function startPlatform(service: string, config: PlatformConfig, options: PlatformOptions): Promise<Platform> {
-  const logger = createLogger({ service, level: config.LOG_LEVEL });
-  const metrics = createMetrics(service);
+  const logger = options.logger ?? createLogger({ service, level: config.LOG_LEVEL });
+  const metrics = options.metrics ?? createMetrics(service);
   if (options.migrate !== undefined) {
     await runMigrations({ databaseUrl: config.DATABASE_URL, ...options.migrate, logger });
   }
@@ -55,11 +65,19 @@ export async function startPlatform(service: string, config: PlatformConfig, opt
   const checks = { postgres: postgresCheck(pool), nats: natsCheck(nc), ...options.checks };
   const optional = options.optionalChecks ?? [];
   const ops = options.ops === undefined ? null : await startOpsServer({ ...options.ops, logger, metrics, checks, optional });
-  onShutdown(logger, [
+  const steps: ShutdownStep[] = [
     ...(options.stopFirst ?? []),
     ...(ops === null ? [] : [{ name: 'ops server', run: () => ops.close() }]),
     { name: 'nats', run: () => nc.drain() },
     { name: 'postgres', run: () => pool.end() },
-  ]);
-  return { logger, metrics, pool, nc, readiness: readinessOf(checks, optional) };
+  ];
+  if (options.signals ?? true) onShutdown(logger, steps);
+  let stopped: Promise<void> | null = null;
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      const failures: unknown[] = [];
+      for (const step of steps) await step.run().catch((error: unknown) => failures.push(error));
+      if (failures.length > 0) throw failures[0];
+    })());
+  return { logger, metrics, pool, nc, readiness: readinessOf(checks, optional), stop };
 }

@@ -7,3 +7,4 @@ export { createMetrics, type Metrics } from './metrics';
 export { onShutdown, type ShutdownStep } from './shutdown';
 export { postgresCheck, natsCheck, redisCheck } from './checks';
 export { retryUntilDone } from './retry';
+export { repeatEvery } from './repeat';

@@ -9,7 +9,7 @@ import { EventRepository } from '@gridlab/events-store';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { advisory, redisCheck } from '@gridlab/runtime';
 import { Redis } from 'ioredis';
-import { Counter, Gauge } from 'prom-client';
+import { gatewayMetrics } from './adapters/metrics';
 import { BillingClient } from './adapters/nats/billing-client';
 import { LabClient } from './adapters/nats/lab-client';
 import { StrategiesClient } from './adapters/nats/strategies-client';
@@ -20,6 +20,7 @@ import { followRevocations } from './adapters/nats/revocations';
 import { StreamRegistry } from './domain/stream-registry';
 import { InFlight } from './domain/in-flight';
 import { Authenticator } from './app/authenticate';
+import { keySharingResponder } from './app/key-sharing';
 import { loadGatewayConfig } from './config';
 import { MemoryLimiter } from './domain/memory-limiter';
 import { IP_POLICY, KEY_POLICY } from './domain/token-bucket';
@@ -97,16 +98,7 @@ async function main(): Promise<void> {
   redis.on('error', (error: unknown) => logger.debug('redis error', { err: error }));
   await redis.connect().catch((error: unknown) => logger.warn('redis not reachable at start; using fallbacks', { err: error }));
 
-  const fallbackGauge = new Gauge({ name: 'gateway_rate_limit_fallback', help: '1 while Redis is unreachable and limits are in-process', registers: [metrics] });
-  new Gauge({
-    name: 'gateway_live_snapshot_age_seconds',
-    help: 'Seconds since the held live snapshot was built (-1 before the first one)',
-    registers: [metrics],
-    collect() {
-      this.set(live.view()?.ageSeconds ?? -1);
-    },
-  });
-  const sharing = new Counter({ name: 'gateway_key_sharing_signals_total', help: 'Keys seen from more client addresses than allowed', registers: [metrics] });
+  const counters = gatewayMetrics(metrics, { liveAgeSeconds: () => live.view()?.ageSeconds ?? null });
   const names = natsNames(config.NATS_PREFIX);
   const billing = new BillingClient(nc, names, config.COMMAND_TIMEOUT_MS);
   const lab = new LabClient(nc, names, config.LAB_TIMEOUT_MS);
@@ -127,20 +119,16 @@ async function main(): Promise<void> {
     new KeyStore(pool, config.API_KEY_HMAC_SECRET),
     fallbackLimiter,
     {
-      redisFallback: (active) => fallbackGauge.set(active ? 1 : 0),
-      keySharing: (keyHash, subscriberId, distinctAddresses) => {
-        const policy = config.KEY_SHARING_POLICY;
-        sharing.inc();
-        logger.warn('key_sharing', { subscriberId, distinctAddresses, windowMinutes: SHARING_WINDOW_MS / 60_000, policy });
-        const fact = { subscriberId, distinctAddresses, windowSeconds: SHARING_WINDOW_MS / 1000, policy, detectedAt: new Date().toISOString() };
-        nc.publish(names.subjects.keyShared, encodeMessage(validateKeyShared, fact));
-        if (policy === 'revoke') {
-          billing.revokeKey(keyHash).then(
-            (revoked) => logger.warn('key revoked for sharing', { subscriberId, revoked }),
-            (error: unknown) => logger.error('key-sharing revocation failed; the signal stands', { subscriberId, err: error }),
-          );
-        }
-      },
+      redisFallback: (active) => counters.rateLimitFallback.set(active ? 1 : 0),
+      keySharing: keySharingResponder(
+        { policy: config.KEY_SHARING_POLICY, windowMs: SHARING_WINDOW_MS },
+        {
+          counted: () => counters.keySharingSignals.inc(),
+          announce: (fact) => nc.publish(names.subjects.keyShared, encodeMessage(validateKeyShared, fact)),
+          revoke: (keyHash) => billing.revokeKey(keyHash),
+        },
+        logger,
+      ),
     },
     logger.child({ component: 'auth' }),
     Date.now,

@@ -8,7 +8,7 @@ import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA, KeyStore } from '@gridlab/billi
 import { ensureBillingStream, route, serveCommands } from '@gridlab/bus';
 import * as contracts from '@gridlab/contracts';
 import { startPlatform } from '@gridlab/platform';
-import { redisCheck } from '@gridlab/runtime';
+import { redisCheck, repeatEvery } from '@gridlab/runtime';
 import { Redis } from 'ioredis';
 import { BillingRepository } from './adapters/billing-repository';
 import { FactPublisher } from './adapters/fact-publisher';
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   const ladder = parseLadder(config.PRICE_LADDER, config.TOKEN_DECIMALS);
   const names = contracts.natsNames(config.NATS_PREFIX);
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 500 });
-  const timers: NodeJS.Timeout[] = [];
+  const timers: (() => void)[] = [];
   const platform = await startPlatform('billing', config, {
     ops: { host: config.OPS_HOST, port: config.OPS_PORT },
     migrate: { schema: BILLING_SCHEMA, dir: BILLING_MIGRATIONS_DIR },
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     // Revocation tombstones are retried from the outbox: degraded without Redis, still ready.
     optionalChecks: ['redis'],
     stopFirst: [
-      { name: 'schedulers', run: async () => timers.forEach(clearInterval) },
+      { name: 'schedulers', run: async () => timers.forEach((stop) => stop()) },
       { name: 'commands', run: async () => subscriptions.forEach((s) => s.unsubscribe()) },
       { name: 'redis', run: async () => void redis.disconnect() },
     ],
@@ -100,18 +100,7 @@ async function main(): Promise<void> {
     logger,
   );
 
-  const every = (ms: number, name: string, task: () => Promise<unknown>): void => {
-    let running = false;
-    timers.push(
-      setInterval(() => {
-        if (running) return;
-        running = true;
-        task()
-          .catch((error: unknown) => logger.warn(`${name} failed; retrying on the next tick`, { err: error }))
-          .finally(() => (running = false));
-      }, ms),
-    );
-  };
+  const every = (ms: number, name: string, task: () => Promise<unknown>): void => void timers.push(repeatEvery(ms, name, task, logger));
   every(config.EXPIRY_SWEEP_MS, 'expiry sweep', () => billing.announceExpiries());
   every(config.FACT_RELAY_MS, 'fact relay', () => facts.relay());
   every(config.FACT_RELAY_MS, 'revocation relay', () => revocations.relay());

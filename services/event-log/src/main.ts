@@ -9,8 +9,8 @@ import { natsNames, validateLogEvent } from '@gridlab/contracts';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA, EventRepository } from '@gridlab/events-store';
 import { holdWriterLock, startPlatform } from '@gridlab/platform';
 import { RoundRepository } from '@gridlab/rounds-store';
-import { Counter, Gauge } from 'prom-client';
 import { BillingFactsSource } from '@gridlab/billing-store';
+import { eventLogMetrics } from './adapters/metrics';
 import { EventWriter } from './app/event-writer';
 import { loadServiceConfig } from './config';
 
@@ -40,8 +40,7 @@ async function main(): Promise<void> {
     ],
   });
   const { logger, metrics, pool, nc } = platform;
-  const appendedTotal = new Counter({ name: 'event_log_appended_total', help: 'Events appended', labelNames: ['kind'], registers: [metrics] });
-  const watermark = new Gauge({ name: 'event_log_round_watermark', help: 'Last round id derived', registers: [metrics] });
+  const counters = eventLogMetrics(metrics);
 
   const lock = await holdWriterLock(config.DATABASE_URL, `${config.NATS_PREFIX}event-log-writer`, { logger, signal: abort.signal });
   if (lock === null) return;
@@ -55,11 +54,11 @@ async function main(): Promise<void> {
     {
       appended: (events) => {
         for (const event of events) {
-          appendedTotal.inc({ kind: event.kind });
+          counters.appended.inc({ kind: event.kind });
           nc.publish(names.subjects.eventAppended, encodeMessage(validateLogEvent, event));
         }
       },
-      progress: (roundId) => watermark.set(roundId),
+      progress: (roundId) => counters.watermark.set(roundId),
     },
     logger,
     {

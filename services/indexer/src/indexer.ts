@@ -1,17 +1,19 @@
 /**
- * The indexer's wiring: builds the adapters (PostgreSQL, NATS, the chain RPC and account
- * feed), runs migrations, and hands them to the app: leader election with the chain-identity
- * guard, and the leader session. main.ts calls startIndexer; tests and benches do too.
+ * The indexer's wiring: on the platform's PostgreSQL pool and NATS connection (the shared
+ * bootstrap migrated the schema), builds the adapters (the chain RPC and account feed, the
+ * round repository and publisher) and hands them to the app: leader election with the
+ * chain-identity guard, and the leader session. main.ts creates it before the platform (the
+ * ops server serves its checks) and starts it on the platform; startIndexer does both for
+ * tests and benches, without signal handling or ops server.
  */
 import { OrePdas, SolanaRpc } from '@gridlab/chain';
 import { natsNames } from '@gridlab/contracts';
-import { connectBus, ensureRoundsStream, openLiveBucket } from '@gridlab/bus';
-import { createPool, runMigrations, type LeaderLock } from '@gridlab/db';
-import { holdWriterLock } from '@gridlab/platform';
+import { ensureRoundsStream, openLiveBucket } from '@gridlab/bus';
+import type { LeaderLock } from '@gridlab/db';
+import { holdWriterLock, startPlatform, type Platform, type PlatformOptions } from '@gridlab/platform';
 import { isGridlabError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import { ChainIdentityStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, type GapRange } from '@gridlab/rounds-store';
-import { natsCheck, postgresCheck } from '@gridlab/runtime';
 import type { Registry } from 'prom-client';
 import { AccountFeed } from './adapters/chain/account-feed';
 import { RoundPublisher } from './adapters/nats/round-publisher';
@@ -51,154 +53,172 @@ export interface IndexerStatus {
 
 export interface Indexer {
   status(): IndexerStatus;
-  /** Readiness checks for the ops server: PostgreSQL, NATS, RPC, chain identity, role and gaps. */
+  /** Readiness checks beyond the platform's PostgreSQL and NATS: RPC, chain identity, role, gaps. */
   readonly checks: Record<string, () => Promise<Record<string, unknown> | void>>;
   stop(): Promise<void>;
 }
+
+/** An indexer created before its platform (whose ops server serves its checks), started on it. */
+export interface IndexerProcess extends Indexer {
+  /** Competes for the leader lock on the platform's connections; returns once standing by or leading. */
+  start(platform: Pick<Platform, 'logger' | 'metrics' | 'pool' | 'nc'>): Promise<void>;
+}
+
+/** What the indexer asks of the shared bootstrap: its schema migrated, a pool of five. */
+export const INDEXER_PLATFORM = {
+  migrate: { schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR },
+  poolSize: 5,
+} as const satisfies PlatformOptions;
 
 const GAP_CHECK_MS = 10_000;
 const CHAIN_CHECK_MS = 5_000;
 
 /**
- * Starts an indexer: migrates its schema, connects to NATS, then competes for the
- * leader lock. The leader runs a LeaderSession; a standby waits and takes over when the
- * lock frees (the leader died or stopped), starting with a backfill so nothing is lost.
+ * The indexer: once started, competes for the leader lock. The leader runs a
+ * LeaderSession; a standby waits and takes over when the lock frees (the leader died or
+ * stopped), starting with a backfill so nothing is lost.
  */
-export async function startIndexer(settings: IndexerSettings, deps: IndexerDeps): Promise<Indexer> {
-  const logger = deps.logger;
-  const now = deps.now ?? (() => new Date());
-  const metrics = indexerMetrics(deps.metrics);
-  await runMigrations({ databaseUrl: settings.databaseUrl, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR, logger });
-  const pool = createPool(settings.databaseUrl, { max: 5, applicationName: 'indexer' });
-  const repo = new RoundRepository(pool);
-  const names = natsNames(settings.natsPrefix);
-  const nc = await connectBus({ servers: settings.natsUrl, name: 'indexer', logger });
-  await ensureRoundsStream(nc, names);
-  const kv = await openLiveBucket(nc, names);
+export function createIndexer(settings: IndexerSettings, options: { readonly now?: () => Date } = {}): IndexerProcess {
+  const now = options.now ?? (() => new Date());
   const rpc = new SolanaRpc(settings.rpcUrl);
-  const publisher = new RoundPublisher(nc, kv, names, logger.child({ component: 'publisher' }));
   const pdas = new OrePdas(settings.programId);
+  const chainCheckMs = settings.chainCheckMs ?? CHAIN_CHECK_MS;
+  const abort = new AbortController();
+  const timers: NodeJS.Timeout[] = [];
 
   let role: IndexerStatus['role'] = 'standby';
   let gaps: GapRange[] = [];
   let session: LeaderSession | null = null;
   let lock: LeaderLock | null = null;
-  const abort = new AbortController();
-  const chainCheckMs = settings.chainCheckMs ?? CHAIN_CHECK_MS;
-  const identities = new ChainIdentityStore(pool);
   let chain: ChainVerdict | null = null;
   let refusalLogged: string | null = null;
+  let metrics: ReturnType<typeof indexerMetrics> | null = null;
 
-  /** Gives up leadership (the chain changed under us); lead() waits for the right chain again. */
-  const demote = async (): Promise<void> => {
-    const current = session;
-    const held = lock as LeaderLock | null;
-    session = null;
-    lock = null;
-    role = 'refused';
-    metrics.leader.set(0);
-    await current?.stop();
-    await held?.release();
-    if (!abort.signal.aborted) void lead();
-  };
+  const start = async (platform: Pick<Platform, 'logger' | 'metrics' | 'pool' | 'nc'>): Promise<void> => {
+    const { logger, pool, nc } = platform;
+    const counters = indexerMetrics(platform.metrics);
+    metrics = counters;
+    const repo = new RoundRepository(pool);
+    const identities = new ChainIdentityStore(pool);
+    const names = natsNames(settings.natsPrefix);
+    await ensureRoundsStream(nc, names);
+    const kv = await openLiveBucket(nc, names);
+    const publisher = new RoundPublisher(nc, kv, names, logger.child({ component: 'publisher' }));
 
-  /** Checks the chain's identity; on a mismatch logs it (once per reason) and stops leading. */
-  const verifyChain = async (): Promise<void> => {
-    let verdict: ChainVerdict;
-    try {
-      verdict = await checkChain({ rpc, identities, repo, pdas, logger });
-    } catch (error) {
-      // RPC or PostgreSQL unreachable: the last verdict stands (the rpc/postgres checks say why).
-      if (isGridlabError(error) && error.kind === 'chain') metrics.rpcErrors.inc();
-      logger.warn('chain identity check failed; retrying', { err: error });
-      return;
-    }
-    chain = verdict;
-    if (verdict.ok) {
-      if (role === 'refused') role = 'standby';
-      refusalLogged = null;
-      return;
-    }
-    if (refusalLogged !== verdict.reason) {
-      refusalLogged = verdict.reason;
-      logger.error(`refusing to index: ${verdict.reason}`, {
-        currentGenesisHash: verdict.currentGenesisHash,
-        recordedGenesisHash: verdict.recordedGenesisHash,
-      });
-    }
-    if (role === 'leader') await demote();
-    else role = 'refused';
-  };
-  const chainTimer = setInterval(() => void verifyChain(), chainCheckMs);
+    /** Gives up leadership (the chain changed under us); lead() waits for the right chain again. */
+    const demote = async (): Promise<void> => {
+      const current = session;
+      const held = lock as LeaderLock | null;
+      session = null;
+      lock = null;
+      role = 'refused';
+      counters.leader.set(0);
+      await current?.stop();
+      await held?.release();
+      if (!abort.signal.aborted) void lead();
+    };
 
-  const refreshGaps = async (): Promise<void> => {
-    gaps = await repo.findGaps(100);
-    metrics.gapRounds.set(gaps.reduce((n, g) => n + g.toId - g.fromId + 1, 0));
-    if (gaps.length > 0) logger.warn('gaps in stored rounds', { gaps: gaps.slice(0, 5), ranges: gaps.length });
-  };
-  const gapTimer = setInterval(() => refreshGaps().catch((error: unknown) => logger.warn('gap check failed', { err: error })), GAP_CHECK_MS);
-
-  const lead = async (): Promise<void> => {
-    // Nothing is stored or published for a chain other than the recorded one.
-    for (;;) {
-      if (abort.signal.aborted) return;
-      await verifyChain();
-      if (chain?.ok === true) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, chainCheckMs);
-        abort.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-      });
-    }
-    while (!abort.signal.aborted) {
-      // A lost lock ends the process (SIGTERM, orderly shutdown), as for every single writer.
-      lock = await holdWriterLock(settings.databaseUrl, `indexer:${settings.programId}`, { logger, signal: abort.signal, retryMs: settings.leaderRetryMs ?? 1000 });
-      if (lock === null) return; // aborted while standing by
-      if (abort.signal.aborted) {
-        await lock.release();
+    /** Checks the chain's identity; on a mismatch logs it (once per reason) and stops leading. */
+    const verifyChain = async (): Promise<void> => {
+      let verdict: ChainVerdict;
+      try {
+        verdict = await checkChain({ rpc, identities, repo, pdas, logger });
+      } catch (error) {
+        // RPC or PostgreSQL unreachable: the last verdict stands (the rpc/postgres checks say why).
+        if (isGridlabError(error) && error.kind === 'chain') counters.rpcErrors.inc();
+        logger.warn('chain identity check failed; retrying', { err: error });
         return;
       }
-      // A standby may have waited long for the lock: the chain must still be the recorded one.
-      await verifyChain();
-      if (chain?.ok !== true) {
-        await lock.release();
-        lock = null;
-        void lead();
+      chain = verdict;
+      if (verdict.ok) {
+        if (role === 'refused') role = 'standby';
+        refusalLogged = null;
         return;
       }
-      role = 'leader';
-      metrics.leader.set(1);
-      session = new LeaderSession({
-        rpc,
-        openFeed: (onUpdate) =>
-          new AccountFeed({
-            wsUrl: settings.wsUrl,
-            rpc,
-            pollIntervalMs: settings.pollIntervalMs,
-            logger: logger.child({ component: 'feed' }),
-            counters: { wsReconnect: () => metrics.wsReconnects.inc(), rpcError: () => metrics.rpcErrors.inc() },
-            onUpdate,
-          }),
-        pdas,
-        repo,
-        publisher,
-        metrics,
-        logger: logger.child({ component: 'leader' }),
-        pollIntervalMs: settings.pollIntervalMs,
-        slotSeconds: settings.slotSeconds,
-        now,
-      });
-      await session.start();
-      await refreshGaps().catch(() => undefined);
-      return;
-    }
+      if (refusalLogged !== verdict.reason) {
+        refusalLogged = verdict.reason;
+        logger.error(`refusing to index: ${verdict.reason}`, {
+          currentGenesisHash: verdict.currentGenesisHash,
+          recordedGenesisHash: verdict.recordedGenesisHash,
+        });
+      }
+      if (role === 'leader') await demote();
+      else role = 'refused';
+    };
+
+    const refreshGaps = async (): Promise<void> => {
+      gaps = await repo.findGaps(100);
+      counters.gapRounds.set(gaps.reduce((n, g) => n + g.toId - g.fromId + 1, 0));
+      if (gaps.length > 0) logger.warn('gaps in stored rounds', { gaps: gaps.slice(0, 5), ranges: gaps.length });
+    };
+
+    const lead = async (): Promise<void> => {
+      // Nothing is stored or published for a chain other than the recorded one.
+      for (;;) {
+        if (abort.signal.aborted) return;
+        await verifyChain();
+        if (chain?.ok === true) break;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, chainCheckMs);
+          abort.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        });
+      }
+      while (!abort.signal.aborted) {
+        // A lost lock ends the process (SIGTERM, orderly shutdown), as for every single writer.
+        lock = await holdWriterLock(settings.databaseUrl, `indexer:${settings.programId}`, { logger, signal: abort.signal, retryMs: settings.leaderRetryMs ?? 1000 });
+        if (lock === null) return; // aborted while standing by
+        if (abort.signal.aborted) {
+          await lock.release();
+          return;
+        }
+        // A standby may have waited long for the lock: the chain must still be the recorded one.
+        await verifyChain();
+        if (chain?.ok !== true) {
+          await lock.release();
+          lock = null;
+          void lead();
+          return;
+        }
+        role = 'leader';
+        counters.leader.set(1);
+        session = new LeaderSession({
+          rpc,
+          openFeed: (onUpdate) =>
+            new AccountFeed({
+              wsUrl: settings.wsUrl,
+              rpc,
+              pollIntervalMs: settings.pollIntervalMs,
+              logger: logger.child({ component: 'feed' }),
+              counters: { wsReconnect: () => counters.wsReconnects.inc(), rpcError: () => counters.rpcErrors.inc() },
+              onUpdate,
+            }),
+          pdas,
+          repo,
+          publisher,
+          metrics: counters,
+          logger: logger.child({ component: 'leader' }),
+          pollIntervalMs: settings.pollIntervalMs,
+          slotSeconds: settings.slotSeconds,
+          now,
+        });
+        await session.start();
+        await refreshGaps().catch(() => undefined);
+        return;
+      }
+    };
+
+    if (abort.signal.aborted) return;
+    timers.push(
+      setInterval(() => void verifyChain(), chainCheckMs),
+      setInterval(() => refreshGaps().catch((error: unknown) => logger.warn('gap check failed', { err: error })), GAP_CHECK_MS),
+    );
+    void lead();
   };
-  void lead();
 
   return {
+    start,
     status: () => ({ role, gaps, chain }),
     checks: {
-      postgres: postgresCheck(pool),
-      nats: natsCheck(nc),
       rpc: async () => ({ slot: await rpc.getSlot() }),
       chain: async () => {
         if (chain === null) throw new Error('the chain identity is not checked yet');
@@ -216,15 +236,34 @@ export async function startIndexer(settings: IndexerSettings, deps: IndexerDeps)
     stop: async () => {
       abort.abort();
       role = 'stopped';
-      clearInterval(gapTimer);
-      clearInterval(chainTimer);
+      for (const timer of timers) clearInterval(timer);
       const current = session;
       session = null;
       await current?.stop();
       await (lock as LeaderLock | null)?.release();
-      metrics.leader.set(0);
-      await nc.drain().catch(() => undefined);
-      await pool.end();
+      metrics?.leader.set(0);
+    },
+  };
+}
+
+/**
+ * An indexer on a platform of its own, for tests and benches: no ops server, no signal
+ * handling; stop() stops the indexer, then closes its connections.
+ */
+export async function startIndexer(settings: IndexerSettings, deps: IndexerDeps): Promise<Indexer> {
+  const platform = await startPlatform(
+    'indexer',
+    { DATABASE_URL: settings.databaseUrl, NATS_URL: settings.natsUrl, LOG_LEVEL: 'info' },
+    { ...INDEXER_PLATFORM, signals: false, logger: deps.logger, metrics: deps.metrics },
+  );
+  const indexer = createIndexer(settings, deps.now === undefined ? {} : { now: deps.now });
+  await indexer.start(platform);
+  return {
+    status: () => indexer.status(),
+    checks: indexer.checks,
+    stop: async () => {
+      await indexer.stop();
+      await platform.stop();
     },
   };
 }

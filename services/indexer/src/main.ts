@@ -1,31 +1,27 @@
 /** The indexer process: chain → PostgreSQL + NATS (see docs/architecture.md). */
-import { createLogger } from '@gridlab/logger';
-import { createMetrics, onShutdown, startOpsServer } from '@gridlab/runtime';
-import { startIndexer } from './indexer';
+import { startPlatform } from '@gridlab/platform';
+import { createIndexer, INDEXER_PLATFORM } from './indexer';
 import { loadIndexerConfig } from './config';
 
 async function main(): Promise<void> {
   const config = loadIndexerConfig(process.env);
-  const logger = createLogger({ service: 'indexer', level: config.LOG_LEVEL });
-  const metrics = createMetrics('indexer');
-  const indexer = await startIndexer(
-    {
-      databaseUrl: config.DATABASE_URL,
-      natsUrl: config.NATS_URL,
-      natsPrefix: config.NATS_PREFIX,
-      rpcUrl: config.SOLANA_RPC_URL,
-      wsUrl: config.SOLANA_WS_URL,
-      programId: config.ORE_PROGRAM_ID,
-      pollIntervalMs: config.POLL_INTERVAL_MS,
-      slotSeconds: config.SLOT_SECONDS,
-    },
-    { logger, metrics },
-  );
-  const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, logger, metrics, checks: indexer.checks });
-  onShutdown(logger, [
-    { name: 'ops server', run: () => ops.close() },
-    { name: 'indexer', run: () => indexer.stop() },
-  ]);
+  const indexer = createIndexer({
+    databaseUrl: config.DATABASE_URL,
+    natsUrl: config.NATS_URL,
+    natsPrefix: config.NATS_PREFIX,
+    rpcUrl: config.SOLANA_RPC_URL,
+    wsUrl: config.SOLANA_WS_URL,
+    programId: config.ORE_PROGRAM_ID,
+    pollIntervalMs: config.POLL_INTERVAL_MS,
+    slotSeconds: config.SLOT_SECONDS,
+  });
+  const platform = await startPlatform('indexer', config, {
+    ...INDEXER_PLATFORM,
+    ops: { host: config.OPS_HOST, port: config.OPS_PORT },
+    checks: indexer.checks,
+    stopFirst: [{ name: 'indexer', run: () => indexer.stop() }],
+  });
+  await indexer.start(platform);
 }
 
 main().catch((error: unknown) => {

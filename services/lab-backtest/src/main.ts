@@ -11,7 +11,7 @@ import { startPlatform } from '@gridlab/platform';
 import { redisCheck, retryUntilDone } from '@gridlab/runtime';
 import { bigRoundRuleTag, type BigRoundRule } from '@gridlab/strategy';
 import { Redis } from 'ioredis';
-import { Counter, Gauge, Histogram } from 'prom-client';
+import { labMetrics } from './adapters/metrics';
 import { serveLab } from './adapters/nats/lab-commands';
 import { RoundColumns } from './adapters/pg/round-columns';
 import { AnalyticsCache } from './adapters/redis/analytics-cache';
@@ -55,46 +55,22 @@ async function main(): Promise<void> {
   const { logger, metrics, pool, nc } = platform;
   redis.on('error', (error) => logger.debug('redis error', { err: error }));
 
-  const rounds = new Gauge({ name: 'lab_history_rounds', help: 'Rounds in the in-memory history', registers: [metrics] });
-  const lastRound = new Gauge({ name: 'lab_history_last_round_id', help: 'Newest round id in the in-memory history', registers: [metrics] });
-  const loadSeconds = new Gauge({ name: 'lab_history_load_seconds', help: 'Duration of the initial history load', registers: [metrics] });
-  const requests = new Counter({ name: 'lab_requests_total', help: 'Lab requests answered', labelNames: ['kind', 'outcome', 'cache'], registers: [metrics] });
-  const jobSeconds = new Histogram({
-    name: 'lab_job_seconds',
-    help: 'Time a computation took on a worker thread',
-    labelNames: ['kind', 'outcome'],
-    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
-    registers: [metrics],
-  });
-  const abandoned = new Counter({
-    name: 'lab_jobs_abandoned_total',
-    help: "Jobs given up because the caller's deadline passed (queued: dropped; running: worker stopped and replaced)",
-    labelNames: ['kind', 'where'],
-    registers: [metrics],
-  });
-  new Gauge({
-    name: 'lab_jobs_pending',
-    help: 'Computations queued or running',
-    registers: [metrics],
-    collect(this: Gauge) {
-      this.set(compute?.depth ?? 0);
-    },
-  });
+  const counters = labMetrics(metrics, { pendingJobs: () => compute?.depth ?? 0 });
 
   const history = new HistorySync(
     new RoundColumns(pool),
     {
       buffers: (buffers) => compute?.setBuffers(buffers),
       extended: (length, lastId) => {
-        rounds.set(length);
-        if (lastId !== null) lastRound.set(lastId);
+        counters.historyRounds.set(length);
+        if (lastId !== null) counters.historyLastRound.set(lastId);
       },
     },
     logger.child({ component: 'history' }),
   );
   // The rounds table belongs to the indexer, which may still be creating it.
   const loaded = await retryUntilDone('loading the round history', () => history.load(), { logger, signal: abort.signal });
-  loadSeconds.set(loaded.ms / 1000);
+  counters.historyLoadSeconds.set(loaded.ms / 1000);
   logger.info('history loaded', { rounds: loaded.rounds, ms: Math.round(loaded.ms) });
 
   const workers = config.LAB_WORKERS === 0 ? Math.max(1, availableParallelism() - 1) : config.LAB_WORKERS;
@@ -105,8 +81,8 @@ async function main(): Promise<void> {
       queueWaitMs: config.LAB_QUEUE_WAIT_MS,
       bigRoundRule,
       history: () => ({ buffers: history.current.buffersNow, length: history.current.length }),
-      observe: (kind, outcome, seconds) => jobSeconds.observe({ kind, outcome }, seconds),
-      abandoned: (kind, where) => abandoned.inc({ kind, where }),
+      observe: (kind, outcome, seconds) => counters.jobSeconds.observe({ kind, outcome }, seconds),
+      abandoned: (kind, where) => counters.abandoned.inc({ kind, where }),
     },
     logger.child({ component: 'workers' }),
   );
@@ -143,7 +119,7 @@ async function main(): Promise<void> {
   const lab = new Lab(() => history.current.history, compute, cache);
   subscriptions.push(
     ...serveLab(nc, names, lab, logger, {
-      answered: (kind, outcome, cached, _seconds) => requests.inc({ kind, outcome, cache: kind === 'analytics' && outcome === 'ok' ? (cached ? 'hit' : 'miss') : 'none' }),
+      answered: (kind, outcome, cached, _seconds) => counters.requests.inc({ kind, outcome, cache: kind === 'analytics' && outcome === 'ok' ? (cached ? 'hit' : 'miss') : 'none' }),
     }),
   );
   catchUp();

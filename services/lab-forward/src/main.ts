@@ -12,7 +12,7 @@ import { ForwardStore, LAB_MIGRATIONS_DIR, LAB_SCHEMA, StrategyStore } from '@gr
 import { holdWriterLock, startPlatform } from '@gridlab/platform';
 import { retryUntilDone } from '@gridlab/runtime';
 import { RoundRepository } from '@gridlab/rounds-store';
-import { Gauge, Histogram } from 'prom-client';
+import { forwardMetrics } from './adapters/metrics';
 import { strategyRoutes } from './adapters/nats/strategy-routes';
 import { ForwardWriter } from './app/forward-writer';
 import { StrategyCommands } from './app/strategy-commands';
@@ -55,20 +55,7 @@ async function main(): Promise<void> {
   );
   serveCommands(nc, names.queues.labForward, strategyRoutes(names, commands), logger);
 
-  const settleSeconds = new Histogram({
-    name: 'lab_forward_settle_seconds',
-    help: 'Time to settle one round for every active strategy (one transaction)',
-    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
-    registers: [metrics],
-  });
-  const recordSeconds = new Histogram({
-    name: 'lab_forward_record_seconds',
-    help: 'Time to record the predictions of a newly opened round',
-    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
-    registers: [metrics],
-  });
-  const watermark = new Gauge({ name: 'lab_forward_round_watermark', help: 'Last round settled', registers: [metrics] });
-  const sessions = new Gauge({ name: 'lab_forward_sessions', help: 'Active strategies settled in the last round', registers: [metrics] });
+  const counters = forwardMetrics(metrics);
 
   const lock = await holdWriterLock(config.DATABASE_URL, `${config.NATS_PREFIX}lab-forward-writer`, { logger, signal: abort.signal });
   if (lock === null) return;
@@ -79,13 +66,13 @@ async function main(): Promise<void> {
     new RoundRepository(pool),
     {
       settled: (roundId, strategies, ms) => {
-        settleSeconds.observe(ms / 1000);
-        watermark.set(roundId);
-        sessions.set(strategies);
+        counters.settleSeconds.observe(ms / 1000);
+        counters.watermark.set(roundId);
+        counters.sessions.set(strategies);
         logger.debug('round settled', { roundId, strategies, ms: Math.round(ms) });
       },
       recorded: (roundId, predictions, ms) => {
-        recordSeconds.observe(ms / 1000);
+        counters.recordSeconds.observe(ms / 1000);
         logger.debug('predictions recorded', { roundId, predictions, ms: Math.round(ms) });
       },
     },
