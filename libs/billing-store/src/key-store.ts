@@ -54,6 +54,21 @@ export class KeyStore {
   }
 
   /**
+   * The active (not revoked) key of a wallet's subscription, by its hash (a dashboard
+   * session signed in by the wallet acts for it), or null when the wallet has none.
+   */
+  async activeKeyOf(ownerPubkey: string): Promise<(KeyRecord & { keyHash: Buffer }) | null> {
+    const { rows } = await this.pool.query<{ key_hash: Buffer; subscriber_id: string; paid_until: Date }>(
+      `SELECT k.key_hash, k.subscriber_id, s.paid_until
+         FROM billing.subscribers s JOIN billing.api_keys k ON k.subscriber_id = s.id
+        WHERE s.owner_pubkey = $1 AND k.revoked_at IS NULL`,
+      [ownerPubkey],
+    );
+    const row = rows[0];
+    return row === undefined ? null : { keyHash: row.key_hash, subscriberId: row.subscriber_id, paidUntil: row.paid_until };
+  }
+
+  /**
    * Operator grant: creates the subscriber or extends its period by `days` from
    * max(now, paidUntil), revokes its previous key and issues a new one.
    */

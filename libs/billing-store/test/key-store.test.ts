@@ -47,4 +47,13 @@ describe('KeyStore', () => {
     expect(await keys.lookup(keys.hash(issued.apiKey))).toBeNull();
     expect(await keys.revokeOwner('11111111111111111111111111111111', 'operator', new Date())).toBeNull();
   });
+
+  it("finds a wallet's active key by its hash, and none once it is revoked or for an unknown wallet", async () => {
+    const owner = '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV';
+    const issued = await keys.grant(owner, 5, new Date());
+    expect(await keys.activeKeyOf(owner)).toEqual({ keyHash: keys.hash(issued.apiKey), subscriberId: issued.subscriberId, paidUntil: issued.paidUntil });
+    await keys.revokeOwner(owner, 'operator', new Date());
+    expect(await keys.activeKeyOf(owner)).toBeNull();
+    expect(await keys.activeKeyOf('11111111111111111111111111111111')).toBeNull();
+  });
 });

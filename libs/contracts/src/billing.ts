@@ -106,6 +106,7 @@ export const COMMAND_ERROR_KINDS = [
   'chain',
   'decode',
   'unauthenticated',
+  'forbidden',
   'payment_required',
   'rate_limited',
   'timeout',

@@ -8,6 +8,7 @@ export type ErrorKind =
   | 'config'
   | 'decode'
   | 'unauthenticated'
+  | 'forbidden'
   | 'payment_required'
   | 'rate_limited'
   | 'timeout'
@@ -106,10 +107,18 @@ export class DecodeError extends GridlabError {
   }
 }
 
-/** No credentials, or credentials that are unknown or revoked. */
+/** No credentials, or credentials that are unknown or revoked (a dashboard session: none, or ended). */
 export class AuthError extends GridlabError {
   readonly kind = 'unauthenticated';
-  constructor(code: 'missing_api_key' | 'invalid_api_key', detail: string) {
+  constructor(code: 'missing_api_key' | 'invalid_api_key' | 'session_required' | 'invalid_signature', detail: string) {
+    super(code, detail, {}, false);
+  }
+}
+
+/** The request may not be made from where it comes (a dashboard request from another origin). */
+export class ForbiddenError extends GridlabError {
+  readonly kind = 'forbidden';
+  constructor(code: string, detail: string) {
     super(code, detail, {}, false);
   }
 }
@@ -161,6 +170,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorKind, number>> = {
   input: 400,
   unauthenticated: 401,
   payment_required: 402,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   gone: 410,
@@ -211,6 +221,10 @@ export function errorFromWire(wire: {
       return new ChainError(wire.detail, options);
     case 'timeout':
       return new TimeoutError(wire.detail, options);
+    case 'unauthenticated':
+      return new AuthError(wire.code === 'missing_api_key' || wire.code === 'session_required' || wire.code === 'invalid_signature' ? wire.code : 'invalid_api_key', wire.detail);
+    case 'forbidden':
+      return new ForbiddenError(wire.code, wire.detail);
     default:
       return new UnavailableError(wire.detail, { ...options, code: wire.code });
   }

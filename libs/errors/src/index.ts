@@ -14,6 +14,7 @@ export {
   ConfigError,
   DecodeError,
   AuthError,
+  ForbiddenError,
   PaymentRequiredError,
   RateLimitedError,
   TimeoutError,

@@ -1,5 +1,6 @@
 /** The API gateway process: the HTTP API over the read models, snapshots and keys. */
 import type { Server } from 'node:http';
+import { resolve } from 'node:path';
 import { KeyStore } from '@gridlab/billing-store';
 import { encodeMessage } from '@gridlab/bus';
 import { natsNames, validateKeyShared } from '@gridlab/contracts';
@@ -16,6 +17,7 @@ import { StrategiesClient } from './adapters/nats/strategies-client';
 import { EventFeed } from './adapters/nats/event-feed';
 import { LiveCache, followLive } from './adapters/nats/live-feed';
 import { RedisGate } from './adapters/redis/redis-gate';
+import { RedisSessionDenylist } from './adapters/redis/session-denylist';
 import { followRevocations } from './adapters/nats/revocations';
 import { StreamRegistry } from './domain/stream-registry';
 import { InFlight } from './domain/in-flight';
@@ -26,7 +28,8 @@ import { MemoryLimiter } from './domain/memory-limiter';
 import { IP_POLICY, KEY_POLICY } from './domain/token-bucket';
 import { createApp } from './http/app';
 import { createGatewayServer } from './http/server';
-import { trustedProxies } from './http/client-address';
+import { Dashboard } from './http/dashboard';
+import { clientAddress, trustedProxies } from './http/client-address';
 import { EventStream } from './http/event-stream';
 import { SnapshotStream } from './http/sse';
 
@@ -114,9 +117,10 @@ async function main(): Promise<void> {
     maxAddressesPerKey: config.KEY_SHARING_MAX_ADDRESSES,
   });
   const fallbackLimiter = new MemoryLimiter();
+  const keyStore = new KeyStore(pool, config.API_KEY_HMAC_SECRET);
   const authenticator = new Authenticator(
     gate,
-    new KeyStore(pool, config.API_KEY_HMAC_SECRET),
+    keyStore,
     fallbackLimiter,
     {
       redisFallback: (active) => counters.rateLimitFallback.set(active ? 1 : 0),
@@ -159,7 +163,20 @@ async function main(): Promise<void> {
   expiryTimer.unref();
   const dumpPool = createPool(config.DATABASE_URL, { max: config.DUMP_POOL_SIZE, applicationName: 'api-gateway-dump' });
   stopDumpPool = () => dumpPool.end();
+  const proxies = trustedProxies(config.TRUSTED_PROXIES);
+  const dashboard = new Dashboard({
+    authenticator,
+    wallets: keyStore,
+    denylist: new RedisSessionDenylist(redis, config.REDIS_PREFIX, logger.child({ component: 'sessions' })),
+    secret: config.API_KEY_HMAC_SECRET,
+    sessionTtlMs: config.SESSION_TTL_S * 1000,
+    allowedOrigins: config.DASHBOARD_ORIGINS,
+    clientAddress: (req) => clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for']?.toString(), proxies),
+    logger: logger.child({ component: 'dashboard' }),
+  });
   const deps = {
+    dashboard,
+    webRoot: config.WEB_ROOT === '' ? resolve(__dirname, '../../web/dist') : config.WEB_ROOT,
     labJobs: new InFlight(config.LAB_JOBS_PER_KEY),
     streams,
     dumps: {
@@ -180,7 +197,7 @@ async function main(): Promise<void> {
     logger,
     metrics,
     readiness: platform.readiness,
-    trustedProxies: trustedProxies(config.TRUSTED_PROXIES),
+    trustedProxies: proxies,
   };
   stream = new SnapshotStream(live);
   eventStream = new EventStream(eventRepo, eventFeed);

@@ -131,12 +131,34 @@ export class Authenticator {
     }
   }
 
+  /**
+   * A browser session's request: the session names the key by its hash (the browser
+   * never holds the key); the same checks as a Bearer key follow, so a revoked or lapsed
+   * key ends the session at its next request.
+   */
+  async authenticateKeyHash(keyHash: Buffer, clientAddress: string, cost = 1): Promise<Caller> {
+    const guard = this.failures.peek(this.guard.failurePolicy, clientAddress);
+    if (!guard.allowed) {
+      throw new RateLimitedWithDecision(guard, 'too many failed authentications from this client address; retry later', 'too_many_failed_auths');
+    }
+    try {
+      return await this.checkHash(keyHash, undefined, clientAddress, cost);
+    } catch (error) {
+      if (error instanceof AuthError) this.failures.take(this.guard.failurePolicy, clientAddress);
+      throw error;
+    }
+  }
+
   private async check(authorization: string | undefined, clientAddress: string, cost: number): Promise<Caller> {
     if (authorization === undefined || authorization === '') throw new AuthError('missing_api_key', 'send Authorization: Bearer <API key>');
     const apiKey = BEARER_RE.exec(authorization)?.[1];
     if (apiKey === undefined || !API_KEY_RE.test(apiKey)) throw new AuthError('invalid_api_key', 'the API key is not valid');
     if (this.unknown.has(apiKey)) throw unknownKey();
-    const keyHash = this.hashOf(apiKey);
+    return this.checkHash(this.hashOf(apiKey), apiKey, clientAddress, cost);
+  }
+
+  /** `apiKey`, when the caller presented one, is remembered briefly if PostgreSQL does not know it. */
+  private async checkHash(keyHash: Buffer, apiKey: string | undefined, clientAddress: string, cost: number): Promise<Caller> {
     let cached: CachedKey;
     try {
       cached = await this.gate.check(keyHash, clientAddress, cost);
@@ -148,7 +170,7 @@ export class Authenticator {
       // Unknown (or revoked long ago): remembered briefly in this process, never in Redis,
       // so random keys cannot fill it. Revocations write their own tombstones.
       if (record === null) {
-        this.unknown.add(apiKey);
+        if (apiKey !== undefined) this.unknown.add(apiKey);
         throw unknownKey();
       }
       try {
@@ -201,11 +223,11 @@ export class Authenticator {
   }
 
   /** Redis failed or timed out: keys from PostgreSQL, limits from the in-process buckets. */
-  private async withoutRedis(error: unknown, apiKey: string, keyHash: Buffer, address: string, cost: number): Promise<Caller> {
+  private async withoutRedis(error: unknown, apiKey: string | undefined, keyHash: Buffer, address: string, cost: number): Promise<Caller> {
     this.setFallback(true, error);
     const record = await this.resolve(keyHash);
     if (record === null) {
-      this.unknown.add(apiKey);
+      if (apiKey !== undefined) this.unknown.add(apiKey);
       throw unknownKey();
     }
     if (record.paidUntilMs <= this.now()) {

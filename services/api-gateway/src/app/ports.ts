@@ -33,3 +33,15 @@ export interface KeyGate {
   /** Caches a key record looked up in PostgreSQL (null: no such key). */
   remember(keyHash: Buffer, record: KeyRecord | null): Promise<void>;
 }
+
+/** Signed-out dashboard sessions, denied until they would have expired (Redis in production). */
+export interface SessionDenylist {
+  deny(sid: string, untilMs: number): Promise<void>;
+  /** Fails open (false) when the store cannot answer: sessions are short-lived and HttpOnly. */
+  isDenied(sid: string): Promise<boolean>;
+}
+
+/** The active key of a wallet's subscription, by hash (billing's store). */
+export interface WalletKeys {
+  activeKeyOf(wallet: string): Promise<{ readonly keyHash: Buffer; readonly subscriberId: string; readonly paidUntil: Date } | null>;
+}

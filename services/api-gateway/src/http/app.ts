@@ -25,6 +25,7 @@ import { problem, sendProblem, toProblem } from './problem';
 import { pollParams } from './event-params';
 import { intParam } from './query';
 import { addLabRoutes } from './lab-routes';
+import { dashboardPages, sessionOf, type Dashboard } from './dashboard';
 
 export interface AppDeps {
   readonly authenticator: Authenticator;
@@ -47,6 +48,10 @@ export interface AppDeps {
   readonly labJobs: InFlight;
   /** NDJSON dumps: their own small pool, caps, and the idle timeout of a client that stops reading. */
   readonly dumps: DumpSettings;
+  /** Browser sessions and the `/api/live*` mirror of the API. */
+  readonly dashboard: Dashboard;
+  /** The built dashboard pages served at `/`. */
+  readonly webRoot: string;
 }
 
 export interface DumpSettings {
@@ -101,8 +106,10 @@ export function rateLimitHeaders(decision: BucketDecision): Record<string, strin
   };
 }
 
-/** Authenticates and rate-limits one paid request. */
+/** Authenticates and rate-limits one paid request (a dashboard request as its session's key). */
 export async function authorize(deps: AppDeps, req: IncomingMessage): Promise<Caller> {
+  const session = sessionOf(req);
+  if (session !== undefined) return deps.dashboard.authorize(session, req);
   const address = clientAddress(req.socket.remoteAddress, headerValue(req.headers['x-forwarded-for']), deps.trustedProxies);
   return deps.authenticator.authenticate(headerValue(req.headers.authorization), address);
 }
@@ -154,6 +161,7 @@ export function createApp(deps: AppDeps): express.Express {
     if (!decision.allowed) throw new RateLimitedWithDecision(decision, 'rate limit of this client address exceeded');
     next();
   };
+  app.use(deps.dashboard.routes(byAddress));
   app.get('/api/v1/openapi.json', byAddress, (_req, res) => {
     res.type('application/json').send(openapi);
   });
@@ -259,6 +267,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   addLabRoutes(app, paid, byAddress, deps.strategies);
   app.use('/api/v1', paid);
+  app.use(dashboardPages(deps.webRoot));
 
   app.use((_req, _res, next) => next(new NotFoundError('not_found', 'no such endpoint')));
   // Express recognises error middleware by its four parameters.

@@ -8,6 +8,7 @@ import { requestId } from './request-id';
 import { streamParams } from './event-params';
 import type { EventStream } from './event-stream';
 import type { SnapshotStream } from './sse';
+import { DASHBOARD_API, isDashboardPath } from './dashboard';
 
 function isPath(url: string, path: string): boolean {
   return url === path || url.startsWith(`${path}?`);
@@ -16,6 +17,7 @@ function isPath(url: string, path: string): boolean {
 const LIVE_PATH = '/api/v1/live';
 const STREAM_PATH = '/api/v1/stream';
 const EVENTS_STREAM_PATH = '/api/v1/events/stream';
+const SESSION_PATH = `${DASHBOARD_API}/session`;
 /** Responses over 1 KiB honour Accept-Encoding: gzip (SPEC 2). */
 const GZIP_MIN_BYTES = 1024;
 
@@ -76,8 +78,7 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
     sendError(res, error, deps.logger, id);
   };
 
-  const server = createServer((req, res) => {
-    const id = requestId(req);
+  const dispatch = (req: IncomingMessage, res: ServerResponse, id: string): void => {
     const url = req.url ?? '/';
     // The hot path sets its headers in one writeHead call.
     if (req.method === 'GET' && isPath(url, LIVE_PATH)) {
@@ -94,6 +95,17 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
       return;
     }
     app(req, res);
+  };
+
+  const server = createServer((req, res) => {
+    const id = requestId(req);
+    const url = req.url ?? '/';
+    // The dashboard's mirror of the API: Origin and session checked, then served as /api/v1.
+    if (isDashboardPath(url) && !isPath(url, SESSION_PATH) && !url.startsWith(`${SESSION_PATH}/`)) {
+      deps.dashboard.admit(req).then(() => dispatch(req, res, id), fail(res, id));
+      return;
+    }
+    dispatch(req, res, id);
   });
   server.on('clientError', answerMalformed);
   return server;

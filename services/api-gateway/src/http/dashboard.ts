@@ -1,0 +1,223 @@
+/**
+ * The dashboard's side of the gateway (the contract's `/api/live*`, for browser sessions
+ * only): sign-in with an API key or a wallet signature (Sign-In With Solana) sets an
+ * HttpOnly, SameSite=Strict session cookie; every `/api/live/<path>` request then needs
+ * that session and a matching Origin, and is served as `/api/v1/<path>` for the session's
+ * key. The built pages are served at `/`.
+ */
+import { existsSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { AuthError, ForbiddenError, InputError, NotFoundError } from '@gridlab/errors';
+import type { Logger } from '@gridlab/logger';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { Authenticator, Caller } from '../app/authenticate';
+import type { SessionDenylist, WalletKeys } from '../app/ports';
+import {
+  clearedCookie,
+  cookieValue,
+  derivedKey,
+  isLoopbackHost,
+  newSessionId,
+  sameOrigin,
+  sessionCookie,
+  signSession,
+  verifySession,
+  type Session,
+} from '../domain/session';
+import { siwsMessage, verifySiws } from '../domain/siws';
+
+export const DASHBOARD_API = '/api/live';
+const SESSION_PATH = `${DASHBOARD_API}/session`;
+const COOKIE = 'gridlab_session';
+const CHALLENGE_TTL_MS = 5 * 60_000;
+const WALLET_RE = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+export interface DashboardDeps {
+  readonly authenticator: Authenticator;
+  readonly wallets: WalletKeys;
+  readonly denylist: SessionDenylist;
+  /** The server secret (API_KEY_HMAC_SECRET): session and sign-in MAC keys are derived from it. */
+  readonly secret: string;
+  readonly sessionTtlMs: number;
+  /** Origins besides the server's own allowed to call /api/live (a dashboard served elsewhere). */
+  readonly allowedOrigins: readonly string[];
+  readonly clientAddress: (req: IncomingMessage) => string;
+  readonly logger: Logger;
+  readonly now?: () => number;
+}
+
+const sessions = new WeakMap<IncomingMessage, Session>();
+
+/** The dashboard session a request was admitted with (it then acts for the session's key). */
+export function sessionOf(req: IncomingMessage): Session | undefined {
+  return sessions.get(req);
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function isDashboardPath(url: string): boolean {
+  return url === DASHBOARD_API || url.startsWith(`${DASHBOARD_API}/`) || url.startsWith(`${DASHBOARD_API}?`);
+}
+
+export class Dashboard {
+  private readonly sessionKey: Buffer;
+  private readonly siwsKey: Buffer;
+  private readonly now: () => number;
+
+  constructor(private readonly deps: DashboardDeps) {
+    this.sessionKey = derivedKey(deps.secret, 'dashboard-session');
+    this.siwsKey = derivedKey(deps.secret, 'dashboard-siws');
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** 403 origin_mismatch unless the request comes from the dashboard's own page (CSRF defence). */
+  checkOrigin(req: IncomingMessage): void {
+    const ok = sameOrigin({ origin: header(req, 'origin'), host: header(req, 'host'), secFetchSite: header(req, 'sec-fetch-site') }, this.deps.allowedOrigins);
+    if (!ok) throw new ForbiddenError('origin_mismatch', 'dashboard requests must come from the dashboard page (Origin or Sec-Fetch-Site)');
+  }
+
+  /** The request's live session, or 401 session_required. */
+  async session(req: IncomingMessage): Promise<Session> {
+    const token = cookieValue(header(req, 'cookie'), COOKIE);
+    const session = token === undefined ? null : verifySession(this.sessionKey, token, this.now());
+    if (session === null) throw new AuthError('session_required', 'sign in to the dashboard first (the session is missing or has expired)');
+    if (await this.deps.denylist.isDenied(session.sid)) throw new AuthError('session_required', 'this session was signed out; sign in again');
+    return session;
+  }
+
+  /**
+   * Admits a `/api/live/<path>` data request: checks the Origin and the session, then
+   * rewrites it to `/api/v1/<path>`, where it is authorized as the session's key.
+   */
+  async admit(req: IncomingMessage): Promise<void> {
+    this.checkOrigin(req);
+    const session = await this.session(req);
+    sessions.set(req, session);
+    req.url = `/api/v1${(req.url ?? '').slice(DASHBOARD_API.length)}`;
+  }
+
+  /** Authorizes an admitted request as its session's key. */
+  authorize(session: Session, req: IncomingMessage, cost = 1): Promise<Caller> {
+    return this.deps.authenticator.authenticateKeyHash(Buffer.from(session.keyHash, 'hex'), this.deps.clientAddress(req), cost);
+  }
+
+  /** The session routes: challenge, sign in, who am I, sign out. */
+  routes(byAddress: RequestHandler): express.Router {
+    const router = express.Router();
+    const origin = (req: Request, _res: Response, next: NextFunction): void => {
+      this.checkOrigin(req);
+      next();
+    };
+    router.post(`${SESSION_PATH}/challenge`, origin, byAddress, (req, res) => {
+      const wallet = walletOf(req.body);
+      const host = header(req, 'host') ?? '';
+      const nowMs = this.now();
+      const message = siwsMessage(this.siwsKey, { domain: host, uri: originOf(req), wallet, issuedAtMs: nowMs, expiresAtMs: nowMs + CHALLENGE_TTL_MS });
+      res.set('Cache-Control', 'no-store').json({ message, expiresAt: new Date(nowMs + CHALLENGE_TTL_MS).toISOString() });
+    });
+    router.post(SESSION_PATH, origin, byAddress, async (req, res) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const address = this.deps.clientAddress(req);
+      let started: { caller: Caller; via: Session['via']; wallet?: string };
+      if (typeof body['apiKey'] === 'string') {
+        started = { caller: await this.deps.authenticator.authenticate(`Bearer ${body['apiKey']}`, address), via: 'key' };
+      } else if (body['wallet'] !== undefined) {
+        const wallet = walletOf(body);
+        const message = stringField(body, 'message');
+        const signatureBase64 = stringField(body, 'signatureBase64');
+        const verdict = verifySiws(this.siwsKey, { message, signatureBase64, wallet, domain: header(req, 'host') ?? '', nowMs: this.now() });
+        if (!verdict.ok) throw new AuthError('invalid_signature', verdict.reason);
+        const key = await this.deps.wallets.activeKeyOf(wallet);
+        if (key === null) throw new NotFoundError('no_subscription', 'this wallet has no active API key: subscribe first');
+        started = { caller: await this.deps.authenticator.authenticateKeyHash(key.keyHash, address), via: 'wallet', wallet };
+      } else {
+        throw new InputError('send { apiKey } or { wallet, message, signatureBase64 }', {
+          errors: [{ path: '/apiKey', message: 'is required unless signing in with a wallet' }],
+        });
+      }
+      const nowMs = this.now();
+      const expiresAtMs = Math.min(nowMs + this.deps.sessionTtlMs, started.caller.paidUntilMs);
+      const session: Session = {
+        sid: newSessionId(),
+        keyHash: started.caller.keyHash.toString('hex'),
+        via: started.via,
+        ...(started.wallet === undefined ? {} : { wallet: started.wallet }),
+        expiresAtMs,
+      };
+      const secure = !isLoopbackHost(header(req, 'host') ?? '');
+      res.set('Set-Cookie', sessionCookie(COOKIE, signSession(this.sessionKey, session), { maxAgeSeconds: Math.max(1, Math.floor((expiresAtMs - nowMs) / 1000)), secure }));
+      this.deps.logger.info('dashboard session started', { via: session.via, subscriberId: started.caller.subscriberId });
+      res.status(201).set('Cache-Control', 'no-store').json(view(session, started.caller));
+    });
+    router.get(SESSION_PATH, origin, async (req, res) => {
+      const session = await this.session(req);
+      const caller = await this.authorize(session, req);
+      res.set('Cache-Control', 'no-store').json(view(session, caller));
+    });
+    router.delete(SESSION_PATH, origin, async (req, res) => {
+      const token = cookieValue(header(req, 'cookie'), COOKIE);
+      const session = token === undefined ? null : verifySession(this.sessionKey, token, this.now());
+      if (session !== null) await this.deps.denylist.deny(session.sid, session.expiresAtMs);
+      res.set('Set-Cookie', clearedCookie(COOKIE, !isLoopbackHost(header(req, 'host') ?? ''))).status(204).end();
+    });
+    return router;
+  }
+}
+
+function view(session: Session, caller: Caller) {
+  return {
+    via: session.via,
+    wallet: session.wallet ?? null,
+    subscriberId: caller.subscriberId,
+    paidUntil: new Date(caller.paidUntilMs).toISOString(),
+    expiresAt: new Date(session.expiresAtMs).toISOString(),
+  };
+}
+
+function originOf(req: Request): string {
+  return header(req, 'origin') ?? `${req.protocol}://${header(req, 'host') ?? ''}`;
+}
+
+function stringField(body: Record<string, unknown>, name: string): string {
+  const value = body[name];
+  if (typeof value !== 'string' || value === '') throw new InputError(`${name} is required`, { errors: [{ path: `/${name}`, message: 'must be a non-empty string' }] });
+  return value;
+}
+
+function walletOf(body: unknown): string {
+  const wallet = (body as Record<string, unknown> | undefined)?.['wallet'];
+  if (typeof wallet !== 'string' || !WALLET_RE.test(wallet)) {
+    throw new InputError('wallet must be a base58 Solana address', { errors: [{ path: '/wallet', message: 'must be a base58 Solana address' }] });
+  }
+  return wallet;
+}
+
+/**
+ * The built dashboard (services/web/dist) at `/`: hashed assets cached for a year, the
+ * page itself revalidated; a strict Content-Security-Policy. Without a build, `/` says how
+ * to make one.
+ */
+export function dashboardPages(webRoot: string): express.Router {
+  const router = express.Router();
+  router.use((_req, res, next) => {
+    res.set({
+      'Content-Security-Policy':
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    });
+    next();
+  });
+  if (!existsSync(webRoot)) {
+    router.get('/', () => {
+      throw new NotFoundError('dashboard_not_built', 'the dashboard is not built: run `make start` (or `pnpm --filter @gridlab/web build`)');
+    });
+    return router;
+  }
+  router.use('/assets', express.static(`${webRoot}/assets`, { immutable: true, maxAge: '365d', index: false, fallthrough: false }));
+  router.use(express.static(webRoot, { index: 'index.html', maxAge: 0, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') }));
+  return router;
+}

@@ -1,0 +1,171 @@
+import { getPublicKey, sign } from '@noble/ed25519';
+import bs58 from 'bs58';
+import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { runMigrations } from '@gridlab/db';
+import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
+import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
+import '../src/domain/siws'; // sets noble's SHA-512 for signing below
+
+const SECRET = 'gateway-test-secret-0123456789abcdef';
+const KEY_OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
+const WALLET_SECRET = new Uint8Array(32).fill(42);
+const WALLET = bs58.encode(getPublicKey(WALLET_SECRET));
+
+let db: TestDatabase;
+const ns = testNamespace();
+let gateway: ServiceProcess;
+let base: string;
+let apiKey: string;
+
+function env(): NodeJS.ProcessEnv {
+  return { DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, API_KEY_HMAC_SECRET: SECRET, LOG_LEVEL: 'warn' };
+}
+
+async function grant(owner: string): Promise<string> {
+  const granted = await runCli(['admin', 'grant', '--owner', owner, '--days', '1'], { ...process.env, ...env() });
+  return (JSON.parse(granted.stdout) as { apiKey: string }).apiKey;
+}
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Headers;
+}
+
+async function call(path: string, init: { method?: string; cookie?: string; origin?: string | null; secFetchSite?: string; body?: unknown; bearer?: string } = {}): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  const origin = init.origin === undefined ? base : init.origin;
+  if (origin !== null) headers['Origin'] = origin;
+  if (init.cookie !== undefined) headers['Cookie'] = init.cookie;
+  if (init.secFetchSite !== undefined) headers['Sec-Fetch-Site'] = init.secFetchSite;
+  if (init.bearer !== undefined) headers['Authorization'] = `Bearer ${init.bearer}`;
+  if (init.body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(`${base}${path}`, { method: init.method ?? 'GET', headers, ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }) });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>), headers: res.headers };
+}
+
+async function signIn(body: unknown): Promise<{ answer: Answer; cookie: string }> {
+  const answer = await call('/api/live/session', { method: 'POST', body });
+  const setCookie = answer.headers.get('set-cookie') ?? '';
+  return { answer, cookie: setCookie.split(';')[0] ?? '' };
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  // The schemas the read endpoints query (their services create them in a running suite).
+  await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
+  await runMigrations({ databaseUrl: db.url, schema: EVENTS_SCHEMA, dir: EVENTS_MIGRATIONS_DIR });
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  gateway = await startService('services/api-gateway/src/main.ts', { ...env(), PORT: String(port), OPS_PORT: '0' }, () => answersOk(`${base}/healthz`));
+  apiKey = await grant(KEY_OWNER);
+});
+afterAll(async () => {
+  await gateway.stop();
+  await db.drop();
+  await ns.cleanup();
+});
+
+describe('dashboard sessions (/api/live*)', () => {
+  it('signs in with an API key: an HttpOnly SameSite=Strict cookie scoped to /api/live, and the key is never echoed', async () => {
+    const { answer, cookie } = await signIn({ apiKey });
+    expect(answer.status).toBe(201);
+    const setCookie = answer.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^gridlab_session=[^;]+; Path=\/api\/live; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+    expect(setCookie).not.toContain('Secure'); // loopback: a browser drops Secure cookies over http
+    expect(JSON.stringify(answer.body)).not.toContain(apiKey);
+    expect(cookie).not.toContain(apiKey);
+    expect(answer.body).toMatchObject({ via: 'key', wallet: null });
+    const me = await call('/api/live/session', { cookie });
+    expect(me.status).toBe(200);
+    expect(me.body['subscriberId']).toBe(answer.body['subscriberId']);
+  });
+
+  it('serves the API under /api/live with the session and a matching Origin (or Sec-Fetch-Site: same-origin), and refuses otherwise', async () => {
+    const { cookie } = await signIn({ apiKey });
+    const ok = await call('/api/live/stats', { cookie });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toHaveProperty('roundsIndexed');
+    expect(ok.headers.get('ratelimit-limit')).not.toBeNull();
+    expect((await call('/api/live/rounds?limit=1', { cookie, origin: null, secFetchSite: 'same-origin' })).status).toBe(200);
+    expect((await call('/api/live/events?since=0', { cookie })).status).toBe(200);
+
+    const noSession = await call('/api/live/stats');
+    expect(noSession.status).toBe(401);
+    expect(noSession.body['code']).toBe('session_required');
+    expect(noSession.headers.get('content-type')).toContain('application/problem+json');
+    const forged = await call('/api/live/stats', { cookie: `${cookie.slice(0, -3)}abc` });
+    expect(forged.body['code']).toBe('session_required');
+
+    const foreign = await call('/api/live/stats', { cookie, origin: 'https://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body['code']).toBe('origin_mismatch');
+    expect((await call('/api/live/stats', { cookie, origin: null })).status).toBe(403);
+    expect((await call('/api/live/stats', { cookie, origin: null, secFetchSite: 'cross-site' })).status).toBe(403);
+    // A sign-in from another site (login CSRF) is refused too.
+    expect((await call('/api/live/session', { method: 'POST', body: { apiKey }, origin: 'https://evil.example' })).status).toBe(403);
+
+    // The public API is unchanged: Bearer keys, and a cookie authorizes nothing there.
+    expect((await call('/api/v1/stats', { bearer: apiKey, origin: null })).status).toBe(200);
+    expect((await call('/api/v1/stats', { cookie, origin: null })).status).toBe(401);
+  });
+
+  it('refuses a wrong key at sign-in and answers field errors for a malformed body', async () => {
+    const wrong = await call('/api/live/session', { method: 'POST', body: { apiKey: 'gl_live_nope' } });
+    expect(wrong.status).toBe(401);
+    const empty = await call('/api/live/session', { method: 'POST', body: {} });
+    expect(empty.status).toBe(400);
+    expect(empty.body['errors']).toEqual([{ path: '/apiKey', message: 'is required unless signing in with a wallet' }]);
+    const badWallet = await call('/api/live/session/challenge', { method: 'POST', body: { wallet: 'not-a-wallet' } });
+    expect(badWallet.status).toBe(400);
+  });
+
+  it('ends the session on sign-out, even for a copy of the cookie kept elsewhere', async () => {
+    const { cookie } = await signIn({ apiKey });
+    expect((await call('/api/live/stats', { cookie })).status).toBe(200);
+    const out = await call('/api/live/session', { method: 'DELETE', cookie });
+    expect(out.status).toBe(204);
+    expect(out.headers.get('set-cookie')).toContain('Max-Age=0');
+    const after = await call('/api/live/stats', { cookie });
+    expect(after.status).toBe(401);
+    expect(after.body['code']).toBe('session_required');
+  });
+
+  it('signs in with the wallet (Sign-In With Solana); a wrong signature or a wallet without a subscription is refused', async () => {
+    const noSub = await call('/api/live/session/challenge', { method: 'POST', body: { wallet: WALLET } });
+    expect(noSub.status).toBe(200);
+    const message = String(noSub.body['message']);
+    expect(message.startsWith(`${new URL(base).host} wants you to sign in with your Solana account:\n${WALLET}\n`)).toBe(true);
+    const signature = Buffer.from(sign(new TextEncoder().encode(message), WALLET_SECRET)).toString('base64');
+    const none = await call('/api/live/session', { method: 'POST', body: { wallet: WALLET, message, signatureBase64: signature } });
+    expect(none.status).toBe(404);
+    expect(none.body['code']).toBe('no_subscription');
+
+    await grant(WALLET);
+    const badSignature = Buffer.from(sign(new TextEncoder().encode(message), new Uint8Array(32).fill(1))).toString('base64');
+    const refused = await call('/api/live/session', { method: 'POST', body: { wallet: WALLET, message, signatureBase64: badSignature } });
+    expect(refused.status).toBe(401);
+    expect(refused.body['code']).toBe('invalid_signature');
+
+    const { answer, cookie } = await signIn({ wallet: WALLET, message, signatureBase64: signature });
+    expect(answer.status).toBe(201);
+    expect(answer.body).toMatchObject({ via: 'wallet', wallet: WALLET });
+    expect((await call('/api/live/stats', { cookie })).status).toBe(200);
+
+    // Revoking the wallet's key ends the session at its next request.
+    await runCli(['admin', 'revoke', '--owner', WALLET], { ...process.env, ...env() });
+    const revoked = await call('/api/live/stats', { cookie });
+    expect(revoked.status).toBe(401);
+    expect(revoked.body['code']).toBe('invalid_api_key');
+  });
+
+  it('serves the dashboard page at / with a strict Content-Security-Policy', async () => {
+    const res = await fetch(`${base}/`);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    // Built by `make start`/`make test` (scripts/ensure-deps.sh); either the page or the reason it is missing.
+    if (res.status === 200) expect(await res.text()).toContain('<div id="app"');
+    else expect(((await res.json()) as { code: string }).code).toBe('dashboard_not_built');
+  });
+});
