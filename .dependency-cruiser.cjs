@@ -26,6 +26,13 @@ module.exports = {
       to: { path: '^services/' },
     },
     {
+      name: 'dashboard-through-the-client',
+      comment: 'A browser app reaches the suite through the public API only: @gridlab/client, never a service or a server-side lib.',
+      severity: 'error',
+      from: { path: '^apps/' },
+      to: { path: '^(services/|libs/(?!client/))' },
+    },
+    {
       name: 'no-app-to-adapters',
       comment: "A service's app/ declares the ports it needs; adapters/ implement them and main.ts wires them.",
       severity: 'error',
@@ -64,7 +71,7 @@ module.exports = {
       name: 'no-dev-dependency-in-production-code',
       comment: 'Production code imports only dependencies, not devDependencies.',
       severity: 'error',
-      from: { path: '^(libs|services|tools)/[^/]+/src/', pathNot: TESTS },
+      from: { path: '^(libs|services|tools|apps)/[^/]+/src/', pathNot: TESTS },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['npm', 'npm-peer', 'npm-optional'] },
     },
     {
@@ -77,18 +84,18 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(libs|services|tools)/[^/]+/dist/' },
+    exclude: { path: '^(libs|services|tools|apps)/[^/]+/dist/' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     combinedDependencies: false,
     enhancedResolveOptions: {
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
-      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'],
       mainFields: ['module', 'main', 'types'],
     },
     reporterOptions: {
-      archi: { collapsePattern: '^(libs|services|tools)/[^/]+' },
+      archi: { collapsePattern: '^(libs|services|tools|apps)/[^/]+' },
     },
   },
 };

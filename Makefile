@@ -21,6 +21,7 @@ reset: infra deps
 
 ## test: type-check and run every test (unit, integration against real servers, end to end)
 test: infra deps
+	@scripts/ensure-browser.sh
 	@$(PNPM) -s typecheck
 	@mkdir -p .gridlab
 	@$(PNPM) -s exec jest --ci --maxWorkers=2 --json --outputFile=.gridlab/jest-results.json; status=$$?; \

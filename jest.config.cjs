@@ -27,7 +27,7 @@ module.exports = {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{libs,services,tools}/*/src/**/*.test.ts'],
+      testMatch: ['<rootDir>/{libs,services,tools,apps}/*/src/**/*.test.ts'],
     },
     {
       ...common,

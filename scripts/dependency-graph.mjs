@@ -1,4 +1,4 @@
-// The workspace's package graph (libs, services, tools; tests left out) as a fenced
+// The workspace's package graph (libs, services, tools, apps; tests left out) as a fenced
 // Mermaid block, from dependency-cruiser with the repository's configuration.
 //   node scripts/dependency-graph.mjs           prints it
 //   node scripts/dependency-graph.mjs --write   puts it into docs/architecture.md (between
@@ -16,9 +16,9 @@ export function dependencyGraph() {
     process.execPath,
     [
       join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'),
-      ...['libs', 'services', 'tools'],
+      ...['libs', 'services', 'tools', 'apps'],
       ...['--config', '.dependency-cruiser.cjs', '--output-type', 'mermaid'],
-      ...['--collapse', '^(libs|services|tools)/[^/]+', '--include-only', '^(libs|services|tools)/', '--exclude', '(\\.test\\.ts$|/test/|/src/testing/)'],
+      ...['--collapse', '^(libs|services|tools|apps)/[^/]+', '--include-only', '^(libs|services|tools|apps)/', '--exclude', '(\\.test\\.ts$|/test/|/src/testing/)'],
     ],
     { cwd: root, encoding: 'utf8' },
   );

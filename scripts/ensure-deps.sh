@@ -18,8 +18,14 @@ if ! command -v pnpm >/dev/null 2>&1; then
 fi
 
 stamp=node_modules/.pnpm/lock.yaml
-if [ -f "$stamp" ] && [ "$stamp" -nt pnpm-lock.yaml ] && [ "$stamp" -nt package.json ]; then
-  exit 0
+if ! { [ -f "$stamp" ] && [ "$stamp" -nt pnpm-lock.yaml ] && [ "$stamp" -nt package.json ]; }; then
+  echo "ensure-deps: installing dependencies (pnpm via corepack)"
+  corepack pnpm install --frozen-lockfile
 fi
-echo "ensure-deps: installing dependencies (pnpm via corepack)"
-corepack pnpm install --frozen-lockfile
+
+# The dashboard the gateway serves at /: built when missing or older than its sources.
+web=apps/web
+if [ ! -f "$web/dist/index.html" ] || [ -n "$(find "$web/src" "$web/index.html" "$web/vite.config.ts" "$web/package.json" libs/client/src -newer "$web/dist/index.html" -print -quit)" ]; then
+  echo "ensure-deps: building the dashboard ($web)"
+  corepack pnpm --filter @gridlab/web -s build >/dev/null
+fi

@@ -28,6 +28,12 @@ export interface TransportOptions {
   readonly fetch?: typeof fetch;
   /** Called with the RateLimit-* headers of every answer that carries them. */
   readonly onRateLimit?: (rateLimit: RateLimit) => void;
+  /**
+   * A dashboard page's browser session (same origin as the gateway): paid calls go to the
+   * `/api/live` mirror of `/api/v1` with the session cookie instead of a key; public
+   * calls stay on `/api/v1`.
+   */
+  readonly browserSession?: boolean;
 }
 
 export type QueryValue = string | number | boolean | undefined;
@@ -115,8 +121,10 @@ export class Transport {
     try {
       let res: Response;
       try {
-        res = await this.fetchImpl(this.url(req.path, req.query), {
+        const path = this.options.browserSession === true && req.auth !== false ? req.path.replace(/^\/api\/v1\//, '/api/live/') : req.path;
+        res = await this.fetchImpl(this.url(path, req.query), {
           method: req.method,
+          ...(this.options.browserSession === true ? { credentials: 'same-origin' as const } : {}),
           headers,
           ...(req.body === undefined ? {} : { body: JSON.stringify(req.body) }),
           signal,

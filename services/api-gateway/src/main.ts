@@ -176,7 +176,7 @@ async function main(): Promise<void> {
   });
   const deps = {
     dashboard,
-    webRoot: config.WEB_ROOT === '' ? resolve(__dirname, '../../web/dist') : config.WEB_ROOT,
+    webRoot: config.WEB_ROOT === '' ? resolve(__dirname, '../../../apps/web/dist') : config.WEB_ROOT,
     labJobs: new InFlight(config.LAB_JOBS_PER_KEY),
     streams,
     dumps: {

@@ -47,7 +47,7 @@ function sourceFiles(dir: string): string[] {
 
 describe('architecture boundaries', () => {
   it('the repository has no dependency violation', async () => {
-    const violations = await cruise(ROOT, ['libs', 'services', 'tools', 'bench', 'test-e2e', 'deploy']);
+    const violations = await cruise(ROOT, ['libs', 'services', 'tools', 'apps', 'bench', 'test-e2e', 'deploy']);
     expect(violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([]);
   });
 
@@ -95,10 +95,16 @@ describe('architecture boundaries', () => {
       write('services/a/src/undeclared.ts', `${importing('Ajv', 'ajv')}export const a = Ajv;\n`);
       write('services/a/src/dev.ts', `${importing('{ parse }', 'yaml')}export const p = parse;\n`);
       write('services/a/src/missing.ts', "import { m } from './nowhere';\nexport const n = m;\n");
+      write('libs/client/package.json', JSON.stringify({ name: 'client' }));
+      write('libs/client/src/index.ts', 'export const api = 1;\n');
+      write('apps/w/package.json', JSON.stringify({ name: 'w' }));
+      write('apps/w/src/ok.ts', "import { api } from '../../../libs/client/src/index';\nexport const a = api;\n");
+      write('apps/w/src/server-lib.ts', "import { connect } from '../../../libs/db/src/index';\nexport const c = connect;\n");
 
-      const found = (await cruise(scratch, ['libs', 'services'])).map((v) => `${v.rule.name}: ${v.from}`).sort();
+      const found = (await cruise(scratch, ['libs', 'services', 'apps'])).map((v) => `${v.rule.name}: ${v.from}`).sort();
       expect(found).toEqual(
         [
+          'dashboard-through-the-client: apps/w/src/server-lib.ts',
           'declared-dependencies: services/a/src/undeclared.ts',
           'no-app-to-adapters: services/a/src/app/use.ts',
           'no-dev-dependency-in-production-code: services/a/src/dev.ts',

@@ -35,11 +35,11 @@ function files(dir: string): string[] {
     const path = join(dir, entry);
     if (entry === 'node_modules' || entry === 'dist') return [];
     if (statSync(path).isDirectory()) return files(path);
-    return /\.(ts|mts|mjs|cjs)$/.test(entry) && !entry.endsWith('.d.ts') ? [path] : [];
+    return /\.(ts|tsx|mts|mjs|cjs)$/.test(entry) && !entry.endsWith('.d.ts') ? [path] : [];
   });
 }
 
-const SPECIFIER = /(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\(\s*|\bimport\s+)['"]([^'"./][^'"]*)['"]/g;
+const SPECIFIER = /(?:\bfrom\s+|\bimport\s*\(\s*|\brequire(?:\.resolve)?\(\s*|\bimport\s+)['"]([^'"./][^'"]*)['"]/g;
 
 /** The package names a source imports (`@scope/name/sub` → `@scope/name`), Node's own modules left out. */
 function imported(source: string): Set<string> {
@@ -56,7 +56,7 @@ function imported(source: string): Set<string> {
 const BUILTIN = new Set(require('node:module').builtinModules as string[]);
 const isTest = (file: string): boolean => /\.test\.ts$|\/test\/|\/src\/testing\//.test(file);
 
-const packageDirs = ['libs', 'services', 'tools']
+const packageDirs = ['libs', 'services', 'tools', 'apps']
   .flatMap((top) => readdirSync(join(ROOT, top)).map((name) => join(ROOT, top, name)))
   .concat([join(ROOT, 'bench'), join(ROOT, 'test-e2e')])
   .filter((dir) => existsSync(join(dir, 'package.json')));
@@ -72,7 +72,8 @@ describe('package.json dependencies', () => {
       const names = [...imported(readFileSync(file, 'utf8'))].filter((n) => !BUILTIN.has(n) && n !== manifest.name);
       for (const n of names) {
         all.add(n);
-        if (!isTest(file) && !file.startsWith(join(dir, 'scripts'))) production.add(n);
+        // Build scripts and bundler configs run at build time: their imports are devDependencies.
+        if (!isTest(file) && !file.startsWith(join(dir, 'scripts')) && !file.endsWith('vite.config.ts')) production.add(n);
       }
     }
     const problems = [

@@ -1,0 +1,57 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+
+export type Load<T> = { readonly state: 'loading' } | { readonly state: 'error'; readonly error: unknown } | { readonly state: 'ok'; readonly value: T };
+
+/** Runs `load` on mount and whenever `deps` change (and every `refreshMs` if given); the latest answer wins. */
+export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: readonly unknown[], refreshMs?: number): [Load<T>, () => void] {
+  const [state, setState] = useState<Load<T>>({ state: 'loading' });
+  const [tick, setTick] = useState(0);
+  const reload = useCallback(() => setTick((n) => n + 1), []);
+  useEffect(() => {
+    const abort = new AbortController();
+    load(abort.signal).then(
+      (value) => !abort.signal.aborted && setState({ state: 'ok', value }),
+      (error: unknown) => !abort.signal.aborted && setState({ state: 'error', error }),
+    );
+    const timer = refreshMs === undefined ? undefined : setInterval(() => setTick((n) => n + 1), refreshMs);
+    return () => {
+      abort.abort();
+      clearInterval(timer);
+    };
+    // `deps` lists what `load` reads (the caller's contract).
+  }, [...deps, tick]);
+  return [state, reload];
+}
+
+/** A value that changes every second (countdowns). */
+export function useNow(intervalMs = 1000): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), intervalMs);
+    return () => clearInterval(timer);
+  }, [intervalMs]);
+  return now;
+}
+
+/** The location hash as a route: `#/lab?x=1` → { path: '/lab', params }. */
+export function useRoute(): { path: string; params: URLSearchParams } {
+  const read = () => {
+    const raw = location.hash.replace(/^#/, '') || '/';
+    const [path, query] = raw.split('?', 2) as [string, string | undefined];
+    return { path, params: new URLSearchParams(query ?? '') };
+  };
+  const [route, setRoute] = useState(read);
+  useEffect(() => {
+    const on = () => setRoute(read());
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  return route;
+}
+
+/** Whether the component is still mounted (for async handlers). */
+export function useMounted(): { readonly current: boolean } {
+  const mounted = useRef(true);
+  useEffect(() => () => void (mounted.current = false), []);
+  return mounted;
+}

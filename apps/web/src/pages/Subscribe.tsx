@@ -1,0 +1,195 @@
+import type { IssuedKey, SubscriptionStart } from '@gridlab/client';
+import { isGridlabApiError } from '@gridlab/client';
+import qrcode from 'qrcode-generator';
+import { useMemo, useState } from 'preact/hooks';
+import { api, describe } from '../api';
+import { described, Field } from '../components/Field';
+import { ErrorBox, Loaded, Stat } from '../components/Status';
+import { WalletPicker } from '../components/WalletPicker';
+import { int, solanaPayUrl, when } from '../format';
+import { useLoad } from '../hooks';
+import type { ConnectedWallet } from '../wallet';
+
+/** The text the owner signs to redeem a payment (the same as @gridlab/client/wallet's subscribeMessage). */
+function subscribeMessage(nonce: string, owner: string): string {
+  return `Gridlab API key subscribe\nowner: ${owner}\nnonce: ${nonce}`;
+}
+
+function Qr({ text }: { text: string }) {
+  const src = useMemo(() => {
+    const qr = qrcode(0, 'M');
+    qr.addData(text);
+    qr.make();
+    return qr.createDataURL(4, 8);
+  }, [text]);
+  return <img class="qr" src={src} alt="QR code of the Solana Pay payment link" width={220} height={220} data-testid="payment-qr" />;
+}
+
+function ShowKey({ issued }: { issued: IssuedKey }) {
+  return (
+    <div class="issued" role="status" data-testid="issued-key">
+      <p>
+        <strong>Your API key, shown once:</strong> keep it somewhere safe; Gridlab stores only a hash of it.
+      </p>
+      <code class="key">{issued.apiKey}</code>
+      <button type="button" class="secondary" onClick={() => void navigator.clipboard?.writeText(issued.apiKey)}>
+        Copy
+      </button>
+      <p class="muted">Paid until {when(issued.paidUntil)}. Sign in with it on the sign-in page.</p>
+    </div>
+  );
+}
+
+export function SubscribePage() {
+  const [pricing, reloadPricing] = useLoad((signal) => api.pricing({ signal }), []);
+  const [wallet, setWallet] = useState<ConnectedWallet | null>(null);
+  const [owner, setOwner] = useState('');
+  const [plan, setPlan] = useState<'monthly' | 'annual'>('monthly');
+  const [referral, setReferral] = useState('');
+  const [start, setStart] = useState<SubscriptionStart | null>(null);
+  const [txSig, setTxSig] = useState('');
+  const [issued, setIssued] = useState<IssuedKey | null>(null);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [failure, setFailure] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const ownerKey = wallet?.address ?? owner.trim();
+
+  const run = async (call: () => Promise<void>) => {
+    setBusy(true);
+    setErrors({});
+    setFailure(null);
+    try {
+      await call();
+    } catch (error) {
+      if (isGridlabApiError(error) && error.errors.length > 0) setErrors(Object.fromEntries(error.errors.map((e) => [e.path.replace(/^\//, ''), e.message])));
+      else setFailure(error);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="sub-title" class="narrow">
+      <h1 id="sub-title">Subscribe</h1>
+      <Loaded load={pricing} what="pricing" retry={reloadPricing}>
+        {(p) => (
+          <div class="stats" data-testid="pricing">
+            <Stat label="Price now" value={`${p.tokenNow} tokens / month`} />
+            <Stat label="Subscribers" value={int(p.activeSubs)} />
+            <Stat label="Next tier" value={p.nextThreshold === null ? '—' : `${p.tokenAtNextThreshold} tokens from ${int(p.nextThreshold)} subscribers`} />
+          </div>
+        )}
+      </Loaded>
+      <h2>1. Your wallet</h2>
+      <WalletPicker action="Connect" onConnected={setWallet} />
+      {wallet === null ? (
+        <Field id="owner" label="Wallet address (owner of the subscription)" error={errors['ownerPubkey']}>
+          <input {...described('owner', false, errors['ownerPubkey'])} value={owner} spellcheck={false} onInput={(e) => setOwner((e.target as HTMLInputElement).value)} />
+        </Field>
+      ) : (
+        <p>
+          Connected: <code>{wallet.address}</code> ({wallet.name})
+        </p>
+      )}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run(async () => {
+            setStart(await api.startSubscription({ ownerPubkey: ownerKey, plan, ...(referral.trim() === '' ? {} : { referralCode: referral.trim() }) }));
+            setIssued(null);
+          });
+        }}
+      >
+        <Field id="plan" label="Plan" error={errors['plan']}>
+          <select {...described('plan', false, errors['plan'])} value={plan} onChange={(e) => setPlan((e.target as HTMLSelectElement).value as 'monthly' | 'annual')}>
+            <option value="monthly">Monthly</option>
+            <option value="annual">Annual</option>
+          </select>
+        </Field>
+        <Field id="referral" label="Referral code (optional)" hint="an active subscriber's id: 10% off a monthly plan" error={errors['referralCode']}>
+          <input {...described('referral', true, errors['referralCode'])} value={referral} onInput={(e) => setReferral((e.target as HTMLInputElement).value)} />
+        </Field>
+        <button type="submit" disabled={busy || ownerKey === ''}>
+          Get payment instructions
+        </button>
+      </form>
+      {start !== null && (
+        <div data-testid="payment-instructions">
+          <h2>2. Pay</h2>
+          <p>
+            Send <strong>{start.priceToken} tokens</strong> of mint <code>{start.instructions.mint}</code> to <code>{start.instructions.to}</code> with the memo <code>{start.instructions.memo}</code> before{' '}
+            {when(start.expiresAt)}, from the wallet above.
+          </p>
+          {(() => {
+            const url = solanaPayUrl({ to: start.instructions.to, amount: String(start.priceToken), mint: start.instructions.mint, memo: start.instructions.memo, label: 'Gridlab' });
+            return (
+              <>
+                <Qr text={url} />
+                <p>
+                  <a href={url} data-testid="solana-pay-link">
+                    Open in a wallet (Solana Pay)
+                  </a>
+                </p>
+              </>
+            );
+          })()}
+          <h2>3. Get your key</h2>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              void run(async () => {
+                const body = { nonce: start.nonce, txSig: txSig.trim(), ownerPubkey: ownerKey };
+                // With the owner's wallet connected, the redemption is signed: a front-runner who copies the
+                // payment from the chain cannot redeem it.
+                const signatureBase64 = wallet === null ? undefined : await wallet.signMessage(subscribeMessage(start.nonce, ownerKey));
+                setIssued(await api.completeSubscription(signatureBase64 === undefined ? body : { ...body, signatureBase64 }));
+              });
+            }}
+          >
+            <Field id="txsig" label="Payment transaction signature" hint="from your wallet's activity, once the transfer is confirmed" error={errors['txSig']}>
+              <input {...described('txsig', true, errors['txSig'])} value={txSig} spellcheck={false} onInput={(e) => setTxSig((e.target as HTMLInputElement).value)} />
+            </Field>
+            <button type="submit" disabled={busy || txSig.trim() === ''}>
+              {wallet === null ? 'Redeem' : 'Sign and redeem'}
+            </button>
+          </form>
+        </div>
+      )}
+      {issued !== null && <ShowKey issued={issued} />}
+      {failure !== null && <ErrorBox error={failure} />}
+      <h2>Rotate your key</h2>
+      <p>The wallet that owns the subscription signs a message; the old key stops working at once.</p>
+      <RotateKey wallet={wallet} onIssued={setIssued} />
+    </section>
+  );
+}
+
+function RotateKey({ wallet, onIssued }: { wallet: ConnectedWallet | null; onIssued: (k: IssuedKey) => void }) {
+  const [error, setError] = useState<string | null>(null);
+  if (wallet === null) return <p class="muted">Connect the owner's wallet above to rotate the key.</p>;
+  return (
+    <>
+      <button
+        type="button"
+        onClick={() =>
+          void (async () => {
+            setError(null);
+            try {
+              const start = await api.startReissue({ ownerPubkey: wallet.address });
+              onIssued(await api.completeReissue({ nonce: start.nonce, ownerPubkey: wallet.address, signatureBase64: await wallet.signMessage(start.message) }));
+            } catch (e) {
+              setError(describe(e));
+            }
+          })()
+        }
+      >
+        Rotate the key of {wallet.address.slice(0, 4)}…{wallet.address.slice(-4)}
+      </button>
+      {error !== null && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </>
+  );
+}

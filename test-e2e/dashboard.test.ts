@@ -1,0 +1,255 @@
+/// <reference lib="dom" />
+/**
+ * The dashboard as a person uses it: headless Chromium (Debian's `chromium`, driven by
+ * playwright-core) against the suite started as `make start` starts it, on a fast devnet.
+ * Signs in with a granted key, watches the live grid change, backtests, gets a field
+ * error, creates, lists and deletes a strategy, reads the leaderboard signed out, checks
+ * that the session cookie is HttpOnly and that requests without it or from another origin
+ * are refused, and runs axe-core on every page. Screenshots of each page (desktop, 360 px,
+ * dark theme) go to .gridlab/screenshots/.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase, startKeyedSuite, testNamespace, waitUntil, WORKSPACE_ROOT, type KeyedSuite, type TestDatabase } from '@gridlab/testing';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+const SECRET = 'dashboard-secret-0123456789abcdef';
+const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const SHOTS = join(WORKSPACE_ROOT, '.gridlab', 'screenshots');
+const PAGES = ['live', 'history', 'events', 'lab', 'strategies', 'leaderboard', 'subscribe'] as const;
+
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) {
+  // The one condition this suite skips on, said out loud.
+  process.stderr.write(`dashboard browser tests skipped: no Chromium at ${CHROMIUM} (scripts/ensure-browser.sh installs Debian's chromium; CHROMIUM_PATH overrides)\n`);
+}
+const describeBrowser = haveChromium ? describe : describe.skip;
+
+let db: TestDatabase;
+const ns = testNamespace();
+let work: string;
+let running: KeyedSuite | null = null;
+let browser: Browser;
+let base: string;
+let apiKey: string;
+let axeSource: string;
+
+/** A fresh browser context (own cookies), optionally signed in with the key through the page itself. */
+async function openPage(options: { signIn?: boolean; width?: number; dark?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 }, colorScheme: options.dark === true ? 'dark' : 'light' });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${base}/#/`);
+  if (options.signIn === true) {
+    await page.getByLabel('API key').fill(apiKey);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByTestId('grid').waitFor({ timeout: 20_000 });
+  }
+  expect(errors).toEqual([]);
+  return { context, page };
+}
+
+async function go(page: Page, route: string): Promise<void> {
+  await page.goto(`${base}/#/${route === 'live' ? '' : route}`);
+  await page.locator('main h1').first().waitFor();
+}
+
+/** axe-core's serious and critical violations on the page as it is now. */
+async function axeViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol: the page's CSP rightly refuses inline scripts.
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe;
+    return axe.run(document, { resultTypes: ['violations'] });
+  });
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Whether a canvas inside the element has drawn pixels (the chart is not blank). */
+async function canvasDrawn(page: Page, testId: string): Promise<boolean> {
+  return page.getByTestId(testId).locator('canvas').first().evaluate((canvas) => {
+    const c = canvas as HTMLCanvasElement;
+    const data = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    let painted = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) painted++;
+    return painted > 500;
+  });
+}
+
+beforeAll(async () => {
+  if (!haveChromium) return;
+  if (!existsSync(join(WORKSPACE_ROOT, 'apps/web/dist/index.html'))) {
+    execFileSync('corepack', ['pnpm', '--filter', '@gridlab/web', '-s', 'build'], { cwd: WORKSPACE_ROOT, stdio: 'ignore', env: { ...process.env, COREPACK_INTEGRITY_KEYS: '0' } });
+  }
+  axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+  await mkdir(SHOTS, { recursive: true });
+  work = await mkdtemp(join(tmpdir(), 'gridlab-dashboard-'));
+  db = await createTestDatabase();
+  running = await startKeyedSuite({
+    services: ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-forward', 'lab-backtest'],
+    databaseUrl: db.url,
+    natsPrefix: ns.natsPrefix,
+    redisPrefix: ns.redisPrefix,
+    secret: SECRET,
+    dataDir: join(work, 'data'),
+    historyRounds: 120,
+    owner: OWNER,
+  });
+  base = running.local.gatewayUrl;
+  apiKey = running.env['GRIDLAB_API_KEY']!;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await running?.suite.stop();
+  await db?.drop();
+  await ns.cleanup();
+  if (work !== undefined) await rm(work, { recursive: true, force: true });
+});
+
+describeBrowser('the dashboard in a real browser', () => {
+  it('shows the leaderboard and the subscription page signed out, and asks to sign in elsewhere', async () => {
+    const { context, page } = await openPage();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('API key').waitFor();
+    await go(page, 'leaderboard');
+    await page.getByRole('heading', { name: 'Leaderboard' }).waitFor();
+    await page.locator('[data-testid=leaderboard], [data-testid=leaderboard-empty]').first().waitFor();
+    await go(page, 'subscribe');
+    await page.getByTestId('pricing').waitFor();
+    await page.screenshot({ path: join(SHOTS, 'signed-out-leaderboard.png'), fullPage: true });
+    await context.close();
+  });
+
+  it('signs in with a key into an HttpOnly session the page cannot read; the live grid changes within two rounds', async () => {
+    const { context, page } = await openPage({ signIn: true });
+    const cookies = await context.cookies();
+    const session = cookies.find((c) => c.name === 'gridlab_session');
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api/live' });
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(await page.content()).not.toContain(apiKey);
+
+    const read = async () => ({
+      round: Number(await page.getByTestId('round-id').textContent()),
+      deployed: await page.locator('[data-testid=grid] td').evaluateAll((cells) => cells.map((c) => c.getAttribute('data-deployed')).join(',')),
+    });
+    const first = await read();
+    // A devnet round lasts about a second here: two rounds, with room for a slow machine.
+    await waitUntil('the live grid to change', read, (now) => now.round !== first.round || now.deployed !== first.deployed, { timeoutMs: 30_000 });
+    await context.close();
+  });
+
+  it('refuses dashboard data without the session, and with the session from another origin', async () => {
+    const { context, page } = await openPage({ signIn: true });
+    const cookie = (await context.cookies()).find((c) => c.name === 'gridlab_session')!;
+    const without = await fetch(`${base}/api/live/stats`, { headers: { Origin: base } });
+    expect(without.status).toBe(401);
+    expect(((await without.json()) as { code: string }).code).toBe('session_required');
+    const foreign = await fetch(`${base}/api/live/stats`, { headers: { Origin: 'https://evil.example', Cookie: `gridlab_session=${cookie.value}` } });
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as { code: string }).code).toBe('origin_mismatch');
+    // The page's own requests, with the cookie the browser holds, succeed.
+    expect(await page.evaluate(async () => (await fetch('/api/live/stats')).status)).toBe(200);
+    await context.close();
+  });
+
+  it('backtests and draws the equity curve; an invalid parameter shows its error at the field', async () => {
+    const { context, page } = await openPage({ signIn: true });
+    await go(page, 'lab');
+    await page.getByRole('button', { name: 'Backtest', exact: true }).click();
+    await page.getByTestId('backtest-result').waitFor({ timeout: 60_000 });
+    await waitUntil('the equity curve to be drawn', () => canvasDrawn(page, 'equity-chart'), (drawn) => drawn, { timeoutMs: 10_000 });
+    expect(await page.getByTestId('net-profit').textContent()).toMatch(/SOL$/);
+    await page.screenshot({ path: join(SHOTS, 'lab-backtest.png'), fullPage: true });
+
+    await page.getByLabel('Bet size per square (SOL)').fill('');
+    await page.getByRole('button', { name: 'Backtest', exact: true }).click();
+    const error = page.getByTestId('error-lab-bet_size_sol');
+    await error.waitFor({ timeout: 30_000 });
+    expect(await error.textContent()).toBe('is required');
+    expect(await page.getByLabel('Bet size per square (SOL)').getAttribute('aria-invalid')).toBe('true');
+
+    await page.getByLabel('Bet size per square (SOL)').fill('0.01');
+    await page.getByRole('button', { name: 'Analytics', exact: true }).click();
+    await page.getByTestId('analytics-result').waitFor({ timeout: 90_000 });
+    expect(await page.getByTestId('verdict').textContent()).toMatch(/p = /);
+    await waitUntil('the four sweep charts', () => page.locator('[data-testid^=sweep-] canvas').count(), (n) => n === 4, { timeoutMs: 10_000 });
+    await page.screenshot({ path: join(SHOTS, 'lab-analytics.png'), fullPage: true });
+    await context.close();
+  });
+
+  it('creates a strategy, lists it and deletes it', async () => {
+    const { context, page } = await openPage({ signIn: true });
+    const name = `browser test ${Date.now()}`;
+    await go(page, 'lab');
+    await page.getByLabel('Name').fill(name);
+    await page.getByRole('button', { name: 'Save as strategy' }).click();
+    await page.getByText('Saved:').waitFor({ timeout: 30_000 });
+    await go(page, 'strategies');
+    const card = page.locator('[data-testid=strategy-list] li', { hasText: name });
+    await card.waitFor({ timeout: 30_000 });
+    await card.getByRole('button', { name: /Deactivate/ }).click();
+    await card.getByRole('button', { name: /Activate/ }).waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await card.getByRole('button', { name: /Delete/ }).click();
+    await card.waitFor({ state: 'detached', timeout: 30_000 });
+    await context.close();
+  });
+
+  it('has no serious accessibility violation on any page, fits 360 px, and follows a dark system theme', async () => {
+    const { context, page } = await openPage({ signIn: true });
+    const found: Record<string, string[]> = {};
+    for (const route of PAGES) {
+      await go(page, route);
+      await page.waitForLoadState('networkidle').catch(() => undefined);
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: join(SHOTS, `${route}.png`), fullPage: true });
+      const violations = await axeViolations(page);
+      if (violations.length > 0) found[route] = violations;
+    }
+    expect(found).toEqual({});
+    await context.close();
+
+    const narrow = await openPage({ signIn: true, width: 360 });
+    for (const route of PAGES) {
+      await go(narrow.page, route);
+      await narrow.page.waitForTimeout(300);
+      const overflow = await narrow.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect({ route, overflow }).toEqual({ route, overflow: 0 });
+    }
+    await narrow.page.screenshot({ path: join(SHOTS, 'subscribe-360.png'), fullPage: true });
+    await go(narrow.page, 'live');
+    await narrow.page.screenshot({ path: join(SHOTS, 'live-360.png'), fullPage: true });
+    await narrow.context.close();
+
+    const dark = await openPage({ signIn: true, dark: true });
+    const background = await dark.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(background).toBe('rgb(14, 17, 22)');
+    await dark.page.screenshot({ path: join(SHOTS, 'live-dark.png'), fullPage: true });
+    expect(await axeViolations(dark.page)).toEqual([]);
+    await dark.context.close();
+  });
+
+  it('is usable from the keyboard: skip link first, then the navigation', async () => {
+    const { context, page } = await openPage({ signIn: true });
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Live');
+    // The History link, reached and followed by keyboard alone.
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'History and statistics' }).waitFor();
+    await context.close();
+  });
+});
