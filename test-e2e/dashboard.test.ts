@@ -9,11 +9,13 @@
  * dark theme) go to .gridlab/screenshots/.
  */
 import { execFileSync } from 'node:child_process';
+import { createPrivateKey, sign as signEd25519 } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, startKeyedSuite, testNamespace, waitUntil, WORKSPACE_ROOT, type KeyedSuite, type TestDatabase } from '@gridlab/testing';
+import { createTestDatabase, runCli, startKeyedSuite, testNamespace, waitUntil, WORKSPACE_ROOT, type KeyedSuite, type TestDatabase } from '@gridlab/testing';
+import { Keypair, Transaction } from '@solana/web3.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 const SECRET = 'dashboard-secret-0123456789abcdef';
@@ -57,6 +59,57 @@ async function openPage(options: { signIn?: boolean; width?: number; dark?: bool
 async function go(page: Page, route: string): Promise<void> {
   await page.goto(`${base}/#/${route === 'live' ? '' : route}`);
   await page.locator('main h1').first().waitFor();
+}
+
+/**
+ * A Wallet Standard wallet registered in every page of the context (as an extension
+ * would), backed by `keypair` in this process: the page asks, the test signs.
+ */
+async function installTestWallet(context: BrowserContext, keypair: Keypair): Promise<void> {
+  const seed = keypair.secretKey.subarray(0, 32);
+  const privateKey = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' });
+  await context.exposeFunction('testWalletSign', (kind: string, base64: string): string => {
+    const bytes = Buffer.from(base64, 'base64');
+    if (kind === 'message') return signEd25519(null, bytes, privateKey).toString('base64');
+    const tx = Transaction.from(bytes);
+    tx.partialSign(keypair);
+    return tx.serialize({ requireAllSignatures: false }).toString('base64');
+  });
+  await context.addInitScript(
+    ({ address, publicKey }: { address: string; publicKey: number[] }) => {
+      const sign = (globalThis as unknown as { testWalletSign: (kind: string, b64: string) => Promise<string> }).testWalletSign;
+      const toB64 = (u8: Uint8Array): string => btoa(String.fromCharCode(...u8));
+      const fromB64 = (s: string): Uint8Array => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+      const chains = ['solana:mainnet', 'solana:devnet', 'solana:localnet'];
+      const account = { address, publicKey: new Uint8Array(publicKey), chains, features: ['solana:signMessage', 'solana:signTransaction'] };
+      const wallet = {
+        version: '1.0.0',
+        name: 'Test Wallet',
+        icon: 'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=',
+        chains,
+        accounts: [account],
+        features: {
+          'standard:connect': { version: '1.0.0', connect: async () => ({ accounts: [account] }) },
+          'standard:events': { version: '1.0.0', on: () => () => undefined },
+          'solana:signMessage': {
+            version: '1.0.0',
+            signMessage: (...inputs: { message: Uint8Array }[]) =>
+              Promise.all(inputs.map(async (i) => ({ signedMessage: i.message, signature: fromB64(await sign('message', toB64(i.message))) }))),
+          },
+          'solana:signTransaction': {
+            version: '1.0.0',
+            supportedTransactionVersions: ['legacy', 0],
+            signTransaction: (...inputs: { transaction: Uint8Array }[]) =>
+              Promise.all(inputs.map(async (i) => ({ signedTransaction: fromB64(await sign('transaction', toB64(i.transaction))) }))),
+          },
+        },
+      };
+      const register = (api: { register: (w: unknown) => unknown }): void => void api.register(wallet);
+      window.addEventListener('wallet-standard:app-ready', (event) => register((event as CustomEvent).detail));
+      window.dispatchEvent(new CustomEvent('wallet-standard:register-wallet', { detail: register }));
+    },
+    { address: keypair.publicKey.toBase58(), publicKey: [...keypair.publicKey.toBytes()] },
+  );
 }
 
 /** axe-core's serious and critical violations on the page as it is now. */
@@ -239,8 +292,42 @@ describeBrowser('the dashboard in a real browser', () => {
     await dark.context.close();
   });
 
+  it('buys a key with a browser wallet (payment, signed redemption), rotates it and signs in with the wallet', async () => {
+    const keypair = Keypair.generate();
+    const funded = await runCli(['devnet', 'fund', '--owner', keypair.publicKey.toBase58(), '--tokens', '100', '--rpc', running!.local.rpcUrl], running!.env);
+    expect(funded.code).toBe(0);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await installTestWallet(context, keypair);
+    const page = await context.newPage();
+    await page.goto(`${base}/#/subscribe`);
+    await page.getByRole('button', { name: 'Connect with Test Wallet' }).click();
+    await page.getByText(keypair.publicKey.toBase58()).first().waitFor();
+    await page.getByRole('button', { name: 'Pay with Test Wallet' }).click();
+    const issued = page.getByTestId('issued-key');
+    await issued.waitFor({ timeout: 90_000 });
+    const bought = (await issued.locator('code').textContent())!.trim();
+    expect((await fetch(`${base}/api/v1/stats`, { headers: { Authorization: `Bearer ${bought}` } })).status).toBe(200);
+    await page.getByTestId('payment-instructions').waitFor();
+    await page.screenshot({ path: join(SHOTS, 'subscribe-paid.png'), fullPage: true });
+
+    await page.getByRole('button', { name: /^Rotate the key of/ }).click();
+    await waitUntil('the rotated key', async () => (await issued.locator('code').textContent())!.trim(), (key) => key !== bought, { timeoutMs: 30_000 });
+    const rotated = (await issued.locator('code').textContent())!.trim();
+    expect((await fetch(`${base}/api/v1/stats`, { headers: { Authorization: `Bearer ${bought}` } })).status).toBe(401);
+    expect((await fetch(`${base}/api/v1/stats`, { headers: { Authorization: `Bearer ${rotated}` } })).status).toBe(200);
+
+    await page.goto(`${base}/#/`);
+    await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+    await page.getByTestId('grid').waitFor({ timeout: 20_000 });
+    expect(await page.locator('.who').textContent()).toContain(keypair.publicKey.toBase58().slice(0, 4));
+    await context.close();
+  });
+
   it('is usable from the keyboard: skip link first, then the navigation', async () => {
     const { context, page } = await openPage({ signIn: true });
+    // A fresh load: focus starts at the top of the document (not where the sign-in button was).
+    await page.reload();
+    await page.getByTestId('grid').waitFor();
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
     await page.keyboard.press('Tab');

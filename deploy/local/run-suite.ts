@@ -42,7 +42,12 @@ const ALL: readonly ProcessSpec[] = [
     },
   },
   { name: 'indexer', entry: 'services/indexer/src/main.ts' },
-  { name: 'api-gateway', entry: 'services/api-gateway/src/main.ts', env: { OPS_PORT: process.env['GATEWAY_OPS_PORT'] ?? '9106' } },
+  {
+    name: 'api-gateway',
+    entry: 'services/api-gateway/src/main.ts',
+    // The devnet RPC answers cross-origin requests, as public RPCs do: the dashboard pays through it.
+    env: { OPS_PORT: process.env['GATEWAY_OPS_PORT'] ?? '9106', PUBLIC_RPC_URL: process.env['PUBLIC_RPC_URL'] ?? RPC_URL },
+  },
   { name: 'billing', entry: 'services/billing/src/main.ts' },
   { name: 'event-log', entry: 'services/event-log/src/main.ts' },
   { name: 'lab-forward', entry: 'services/lab-forward/src/main.ts' },

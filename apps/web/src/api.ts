@@ -55,6 +55,13 @@ export const session = {
   signOut: () => sessionCall<void>('DELETE', ''),
 };
 
+/** The page's settings from the gateway: the RPC a wallet payment goes through (null: none). */
+export async function dashboardConfig(signal?: AbortSignal): Promise<{ rpcUrl: string | null }> {
+  const res = await fetch('/api/live/config', { credentials: 'same-origin', ...(signal === undefined ? {} : { signal }) });
+  if (!res.ok) throw new Error(`the dashboard settings could not be read (${res.status})`);
+  return (await res.json()) as { rpcUrl: string | null };
+}
+
 /** A short human sentence for any failure. */
 export function describe(error: unknown): string {
   if (isGridlabApiError(error)) return `${error.detail} (${error.status} ${error.code})`;

@@ -9,9 +9,13 @@ import type { Wallet, WalletAccount } from '@wallet-standard/base';
 
 const CONNECT = 'standard:connect';
 const SIGN_MESSAGE = 'solana:signMessage';
+const SIGN_TRANSACTION = 'solana:signTransaction';
 
 interface ConnectFeature {
   readonly connect: (input?: { silent?: boolean }) => Promise<{ readonly accounts: readonly WalletAccount[] }>;
+}
+interface SignTransactionFeature {
+  readonly signTransaction: (...inputs: { account: WalletAccount; transaction: Uint8Array; chain?: string }[]) => Promise<readonly { signedTransaction: Uint8Array }[]>;
 }
 interface SignMessageFeature {
   readonly signMessage: (...inputs: { account: WalletAccount; message: Uint8Array }[]) => Promise<readonly { signedMessage: Uint8Array; signature: Uint8Array }[]>;
@@ -20,7 +24,11 @@ interface SignMessageFeature {
 export interface ConnectedWallet {
   readonly name: string;
   readonly address: string;
+  /** Signs the message's UTF-8 bytes; the signature in base64, as the API takes it. */
   signMessage(message: string): Promise<string>;
+  signMessageBytes(message: Uint8Array): Promise<Uint8Array>;
+  /** Signs a serialized transaction (the wallet pays from the page); absent when the wallet cannot. */
+  readonly signTransaction?: (transaction: Uint8Array) => Promise<Uint8Array>;
 }
 
 /** The installed wallets that can sign in and sign messages. */
@@ -35,16 +43,30 @@ export async function connect(wallet: Wallet): Promise<ConnectedWallet> {
   const { accounts } = await (wallet.features[CONNECT] as ConnectFeature).connect();
   const account = accounts[0];
   if (account === undefined) throw new Error(`${wallet.name} shared no account`);
+  const signMessageBytes = async (message: Uint8Array): Promise<Uint8Array> => {
+    const [signed] = await (wallet.features[SIGN_MESSAGE] as SignMessageFeature).signMessage({ account, message });
+    if (signed === undefined) throw new Error(`${wallet.name} did not sign`);
+    return signed.signature;
+  };
+  const transactions = wallet.features[SIGN_TRANSACTION] as SignTransactionFeature | undefined;
   return {
     name: wallet.name,
     address: account.address,
+    signMessageBytes,
     signMessage: async (message) => {
-      const [signed] = await (wallet.features[SIGN_MESSAGE] as SignMessageFeature).signMessage({ account, message: new TextEncoder().encode(message) });
-      if (signed === undefined) throw new Error(`${wallet.name} did not sign`);
       let binary = '';
-      for (const b of signed.signature) binary += String.fromCharCode(b);
+      for (const b of await signMessageBytes(new TextEncoder().encode(message))) binary += String.fromCharCode(b);
       return btoa(binary);
     },
+    ...(transactions === undefined
+      ? {}
+      : {
+          signTransaction: async (transaction: Uint8Array) => {
+            const [signed] = await transactions.signTransaction({ account, transaction });
+            if (signed === undefined) throw new Error(`${wallet.name} did not sign the transaction`);
+            return signed.signedTransaction;
+          },
+        }),
   };
 }
 

@@ -43,6 +43,11 @@ const SCHEMA = {
   POSITIVE_KEY_CACHE_TTL_S: int({ default: 60, min: 1, max: 600, doc: 'Keys authenticated within this long keep working while PostgreSQL is unreachable (in process; dropped at once by access.key.revoked)' }),
   SESSION_TTL_S: int({ default: 43_200, min: 60, max: 2_592_000, doc: 'Lifetime of a dashboard browser session (never beyond the paid period of its key)' }),
   DASHBOARD_ORIGINS: list({ default: [], doc: "Origins besides the gateway's own allowed to call /api/live (a dashboard served from another host)" }),
+  PUBLIC_RPC_URL: str({
+    default: '',
+    minLength: 0,
+    doc: "A Solana RPC URL browsers may use (CORS) for the dashboard's wallet payment: it reads the mint and a blockhash and sends the signed transfer; empty: the dashboard offers the Solana Pay link only",
+  }),
   WEB_ROOT: str({ default: '', minLength: 0, doc: 'Directory of the built dashboard served at / (default: apps/web/dist of this checkout)' }),
   POSITIVE_KEY_CACHE_SIZE: int({ default: 100_000, min: 100, max: 10_000_000, doc: 'Entries of that positive cache per process (oldest evicted first)' }),
 };

@@ -172,10 +172,12 @@ async function main(): Promise<void> {
     sessionTtlMs: config.SESSION_TTL_S * 1000,
     allowedOrigins: config.DASHBOARD_ORIGINS,
     clientAddress: (req) => clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for']?.toString(), proxies),
+    publicRpcUrl: config.PUBLIC_RPC_URL,
     logger: logger.child({ component: 'dashboard' }),
   });
   const deps = {
     dashboard,
+    publicRpcUrl: config.PUBLIC_RPC_URL,
     webRoot: config.WEB_ROOT === '' ? resolve(__dirname, '../../../apps/web/dist') : config.WEB_ROOT,
     labJobs: new InFlight(config.LAB_JOBS_PER_KEY),
     streams,

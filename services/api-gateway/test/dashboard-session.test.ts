@@ -160,6 +160,13 @@ describe('dashboard sessions (/api/live*)', () => {
     expect(revoked.body['code']).toBe('invalid_api_key');
   });
 
+  it("tells the page its settings without a session, from its own origin only", async () => {
+    const config = await call('/api/live/config');
+    expect(config.status).toBe(200);
+    expect(config.body).toEqual({ rpcUrl: null }); // PUBLIC_RPC_URL unset: Solana Pay only
+    expect((await call('/api/live/config', { origin: 'https://evil.example' })).status).toBe(403);
+  });
+
   it('serves the dashboard page at / with a strict Content-Security-Policy', async () => {
     const res = await fetch(`${base}/`);
     expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");

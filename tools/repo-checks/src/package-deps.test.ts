@@ -20,6 +20,8 @@ const RUNTIME_ONLY: Readonly<Record<string, string>> = {
   '@swc/core': 'compiles tests for jest',
   '@swc/jest': 'compiles tests for jest',
   'dependency-cruiser': 'checks the boundaries (run as a command)',
+  buffer: "apps/web: the browser's Buffer for web3.js (its name is also Node's module, so its import is taken for Node's)",
+  '@solana/spl-token': 'apps/web: bundled through @gridlab/client/wallet, whose peer dependency it is',
 };
 
 interface Manifest {

@@ -2,7 +2,7 @@ import type { IssuedKey, SubscriptionStart } from '@gridlab/client';
 import { isGridlabApiError } from '@gridlab/client';
 import qrcode from 'qrcode-generator';
 import { useMemo, useState } from 'preact/hooks';
-import { api, describe } from '../api';
+import { api, dashboardConfig, describe } from '../api';
 import { described, Field } from '../components/Field';
 import { ErrorBox, Loaded, Stat } from '../components/Status';
 import { WalletPicker } from '../components/WalletPicker';
@@ -42,6 +42,9 @@ function ShowKey({ issued }: { issued: IssuedKey }) {
 
 export function SubscribePage() {
   const [pricing, reloadPricing] = useLoad((signal) => api.pricing({ signal }), []);
+  const [config] = useLoad((signal) => dashboardConfig(signal), []);
+  const rpcUrl = config.state === 'ok' ? config.value.rpcUrl : null;
+  const [progress, setProgress] = useState<string | null>(null);
   const [wallet, setWallet] = useState<ConnectedWallet | null>(null);
   const [owner, setOwner] = useState('');
   const [plan, setPlan] = useState<'monthly' | 'annual'>('monthly');
@@ -109,10 +112,46 @@ export function SubscribePage() {
         <Field id="referral" label="Referral code (optional)" hint="an active subscriber's id: 10% off a monthly plan" error={errors['referralCode']}>
           <input {...described('referral', true, errors['referralCode'])} value={referral} onInput={(e) => setReferral((e.target as HTMLInputElement).value)} />
         </Field>
-        <button type="submit" disabled={busy || ownerKey === ''}>
-          Get payment instructions
-        </button>
+        <div class="actions">
+          {wallet?.signTransaction !== undefined && rpcUrl !== null && (
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() =>
+                void run(async () => {
+                  setProgress(`Approve the payment in ${wallet.name}…`);
+                  try {
+                    const { payWithWallet } = await import('../pay');
+                    const key = await payWithWallet(wallet, {
+                      rpcUrl,
+                      plan,
+                      ...(referral.trim() === '' ? {} : { referralCode: referral.trim() }),
+                      onPayment: ({ start: s, txSig: sig }) => {
+                        setStart(s);
+                        setTxSig(sig);
+                        setProgress(`Payment ${sig.slice(0, 8)}… confirmed; approve the redemption message in ${wallet.name}…`);
+                      },
+                    });
+                    setIssued(key);
+                  } finally {
+                    setProgress(null);
+                  }
+                })
+              }
+            >
+              Pay with {wallet.name}
+            </button>
+          )}
+          <button type="submit" class={wallet?.signTransaction !== undefined && rpcUrl !== null ? 'secondary' : ''} disabled={busy || ownerKey === ''}>
+            Get payment instructions
+          </button>
+        </div>
       </form>
+      {progress !== null && (
+        <p class="muted" role="status" aria-live="polite">
+          {progress}
+        </p>
+      )}
       {start !== null && (
         <div data-testid="payment-instructions">
           <h2>2. Pay</h2>

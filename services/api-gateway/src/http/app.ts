@@ -52,6 +52,8 @@ export interface AppDeps {
   readonly dashboard: Dashboard;
   /** The built dashboard pages served at `/`. */
   readonly webRoot: string;
+  /** The RPC the dashboard's wallet payments use (its origin joins the page's connect-src). */
+  readonly publicRpcUrl: string;
 }
 
 export interface DumpSettings {
@@ -267,7 +269,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   addLabRoutes(app, paid, byAddress, deps.strategies);
   app.use('/api/v1', paid);
-  app.use(dashboardPages(deps.webRoot));
+  app.use(dashboardPages(deps.webRoot, deps.publicRpcUrl));
 
   app.use((_req, _res, next) => next(new NotFoundError('not_found', 'no such endpoint')));
   // Express recognises error middleware by its four parameters.

@@ -42,6 +42,8 @@ export interface DashboardDeps {
   /** Origins besides the server's own allowed to call /api/live (a dashboard served elsewhere). */
   readonly allowedOrigins: readonly string[];
   readonly clientAddress: (req: IncomingMessage) => string;
+  /** An RPC URL the page may use for wallet payments (empty: none). */
+  readonly publicRpcUrl: string;
   readonly logger: Logger;
   readonly now?: () => number;
 }
@@ -60,6 +62,14 @@ function header(req: IncomingMessage, name: string): string | undefined {
 
 export function isDashboardPath(url: string): boolean {
   return url === DASHBOARD_API || url.startsWith(`${DASHBOARD_API}/`) || url.startsWith(`${DASHBOARD_API}?`);
+}
+
+const CONFIG_PATH = `${DASHBOARD_API}/config`;
+
+/** The dashboard paths that need no session (Origin still checked): the session routes and the page's settings. */
+export function isOpenDashboardPath(url: string): boolean {
+  const path = url.split('?', 1)[0]!;
+  return path === SESSION_PATH || path.startsWith(`${SESSION_PATH}/`) || path === CONFIG_PATH;
 }
 
 export class Dashboard {
@@ -111,6 +121,10 @@ export class Dashboard {
       this.checkOrigin(req);
       next();
     };
+    // What the page needs to know besides the API: where a wallet payment is sent.
+    router.get(CONFIG_PATH, origin, (_req, res) => {
+      res.set('Cache-Control', 'no-cache').json({ rpcUrl: this.deps.publicRpcUrl === '' ? null : this.deps.publicRpcUrl });
+    });
     router.post(`${SESSION_PATH}/challenge`, origin, byAddress, (req, res) => {
       const wallet = walletOf(req.body);
       const host = header(req, 'host') ?? '';
@@ -200,12 +214,13 @@ function walletOf(body: unknown): string {
  * page itself revalidated; a strict Content-Security-Policy. Without a build, `/` says how
  * to make one.
  */
-export function dashboardPages(webRoot: string): express.Router {
+export function dashboardPages(webRoot: string, publicRpcUrl: string): express.Router {
   const router = express.Router();
+  // The page may reach the public RPC (wallet payments) besides its own origin.
+  const connect = ["'self'", ...(publicRpcUrl === '' ? [] : [new URL(publicRpcUrl).origin])].join(' ');
   router.use((_req, res, next) => {
     res.set({
-      'Content-Security-Policy':
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+      'Content-Security-Policy': `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src ${connect}; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`,
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
     });

@@ -8,7 +8,7 @@ import { requestId } from './request-id';
 import { streamParams } from './event-params';
 import type { EventStream } from './event-stream';
 import type { SnapshotStream } from './sse';
-import { DASHBOARD_API, isDashboardPath } from './dashboard';
+import { isDashboardPath, isOpenDashboardPath } from './dashboard';
 
 function isPath(url: string, path: string): boolean {
   return url === path || url.startsWith(`${path}?`);
@@ -17,7 +17,6 @@ function isPath(url: string, path: string): boolean {
 const LIVE_PATH = '/api/v1/live';
 const STREAM_PATH = '/api/v1/stream';
 const EVENTS_STREAM_PATH = '/api/v1/events/stream';
-const SESSION_PATH = `${DASHBOARD_API}/session`;
 /** Responses over 1 KiB honour Accept-Encoding: gzip (SPEC 2). */
 const GZIP_MIN_BYTES = 1024;
 
@@ -101,7 +100,7 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
     const id = requestId(req);
     const url = req.url ?? '/';
     // The dashboard's mirror of the API: Origin and session checked, then served as /api/v1.
-    if (isDashboardPath(url) && !isPath(url, SESSION_PATH) && !url.startsWith(`${SESSION_PATH}/`)) {
+    if (isDashboardPath(url) && !isOpenDashboardPath(url)) {
       deps.dashboard.admit(req).then(() => dispatch(req, res, id), fail(res, id));
       return;
     }

@@ -39,14 +39,30 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
+/**
+ * Cross-origin requests are allowed, as public Solana RPC endpoints allow them: a web page
+ * (the dashboard's wallet payment) builds and sends transactions through it.
+ */
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST, GET, OPTIONS',
+  'access-control-allow-headers': 'content-type, solana-client',
+  'access-control-max-age': '86400',
+};
+
 /** JSON-RPC 2.0 over HTTP POST, single or batch requests. */
 export async function startHttpRpc(host: string, port: number, methods: Record<string, RpcMethod>): Promise<{ server: Server; port: number }> {
   const server = createServer((req, res) => {
     const send = (status: number, body: unknown): void => {
       const text = JSON.stringify(body);
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.writeHead(status, { ...CORS, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       res.end(text);
     };
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, CORS);
+      res.end();
+      return;
+    }
     if (req.method === 'GET' && req.url === '/health') return send(200, 'ok');
     if (req.method !== 'POST') return send(405, { error: 'use POST' });
     readBody(req).then(
