@@ -13,6 +13,7 @@ import { createPrivateKey, sign as signEd25519 } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { createTestDatabase, runCli, startKeyedSuite, testNamespace, waitUntil, WORKSPACE_ROOT, type KeyedSuite, type TestDatabase } from '@gridlab/testing';
 import { Keypair, Transaction } from '@solana/web3.js';
@@ -167,6 +168,22 @@ afterAll(async () => {
   await db?.drop();
   await ns.cleanup();
   if (work !== undefined) await rm(work, { recursive: true, force: true });
+});
+
+describe('the dashboard build', () => {
+  it('keeps the first load within 150 KB of gzipped JavaScript', async () => {
+    const dist = join(WORKSPACE_ROOT, 'apps/web/dist');
+    if (!existsSync(join(dist, 'index.html'))) {
+      execFileSync('corepack', ['pnpm', '--filter', '@gridlab/web', '-s', 'build'], { cwd: WORKSPACE_ROOT, stdio: 'ignore', env: { ...process.env, COREPACK_INTEGRITY_KEYS: '0' } });
+    }
+    const html = await readFile(join(dist, 'index.html'), 'utf8');
+    // What the page loads at once: its module script and what that imports statically (modulepreload).
+    const scripts = [...html.matchAll(/(?:src|href)="\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
+    expect(scripts.length).toBeGreaterThan(0);
+    let gzipped = 0;
+    for (const file of scripts) gzipped += gzipSync(await readFile(join(dist, file))).length;
+    expect(gzipped).toBeLessThanOrEqual(150 * 1024);
+  });
 });
 
 describeBrowser('the dashboard in a real browser', () => {
