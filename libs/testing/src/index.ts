@@ -6,7 +6,7 @@ export { createTestDatabase, type TestDatabase } from './database';
 export { testNamespace, type TestNamespace } from './namespace';
 export { syntheticRounds, type SyntheticOptions } from './synthetic-rounds';
 export { runCli, WORKSPACE_ROOT, type CliResult } from './cli';
-export { freePort, startService, answersOk, type ServiceProcess } from './processes';
+export { freePort, startService, startNode, answersOk, type ServiceProcess } from './processes';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';
 export { installPacked, linkDependency } from './packages';
 export { startLocalSuite, waitUntil, markdownExamples, runTypeScript, typeCheck, writeExampleProject, localSuiteEnv, startKeyedSuite, type KeyedSuite, type LocalSuite, type LocalSuiteEnv } from './suite';

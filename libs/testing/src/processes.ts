@@ -40,14 +40,25 @@ export interface ServiceProcess {
  * Starts `entry` (a path from the workspace root) with `node --import tsx` and the
  * given environment, and resolves once `ready()` is true (polled every 100 ms).
  */
-export async function startService(
-  entry: string,
+export function startService(entry: string, env: NodeJS.ProcessEnv, ready: () => Promise<boolean>, timeoutMs = 30_000): Promise<ServiceProcess> {
+  return startNode(entry, ['--import', 'tsx', join(WORKSPACE_ROOT, entry)], WORKSPACE_ROOT, env, ready, timeoutMs);
+}
+
+/**
+ * Starts `node <args>` in `cwd` (a compiled service: `['dist/main.js']`), resolved once
+ * `ready()` is true; `name` names it in errors.
+ */
+export async function startNode(
+  name: string,
+  args: readonly string[],
+  cwd: string,
   env: NodeJS.ProcessEnv,
   ready: () => Promise<boolean>,
   timeoutMs = 30_000,
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(WORKSPACE_ROOT, entry)], {
-    cwd: WORKSPACE_ROOT,
+  const entry = name;
+  const child = spawn(process.execPath, [...args], {
+    cwd,
     env: { ...process.env, ...env },
     // GRIDLAB_TEST_SERVICE_LOGS=1 shows the services' logs while debugging a test.
     stdio: ['ignore', process.env['GRIDLAB_TEST_SERVICE_LOGS'] === '1' ? 'inherit' : 'ignore', 'pipe'],

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { InputError, TimeoutError, UnavailableError } from '@gridlab/errors';
@@ -9,9 +10,17 @@ import { FairQueue } from '../../domain/fair-queue';
 import type { HistoryBuffers } from '../../domain/shared-history';
 import type { FromWorker, ToWorker } from './protocol';
 
-const WORKER_FILE = join(__dirname, 'compute.worker.ts');
-/** Workers run TypeScript like the services do (tsx), through its CommonJS hook: resolved here, so any cwd works. */
-const WORKER_EXEC_ARGV = ['--require', require.resolve('tsx/cjs')];
+/**
+ * The workers' code: the compiled bundle beside this file in a production build
+ * (scripts/build.mjs), else the TypeScript source run like the services are in development
+ * (tsx, through its CommonJS hook, resolved here so any cwd works).
+ */
+function workerEntry(): { readonly file: string; readonly execArgv: readonly string[] } {
+  const compiled = join(__dirname, 'compute.worker.js');
+  if (existsSync(compiled)) return { file: compiled, execArgv: [] };
+  return { file: join(__dirname, 'compute.worker.ts'), execArgv: ['--require', require.resolve('tsx/cjs')] };
+}
+const WORKER = workerEntry();
 /** Seconds a caller refused for a full queue should wait. */
 const BUSY_RETRY_S = 2;
 /** Pause before replacing a dead worker, so a worker that cannot start does not spin. */
@@ -132,7 +141,7 @@ export class ComputePool implements ComputePort {
 
   private spawn(): Slot {
     const channel = new MessageChannel();
-    const worker = new Worker(WORKER_FILE, { execArgv: WORKER_EXEC_ARGV, workerData: { nested: channel.port2, bigRoundRule: this.options.bigRoundRule ?? SPEC_BIG_ROUND_RULE }, transferList: [channel.port2] });
+    const worker = new Worker(WORKER.file, { execArgv: [...WORKER.execArgv], workerData: { nested: channel.port2, bigRoundRule: this.options.bigRoundRule ?? SPEC_BIG_ROUND_RULE }, transferList: [channel.port2] });
     const slot: Slot = { worker, busy: null, nestedPort: channel.port1, nested: null, alive: true, cancelled: false };
     channel.port1.on('message', (message: FromWorker) => this.finishedNested(slot, message));
     const { buffers } = this.options.history();

@@ -1,0 +1,90 @@
+// The production build: every service and tool bundled by esbuild into one CommonJS file,
+// `<package>/dist/main.js`, with the workspace's own packages (@gridlab/*) compiled in and
+// npm packages left as imports (installed by scripts/deploy-service.sh). Files a package
+// reads at run time keep their repository paths under `dist/assets/` (migrations, the
+// OpenAPI document, the dashboard, lab-backtest's worker): every `__dirname` in a bundled
+// source is rewritten to that source's directory under `dist/assets/`.
+//   node scripts/build.mjs            builds everything
+//   node scripts/build.mjs indexer    builds the named packages only
+import { build } from 'esbuild';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Each package: its entry points (name → source) and the repository files it reads at run time. */
+const TARGETS = {
+  indexer: { dir: 'services/indexer', assets: ['libs/rounds-store/migrations'] },
+  'api-gateway': { dir: 'services/api-gateway', assets: ['services/api-gateway/openapi', 'apps/web/dist'] },
+  billing: { dir: 'services/billing', assets: ['libs/billing-store/migrations'] },
+  'event-log': { dir: 'services/event-log', assets: ['libs/events-store/migrations'] },
+  'lab-forward': { dir: 'services/lab-forward', assets: ['libs/lab-store/migrations'] },
+  'lab-backtest': {
+    dir: 'services/lab-backtest',
+    assets: [],
+    // The worker threads' code, where compute-pool.ts looks for it (beside itself).
+    extra: { 'assets/services/lab-backtest/src/adapters/workers/compute.worker': 'services/lab-backtest/src/adapters/workers/compute.worker.ts' },
+  },
+  cli: { dir: 'tools/cli', assets: ['libs/rounds-store/migrations', 'libs/billing-store/migrations', 'libs/events-store/migrations', 'libs/lab-store/migrations'] },
+  devnet: { dir: 'tools/devnet', assets: [] },
+};
+
+/** npm packages stay imports; the workspace's packages are compiled into the bundle. */
+const externalNpm = {
+  name: 'external-npm',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('@gridlab/') || args.path.startsWith('node:')) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+/** `__dirname` of each bundled source becomes that source's directory under dist/assets/. */
+function assetDirnames(outdir) {
+  return {
+    name: 'asset-dirnames',
+    setup(b) {
+      b.onLoad({ filter: /\.ts$/ }, (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        if (!source.includes('__dirname') || args.path.includes('node_modules')) return undefined;
+        const assetDir = relative(outdir, join(outdir, 'assets', relative(ROOT, dirname(args.path))));
+        return {
+          contents: `const __assetDirname = require('node:path').join(__dirname, ${JSON.stringify(assetDir)});\n${source.replaceAll('__dirname', '__assetDirname')}`,
+          loader: 'ts',
+        };
+      });
+    },
+  };
+}
+
+async function buildTarget(name) {
+  const target = TARGETS[name];
+  if (target === undefined) throw new Error(`unknown package ${name}; one of: ${Object.keys(TARGETS).join(', ')}`);
+  const outdir = join(ROOT, target.dir, 'dist');
+  rmSync(outdir, { recursive: true, force: true });
+  const entryPoints = { main: join(ROOT, target.dir, 'src/main.ts') };
+  for (const [out, src] of Object.entries(target.extra ?? {})) entryPoints[out] = join(ROOT, src);
+  await build({
+    entryPoints,
+    outdir,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    sourcemap: true,
+    logLevel: 'warning',
+    plugins: [externalNpm, assetDirnames(outdir)],
+  });
+  for (const asset of target.assets) {
+    const from = join(ROOT, asset);
+    if (!existsSync(from)) throw new Error(`${name}: ${asset} is missing (build the dashboard first: pnpm build:web)`);
+    mkdirSync(dirname(join(outdir, 'assets', asset)), { recursive: true });
+    cpSync(from, join(outdir, 'assets', asset), { recursive: true });
+  }
+  process.stdout.write(`built ${target.dir}/dist\n`);
+}
+
+const names = process.argv.slice(2);
+for (const name of names.length > 0 ? names : Object.keys(TARGETS)) await buildTarget(name);

@@ -1,0 +1,41 @@
+/**
+ * The image recipe (issue 15): Docker is not available here, so what can be checked without
+ * it is checked on the text — every base image pinned by digest, a numeric non-root user,
+ * node started directly on the compiled bundle, and a build context that leaves out what
+ * is built, installed or local. test-e2e/production-build.test.ts runs what the recipe runs.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const dockerfile = readFileSync(join(ROOT, 'deploy/docker/Dockerfile'), 'utf8');
+const lines = dockerfile.split('\n').filter((l) => !l.startsWith('#') && l.trim() !== '');
+const args = Object.fromEntries(lines.filter((l) => l.startsWith('ARG ') && l.includes('=')).map((l) => l.slice(4).split('=', 2) as [string, string]));
+
+describe('deploy/docker/Dockerfile', () => {
+  it('pins every base image by digest', () => {
+    const bases = lines.filter((l) => l.startsWith('FROM ')).map((l) => l.split(/\s+/)[1]!.replace(/^\$\{(\w+)\}$/, (_, name: string) => args[name] ?? ''));
+    expect(bases.length).toBeGreaterThanOrEqual(2);
+    for (const base of bases) expect(base).toMatch(/^[a-z0-9./-]+:[\w.-]+@sha256:[0-9a-f]{64}$/);
+  });
+
+  it('runs the compiled bundle with node as a numeric non-root user', () => {
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(runtime).toMatch(/^USER [1-9]\d*:[1-9]\d*$/m);
+    expect(runtime).toMatch(/^CMD \["node", (?:"--[a-z-]+", )*"dist\/main\.js"\]$/m);
+    expect(runtime).not.toMatch(/tsx|pnpm install|src\//);
+    expect(runtime).toMatch(/COPY --from=build \/out\//);
+  });
+
+  it('builds with the production build and deploy scripts', () => {
+    expect(dockerfile).toMatch(/pnpm install --frozen-lockfile && pnpm build/);
+    expect(dockerfile).toMatch(/scripts\/deploy-service\.sh "\$\{SERVICE\}" \/out/);
+  });
+});
+
+describe('.dockerignore', () => {
+  it('leaves out what is built, installed or local', () => {
+    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
+    for (const entry of ['.git', '**/node_modules', '**/dist', '.gridlab', '**/test', '**/*.test.ts']) expect(ignored).toContain(entry);
+  });
+});
