@@ -17,7 +17,12 @@ export interface DurableConsumerOptions {
   readonly maxDeliver?: number;
   /** Delay before a failed message is redelivered; default 2 s. */
   readonly retryDelayMs?: number;
+  /** Told how each delivery ended and whether it was a redelivery (metrics: @gridlab/runtime's consumerMetrics). */
+  readonly onDelivery?: (outcome: DeliveryOutcome, redelivered: boolean) => void;
 }
+
+/** How one delivery ended: acked, handed back for a later redelivery, or given up. */
+export type DeliveryOutcome = 'ack' | 'nak' | 'term';
 
 /** Deliveries of a failing message before it is terminated. */
 export const DEFAULT_MAX_DELIVER = 10;
@@ -66,17 +71,21 @@ export async function consumeDurable(
   const messages = await consumer.consume({ max_messages: 100 });
   const done = (async () => {
     for await (const msg of messages) {
+      const redelivered = msg.info.deliveryCount > 1;
       try {
         await handle(msg);
         msg.ack();
+        options.onDelivery?.('ack', redelivered);
       } catch (error) {
         const context = { durable: options.durable, subject: msg.subject, seq: msg.seq, deliveries: msg.info.deliveryCount, err: error };
         if (isPermanent(error) || msg.info.deliveryCount >= maxDeliver) {
           options.logger.error('message given up (permanent failure or last delivery); terminated', context);
           msg.term();
+          options.onDelivery?.('term', redelivered);
         } else {
           options.logger.warn('message handling failed; redelivering later', context);
           msg.nak(options.retryDelayMs ?? 2000);
+          options.onDelivery?.('nak', redelivered);
         }
       }
     }

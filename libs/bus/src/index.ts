@@ -9,7 +9,7 @@ export { publishDurable, encodeMessage, decodeMessage, jetStreamOf } from './pub
 export type { KV } from '@nats-io/kv';
 export type { JetStreamClient } from '@nats-io/jetstream';
 export { serveCommands, requestCommand, route, toCommandError, type CommandRoute, type AnyCommandRoute, type RequestOptions } from './commands';
-export { consumeDurable, type DurableConsumerOptions } from './consume';
+export { consumeDurable, type DurableConsumerOptions, type DeliveryOutcome } from './consume';
 export type { JsMsg } from '@nats-io/jetstream';
 export { respondChunked, requestChunked, requestChunkedRaw, replyChunkBytes, type ChunkedReplyOptions, type ChunkedResult, type RawResult } from './chunked';
 export type { Msg, Subscription } from '@nats-io/transport-node';

@@ -80,22 +80,27 @@ describe('bounded streams and consumers (issue 12)', () => {
   it('a permanent failure (a message breaking its contract) is terminated at once, never redelivered', async () => {
     const durable = 'test_permanent';
     let calls = 0;
-    const stop = await consumeDurable(nc, { stream: names.streams.rounds, durable, subject: names.subjects.roundSettled, logger, retryDelayMs: 50 }, async () => {
+    const outcomes: string[] = [];
+    const onDelivery = (outcome: string, redelivered: boolean) => void outcomes.push(`${outcome}${redelivered ? ' (redelivered)' : ''}`);
+    const stop = await consumeDurable(nc, { stream: names.streams.rounds, durable, subject: names.subjects.roundSettled, logger, retryDelayMs: 50, onDelivery }, async () => {
       calls++;
       throw new InputError('invalid round: /id must be integer');
     });
     await publishDurable(jetStreamOf(nc), names.subjects.roundSettled, encodeMessage(validateRound, syntheticRounds(1, { firstId: 901 })[0]!), 'poison-901');
     expect(await settledConsumer(durable)).toEqual({ delivered: 1, redelivered: 0 });
     expect(calls).toBe(1);
+    expect(outcomes).toEqual(['term']);
     await stop();
   });
 
   it('a transient failure is redelivered up to maxDeliver times, then terminated', async () => {
     const durable = 'test_transient';
     let calls = 0;
+    const outcomes: string[] = [];
+    const onDelivery = (outcome: string, redelivered: boolean) => void outcomes.push(`${outcome}${redelivered ? ' (redelivered)' : ''}`);
     const stop = await consumeDurable(
       nc,
-      { stream: names.streams.rounds, durable, subject: names.subjects.roundSettled, logger, retryDelayMs: 20, maxDeliver: 3 },
+      { stream: names.streams.rounds, durable, subject: names.subjects.roundSettled, logger, retryDelayMs: 20, maxDeliver: 3, onDelivery },
       async () => {
         calls++;
         throw new UnavailableError('database down');
@@ -104,6 +109,7 @@ describe('bounded streams and consumers (issue 12)', () => {
     await publishDurable(jetStreamOf(nc), names.subjects.roundSettled, encodeMessage(validateRound, syntheticRounds(1, { firstId: 902 })[0]!), 'flaky-902');
     expect((await settledConsumer(durable)).delivered).toBe(3);
     expect(calls).toBe(3);
+    expect(outcomes).toEqual(['nak', 'nak (redelivered)', 'term (redelivered)']);
     await stop();
   });
 });

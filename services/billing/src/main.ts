@@ -11,6 +11,7 @@ import { startPlatform } from '@gridlab/platform';
 import { redisCheck, repeatEvery } from '@gridlab/runtime';
 import { Redis } from 'ioredis';
 import { BillingRepository } from './adapters/billing-repository';
+import { billingMetrics } from './adapters/metrics';
 import { FactPublisher } from './adapters/fact-publisher';
 import { RevocationRelay } from './adapters/revocation-relay';
 import { SolanaPayments } from './adapters/solana-payments';
@@ -38,7 +39,8 @@ async function main(): Promise<void> {
       { name: 'redis', run: async () => void redis.disconnect() },
     ],
   });
-  const { logger, pool, nc } = platform;
+  const { logger, metrics, pool, nc } = platform;
+  const counters = billingMetrics(metrics);
   redis.on('error', (error) => logger.debug('redis error', { err: error }));
   await ensureBillingStream(nc, names);
 
@@ -48,7 +50,7 @@ async function main(): Promise<void> {
   const billing = new Billing(
     repo,
     new SolanaPayments(config.SOLANA_RPC_URL, config.SOLANA_RPC_TIMEOUT_MS),
-    { revoked: (hash, at) => revocations.deliver(hash, at), facts: (list) => facts.publish(list) },
+    { revoked: (hash, at) => revocations.deliver(hash, at), facts: async (list) => void (await facts.publish(list)) },
     {
       treasury: config.TREASURY_ADDRESS,
       tokenMint: config.TOKEN_MINT,
@@ -102,7 +104,7 @@ async function main(): Promise<void> {
 
   const every = (ms: number, name: string, task: () => Promise<unknown>): void => void timers.push(repeatEvery(ms, name, task, logger));
   every(config.EXPIRY_SWEEP_MS, 'expiry sweep', () => billing.announceExpiries());
-  every(config.FACT_RELAY_MS, 'fact relay', () => facts.relay());
+  every(config.FACT_RELAY_MS, 'fact relay', async () => counters.factsUnpublished.set(await facts.relay()));
   every(config.FACT_RELAY_MS, 'revocation relay', () => revocations.relay());
   // Expired nonces are deleted an hour after expiry (a late PUT meanwhile still gets 410).
   every(config.EXPIRY_SWEEP_MS, 'nonce cleanup', () => repo.deleteExpiredNonces(new Date(), NONCE_RETENTION_MS));

@@ -8,6 +8,7 @@ import { consumeDurable, encodeMessage, ensureBillingStream, ensureRoundsStream 
 import { natsNames, validateLogEvent } from '@gridlab/contracts';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA, EventRepository } from '@gridlab/events-store';
 import { holdWriterLock, startPlatform } from '@gridlab/platform';
+import { consumerMetrics } from '@gridlab/runtime';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { BillingFactsSource } from '@gridlab/billing-store';
 import { eventLogMetrics } from './adapters/metrics';
@@ -40,9 +41,10 @@ async function main(): Promise<void> {
     ],
   });
   const { logger, metrics, pool, nc } = platform;
+  const delivered = consumerMetrics(metrics);
   const counters = eventLogMetrics(metrics);
 
-  const lock = await holdWriterLock(config.DATABASE_URL, `${config.NATS_PREFIX}event-log-writer`, { logger, signal: abort.signal });
+  const lock = await holdWriterLock(config.DATABASE_URL, `${config.NATS_PREFIX}event-log-writer`, { logger, signal: abort.signal, metrics });
   if (lock === null) return;
   release = () => lock.release();
 
@@ -82,13 +84,13 @@ async function main(): Promise<void> {
   await ensureBillingStream(nc, names);
   // A message is acked once the catch-up it triggered has committed past it.
   stops.push(
-    await consumeDurable(nc, { stream: names.streams.rounds, durable: names.durables.eventLogRounds, subject: names.subjects.roundSettled, logger }, () =>
+    await consumeDurable(nc, { stream: names.streams.rounds, durable: names.durables.eventLogRounds, subject: names.subjects.roundSettled, logger, onDelivery: delivered(names.durables.eventLogRounds) }, () =>
       writer.poke(),
     ),
     await consumeDurable(
       nc,
       // Every subject of BILLING: subscription and tier facts.
-      { stream: names.streams.billing, durable: names.durables.eventLogBilling, logger },
+      { stream: names.streams.billing, durable: names.durables.eventLogBilling, logger, onDelivery: delivered(names.durables.eventLogBilling) },
       () => writer.poke(),
     ),
   );

@@ -35,6 +35,12 @@ export interface IndexerSettings {
   readonly leaderRetryMs?: number;
   /** How often the chain's genesis hash is checked against the recorded one (default 5 s). */
   readonly chainCheckMs?: number;
+  /**
+   * A lost leader lock ends the process (SIGTERM, orderly shutdown), the one failover style
+   * of every single writer. An indexer embedded in a test or bench process sets this to
+   * stand by again instead (startIndexer does).
+   */
+  readonly standByOnLostLock?: boolean;
 }
 
 export interface IndexerDeps {
@@ -105,13 +111,13 @@ export function createIndexer(settings: IndexerSettings, options: { readonly now
     const kv = await openLiveBucket(nc, names);
     const publisher = new RoundPublisher(nc, kv, names, logger.child({ component: 'publisher' }));
 
-    /** Gives up leadership (the chain changed under us); lead() waits for the right chain again. */
-    const demote = async (): Promise<void> => {
+    /** Gives up leadership (the chain changed under us, or the lock was lost); lead() competes again. */
+    const demote = async (to: 'refused' | 'standby' = 'refused'): Promise<void> => {
       const current = session;
       const held = lock as LeaderLock | null;
       session = null;
       lock = null;
-      role = 'refused';
+      role = to;
       counters.leader.set(0);
       await current?.stop();
       await held?.release();
@@ -159,13 +165,24 @@ export function createIndexer(settings: IndexerSettings, options: { readonly now
         await verifyChain();
         if (chain?.ok === true) break;
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, chainCheckMs);
-          abort.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+          const done = (): void => {
+            clearTimeout(timer);
+            abort.signal.removeEventListener('abort', done);
+            resolve();
+          };
+          const timer = setTimeout(done, chainCheckMs);
+          abort.signal.addEventListener('abort', done, { once: true });
         });
       }
       while (!abort.signal.aborted) {
         // A lost lock ends the process (SIGTERM, orderly shutdown), as for every single writer.
-        lock = await holdWriterLock(settings.databaseUrl, `indexer:${settings.programId}`, { logger, signal: abort.signal, retryMs: settings.leaderRetryMs ?? 1000 });
+        lock = await holdWriterLock(settings.databaseUrl, `indexer:${settings.programId}`, {
+          logger,
+          signal: abort.signal,
+          retryMs: settings.leaderRetryMs ?? 1000,
+          metrics: platform.metrics,
+          ...(settings.standByOnLostLock === true ? { onLost: () => void demote('standby') } : {}),
+        });
         if (lock === null) return; // aborted while standing by
         if (abort.signal.aborted) {
           await lock.release();
@@ -256,7 +273,7 @@ export async function startIndexer(settings: IndexerSettings, deps: IndexerDeps)
     { DATABASE_URL: settings.databaseUrl, NATS_URL: settings.natsUrl, LOG_LEVEL: 'info' },
     { ...INDEXER_PLATFORM, signals: false, logger: deps.logger, metrics: deps.metrics },
   );
-  const indexer = createIndexer(settings, deps.now === undefined ? {} : { now: deps.now });
+  const indexer = createIndexer({ ...settings, standByOnLostLock: true }, deps.now === undefined ? {} : { now: deps.now });
   await indexer.start(platform);
   return {
     status: () => indexer.status(),

@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   const { logger, metrics, pool, nc } = platform;
   redis.on('error', (error) => logger.debug('redis error', { err: error }));
 
-  const counters = labMetrics(metrics, { pendingJobs: () => compute?.depth ?? 0 });
+  const counters = labMetrics(metrics, { pendingJobs: () => compute?.depth ?? 0, workers: () => compute?.alive ?? 0 });
 
   const history = new HistorySync(
     new RoundColumns(pool),

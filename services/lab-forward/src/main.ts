@@ -10,7 +10,7 @@ import { consumeDurable, ensureRoundsStream, serveCommands } from '@gridlab/bus'
 import { natsNames } from '@gridlab/contracts';
 import { ForwardStore, LAB_MIGRATIONS_DIR, LAB_SCHEMA, StrategyStore } from '@gridlab/lab-store';
 import { holdWriterLock, startPlatform } from '@gridlab/platform';
-import { retryUntilDone } from '@gridlab/runtime';
+import { consumerMetrics, retryUntilDone } from '@gridlab/runtime';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { forwardMetrics } from './adapters/metrics';
 import { strategyRoutes } from './adapters/nats/strategy-routes';
@@ -48,6 +48,7 @@ async function main(): Promise<void> {
     ],
   });
   const { logger, metrics, pool, nc } = platform;
+  const delivered = consumerMetrics(metrics);
 
   const commands = new StrategyCommands(
     { records: new StrategyStore(pool), now: () => new Date(), newId: () => newStrategyId((max) => randomInt(max)) },
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
 
   const counters = forwardMetrics(metrics);
 
-  const lock = await holdWriterLock(config.DATABASE_URL, `${config.NATS_PREFIX}lab-forward-writer`, { logger, signal: abort.signal });
+  const lock = await holdWriterLock(config.DATABASE_URL, `${config.NATS_PREFIX}lab-forward-writer`, { logger, signal: abort.signal, metrics });
   if (lock === null) return;
   release = () => lock.release();
 
@@ -94,10 +95,10 @@ async function main(): Promise<void> {
   await ensureRoundsStream(nc, names);
   // A message is acked once the catch-up it triggered has committed past it.
   stops.push(
-    await consumeDurable(nc, { stream: names.streams.rounds, durable: names.durables.labForwardSettled, subject: names.subjects.roundSettled, logger }, () =>
+    await consumeDurable(nc, { stream: names.streams.rounds, durable: names.durables.labForwardSettled, subject: names.subjects.roundSettled, logger, onDelivery: delivered(names.durables.labForwardSettled) }, () =>
       writer.poke(),
     ),
-    await consumeDurable(nc, { stream: names.streams.rounds, durable: names.durables.labForwardOpened, subject: names.subjects.roundOpened, logger }, () =>
+    await consumeDurable(nc, { stream: names.streams.rounds, durable: names.durables.labForwardOpened, subject: names.subjects.roundOpened, logger, onDelivery: delivered(names.durables.labForwardOpened) }, () =>
       writer.poke(),
     ),
   );

@@ -21,7 +21,8 @@ export class FactPublisher {
     this.js = jetStreamOf(nc);
   }
 
-  async publish(facts: readonly OutboxFact[]): Promise<void> {
+  /** Publishes in order until one fails; returns how many were published. */
+  async publish(facts: readonly OutboxFact[]): Promise<number> {
     const done: number[] = [];
     for (const fact of facts) {
       try {
@@ -37,11 +38,13 @@ export class FactPublisher {
       }
     }
     await this.repo.markPublished(done, new Date());
+    return done.length;
   }
 
-  /** One relay pass: everything still unpublished, oldest first. */
-  async relay(): Promise<void> {
+  /** One relay pass over what is still unpublished, oldest first; returns what remains (of at most 500 read). */
+  async relay(): Promise<number> {
     const pending = await this.repo.unpublishedFacts(500);
-    if (pending.length > 0) await this.publish(pending);
+    if (pending.length === 0) return 0;
+    return pending.length - (await this.publish(pending));
   }
 }

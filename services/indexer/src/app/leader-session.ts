@@ -129,6 +129,7 @@ export class LeaderSession {
     const missing = settled.filter((r) => !stored.has(r.id));
     const inserted = await this.deps.repo.insertMany(missing);
     this.deps.metrics.roundsSettled.inc(inserted);
+    if (inserted > 0) this.deps.metrics.lastStored.set(this.deps.now().getTime() / 1000);
     const latest = await this.deps.repo.latestId();
     const recent = latest === null ? [] : await this.deps.repo.getRounds({ fromId: Math.max(0, latest - REPUBLISH_ON_TAKEOVER + 1), toId: latest });
     const toPublish = new Map<number, Round>();
@@ -236,7 +237,10 @@ export class LeaderSession {
     const round = this.toRound(decoded, previous, this.tracker.board, this.deps.now());
     if (round === null) return;
     this.previousRule = round.payoutRule;
-    if (await this.deps.repo.insertSettled(round)) this.deps.metrics.roundsSettled.inc();
+    if (await this.deps.repo.insertSettled(round)) {
+      this.deps.metrics.roundsSettled.inc();
+      this.deps.metrics.lastStored.set(this.deps.now().getTime() / 1000);
+    }
     await this.deps.publisher.settled(round);
     if (this.prevRound === null || round.id > this.prevRound.id) {
       this.prevRound = round;

@@ -1,8 +1,16 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** The lab's Prometheus metrics; `pendingJobs` is read at each scrape. */
-export function labMetrics(registry: Registry, sources: { readonly pendingJobs: () => number }) {
+export function labMetrics(registry: Registry, sources: { readonly pendingJobs: () => number; readonly workers: () => number }) {
   return {
+    workers: new Gauge({
+      name: 'lab_workers',
+      help: 'Worker threads computing backtests and analytics (the saturation alert divides lab_jobs_pending by it)',
+      registers: [registry],
+      collect() {
+        this.set(sources.workers());
+      },
+    }),
     historyRounds: new Gauge({ name: 'lab_history_rounds', help: 'Rounds in the in-memory history', registers: [registry] }),
     historyLastRound: new Gauge({ name: 'lab_history_last_round_id', help: 'Newest round id in the in-memory history', registers: [registry] }),
     historyLoadSeconds: new Gauge({ name: 'lab_history_load_seconds', help: 'Duration of the initial history load', registers: [registry] }),
