@@ -22,6 +22,8 @@ const RUNTIME_ONLY: Readonly<Record<string, string>> = {
   'dependency-cruiser': 'checks the boundaries (run as a command)',
   buffer: "apps/web: the browser's Buffer for web3.js (its name is also Node's module, so its import is taken for Node's)",
   '@solana/spl-token': 'apps/web: bundled through @gridlab/client/wallet, whose peer dependency it is',
+  'kubernetes-models': 'tools/repo-checks/src/validate-k8s.mjs imports one schema module per kind, by a computed name',
+  '@kubernetes-models/prometheus-operator': 'tools/repo-checks/src/validate-k8s.mjs imports the PrometheusRule schema by a computed name',
 };
 
 /** Imported by production code only when it runs from sources (development); a devDependency on purpose. */

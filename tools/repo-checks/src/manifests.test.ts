@@ -1,0 +1,128 @@
+/**
+ * Every Kubernetes overlay as `kubectl apply -k` would send it (issue 15): rendered with
+ * `kubectl kustomize`, each object validated against the Kubernetes API schemas
+ * (kubernetes-models; the Prometheus Operator's for PrometheusRule), then the policies an
+ * operator expects: non-root, read-only, probes, limits, graceful drains, HPAs owning
+ * their replica counts, disruption budgets, and no secret in a ConfigMap.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const SERVICES = ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-forward', 'lab-backtest'];
+const OVERLAYS = ['k8s/overlays/dev', 'k8s/overlays/prod', 'k8s/monitoring'];
+
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  spec?: Record<string, unknown>;
+  data?: Record<string, string>;
+}
+
+function render(dir: string): K8sObject[] {
+  const text = execFileSync('kubectl', ['kustomize', join(ROOT, dir)], { encoding: 'utf8' });
+  return parseAllDocuments(text).map((d) => d.toJSON() as K8sObject);
+}
+
+/** Each object's schema problems (validate-k8s.mjs: the models are ES modules, run by node itself). */
+function schemaProblems(objects: readonly unknown[]): string[] {
+  const out = execFileSync(process.execPath, [join(__dirname, 'validate-k8s.mjs')], { input: JSON.stringify(objects), encoding: 'utf8', cwd: join(__dirname, '..') });
+  return JSON.parse(out) as string[];
+}
+
+const rendered = Object.fromEntries(OVERLAYS.map((dir) => [dir, render(dir)]));
+
+interface Container {
+  name: string;
+  image: string;
+  livenessProbe?: unknown;
+  readinessProbe?: unknown;
+  lifecycle?: { preStop?: unknown };
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  securityContext?: { runAsNonRoot?: boolean; readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean; capabilities?: { drop?: string[] } };
+  env?: { name: string; value?: string; valueFrom?: { resourceFieldRef?: { resource: string } } }[];
+}
+interface PodTemplate {
+  spec: { securityContext?: { runAsNonRoot?: boolean; runAsUser?: number }; terminationGracePeriodSeconds?: number; containers: Container[] };
+}
+
+describe.each(OVERLAYS)('%s', (dir) => {
+  const objects = rendered[dir]!;
+
+  it('renders, and every object is valid against its API schema', () => {
+    expect(objects.length).toBeGreaterThan(0);
+    expect(schemaProblems(objects)).toEqual([]);
+  });
+
+  it('puts no secret into a ConfigMap', () => {
+    for (const cm of objects.filter((o) => o.kind === 'ConfigMap')) {
+      for (const [key, value] of Object.entries(cm.data ?? {})) {
+        expect({ key, secretLooking: /SECRET|PASSWORD|PRIVATE|TOKEN_KEY|CREDENTIAL/i.test(key) || /:\/\/[^/\s]*:[^@/\s]+@/.test(value) }).toEqual({ key, secretLooking: false });
+      }
+    }
+  });
+});
+
+describe.each(['k8s/overlays/dev', 'k8s/overlays/prod'])('%s workloads', (dir) => {
+  const objects = rendered[dir]!;
+  const deployments = objects.filter((o) => o.kind === 'Deployment');
+  const hpas = objects.filter((o) => o.kind === 'HorizontalPodAutoscaler');
+
+  it('has a Deployment for every service', () => {
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual([...SERVICES].sort());
+  });
+
+  it.each(SERVICES)('%s: non-root, read-only, probes, limits and a graceful drain', (name) => {
+    const pod = (deployments.find((d) => d.metadata.name === name)!.spec as { template: PodTemplate }).template.spec;
+    expect(pod.securityContext?.runAsNonRoot).toBe(true);
+    expect(pod.securityContext?.runAsUser).toBeGreaterThan(0);
+    for (const c of pod.containers) {
+      expect(c.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+      expect(c.livenessProbe).toBeDefined();
+      expect(c.readinessProbe).toBeDefined();
+      expect(c.resources?.requests?.['cpu']).toBeDefined();
+      expect(c.resources?.requests?.['memory']).toBeDefined();
+      expect(c.resources?.limits?.['cpu']).toBeDefined();
+      expect(c.resources?.limits?.['memory']).toBeDefined();
+      expect(c.lifecycle?.preStop).toBeDefined();
+      expect(c.image).not.toMatch(/:latest$/.test(c.image) && dir.endsWith('prod') ? /.*/ : /^$/);
+    }
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(5);
+  });
+
+  it('lets the autoscalers own the replica counts of what they scale', () => {
+    expect(hpas.map((h) => h.metadata.name).sort()).toEqual(['api-gateway', 'lab-backtest']);
+    for (const hpa of hpas) {
+      const target = (hpa.spec as { scaleTargetRef: { kind: string; name: string } }).scaleTargetRef;
+      const deployment = deployments.find((d) => d.kind === target.kind && d.metadata.name === target.name)!;
+      expect({ scaled: target.name, replicas: (deployment.spec as { replicas?: number }).replicas }).toEqual({ scaled: target.name, replicas: undefined });
+    }
+  });
+
+  it("sizes lab-backtest's worker threads from its CPU limit", () => {
+    const c = (deployments.find((d) => d.metadata.name === 'lab-backtest')!.spec as { template: PodTemplate }).template.spec.containers[0]!;
+    expect(c.env?.find((e) => e.name === 'LAB_WORKERS')?.valueFrom?.resourceFieldRef?.resource).toBe('limits.cpu');
+  });
+
+  it('protects every service that runs two or more replicas with a disruption budget', () => {
+    const pdbs = new Set(objects.filter((o) => o.kind === 'PodDisruptionBudget').map((o) => o.metadata.name));
+    for (const d of deployments) {
+      const hpa = hpas.find((h) => (h.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name === d.metadata.name);
+      const floor = hpa === undefined ? ((d.spec as { replicas?: number }).replicas ?? 1) : (hpa.spec as { minReplicas: number }).minReplicas;
+      if (floor >= 2) expect({ deployment: d.metadata.name, pdb: pdbs.has(d.metadata.name) }).toEqual({ deployment: d.metadata.name, pdb: true });
+    }
+  });
+});
+
+describe('the validator', () => {
+  it('refuses invalid objects (a misspelt field type, a rule without expr) and names them', () => {
+    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'bad' }, spec: { replicas: 'two', selector: {}, template: {} } };
+    const rule = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: 'bad-rule' }, spec: { groups: [{ name: 'g', rules: [{ alert: 'A' }] }] } };
+    const problems = schemaProblems([deployment, rule, rendered['k8s/overlays/prod']![0]]);
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^Deployment\/bad: .*replicas/);
+    expect(problems[1]).toMatch(/^PrometheusRule\/bad-rule: .*expr/);
+  });
+});
