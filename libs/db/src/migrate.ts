@@ -24,13 +24,16 @@ export async function runMigrations(options: MigrateOptions): Promise<void> {
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [`gridlab-migrate:${options.schema}`]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+    // Created only when missing: a per-service role owns its schema (deploy/postgres/roles.sql)
+    // but may not create schemas in the database, which even CREATE SCHEMA IF NOT EXISTS asks.
+    const { rowCount } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [options.schema]);
+    if (rowCount === 0) await client.query(`CREATE SCHEMA ${options.schema}`);
     const applied = await runner({
       dbClient: client,
       dir: options.dir,
       direction: 'up',
       schema: options.schema,
-      createSchema: true,
+      createSchema: false,
       migrationsSchema: options.schema,
       migrationsTable: 'pgmigrations',
       checkOrder: true,

@@ -116,6 +116,52 @@ describe.each(['k8s/overlays/dev', 'k8s/overlays/prod'])('%s workloads', (dir) =
   });
 });
 
+describe.each(['k8s/overlays/dev', 'k8s/overlays/prod'])('%s least privilege', (dir) => {
+  const objects = rendered[dir]!;
+  const deployments = objects.filter((o) => o.kind === 'Deployment');
+  const policies = objects.filter((o) => o.kind === 'NetworkPolicy') as (K8sObject & {
+    spec: { podSelector: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values: string[] }[] }; policyTypes: string[]; ingress?: { ports?: { port: number }[] }[] };
+  })[];
+  const selects = (policy: (typeof policies)[number], labels: Record<string, string>): boolean =>
+    Object.entries(policy.spec.podSelector.matchLabels ?? {}).every(([k, v]) => labels[k] === v) &&
+    (policy.spec.podSelector.matchExpressions ?? []).every((e) => e.operator === 'In' && e.values.includes(labels[e.key] ?? ''));
+
+  it('gives each service only its own Secret and no service account token', () => {
+    for (const d of deployments) {
+      const pod = (d.spec as { template: { spec: { automountServiceAccountToken?: boolean; containers: (Container & { envFrom?: { secretRef?: { name: string } }[] })[] } } }).template.spec;
+      expect({ service: d.metadata.name, token: pod.automountServiceAccountToken }).toEqual({ service: d.metadata.name, token: false });
+      for (const c of pod.containers) {
+        const secrets = [
+          ...(c.envFrom ?? []).flatMap((e) => (e.secretRef === undefined ? [] : [e.secretRef.name])),
+          ...(c.env ?? []).flatMap((e) => ((e.valueFrom as { secretKeyRef?: { name: string } } | undefined)?.secretKeyRef === undefined ? [] : [(e.valueFrom as { secretKeyRef: { name: string } }).secretKeyRef.name])),
+        ];
+        expect({ service: d.metadata.name, secrets }).toEqual({ service: d.metadata.name, secrets: [`gridlab-${d.metadata.name}`] });
+      }
+    }
+  });
+
+  it('denies by default; only the gateway takes traffic besides scrapes of the ops ports', () => {
+    expect(policies.some((p) => Object.keys(p.spec.podSelector).length === 0 || (Object.keys(p.spec.podSelector.matchLabels ?? {}).length === 0 && p.spec.podSelector.matchExpressions === undefined))).toBe(true);
+    for (const d of deployments) {
+      const labels = (d.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+      const ingressPorts = policies.filter((p) => p.spec.policyTypes.includes('Ingress') && p.spec.ingress !== undefined && selects(p, labels)).flatMap((p) => p.spec.ingress!.flatMap((r) => (r.ports ?? []).map((port) => port.port)));
+      const publicPorts = ingressPorts.filter((port) => port < 9100 || port > 9199);
+      expect({ service: d.metadata.name, publicPorts }).toEqual({ service: d.metadata.name, publicPorts: d.metadata.name === 'api-gateway' ? [8080] : [] });
+      const egress = policies.filter((p) => p.spec.policyTypes.includes('Egress') && (p.spec as { egress?: unknown[] }).egress !== undefined && selects(p, labels));
+      expect({ service: d.metadata.name, egressPolicies: egress.length > 0 }).toEqual({ service: d.metadata.name, egressPolicies: true });
+    }
+  });
+
+  it('exposes the gateway through the Ingress on its HTTP port only', () => {
+    const ingresses = objects.filter((o) => o.kind === 'Ingress');
+    expect(ingresses).toHaveLength(1);
+    const backends = JSON.stringify(ingresses[0]!.spec).match(/"service":\{[^}]*\}[^}]*\}/g) ?? [];
+    expect(backends).toEqual(['"service":{"name":"api-gateway","port":{"name":"http"}}']);
+    const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'api-gateway')!;
+    expect((service.spec as { ports: { name: string }[] }).ports.map((p) => p.name)).toEqual(['http']);
+  });
+});
+
 describe('the validator', () => {
   it('refuses invalid objects (a misspelt field type, a rule without expr) and names them', () => {
     const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'bad' }, spec: { replicas: 'two', selector: {}, template: {} } };
