@@ -4,7 +4,7 @@
  * correlation headers, and contract-validated JSON encoding on both ends.
  */
 export { connectBus, type BusOptions, type NatsConnection } from './connect';
-export { ensureRoundsStream, ensureBillingStream, openLiveBucket, deleteGridlabStreams } from './streams';
+export { ensureRoundsStream, ensureBillingStream, openLiveBucket, deleteGridlabStreams, type StreamSettings } from './streams';
 export { publishDurable, encodeMessage, decodeMessage, jetStreamOf } from './publish';
 export type { KV } from '@nats-io/kv';
 export type { JetStreamClient } from '@nats-io/jetstream';

@@ -17,16 +17,21 @@ export const STREAM_MAX_BYTES = 1024 ** 3;
  * Creates the ROUNDS stream (settled and opened rounds, deduplicated by Nats-Msg-Id
  * over 15 minutes, kept on file) or brings an existing one to this configuration.
  */
-export async function ensureRoundsStream(nc: NatsConnection, names: NatsNames): Promise<void> {
-  await ensureStream(nc, names.streams.rounds, [names.subjects.roundSettled, names.subjects.roundOpened]);
+/** How JetStream keeps Gridlab's streams: replicas across the cluster's servers (1 on a single server). */
+export interface StreamSettings {
+  readonly replicas?: number;
+}
+
+export async function ensureRoundsStream(nc: NatsConnection, names: NatsNames, settings: StreamSettings = {}): Promise<void> {
+  await ensureStream(nc, names.streams.rounds, [names.subjects.roundSettled, names.subjects.roundOpened], settings);
 }
 
 /** The BILLING stream of subscription and tier facts (same durability and deduplication). */
-export async function ensureBillingStream(nc: NatsConnection, names: NatsNames): Promise<void> {
-  await ensureStream(nc, names.streams.billing, [names.subjects.subscriptionChanged, names.subjects.tierChanged]);
+export async function ensureBillingStream(nc: NatsConnection, names: NatsNames, settings: StreamSettings = {}): Promise<void> {
+  await ensureStream(nc, names.streams.billing, [names.subjects.subscriptionChanged, names.subjects.tierChanged], settings);
 }
 
-async function ensureStream(nc: NatsConnection, name: string, subjects: string[]): Promise<void> {
+async function ensureStream(nc: NatsConnection, name: string, subjects: string[], settings: StreamSettings): Promise<void> {
   const jsm = await jetstreamManager(nc);
   const config: Partial<StreamConfig> & { name: string } = {
     name,
@@ -35,6 +40,7 @@ async function ensureStream(nc: NatsConnection, name: string, subjects: string[]
     duplicate_window: DUPLICATE_WINDOW_MS * NANOS_PER_MS,
     max_age: STREAM_MAX_AGE_MS * NANOS_PER_MS,
     max_bytes: STREAM_MAX_BYTES,
+    num_replicas: settings.replicas ?? 1,
   };
   try {
     await jsm.streams.info(config.name);
@@ -46,8 +52,8 @@ async function ensureStream(nc: NatsConnection, name: string, subjects: string[]
 }
 
 /** The LIVE key-value bucket holding the latest snapshot (history 1). */
-export async function openLiveBucket(nc: NatsConnection, names: NatsNames): Promise<KV> {
-  return new Kvm(nc).create(names.buckets.live, { history: 1 });
+export async function openLiveBucket(nc: NatsConnection, names: NatsNames, settings: StreamSettings = {}): Promise<KV> {
+  return new Kvm(nc).create(names.buckets.live, { history: 1, replicas: settings.replicas ?? 1 });
 }
 
 function isNotFound(error: unknown): boolean {

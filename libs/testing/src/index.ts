@@ -8,5 +8,6 @@ export { syntheticRounds, type SyntheticOptions } from './synthetic-rounds';
 export { runCli, WORKSPACE_ROOT, type CliResult } from './cli';
 export { freePort, startService, startNode, answersOk, type ServiceProcess } from './processes';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';
+export { startNatsCluster, type NatsCluster } from './nats-cluster';
 export { installPacked, linkDependency } from './packages';
 export { startLocalSuite, waitUntil, markdownExamples, runTypeScript, typeCheck, writeExampleProject, localSuiteEnv, startKeyedSuite, type KeyedSuite, type LocalSuite, type LocalSuiteEnv } from './suite';

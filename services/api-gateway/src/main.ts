@@ -109,7 +109,7 @@ async function main(): Promise<void> {
   const eventRepo = new EventRepository(pool);
   const eventFeed = new EventFeed(eventRepo, logger.child({ component: 'events' }));
   stopEvents = await eventFeed.start(nc, names);
-  stopLive = await followLive(nc, names, live, logger.child({ component: 'live' }));
+  stopLive = await followLive(nc, names, live, logger.child({ component: 'live' }), { replicas: config.NATS_STREAM_REPLICAS });
   const gate = new RedisGate(redis, {
     prefix: config.REDIS_PREFIX,
     keyPolicy: KEY_POLICY,

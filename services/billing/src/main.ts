@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const { logger, metrics, pool, nc } = platform;
   const counters = billingMetrics(metrics);
   redis.on('error', (error) => logger.debug('redis error', { err: error }));
-  await ensureBillingStream(nc, names);
+  await ensureBillingStream(nc, names, { replicas: config.NATS_STREAM_REPLICAS });
 
   const repo = new BillingRepository(pool, new KeyStore(pool, config.API_KEY_HMAC_SECRET), ladder);
   const revocations = new RevocationRelay(redis, config.REDIS_PREFIX, nc, names, repo, logger);

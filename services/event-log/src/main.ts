@@ -80,8 +80,8 @@ async function main(): Promise<void> {
   const poke = (): Promise<void> => writer.poke().catch(() => undefined);
   await poke();
 
-  await ensureRoundsStream(nc, names);
-  await ensureBillingStream(nc, names);
+  await ensureRoundsStream(nc, names, { replicas: config.NATS_STREAM_REPLICAS });
+  await ensureBillingStream(nc, names, { replicas: config.NATS_STREAM_REPLICAS });
   // A message is acked once the catch-up it triggered has committed past it.
   stops.push(
     await consumeDurable(nc, { stream: names.streams.rounds, durable: names.durables.eventLogRounds, subject: names.subjects.roundSettled, logger, onDelivery: delivered(names.durables.eventLogRounds) }, () =>

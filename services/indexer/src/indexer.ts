@@ -41,6 +41,8 @@ export interface IndexerSettings {
    * stand by again instead (startIndexer does).
    */
   readonly standByOnLostLock?: boolean;
+  /** Replicas of the ROUNDS stream and the LIVE bucket (NATS_STREAM_REPLICAS). */
+  readonly streamReplicas?: number;
 }
 
 export interface IndexerDeps {
@@ -107,8 +109,9 @@ export function createIndexer(settings: IndexerSettings, options: { readonly now
     const repo = new RoundRepository(pool);
     const identities = new ChainIdentityStore(pool);
     const names = natsNames(settings.natsPrefix);
-    await ensureRoundsStream(nc, names);
-    const kv = await openLiveBucket(nc, names);
+    const streams = { replicas: settings.streamReplicas ?? 1 };
+    await ensureRoundsStream(nc, names, streams);
+    const kv = await openLiveBucket(nc, names, streams);
     const publisher = new RoundPublisher(nc, kv, names, logger.child({ component: 'publisher' }));
 
     /** Gives up leadership (the chain changed under us, or the lock was lost); lead() competes again. */

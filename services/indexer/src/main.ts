@@ -14,6 +14,7 @@ async function main(): Promise<void> {
     programId: config.ORE_PROGRAM_ID,
     pollIntervalMs: config.POLL_INTERVAL_MS,
     slotSeconds: config.SLOT_SECONDS,
+    streamReplicas: config.NATS_STREAM_REPLICAS,
   });
   const platform = await startPlatform('indexer', config, {
     ...INDEXER_PLATFORM,

@@ -1,4 +1,4 @@
-import { decodeMessage, openLiveBucket, type NatsConnection } from '@gridlab/bus';
+import { decodeMessage, openLiveBucket, type NatsConnection, type StreamSettings } from '@gridlab/bus';
 import { validateLiveSnapshot, type LiveSnapshot, type NatsNames } from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
 import { ageSeconds, isStale, replaces, withStaleField } from '../../domain/live-freshness';
@@ -66,7 +66,7 @@ export class LiveCache {
 }
 
 /** Fills the cache from the KV bucket, then follows every published snapshot. */
-export async function followLive(nc: NatsConnection, names: NatsNames, cache: LiveCache, logger: Logger): Promise<() => void> {
+export async function followLive(nc: NatsConnection, names: NatsNames, cache: LiveCache, logger: Logger, streams: StreamSettings = {}): Promise<() => void> {
   const accept = (data: Uint8Array): void => {
     try {
       const snapshot = decodeMessage(validateLiveSnapshot, data);
@@ -77,7 +77,7 @@ export async function followLive(nc: NatsConnection, names: NatsNames, cache: Li
   };
   const sub = nc.subscribe(names.subjects.liveUpdated, { callback: (_error, msg) => accept(msg.data) });
   try {
-    const kv = await openLiveBucket(nc, names);
+    const kv = await openLiveBucket(nc, names, streams);
     const entry = await kv.get(names.liveKey);
     if (entry !== null && entry.value.length > 0) accept(entry.value);
   } catch (error) {
