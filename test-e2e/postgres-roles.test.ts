@@ -1,5 +1,5 @@
 /**
- * Least privilege in PostgreSQL (issue 15): deploy/postgres/roles.sql creates one role per
+ * Least privilege in PostgreSQL (issue 15): k8s/engines/postgres-roles.sql creates one role per
  * service owning its schema; each service migrates its schema as that role, and the owners'
  * migrations grant reads to exactly the roles that read their tables. Checked on a real
  * server: every read the services make works, every write to another's schema and every
@@ -54,7 +54,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   await asSuperuser(async (c) => {
     await c.query(`SET gridlab.role_prefix = '${prefix}'`);
-    await c.query(readFileSync(join(WORKSPACE_ROOT, 'deploy/postgres/roles.sql'), 'utf8'));
+    await c.query(readFileSync(join(WORKSPACE_ROOT, 'k8s/engines/postgres-roles.sql'), 'utf8'));
   });
   // Each owner migrates its own schema, as its service does at start.
   await runMigrations({ databaseUrl: urlAs('indexer'), schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });

@@ -1,6 +1,6 @@
 -- Up Migration
 -- Reads of billing's tables, table by table (billing-store's read-only exports), when each
--- service runs as its own role (deploy/postgres/roles.sql; see rounds-store's grants):
+-- service runs as its own role (k8s/engines/postgres-roles.sql; see rounds-store's grants):
 -- the gateway checks keys (api_keys, subscribers), the event log derives subscription
 -- events (facts), lab-forward stops strategies of lapsed subscriptions (subscribers).
 DO $$

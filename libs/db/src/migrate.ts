@@ -24,7 +24,7 @@ export async function runMigrations(options: MigrateOptions): Promise<void> {
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [`gridlab-migrate:${options.schema}`]);
-    // Created only when missing: a per-service role owns its schema (deploy/postgres/roles.sql)
+    // Created only when missing: a per-service role owns its schema (k8s/engines/postgres-roles.sql)
     // but may not create schemas in the database, which even CREATE SCHEMA IF NOT EXISTS asks.
     const { rowCount } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [options.schema]);
     if (rowCount === 0) await client.query(`CREATE SCHEMA ${options.schema}`);

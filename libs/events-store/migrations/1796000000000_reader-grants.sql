@@ -1,6 +1,6 @@
 -- Up Migration
 -- The gateway reads the event log (GET /events, /events/stream): a read grant to its role
--- when each service runs as its own (deploy/postgres/roles.sql; see rounds-store's grants).
+-- when each service runs as its own (k8s/engines/postgres-roles.sql; see rounds-store's grants).
 DO $$
 DECLARE
   reader text;

@@ -1,6 +1,6 @@
 -- Up Migration
 -- Reads of the indexer's schema for the services that read rounds, when each service runs
--- as its own role (deploy/postgres/roles.sql): their roles share this role's prefix
+-- as its own role (k8s/engines/postgres-roles.sql): their roles share this role's prefix
 -- (<prefix>indexer → <prefix>api_gateway, ...). With one role for everything there is
 -- nobody to grant to. Default privileges cover the tables later migrations add.
 DO $$

@@ -1,7 +1,7 @@
 -- Least privilege in PostgreSQL: one login role per service, each owning the schema it
 -- writes; the owners' migrations grant reads to the roles that read their tables
 -- (docs/architecture.md, "who reads what"). Run once by a superuser before the services
--- first start (Kubernetes: the CloudNativePG Cluster's bootstrap, k8s/postgres); idempotent.
+-- first start (Kubernetes: the CloudNativePG Cluster's bootstrap, k8s/engines); idempotent.
 -- Role names: <prefix><service>, prefix from `SET gridlab.role_prefix = '...'` (default
 -- 'gridlab_'). Set each role's password with ALTER ROLE (CloudNativePG: managed roles).
 -- A deployment with one role for everything (make start, tests) needs none of this.
