@@ -3,12 +3,10 @@
  * restarted after a back-off, with a line saying so, and is ready again; with
  * GRIDLAB_REPLICAS=2 the standby of a single writer takes the lock when its leader dies.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, localSuiteEnv, startLocalSuite, testNamespace, waitUntil, type LocalSuite, type TestDatabase } from '@gridlab/testing';
+import { createTestDatabase, localSuiteEnv, startLocalSuite, suiteChildren as children, testNamespace, waitUntil, type LocalSuite, type TestDatabase } from '@gridlab/testing';
 
 const SECRET = 'healing-test-secret-0123456789abcdef';
 
@@ -18,24 +16,6 @@ const dbs: TestDatabase[] = [];
 const ns = testNamespace();
 let work: string;
 let suite: LocalSuite | null = null;
-
-/** The suite runner's children running `entry`, with their OPS_PORT setting. */
-function children(suitePid: number, entry: string): { pid: number; opsPort: string }[] {
-  const out = execFileSync('pgrep', ['-P', String(suitePid)], { encoding: 'utf8' }).trim();
-  return out
-    .split('\n')
-    .filter(Boolean)
-    .map(Number)
-    .flatMap((pid) => {
-      try {
-        if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(entry)) return [];
-        const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-        return [{ pid, opsPort: env.find((e) => e.startsWith('OPS_PORT='))?.slice('OPS_PORT='.length) ?? '' }];
-      } catch {
-        return []; // exited meanwhile
-      }
-    });
-}
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'gridlab-healing-'));

@@ -4,10 +4,11 @@
  */
 export { createTestDatabase, type TestDatabase } from './database';
 export { testNamespace, type TestNamespace } from './namespace';
-export { syntheticRounds, type SyntheticOptions } from './synthetic-rounds';
+export { syntheticRounds, comparableRounds, type SyntheticOptions } from './synthetic-rounds';
 export { runCli, WORKSPACE_ROOT, type CliResult } from './cli';
 export { freePort, startService, startNode, answersOk, type ServiceProcess } from './processes';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';
 export { startNatsCluster, type NatsCluster } from './nats-cluster';
+export { startPostgresServer, startRedisServer, startNatsServer, type Engine } from './engines';
 export { installPacked, linkDependency } from './packages';
-export { startLocalSuite, waitUntil, markdownExamples, runTypeScript, typeCheck, writeExampleProject, localSuiteEnv, startKeyedSuite, type KeyedSuite, type LocalSuite, type LocalSuiteEnv } from './suite';
+export { startLocalSuite, suiteChildren, waitUntil, markdownExamples, runTypeScript, typeCheck, writeExampleProject, localSuiteEnv, startKeyedSuite, type KeyedSuite, type LocalSuite, type LocalSuiteEnv } from './suite';

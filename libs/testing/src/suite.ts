@@ -1,4 +1,5 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -38,6 +39,32 @@ export function startLocalSuite(env: NodeJS.ProcessEnv): LocalSuite {
       return exited;
     },
   };
+}
+
+/**
+ * The suite runner's children running `entry` (a path such as `services/indexer/src/main.ts`),
+ * with their OPS_PORT setting: replica 1 has the fixed ops port, further replicas '0'.
+ */
+export function suiteChildren(suitePid: number, entry: string): { pid: number; opsPort: string }[] {
+  let out = '';
+  try {
+    out = execFileSync('pgrep', ['-P', String(suitePid)], { encoding: 'utf8' }).trim();
+  } catch {
+    return []; // no child at the moment
+  }
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map(Number)
+    .flatMap((pid) => {
+      try {
+        if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(entry)) return [];
+        const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+        return [{ pid, opsPort: env.find((e) => e.startsWith('OPS_PORT='))?.slice('OPS_PORT='.length) ?? '' }];
+      } catch {
+        return []; // exited meanwhile
+      }
+    });
 }
 
 /** Polls `read` until `ok` holds; the error names `what`, the last value and `context()`. */

@@ -94,3 +94,13 @@ export function syntheticRounds(count: number, options: SyntheticOptions = {}): 
   }
   return out;
 }
+
+/**
+ * Rounds as both the chain and the store know them: settledAt is when the indexer saw the
+ * settlement, and the production cost is the board's when it saw it (a backfilled round
+ * gets the board's cost at backfill: the chain keeps no past value); only whether one is
+ * recorded is compared.
+ */
+export function comparableRounds(rounds: readonly Round[]): (Omit<Round, 'settledAt' | 'productionCost'> & { productionCost: boolean })[] {
+  return rounds.map(({ settledAt: _settledAt, productionCost, ...rest }) => ({ ...rest, productionCost: productionCost !== null }));
+}

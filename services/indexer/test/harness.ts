@@ -4,7 +4,7 @@ import { createPool, type Pool } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { createLogger } from '@gridlab/logger';
 import { RoundRepository } from '@gridlab/rounds-store';
-import { createTestDatabase, testNamespace, type TestDatabase, type TestNamespace } from '@gridlab/testing';
+import { comparableRounds, createTestDatabase, testNamespace, type TestDatabase, type TestNamespace } from '@gridlab/testing';
 import { Registry } from 'prom-client';
 import { startIndexer, type Indexer, type IndexerSettings } from '../src/indexer';
 
@@ -64,15 +64,8 @@ export async function harness(historyRounds = 30): Promise<Harness> {
   };
 }
 
-/**
- * The fields both sides know: settledAt is when the indexer saw the settlement, and the
- * production cost is the board's when it saw it (a backfilled round gets the board's
- * cost at backfill: the chain keeps no past value); only whether one is recorded is
- * compared.
- */
-export function comparable(rounds: readonly Round[]): (Omit<Round, 'settledAt' | 'productionCost'> & { productionCost: boolean })[] {
-  return rounds.map(({ settledAt: _settledAt, productionCost, ...rest }) => ({ ...rest, productionCost: productionCost !== null }));
-}
+/** The fields both sides know (see comparableRounds). */
+export const comparable = comparableRounds;
 
 export async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,0 +1,233 @@
+/**
+ * Chaos (issue 15): the whole suite, two replicas of every service, on PostgreSQL, Redis
+ * and NATS servers of the test's own (side ports, never the shared ones) with live devnet
+ * traffic. One disruption at a time — kill -9 of each single writer's leader and then its
+ * standby, kill -9 of a replica of each horizontal service, kill -9 and restart of NATS and
+ * of Redis, an immediate-mode PostgreSQL restart — each followed by a wait for recovery,
+ * whose time is reported. Afterwards: every round from the first to the latest stored once
+ * and equal to the chain, event ids without holes and no event twice, a forward test equal
+ * to a backtest of its rounds, and paid /live answered throughout by one of the gateways.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDevnet, type Devnet } from '@gridlab/devnet';
+import {
+  comparableRounds,
+  localSuiteEnv,
+  runCli,
+  startNatsServer,
+  startPostgresServer,
+  startRedisServer,
+  startLocalSuite,
+  suiteChildren,
+  waitUntil,
+  WORKSPACE_ROOT,
+  type Engine,
+  type LocalSuite,
+} from '@gridlab/testing';
+import { RoundRepository } from '@gridlab/rounds-store';
+import { createPool, type Pool } from '@gridlab/db';
+import pg from 'pg';
+
+const SECRET = 'chaos-secret-0123456789abcdef0123';
+const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
+const SERVICES = ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-forward', 'lab-backtest'] as const;
+const WRITERS = ['indexer', 'event-log', 'lab-forward'] as const;
+const DSL = { base_strategy: 'cold', params: { bet_size_lamports: 1_000_000, num_squares: 5 } };
+
+let work: string;
+let postgres: Engine;
+let redis: Engine;
+let nats: Engine;
+let devnet: Devnet;
+let suite: LocalSuite | null = null;
+let databaseUrl: string;
+let pool: Pool;
+let gateways: string[];
+let opsPorts: Readonly<Record<string, number>>;
+let apiKey: string;
+let strategyId: string;
+const recovery: { disruption: string; seconds: number }[] = [];
+const liveFailures: { at: string; during: string }[] = [];
+let during = 'start-up';
+let polling = true;
+let poller: Promise<void>;
+
+const entry = (service: string): string => `services/${service}/src/main.ts`;
+const context = (): string => suite?.output().slice(-6000) ?? '';
+
+async function api<T>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
+  for (const base of gateways) {
+    const res = await fetch(`${base}/api/v1${path}`, { ...init, headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json', ...init.headers } }).catch(() => null);
+    if (res !== null && res.status < 500) return { status: res.status, body: (await res.json()) as T };
+  }
+  throw new Error(`no gateway answered ${path}`);
+}
+
+/** Every service's first replica ready, the latest settled round stored, /live current. */
+async function recovered(): Promise<boolean> {
+  for (const s of SERVICES) {
+    const res = await fetch(`http://127.0.0.1:${opsPorts[s]}/readyz`).catch(() => null);
+    if (res?.status !== 200) return false;
+  }
+  const settled = devnet.currentRoundId() - 1;
+  const stored = await pool.query<{ max: number | null }>('SELECT max(id)::int AS max FROM indexer.rounds').catch(() => null);
+  if ((stored?.rows[0]?.max ?? 0) < settled) return false;
+  const live = await api<{ roundId: number; stale: boolean }>('/live').catch(() => null);
+  return live?.status === 200 && live.body.roundId >= settled && !live.body.stale;
+}
+
+async function disrupt(name: string, act: () => Promise<void>): Promise<void> {
+  during = name;
+  const started = Date.now();
+  await act();
+  await waitUntil(`recovery after ${name}`, recovered, (ok) => ok, { timeoutMs: 120_000, everyMs: 250, context });
+  recovery.push({ disruption: name, seconds: (Date.now() - started) / 1000 });
+  during = 'steady';
+}
+
+/** The replica of `service` holding its writer lock, from the suite's log lines (`name | ... leader lock acquired`). */
+function leaderName(service: string): string | undefined {
+  return [...(suite?.output() ?? '').matchAll(new RegExp(`^(${service}(?:-2)?)\\s*\\| .*leader lock acquired`, 'gm'))].at(-1)?.[1];
+}
+
+function replicaPid(service: string, name: string): number {
+  const replicas = suiteChildren(suite!.pid, entry(service));
+  const found = replicas.find((r) => (name === service ? r.opsPort !== '0' : r.opsPort === '0'));
+  if (found === undefined) throw new Error(`no running replica ${name}: ${JSON.stringify(replicas)}`);
+  return found.pid;
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'gridlab-chaos-'));
+  [postgres, redis, nats] = await Promise.all([startPostgresServer(), startRedisServer(), startNatsServer()]);
+  const admin = new pg.Client({ connectionString: postgres.url });
+  await admin.connect();
+  await admin.query('CREATE DATABASE gridlab');
+  await admin.end();
+  databaseUrl = postgres.url.replace(/\/postgres$/, '/gridlab');
+  pool = createPool(databaseUrl, { max: 2 });
+  devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 40, roundSlots: 15, intermissionSlots: 4, historyRounds: 20, seed: 77 });
+  const local = await localSuiteEnv({ services: [...SERVICES], databaseUrl, natsPrefix: 'chaos', redisPrefix: 'chaos:', secret: SECRET, dataDir: join(work, 'data'), historyRounds: 20 });
+  opsPorts = local.opsPorts;
+  const port = Number(new URL(local.gatewayUrl).port);
+  gateways = [local.gatewayUrl, `http://127.0.0.1:${port + 1}`];
+  const env = {
+    ...local.env,
+    GRIDLAB_SUITE: SERVICES.join(','),
+    GRIDLAB_REPLICAS: '2',
+    LOG_LEVEL: 'info',
+    SOLANA_RPC_URL: devnet.rpcUrl,
+    SOLANA_WS_URL: devnet.wsUrl,
+    NATS_URL: nats.url,
+    REDIS_URL: redis.url,
+  };
+  suite = startLocalSuite(env);
+  const granted = await runCli(['admin', 'grant', '--owner', OWNER, '--days', '1'], { ...process.env, ...env });
+  if (granted.code !== 0) throw new Error(granted.stderr);
+  apiKey = (JSON.parse(granted.stdout) as { apiKey: string }).apiKey;
+  await waitUntil('the suite to serve the history', recovered, (ok) => ok, { timeoutMs: 180_000, everyMs: 500, context });
+  for (const s of WRITERS) await waitUntil(`a ${s} leader`, async () => leaderName(s), (n) => n !== undefined, { context });
+  const created = await api<{ strategy: { id: string } }>('/lab/strategies', { method: 'POST', body: JSON.stringify({ name: 'chaos', dsl: DSL }) });
+  expect(created.status).toBe(201);
+  strategyId = created.body.strategy.id;
+  // Paid /live from both gateways, about two requests a second (within the key's limits).
+  poller = (async () => {
+    let i = 0;
+    while (polling) {
+      let ok = false;
+      for (const base of [gateways[i % 2]!, gateways[(i + 1) % 2]!]) {
+        const res = await fetch(`${base}/api/v1/live`, { headers: { Authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(2000) }).catch(() => null);
+        if (res?.status === 200) {
+          ok = true;
+          break;
+        }
+      }
+      if (!ok) liveFailures.push({ at: new Date().toISOString(), during });
+      i++;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  })();
+}, 300_000);
+
+afterAll(async () => {
+  polling = false;
+  await poller;
+  await suite?.stop();
+  await pool?.end();
+  await devnet?.stop();
+  await Promise.all([postgres, redis, nats].map((e) => e?.stop()));
+  if (work !== undefined) await rm(work, { recursive: true, force: true });
+  if (recovery.length > 0) {
+    await mkdir(join(WORKSPACE_ROOT, '.gridlab'), { recursive: true });
+    await writeFile(join(WORKSPACE_ROOT, '.gridlab', 'chaos-report.json'), `${JSON.stringify({ recovery, liveFailures }, null, 2)}\n`);
+    process.stdout.write(`chaos: time to recover\n${recovery.map((r) => `  ${r.disruption.padEnd(34)} ${r.seconds.toFixed(1)} s`).join('\n')}\n`);
+  }
+});
+
+describe('chaos: one failure at a time, then every invariant', () => {
+  it('recovers from kill -9 of every service (leader and standby of each single writer) and restarts of NATS, Redis and PostgreSQL', async () => {
+    for (const service of WRITERS) {
+      const leader = leaderName(service)!;
+      await disrupt(`kill -9 ${service} leader`, async () => {
+        process.kill(replicaPid(service, leader), 'SIGKILL');
+        await waitUntil(`the ${service} standby to take over`, async () => leaderName(service), (n) => n !== undefined && n !== leader, { timeoutMs: 60_000, context });
+      });
+      const standby = leader; // the killed leader came back as the standby
+      await waitUntil(`${standby} back`, async () => suiteChildren(suite!.pid, entry(service)).length, (n) => n === 2, { timeoutMs: 60_000, context });
+      await disrupt(`kill -9 ${service} standby`, async () => void process.kill(replicaPid(service, standby), 'SIGKILL'));
+    }
+    for (const service of ['api-gateway', 'billing', 'lab-backtest'] as const) {
+      await disrupt(`kill -9 ${service} replica`, async () => void process.kill(replicaPid(service, service), 'SIGKILL'));
+    }
+    await disrupt('kill -9 and restart NATS', () => nats.crashAndRestart());
+    await disrupt('kill -9 and restart Redis', () => redis.crashAndRestart());
+    await disrupt('PostgreSQL immediate restart', () => postgres.crashAndRestart());
+    expect(recovery).toHaveLength(WRITERS.length * 2 + 3 + 3);
+  });
+
+  it('stored every round once, equal to the chain', async () => {
+    const latest = (await pool.query<{ max: number }>('SELECT max(id)::int AS max FROM indexer.rounds')).rows[0]!.max;
+    const stored = await new RoundRepository(pool).getRounds({ fromId: 1, toId: latest, limit: 100_000 });
+    expect(stored.map((r) => r.id)).toEqual(Array.from({ length: latest }, (_, i) => i + 1));
+    expect(comparableRounds(stored)).toEqual(comparableRounds(devnet.settledRounds().filter((r) => r.id <= latest)));
+  });
+
+  it('logged every event once, with ids without holes', async () => {
+    const { rows } = await pool.query<{ id: string; kind: string; body: string }>('SELECT id::text, kind, body::text AS body FROM events.events ORDER BY id');
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.map((r) => Number(r.id))).toEqual(Array.from({ length: rows.length }, (_, i) => i + 1));
+    const seen = new Set<string>();
+    for (const r of rows) {
+      const key = `${r.kind} ${r.body}`;
+      expect({ duplicate: seen.has(key) ? key : null }).toEqual({ duplicate: null });
+      seen.add(key);
+    }
+  });
+
+  it('kept the forward test equal to a backtest of its rounds', async () => {
+    const forward = await waitUntil(
+      'settled forward rounds',
+      async () => (await api<{ roundsSettled: number; lastSettledRoundId: number | null; sessionStartRoundId: number | null; netProfitLamports: number; roundsBet: number; roundsWon: number; equityCurve: unknown[] }>(`/lab/strategies/${strategyId}/forward`)).body,
+      (f) => f.roundsSettled > 0,
+      { context },
+    );
+    const backtest = await api<{ result: { totalRounds: number; netProfitLamports: number; roundsBet: number; roundsWon: number; equityCurve: unknown[] } }>('/lab/backtest', {
+      method: 'POST',
+      body: JSON.stringify({ dsl: DSL, fromRoundId: forward.sessionStartRoundId, toRoundId: forward.lastSettledRoundId }),
+    });
+    expect(backtest.status).toBe(200);
+    expect({ rounds: forward.roundsSettled, net: forward.netProfitLamports, bet: forward.roundsBet, won: forward.roundsWon, curve: forward.equityCurve }).toEqual({
+      rounds: backtest.body.result.totalRounds,
+      net: backtest.body.result.netProfitLamports,
+      bet: backtest.body.result.roundsBet,
+      won: backtest.body.result.roundsWon,
+      curve: backtest.body.result.equityCurve,
+    });
+  });
+
+  it('answered paid /live throughout from one gateway or the other', () => {
+    expect(liveFailures).toEqual([]);
+  });
+});
