@@ -186,6 +186,8 @@ describe('k8s/engines: the clustered engines', () => {
     const nats = readYaml('nats-values.yaml');
     expect(nats['config'].cluster).toMatchObject({ enabled: true, replicas: 3 });
     expect(nats['config'].jetstream).toMatchObject({ enabled: true, fileStore: { enabled: true } });
+    expect(nats['config'].merge['$include']).toBe('../nats-auth/auth.conf');
+    expect(JSON.stringify(nats['podTemplate'].patch)).toContain('"secretName":"nats-auth"');
     const redis = readYaml('redis-values.yaml');
     expect(redis['architecture']).toBe('replication');
     expect(redis['sentinel']).toMatchObject({ enabled: true, masterService: { enabled: true } });
