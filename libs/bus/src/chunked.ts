@@ -2,6 +2,7 @@ import { CHUNK_HEADER, CHUNKS_HEADER, CORRELATION_HEADER, validateCommandReply, 
 import { TimeoutError, UnavailableError, errorFromWire } from '@gridlab/errors';
 import { createInbox, headers, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { checkedReply, type RequestOptions } from './commands';
+import { inboxPrefixOf } from './connect';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -112,7 +113,7 @@ function collectChunked(nc: NatsConnection, subject: string, payload: unknown, o
     };
     const fail = (error: Error): void => finish(() => reject(error));
 
-    const sub = nc.subscribe(createInbox(), {
+    const sub = nc.subscribe(createInbox(inboxPrefixOf(nc)), {
       callback: (error, msg) => {
         if (error !== null) return fail(new UnavailableError('the message bus is unavailable; retry shortly', { cause: error }));
         if (msg.data.length === 0 && msg.headers?.code === 503) {

@@ -3,7 +3,7 @@
  * JetStream stream and KV bucket definitions, durable publishing with Nats-Msg-Id and
  * correlation headers, and contract-validated JSON encoding on both ends.
  */
-export { connectBus, type BusOptions, type NatsConnection } from './connect';
+export { connectBus, inboxPrefixFor, type BusOptions, type NatsConnection } from './connect';
 export { ensureRoundsStream, ensureBillingStream, openLiveBucket, deleteGridlabStreams, type StreamSettings } from './streams';
 export { publishDurable, encodeMessage, decodeMessage, jetStreamOf } from './publish';
 export type { KV } from '@nats-io/kv';

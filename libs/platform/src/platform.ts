@@ -18,6 +18,9 @@ import {
 export interface PlatformConfig {
   readonly DATABASE_URL: string;
   readonly NATS_URL: string;
+  /** This service's NATS user and password (empty: the server asks for none). */
+  readonly NATS_USER?: string;
+  readonly NATS_PASSWORD?: string;
   readonly LOG_LEVEL: LogLevel;
 }
 
@@ -61,7 +64,7 @@ export async function startPlatform(service: string, config: PlatformConfig, opt
     await runMigrations({ databaseUrl: config.DATABASE_URL, ...options.migrate, logger });
   }
   const pool = createPool(config.DATABASE_URL, { max: options.poolSize ?? 4, applicationName: service });
-  const nc = await connectBus({ servers: config.NATS_URL, name: service, logger });
+  const nc = await connectBus({ servers: config.NATS_URL, name: service, logger, user: config.NATS_USER ?? '', pass: config.NATS_PASSWORD ?? '' });
   const checks = { postgres: postgresCheck(pool), nats: natsCheck(nc), ...options.checks };
   const optional = options.optionalChecks ?? [];
   const ops = options.ops === undefined ? null : await startOpsServer({ ...options.ops, logger, metrics, checks, optional });
