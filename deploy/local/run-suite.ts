@@ -64,16 +64,9 @@ const RESTART_MAX_MS = 30_000;
 /** A process that ran this long is healthy again: its next restart waits RESTART_FIRST_MS. */
 const HEALTHY_AFTER_MS = 60_000;
 
-/**
- * GRIDLAB_NATS_PASSWORD: a NATS server with one user per service (natsAuthorization of
- * @gridlab/bus, each user named as its service); every service logs in as itself.
- */
-const NATS_PASSWORD = process.env['GRIDLAB_NATS_PASSWORD'];
-const natsUser = (s: ProcessSpec): Record<string, string> => (NATS_PASSWORD === undefined || s.name === 'devnet' ? {} : { NATS_USER: s.name, NATS_PASSWORD });
-
 const SUITE: readonly ProcessSpec[] = ALL.filter((s) => ONLY === undefined || ONLY.includes(s.name)).flatMap((s) => {
   const port = process.env[`${s.name.toUpperCase().replace(/-/g, '_')}_OPS_PORT`];
-  const first = { ...s, env: { ...s.env, ...natsUser(s), ...(port === undefined ? {} : { OPS_PORT: port }) } };
+  const first = port === undefined ? s : { ...s, env: { ...s.env, OPS_PORT: port } };
   if (s.name === 'devnet') return [first];
   return [first, ...Array.from({ length: REPLICAS - 1 }, (_, i) => replica(s, i + 2))];
 });

@@ -17,7 +17,7 @@ const inboxes = new WeakMap<NatsConnection, string>();
 
 /**
  * The reply inbox prefix of a connection: `_INBOX_<name>`, so a server can let only this
- * service read the replies to its requests (natsAuthorization).
+ * service read the replies to its requests (k8s/engines/nats-values.yaml).
  */
 export function inboxPrefixOf(nc: NatsConnection): string | undefined {
   return inboxes.get(nc);

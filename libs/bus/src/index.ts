@@ -4,7 +4,6 @@
  * correlation headers, and contract-validated JSON encoding on both ends.
  */
 export { connectBus, inboxPrefixFor, type BusOptions, type NatsConnection } from './connect';
-export { natsAuthorization, natsPermissions, NATS_SERVICES, type NatsPermissions, type NatsService } from './authorization';
 export { ensureRoundsStream, ensureBillingStream, openLiveBucket, deleteGridlabStreams, type StreamSettings } from './streams';
 export { publishDurable, encodeMessage, decodeMessage, jetStreamOf } from './publish';
 export type { KV } from '@nats-io/kv';

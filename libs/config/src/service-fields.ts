@@ -9,9 +9,9 @@ export function serviceFields(defaultOpsPort: number) {
   return {
     DATABASE_URL: str({ default: 'postgres://postgres@127.0.0.1:5432/gridlab', secret: true, doc: 'PostgreSQL connection URL' }),
     NATS_URL: str({ default: 'nats://127.0.0.1:4222', doc: 'NATS servers, comma-separated' }),
-    NATS_PREFIX: str({ default: '', minLength: 0, doc: 'Subject/stream namespace (empty in production)' }),
-    NATS_USER: str({ default: '', minLength: 0, doc: "This service's NATS user on a server with per-service permissions (natsAuthorization); empty: none" }),
+    NATS_USER: str({ default: '', minLength: 0, doc: 'NATS user of this service (empty: no authentication); its subject permissions are in k8s/engines/nats-values.yaml' }),
     NATS_PASSWORD: str({ default: '', minLength: 0, secret: true, doc: 'Password of NATS_USER' }),
+    NATS_PREFIX: str({ default: '', minLength: 0, doc: 'Subject/stream namespace (empty in production)' }),
     NATS_STREAM_REPLICAS: int({
       default: 1,
       min: 1,

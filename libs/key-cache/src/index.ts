@@ -29,29 +29,3 @@ export interface RedisSetter {
 export async function tombstoneKey(redis: RedisSetter, prefix: string, keyHash: Buffer): Promise<void> {
   await redis.set(keyCacheKeys(prefix, keyHash).auth, TOMBSTONE, 'PX', TOMBSTONE_TTL_MS);
 }
-
-/** The Redis clients with their own ACL user (named as the service). */
-export const REDIS_SERVICES = ['api-gateway', 'billing', 'lab-backtest'] as const;
-export type RedisService = (typeof REDIS_SERVICES)[number];
-
-/**
- * Each service's Redis ACL rules (the arguments of `ACL SETUSER <service>` after the
- * password): only its own keys under `prefix` and only the commands it runs. The gateway
- * keeps the key cache, buckets, sharing tracker and signed-out sessions (its Lua gate runs
- * on those keys); billing writes revocation tombstones into the key cache; lab-backtest
- * keeps the analytics cache.
- */
-export function redisAclRules(prefix: string): Readonly<Record<RedisService, readonly string[]>> {
-  const keys = (...patterns: string[]): string[] => patterns.map((p) => `~${prefix}${p}`);
-  const base = ['reset', 'on', '-@all', '+ping', '+hello', '+client|setname', '+info', '+quit'];
-  return {
-    'api-gateway': [...base, ...keys('auth:*', 'bucket:*', 'addrs:*', 'shared:*', 'ip:*', 'session:*'), '+get', '+set', '+exists', '+pexpire', '+hmget', '+hset', '+time', '+zadd', '+zcard', '+zremrangebyscore', '+evalsha', '+eval', '+script|load', '+script|exists'],
-    billing: [...base, ...keys('auth:*'), '+set'],
-    'lab-backtest': [...base, ...keys('lab:*'), '+get', '+set'],
-  };
-}
-
-/** `ACL SETUSER` arguments for one service: its rules and password. */
-export function redisAclSetUser(service: RedisService, password: string, prefix: string): string[] {
-  return [service, ...redisAclRules(prefix)[service], `>${password}`];
-}

@@ -155,6 +155,33 @@ describe.each(['k8s/overlays/dev', 'k8s/overlays/prod'])('%s least privilege', (
     }
   });
 
+  it('lets each engine, under the default deny, take exactly its clients and its own peers', () => {
+    type Peer = { podSelector?: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values: string[] }[] } };
+    const podLabels = (name: string): Record<string, string> => (deployments.find((d) => d.metadata.name === name)!.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+    const admits = (engine: Record<string, string>, port: number, client: Record<string, string>): boolean =>
+      policies.some(
+        (p) =>
+          p.spec.policyTypes.includes('Ingress') &&
+          selects(p, engine) &&
+          (p.spec.ingress as ({ from?: Peer[] } & { ports?: { port: number }[] })[] | undefined ?? []).some(
+            (rule) => (rule.ports ?? []).some((q) => q.port === port) && (rule.from ?? []).some((f) => f.podSelector !== undefined && selects({ spec: { podSelector: f.podSelector, policyTypes: [] } } as never, client)),
+          ),
+      );
+    const engines: { engine: Record<string, string>; port: number; clients: string[] }[] = [
+      { engine: { 'app.kubernetes.io/name': 'nats' }, port: 4222, clients: SERVICES },
+      { engine: { 'app.kubernetes.io/name': 'nats' }, port: 6222, clients: [] },
+      { engine: { 'cnpg.io/cluster': 'gridlab-pg' }, port: 5432, clients: SERVICES },
+      { engine: { 'app.kubernetes.io/name': 'redis' }, port: 6379, clients: ['api-gateway', 'billing', 'lab-backtest'] },
+    ];
+    for (const { engine, port, clients } of engines) {
+      for (const service of SERVICES) {
+        expect({ engine, port, service, admitted: admits(engine, port, podLabels(service)) }).toEqual({ engine, port, service, admitted: clients.includes(service) });
+      }
+      // Its own peers: NATS routes, PostgreSQL replication, Redis replication and Sentinel.
+      expect({ engine, peers: admits(engine, port === 4222 ? 6222 : port, engine) }).toEqual({ engine, peers: true });
+    }
+  });
+
   it('exposes the gateway through the Ingress on its HTTP port only', () => {
     const ingresses = objects.filter((o) => o.kind === 'Ingress');
     expect(ingresses).toHaveLength(1);
@@ -186,8 +213,6 @@ describe('k8s/engines: the clustered engines', () => {
     const nats = readYaml('nats-values.yaml');
     expect(nats['config'].cluster).toMatchObject({ enabled: true, replicas: 3 });
     expect(nats['config'].jetstream).toMatchObject({ enabled: true, fileStore: { enabled: true } });
-    expect(nats['config'].merge['$include']).toBe('../nats-auth/auth.conf');
-    expect(JSON.stringify(nats['podTemplate'].patch)).toContain('"secretName":"nats-auth"');
     const redis = readYaml('redis-values.yaml');
     expect(redis['architecture']).toBe('replication');
     expect(redis['sentinel']).toMatchObject({ enabled: true, masterService: { enabled: true } });

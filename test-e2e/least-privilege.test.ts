@@ -1,0 +1,284 @@
+/**
+ * Least privilege end to end (issue 15): the whole suite, each service with only its own
+ * credentials — its PostgreSQL role (k8s/engines/postgres-roles.sql), its NATS user on a
+ * server configured with exactly the `config.merge` of k8s/engines/nats-values.yaml, its
+ * Redis ACL user from k8s/engines/redis-values.yaml — serves rounds, live snapshots,
+ * pricing, backtests, analytics, strategies and the event log. Then each user tries what
+ * it must not: publish another service's facts, read the replies to another's commands,
+ * delete a stream, touch another's Redis keys; the servers refuse every one.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDevnet, type Devnet } from '@gridlab/devnet';
+import { createTestDatabase, freePort, runCli, startService, waitUntil, WORKSPACE_ROOT, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { Keypair } from '@solana/web3.js';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { parse } from 'yaml';
+
+const SERVICES = ['indexer', 'billing', 'event-log', 'lab-forward', 'lab-backtest', 'api-gateway'] as const;
+type Service = (typeof SERVICES)[number];
+const REDIS_USERS: readonly Service[] = ['api-gateway', 'billing', 'lab-backtest'];
+const SECRET = 'least-privilege-secret-0123456789abcdef';
+const HISTORY = 30;
+const DSL = { base_strategy: 'cold', params: { bet_size_lamports: 1_000_000, num_squares: 5 } };
+const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+const tag = `lp${randomBytes(4).toString('hex')}`;
+const rolePrefix = `${tag}_`;
+const redisPrefix = `${tag}:`;
+// A letter first: nats-server reads an environment variable's value as a config value, and a
+// password starting with a digit would parse as a (broken) number (k8s/README.md does the same).
+const natsPasswords = Object.fromEntries(SERVICES.map((s) => [s, `p${randomBytes(12).toString('hex')}`])) as Record<Service, string>;
+const redisPasswords = Object.fromEntries(REDIS_USERS.map((s) => [s, randomBytes(12).toString('hex')])) as Record<Service, string>;
+const redisUser = (service: Service): string => `${tag}-${service}`;
+const readYaml = (file: string): Record<string, any> => parse(readFileSync(join(WORKSPACE_ROOT, 'k8s/engines', file), 'utf8')) as Record<string, any>;
+
+let work: string;
+let db: TestDatabase;
+let natsServer: ChildProcess;
+let natsUrl: string;
+let admin: Redis;
+let devnet: Devnet;
+const running: ServiceProcess[] = [];
+let gatewayUrl: string;
+const opsPorts = {} as Record<Service, number>;
+let apiKey: string;
+let keypairFile: string;
+
+async function cli(...args: string[]): Promise<Record<string, unknown>> {
+  const { code, stdout, stderr } = await runCli(args, { GRIDLAB_API_URL: gatewayUrl, SOLANA_RPC_URL: devnet.rpcUrl, TOKEN_MINT: devnet.tokenMint });
+  if (code !== 0) throw new Error(`gridlab ${args.join(' ')} exited ${code}: ${stderr}`);
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+/** The NATS server's configuration: the chart's `config.merge` (`<< x >>` is x, unquoted, as the chart renders it). */
+function natsConfig(port: number, storeDir: string): string {
+  const merge = readYaml('nats-values.yaml')['config'].merge as Record<string, any>;
+  const config = { ...merge, host: '127.0.0.1', port, jetstream: { ...merge['jetstream'], store_dir: storeDir } };
+  return JSON.stringify(config, null, 2).replace(/"<< (.+?) >>"/g, '$1');
+}
+
+function urlAs(service: Service): string {
+  const url = new URL(db.url);
+  url.username = rolePrefix + service.replace(/-/g, '_');
+  url.password = '';
+  return url.toString();
+}
+
+function redisUrlOf(service: Service): string {
+  const url = new URL(REDIS_URL);
+  url.username = redisUser(service);
+  url.password = redisPasswords[service];
+  return url.toString();
+}
+
+function serviceEnv(service: Service): NodeJS.ProcessEnv {
+  return {
+    DATABASE_URL: urlAs(service),
+    NATS_URL: natsUrl,
+    NATS_USER: service,
+    NATS_PASSWORD: natsPasswords[service],
+    NATS_PREFIX: '',
+    REDIS_PREFIX: redisPrefix,
+    ...(REDIS_USERS.includes(service) ? { REDIS_URL: redisUrlOf(service) } : {}),
+    ...(service === 'api-gateway' || service === 'billing' ? { API_KEY_HMAC_SECRET: SECRET } : {}),
+    OPS_PORT: String(opsPorts[service]),
+    LOG_LEVEL: 'warn',
+    SOLANA_RPC_URL: devnet.rpcUrl,
+    SOLANA_WS_URL: devnet.wsUrl,
+    SLOT_SECONDS: '0.04',
+    POLL_INTERVAL_MS: '200',
+    CATCH_UP_INTERVAL_MS: '200',
+    LAB_WORKERS: '1',
+    TREASURY_ADDRESS: devnet.treasury,
+    TOKEN_MINT: devnet.tokenMint,
+  };
+}
+
+async function api<T>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T; headers: Headers }> {
+  const res = await fetch(`${gatewayUrl}/api/v1${path}`, { ...init, headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json', ...init.headers } });
+  return { status: res.status, body: (await res.json()) as T, headers: res.headers };
+}
+
+/** A connection as `service`, collecting the permission errors the server reports to it. */
+async function connectAs(service: Service): Promise<{ nc: NatsConnection; denials: string[] }> {
+  const nc = await connect({ servers: natsUrl, user: service, pass: natsPasswords[service], inboxPrefix: `_INBOX_${service}` });
+  const denials: string[] = [];
+  void (async () => {
+    for await (const s of nc.status()) if (s.type === 'error') denials.push(String(s.error.message));
+  })();
+  return { nc, denials };
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'gridlab-least-privilege-'));
+  db = await createTestDatabase();
+  const superuser = new pg.Client({ connectionString: db.url });
+  await superuser.connect();
+  await superuser.query(`SET gridlab.role_prefix = '${rolePrefix}'`);
+  await superuser.query(readFileSync(join(WORKSPACE_ROOT, 'k8s/engines/postgres-roles.sql'), 'utf8'));
+  await superuser.end();
+
+  // NATS with the chart's authorization block; the passwords come from the environment, as in the pod.
+  const natsPort = await freePort();
+  natsUrl = `nats://127.0.0.1:${natsPort}`;
+  const confFile = join(work, 'nats.conf');
+  writeFileSync(confFile, natsConfig(natsPort, join(work, 'jetstream')));
+  const natsEnv = Object.fromEntries(SERVICES.map((s) => [`NATS_PASSWORD_${s.toUpperCase().replace(/-/g, '_')}`, natsPasswords[s]]));
+  let natsLog = '';
+  natsServer = spawn(process.env['NATS_SERVER_BIN'] ?? '/usr/sbin/nats-server', ['-c', confFile], { env: { ...process.env, ...natsEnv }, stdio: ['ignore', 'ignore', 'pipe'] });
+  natsServer.stderr!.on('data', (chunk: Buffer) => (natsLog = (natsLog + chunk.toString()).slice(-4000)));
+  await waitUntil('nats-server with the chart configuration', async () => (await connectAs('indexer')).nc.close().then(() => true), (ok) => ok, { timeoutMs: 20_000, context: () => natsLog });
+
+  // The chart's ACL users, under this run's names and key prefix.
+  admin = new Redis(REDIS_URL);
+  const users = readYaml('redis-values.yaml')['auth'].acl.users as { username: Service; enabled: string; keys: string; channels: string; commands: string }[];
+  expect(users.map((u) => u.username).sort()).toEqual([...REDIS_USERS].sort());
+  for (const u of users) {
+    const rules = [u.enabled, `>${redisPasswords[u.username]}`, ...u.keys.replace(/gridlab:/g, redisPrefix).split(' '), u.channels, ...u.commands.split(' ')];
+    await admin.call('ACL', 'SETUSER', redisUser(u.username), 'reset', ...rules);
+  }
+
+  devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 40, roundSlots: 15, intermissionSlots: 4, historyRounds: HISTORY, seed: 15 });
+  for (const s of SERVICES) opsPorts[s] = await freePort();
+  const gatewayPort = await freePort();
+  gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  // Owners first: each migrates its schema and grants its readers (who may only start after).
+  for (const s of SERVICES) {
+    const env = { ...serviceEnv(s), ...(s === 'api-gateway' ? { PORT: String(gatewayPort), HOST: '127.0.0.1' } : {}) };
+    running.push(await startService(`services/${s}/src/main.ts`, env, async () => (await fetch(`http://127.0.0.1:${opsPorts[s]}/readyz`)).ok, 60_000));
+  }
+  // A real subscription: a token transfer on the devnet, verified by billing (which publishes the subscription fact).
+  const wallet = Keypair.generate();
+  keypairFile = join(work, 'wallet.json');
+  writeFileSync(keypairFile, JSON.stringify(Array.from(wallet.secretKey)));
+  await cli('devnet', 'fund', '--owner', wallet.publicKey.toBase58(), '--tokens', '1', '--sol', '1');
+  apiKey = (await cli('subscribe', '--keypair', keypairFile))['apiKey'] as string;
+}, 240_000);
+
+afterAll(async () => {
+  await Promise.all(running.map((p) => p.stop()));
+  await devnet?.stop();
+  if (natsServer !== undefined && natsServer.exitCode === null) {
+    const exited = new Promise((r) => natsServer.once('exit', r));
+    natsServer.kill('SIGKILL');
+    await exited;
+  }
+  if (admin !== undefined) {
+    for (const s of REDIS_USERS) await admin.call('ACL', 'DELUSER', redisUser(s));
+    const keys = await admin.keys(`${redisPrefix}*`);
+    if (keys.length > 0) await admin.del(...keys);
+    admin.disconnect();
+  }
+  await db?.drop();
+  const pgAdmin = new pg.Client({ connectionString: db.url.replace(/\/[^/]+$/, '/postgres') });
+  await pgAdmin.connect();
+  for (const s of SERVICES) await pgAdmin.query(`DROP ROLE IF EXISTS ${rolePrefix}${s.replace(/-/g, '_')}`);
+  await pgAdmin.end();
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+describe('least privilege: each service with only its own credentials', () => {
+  it('serves the API end to end', async () => {
+    // Indexer → PostgreSQL (its role) → the gateway's read model; indexer → NATS → the gateway's live feed.
+    await waitUntil('the history indexed and served', () => api<{ rounds?: { id: number }[] }>('/rounds?limit=1'), (r) => (r.body.rounds?.[0]?.id ?? 0) >= HISTORY);
+    const settled = devnet.currentRoundId() - 1;
+    await waitUntil('a current /live', () => api<{ roundId: number; stale: boolean }>('/live'), (r) => r.status === 200 && r.body.roundId >= settled && !r.body.stale);
+    // Gateway → billing (request/reply; the reply through billing's allow_responses).
+    expect((await api<{ tiers?: unknown }>('/pricing')).status).toBe(200);
+    // Gateway → lab-backtest (chunked replies), twice: the second analytics from lab-backtest's Redis cache.
+    const backtest = await api<{ totalRounds: number }>('/lab/backtest', { method: 'POST', body: JSON.stringify({ dsl: DSL }) });
+    expect(backtest.status).toBe(200);
+    expect((await api('/lab/analytics', { method: 'POST', body: JSON.stringify({ dsl: DSL }) })).status).toBe(200);
+    expect(await admin.keys(`${redisPrefix}*lab:analytics:*`)).not.toHaveLength(0);
+    // Gateway → lab-forward; lab-forward's durables follow the rounds.
+    const created = await api<{ strategy: { id: string } }>('/lab/strategies', { method: 'POST', body: JSON.stringify({ name: 'least privilege', dsl: DSL }) });
+    expect(created.status).toBe(201);
+    await waitUntil('forward settlement', () => api<{ roundsObserved?: number; forward?: { roundsObserved: number } }>(`/lab/strategies/${created.body.strategy.id}/forward`), (r) => r.status === 200 && ((r.body.forward?.roundsObserved ?? r.body.roundsObserved ?? 0) > 0));
+    // Billing's fact relay → BILLING → event-log: the subscription is logged.
+    await waitUntil('the subscription event', () => api<{ events: { kind: string }[] }>('/events?since=0&limit=1000'), (r) => r.status === 200 && r.body.events.some((e) => e.kind === 'subscription'));
+    // A reissue: billing answers only the gateway, writes the tombstone under its Redis user and announces the revocation.
+    const previous = apiKey;
+    apiKey = (await cli('reissue', '--keypair', keypairFile))['apiKey'] as string;
+    expect((await fetch(`${gatewayUrl}/api/v1/live`, { headers: { Authorization: `Bearer ${previous}` } })).status).toBe(401);
+    expect((await api('/live')).status).toBe(200);
+    // The gateway's rate limits ran in Redis under its ACL user (no fallback to in-process limits).
+    expect(await admin.keys(`${redisPrefix}bucket:*`)).not.toHaveLength(0);
+    const metrics = await (await fetch(`http://127.0.0.1:${opsPorts['api-gateway']}/metrics`)).text();
+    expect(metrics).toMatch(/^gateway_rate_limit_fallback(\{[^}]*\})? 0$/m);
+  }, 180_000);
+
+  it('lets no service publish another service\'s facts or serve its commands', async () => {
+    const attempts: [Service, string][] = [
+      ['api-gateway', 'billing.subscription.changed'],
+      ['event-log', 'billing.tier.changed'],
+      ['lab-forward', 'access.key.revoked'],
+      ['api-gateway', 'grid.round.settled'],
+      ['lab-backtest', 'grid.live.updated'],
+      ['indexer', 'events.event.appended'],
+    ];
+    for (const [service, subject] of attempts) {
+      const { nc, denials } = await connectAs(service);
+      nc.publish(subject, '{}');
+      await nc.flush();
+      await waitUntil(`${service} refused publishing ${subject}`, async () => denials, (d) => d.some((m) => m.includes(subject)), { timeoutMs: 5000, everyMs: 50 });
+      await nc.close();
+    }
+    // Nobody but billing answers billing's commands (it would see the subscriber's transfer and hand out keys).
+    const { nc, denials } = await connectAs('lab-backtest');
+    nc.subscribe('billing.subscription.complete');
+    await nc.flush();
+    await waitUntil('lab-backtest refused serving billing commands', async () => denials, (d) => d.some((m) => m.includes('billing.subscription.complete')), { timeoutMs: 5000, everyMs: 50 });
+    await nc.close();
+  });
+
+  it('lets no service read the replies to another service\'s requests', async () => {
+    for (const service of ['lab-backtest', 'lab-forward', 'event-log', 'indexer'] as const) {
+      const { nc, denials } = await connectAs(service);
+      const inboxes = ['_INBOX_api-gateway.>', '_INBOX.>'];
+      for (const subject of inboxes) nc.subscribe(subject);
+      await nc.flush();
+      await waitUntil(`${service} refused reading the gateway's replies`, async () => denials, (d) => inboxes.every((s) => d.some((m) => m.includes(s))), { timeoutMs: 5000, everyMs: 50 });
+      await nc.close();
+    }
+  });
+
+  it('lets no service delete or purge a stream', async () => {
+    for (const service of ['event-log', 'api-gateway', 'indexer'] as const) {
+      const { nc } = await connectAs(service);
+      const jsm = await jetstreamManager(nc);
+      await expect(jsm.streams.delete('ROUNDS')).rejects.toThrow();
+      await expect(jsm.streams.purge('BILLING')).rejects.toThrow();
+      await nc.close();
+    }
+    const { nc } = await connectAs('billing');
+    const jsm = await jetstreamManager(nc);
+    expect((await jsm.streams.info('BILLING')).state.messages).toBeGreaterThan(0);
+    await nc.close();
+  });
+
+  it("keeps each Redis user to its own commands and keys", async () => {
+    const as = (service: Service): Redis => new Redis(redisUrlOf(service), { maxRetriesPerRequest: 0, enableReadyCheck: false });
+    const denied = async (service: Service, ...command: [string, ...string[]]): Promise<void> => {
+      const client = as(service);
+      try {
+        await expect(client.call(...command)).rejects.toThrow(/NOPERM/);
+      } finally {
+        client.disconnect();
+      }
+    };
+    await denied('lab-backtest', 'GET', `${redisPrefix}auth:x`);
+    await denied('billing', 'GET', `${redisPrefix}auth:x`); // tombstones are written, never read
+    await denied('billing', 'SET', `${redisPrefix}bucket:x`, '1');
+    await denied('api-gateway', 'GET', `${redisPrefix}lab:analytics:x`);
+    await denied('api-gateway', 'FLUSHALL');
+    await denied('api-gateway', 'KEYS', '*');
+    await denied('lab-backtest', 'CONFIG', 'GET', 'requirepass');
+  });
+});
