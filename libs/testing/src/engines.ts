@@ -26,7 +26,8 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
-async function untilListening(port: number, what: string, child?: ChildProcess): Promise<void> {
+/** Resolves once something accepts TCP connections on 127.0.0.1:`port` (fails if `child` exits first). */
+export async function untilListening(port: number, what: string, child?: ChildProcess): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (!(await listening(port))) {
     if (child !== undefined && child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { untilListening } from './engines';
 import { freePort } from './processes';
 
 const NATS_SERVER = process.env['NATS_SERVER_BIN'] ?? '/usr/sbin/nats-server';
@@ -20,16 +20,6 @@ export interface NatsCluster {
   stop(): Promise<void>;
 }
 
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
-}
-
 export async function startNatsCluster(size = 3): Promise<NatsCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'gridlab-nats-cluster-'));
   const clientPorts = await Promise.all(Array.from({ length: size }, () => freePort()));
@@ -44,12 +34,7 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
       { stdio: 'ignore' },
     );
     nodes[i] = child;
-    const deadline = Date.now() + 10_000;
-    while (!(await listening(clientPorts[i]!))) {
-      if (child.exitCode !== null) throw new Error(`nats-server ${names[i]} exited with ${child.exitCode}`);
-      if (Date.now() > deadline) throw new Error(`nats-server ${names[i]} did not listen`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilListening(clientPorts[i]!, `nats-server ${names[i]}`, child);
   };
   const kill = (i: number): Promise<void> =>
     new Promise((resolve) => {
