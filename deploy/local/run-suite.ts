@@ -194,7 +194,7 @@ async function main(): Promise<void> {
   }
   if (await waitFor(`${GATEWAY_URL}/healthz`, undefined, 60_000)) {
     process.stdout.write(
-      `\n  Gridlab is up.\n  Gateway:     ${GATEWAY_URL}   (health: ${GATEWAY_URL}/healthz, readiness: ${GATEWAY_URL}/readyz)\n` +
+      `\n  Gridlab is up.\n  Dashboard:   ${GATEWAY_URL}/   (sign in with an API key or your wallet)\n  Gateway:     ${GATEWAY_URL}   (health: ${GATEWAY_URL}/healthz, readiness: ${GATEWAY_URL}/readyz)\n` +
         `  Solana RPC:  ${RPC_URL} (devnet)\n  Indexer ops: http://127.0.0.1:9101/readyz\n` +
         `  An API key: pnpm -s gridlab admin grant --owner <base58 wallet> --days 30\n` +
         `  Then:       curl -H "Authorization: Bearer <apiKey>" ${GATEWAY_URL}/api/v1/live\n  Ctrl-C stops everything.\n\n`,
