@@ -1,18 +1,23 @@
 /**
- * The production build as an image would hold it, without Docker: `pnpm build` bundles
- * every service and tool, scripts/deploy-service.sh installs each one's production
- * dependencies into its own directory (no sources, no tsx, jest, typescript or devnet),
- * and each is started from the compiled output with plain `node dist/main.js` — the devnet
- * and the CLI too — until every service is ready and the suite answers: the OpenAPI
- * document and the dashboard (files read at run time), pricing (billing over NATS), a
- * backtest (lab-backtest's compiled worker threads) and a granted key (the compiled CLI).
+ * The production build as an image would hold it, without Docker. The build context is
+ * copied as `docker build` sends it (the checkout less what .dockerignore excludes, matched
+ * by Docker's own rules), and the Dockerfile's build stage runs there: `pnpm install
+ * --frozen-lockfile`, `pnpm build` (every service and tool bundled) and
+ * scripts/deploy-service.sh, which installs each one's production dependencies into its own
+ * directory (no sources, no tsx, jest, typescript or devnet). Each is then started from
+ * the compiled output with plain `node dist/main.js` — the devnet and the CLI too — as the
+ * image's numeric user on a tree it cannot write (when the test runs as root, as CI does),
+ * until every service is ready and the suite answers: the OpenAPI document and the
+ * dashboard (files read at run time), pricing (billing over NATS), a backtest
+ * (lab-backtest's compiled worker threads) and a granted key (the compiled CLI).
  */
+import ignore from '@balena/dockerignore';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { answersOk, createTestDatabase, freePort, startNode, testNamespace, WORKSPACE_ROOT, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { dirname, join } from 'node:path';
+import { answersOk, createTestDatabase, freePort, startNode, testNamespace, WORKSPACE_ROOT, type ProcessUser, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
 
 const SERVICES = ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-forward', 'lab-backtest'] as const;
 const TOOLS = ['devnet', 'cli'] as const;
@@ -21,12 +26,15 @@ const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
 const env = { ...process.env, COREPACK_INTEGRITY_KEYS: '0' };
 
 let work: string;
+let context: string[];
 let db: TestDatabase;
 const ns = testNamespace();
 const running: ServiceProcess[] = [];
 const opsPorts: Record<string, number> = {};
 let gateway: string;
 let serviceEnv: NodeJS.ProcessEnv;
+/** As root (CI), the processes run as the image's user, who cannot write the root-owned tree, like the image. */
+const user = process.getuid?.() === 0 ? imageUser() : undefined;
 
 function filesUnder(dir: string, skip: (path: string) => boolean): string[] {
   return readdirSync(dir).flatMap((entry) => {
@@ -36,11 +44,54 @@ function filesUnder(dir: string, skip: (path: string) => boolean): string[] {
   });
 }
 
+/**
+ * The files `docker build .` sends from `root` (paths relative to it): everything but what
+ * .dockerignore excludes. Like Docker, an excluded directory is skipped whole unless an
+ * exception (`!pattern`) may bring back something inside it.
+ */
+function buildContext(root: string): string[] {
+  const rules = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n');
+  const excluded = ignore().add(rules);
+  const exceptions = rules.map((r) => r.trim()).filter((r) => r.startsWith('!')).map((r) => r.slice(1));
+  const walk = (dir: string): string[] =>
+    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+      const path = dir === '' ? entry.name : `${dir}/${entry.name}`;
+      if (entry.isDirectory()) return excluded.ignores(path) && !exceptions.some((e) => e.startsWith(`${path}/`)) ? [] : walk(path);
+      return excluded.ignores(path) ? [] : [path];
+    });
+  return walk('');
+}
+
+/** The runtime stage's `USER uid:gid` in the Dockerfile. */
+function imageUser(): ProcessUser {
+  const dockerfile = readFileSync(join(WORKSPACE_ROOT, 'deploy/docker/Dockerfile'), 'utf8');
+  const m = /^USER (\d+):(\d+)$/m.exec(dockerfile.slice(dockerfile.lastIndexOf('\nFROM ')));
+  if (m === null) throw new Error('deploy/docker/Dockerfile: the runtime stage has no numeric USER');
+  return { uid: Number(m[1]), gid: Number(m[2]) };
+}
+
+/** Every directory under `dir` made read-only (or writable again): no file can be added, renamed or removed. */
+function setDirectoriesWritable(dir: string, writable: boolean): void {
+  chmodSync(dir, writable ? 0o755 : 0o555);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) setDirectoriesWritable(join(dir, entry.name), writable);
+}
+
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'gridlab-prod-'));
-  execFileSync('corepack', ['pnpm', '-s', 'build'], { cwd: WORKSPACE_ROOT, env, stdio: 'pipe' });
+  chmodSync(work, 0o755);
+  // The Dockerfile's build stage, in a copy of the build context (never in the checkout,
+  // whose dashboard build other tests serve). Offline here: the store has every package.
+  const src = join(work, 'src');
+  context = buildContext(WORKSPACE_ROOT);
+  for (const file of context) {
+    mkdirSync(dirname(join(src, file)), { recursive: true });
+    cpSync(join(WORKSPACE_ROOT, file), join(src, file), { verbatimSymlinks: true });
+  }
+  execFileSync('corepack', ['pnpm', 'install', '--frozen-lockfile', '--offline'], { cwd: src, env, stdio: 'pipe' });
+  execFileSync('corepack', ['pnpm', '-s', 'build'], { cwd: src, env, stdio: 'pipe' });
   for (const name of [...SERVICES, ...TOOLS]) {
-    execFileSync(join(WORKSPACE_ROOT, 'scripts/deploy-service.sh'), [name, join(work, name)], { cwd: WORKSPACE_ROOT, env, stdio: 'pipe' });
+    execFileSync(join(src, 'scripts/deploy-service.sh'), [name, join(work, name)], { cwd: src, env, stdio: 'pipe' });
+    setDirectoriesWritable(join(work, name), false);
   }
   db = await createTestDatabase();
   const [rpcPort, wsPort, gatewayPort] = await Promise.all([freePort(), freePort(), freePort()]);
@@ -70,11 +121,12 @@ beforeAll(async () => {
       { ...serviceEnv, DEVNET_RPC_PORT: String(rpcPort), DEVNET_WS_PORT: String(wsPort), DEVNET_SLOT_MS: '40', DEVNET_ROUND_SLOTS: '15', DEVNET_INTERMISSION_SLOTS: '4', DEVNET_HISTORY_ROUNDS: '60' },
       () => answersOk(`http://127.0.0.1:${rpcPort}/health`),
       60_000,
+      user,
     ),
   );
   for (const s of SERVICES) {
     running.push(
-      await startNode(s, ['dist/main.js'], join(work, s), { ...serviceEnv, OPS_PORT: String(opsPorts[s]) }, () => answersOk(`http://127.0.0.1:${opsPorts[s]}/healthz`), 60_000),
+      await startNode(s, ['dist/main.js'], join(work, s), { ...serviceEnv, OPS_PORT: String(opsPorts[s]) }, () => answersOk(`http://127.0.0.1:${opsPorts[s]}/healthz`), 60_000, user),
     );
   }
 }, 300_000);
@@ -83,10 +135,19 @@ afterAll(async () => {
   await Promise.all(running.reverse().map((p) => p.stop()));
   await db?.drop();
   await ns.cleanup();
-  if (work !== undefined) await rm(work, { recursive: true, force: true });
+  if (work !== undefined) {
+    for (const name of [...SERVICES, ...TOOLS]) if (existsSync(join(work, name))) setDirectoriesWritable(join(work, name), true);
+    await rm(work, { recursive: true, force: true });
+  }
 });
 
 describe('the production build', () => {
+  it('is built from a context without installed, built, local or test files', () => {
+    const unwanted = context.filter((f) => /(^|\/)(node_modules|dist|\.git|\.gridlab|coverage)(\/|$)|\.test\.ts$|^(docs|k8s|bench\/src)\//.test(f));
+    expect(unwanted).toEqual([]);
+    expect(context).toEqual(expect.arrayContaining(['pnpm-lock.yaml', 'deploy/docker/Dockerfile', 'scripts/build.mjs', 'scripts/deploy-service.sh', 'bench/package.json', 'test-e2e/package.json']));
+  });
+
   it('holds only the bundle and production dependencies: no sources, tsx, jest, typescript or devnet', () => {
     for (const name of [...SERVICES, ...TOOLS]) {
       const dir = join(work, name);
@@ -97,6 +158,9 @@ describe('the production build', () => {
       expect({ name, sources }).toEqual({ name, sources: [] });
       const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
       expect(Object.keys(manifest.dependencies).filter((d) => d.startsWith('@gridlab/'))).toEqual([]);
+      // Source maps give stack traces their TypeScript lines without carrying the sources.
+      const withSources = filesUnder(join(dir, 'dist'), (p) => p.includes('/apps/web/')).filter((f) => f.endsWith('.js.map') && 'sourcesContent' in (JSON.parse(readFileSync(f, 'utf8')) as object));
+      expect({ name, withSources }).toEqual({ name, withSources: [] });
     }
     expect(existsSync(join(work, 'indexer/dist/assets/libs/rounds-store/migrations'))).toBe(true);
   });
@@ -123,7 +187,7 @@ describe('the production build', () => {
     const pricing = await fetch(`${gateway}/api/v1/pricing`);
     expect(pricing.status).toBe(200);
 
-    const granted = execFileSync(process.execPath, ['dist/main.js', 'admin', 'grant', '--owner', OWNER, '--days', '1'], { cwd: join(work, 'cli'), env: { ...process.env, ...serviceEnv } }).toString();
+    const granted = execFileSync(process.execPath, ['dist/main.js', 'admin', 'grant', '--owner', OWNER, '--days', '1'], { cwd: join(work, 'cli'), env: { ...process.env, ...serviceEnv }, ...user }).toString();
     const apiKey = (JSON.parse(granted) as { apiKey: string }).apiKey;
     const auth = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
     const deadline = Date.now() + 60_000;

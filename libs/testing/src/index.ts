@@ -6,7 +6,7 @@ export { createTestDatabase, type TestDatabase } from './database';
 export { testNamespace, type TestNamespace } from './namespace';
 export { syntheticRounds, comparableRounds, type SyntheticOptions } from './synthetic-rounds';
 export { runCli, WORKSPACE_ROOT, type CliResult } from './cli';
-export { freePort, startService, startNode, answersOk, type ServiceProcess } from './processes';
+export { freePort, startService, startNode, answersOk, type ServiceProcess, type ProcessUser } from './processes';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';
 export { startNatsCluster, type NatsCluster } from './nats-cluster';
 export { startPostgresServer, startRedisServer, startNatsServer, type Engine } from './engines';

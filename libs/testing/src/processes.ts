@@ -44,9 +44,16 @@ export function startService(entry: string, env: NodeJS.ProcessEnv, ready: () =>
   return startNode(entry, ['--import', 'tsx', join(WORKSPACE_ROOT, entry)], WORKSPACE_ROOT, env, ready, timeoutMs);
 }
 
+/** A numeric user and group to run a process as (only a root test runner can switch). */
+export interface ProcessUser {
+  readonly uid: number;
+  readonly gid: number;
+}
+
 /**
  * Starts `node <args>` in `cwd` (a compiled service: `['dist/main.js']`), resolved once
- * `ready()` is true; `name` names it in errors.
+ * `ready()` is true; `name` names it in errors. With `user`, the process runs as that
+ * user and group, as a container's `USER` would.
  */
 export async function startNode(
   name: string,
@@ -55,11 +62,13 @@ export async function startNode(
   env: NodeJS.ProcessEnv,
   ready: () => Promise<boolean>,
   timeoutMs = 30_000,
+  user?: ProcessUser,
 ): Promise<ServiceProcess> {
   const entry = name;
   const child = spawn(process.execPath, [...args], {
     cwd,
     env: { ...process.env, ...env },
+    ...(user === undefined ? {} : { uid: user.uid, gid: user.gid }),
     // GRIDLAB_TEST_SERVICE_LOGS=1 shows the services' logs while debugging a test.
     stdio: ['ignore', process.env['GRIDLAB_TEST_SERVICE_LOGS'] === '1' ? 'inherit' : 'ignore', 'pipe'],
   });

@@ -27,8 +27,17 @@ describe('deploy/docker/Dockerfile', () => {
     expect(runtime).toMatch(/COPY --from=build \/out\//);
   });
 
+  it('fetches the dependencies from the lockfile before the sources are copied, so that layer outlives source changes', () => {
+    const build = lines.slice(0, lines.map((l) => l.startsWith('FROM ')).lastIndexOf(true));
+    const fetch = build.indexOf('RUN pnpm fetch');
+    const copyAll = build.indexOf('COPY . .');
+    expect(fetch).toBeGreaterThan(0);
+    expect(copyAll).toBeGreaterThan(fetch);
+    for (const line of build.slice(0, fetch).filter((l) => l.startsWith('COPY '))) expect(line).toMatch(/^COPY (?:package\.json|pnpm-lock\.yaml|pnpm-workspace\.yaml| )+\.\/$/);
+  });
+
   it('builds with the production build and deploy scripts', () => {
-    expect(dockerfile).toMatch(/pnpm install --frozen-lockfile && pnpm build/);
+    expect(dockerfile).toMatch(/^RUN pnpm install --frozen-lockfile --offline && pnpm build$/m);
     expect(dockerfile).toMatch(/scripts\/deploy-service\.sh "\$\{SERVICE\}" \/out/);
   });
 });
