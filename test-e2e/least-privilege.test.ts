@@ -141,7 +141,7 @@ beforeAll(async () => {
   const users = readYaml('redis-values.yaml')['auth'].acl.users as { username: Service; enabled: string; keys: string; channels: string; commands: string }[];
   expect(users.map((u) => u.username).sort()).toEqual([...REDIS_USERS].sort());
   for (const u of users) {
-    const rules = [u.enabled, `>${redisPasswords[u.username]}`, ...u.keys.replace(/gridlab:/g, redisPrefix).split(' '), u.channels, ...u.commands.split(' ')];
+    const rules = [u.enabled, `>${redisPasswords[u.username]}`, ...u.keys.replace(/gridlab:/g, redisPrefix).split(' '), u.channels.replace(/gridlab:/g, redisPrefix), ...u.commands.split(' ')];
     await admin.call('ACL', 'SETUSER', redisUser(u.username), 'reset', ...rules);
   }
 
@@ -278,6 +278,8 @@ describe('least privilege: each service with only its own credentials', () => {
     await denied('billing', 'SET', `${redisPrefix}bucket:x`, '1');
     await denied('api-gateway', 'GET', `${redisPrefix}lab:analytics:x`);
     await denied('api-gateway', 'FLUSHALL');
+    await denied('api-gateway', 'PUBLISH', `${redisPrefix}revoked`, 'a'.repeat(64)); // only revokers announce
+    await denied('billing', 'PUBLISH', `${redisPrefix}other`, 'x');
     await denied('api-gateway', 'KEYS', '*');
     await denied('lab-backtest', 'CONFIG', 'GET', 'requirepass');
   });

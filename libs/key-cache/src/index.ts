@@ -1,6 +1,8 @@
 /**
  * The Redis layout of the API key cache. The gateway reads and fills it; revokers write
- * a tombstone into it, so every gateway replica answers 401 from that moment on.
+ * a tombstone into it, so every gateway replica answers 401 from that moment on, and
+ * announce it on `revocationChannel`, so replicas drop at once what they hold of the key
+ * in memory (a lease of its tokens).
  */
 
 /** Value of a revoked or unknown key's cache entry. */
@@ -20,12 +22,19 @@ export function keyCacheKeys(prefix: string, keyHash: Buffer) {
   };
 }
 
+/** The pub/sub channel of revocations: each message is a revoked key's hash in hex. */
+export function revocationChannel(prefix: string): string {
+  return `${prefix}revoked`;
+}
+
 /** The slice of a Redis client a revocation needs. */
 export interface RedisSetter {
   set(key: string, value: string, px: 'PX', ttlMs: number): Promise<unknown>;
+  publish(channel: string, message: string): Promise<unknown>;
 }
 
-/** Marks a key hash revoked for every gateway replica. */
+/** Marks a key hash revoked for every gateway replica, then tells them. */
 export async function tombstoneKey(redis: RedisSetter, prefix: string, keyHash: Buffer): Promise<void> {
   await redis.set(keyCacheKeys(prefix, keyHash).auth, TOMBSTONE, 'PX', TOMBSTONE_TTL_MS);
+  await redis.publish(revocationChannel(prefix), keyHash.toString('hex'));
 }

@@ -27,6 +27,12 @@ const SCHEMA = {
     max: 86_400,
     doc: 'Seconds without a new live snapshot after which /live marks it stale and /readyz reports the live feed degraded (a little over one round)',
   }),
+  RATE_LIMIT_LEASE_MS: int({
+    default: 1000,
+    min: 0,
+    max: 10_000,
+    doc: 'How long a replica may serve a busy key from tokens it took ahead from the shared Redis bucket (0: one Redis call per request)',
+  }),
   KEY_SHARING_MAX_ADDRESSES: int({ default: 3, min: 1, max: 1000, doc: 'Distinct client addresses per key within 5 minutes before a key_sharing signal' }),
   AUTH_FAILURE_BURST: int({ default: 20, min: 1, max: 100_000, doc: 'Failed authentications a client address (IPv6: /64) may make in a burst before 429 too_many_failed_auths' }),
   AUTH_FAILURES_PER_MINUTE: int({ default: 30, min: 1, max: 1_000_000, doc: 'Steady rate of failed authentications allowed per client address' }),

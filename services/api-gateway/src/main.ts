@@ -18,6 +18,7 @@ import { EventFeed } from './adapters/nats/event-feed';
 import { LiveCache, followLive } from './adapters/nats/live-feed';
 import { RedisGate } from './adapters/redis/redis-gate';
 import { RedisSessionDenylist } from './adapters/redis/session-denylist';
+import { followTombstones } from './adapters/redis/tombstones';
 import { followRevocations } from './adapters/nats/revocations';
 import { StreamRegistry } from './domain/stream-registry';
 import { InFlight } from './domain/in-flight';
@@ -26,6 +27,7 @@ import { keySharingResponder } from './app/key-sharing';
 import { loadGatewayConfig } from './config';
 import { MemoryLimiter } from './domain/memory-limiter';
 import { IP_POLICY, KEY_POLICY } from './domain/token-bucket';
+import { DEFAULT_LEASE_POLICY } from './domain/token-lease';
 import { createApp } from './http/app';
 import { createGatewayServer } from './http/server';
 import { Dashboard } from './http/dashboard';
@@ -115,6 +117,7 @@ async function main(): Promise<void> {
     keyPolicy: KEY_POLICY,
     sharingWindowMs: SHARING_WINDOW_MS,
     maxAddressesPerKey: config.KEY_SHARING_MAX_ADDRESSES,
+    lease: config.RATE_LIMIT_LEASE_MS === 0 ? { ...DEFAULT_LEASE_POLICY, maxTokens: 0 } : { ...DEFAULT_LEASE_POLICY, ttlMs: config.RATE_LIMIT_LEASE_MS },
   });
   const fallbackLimiter = new MemoryLimiter();
   const keyStore = new KeyStore(pool, config.API_KEY_HMAC_SECRET);
@@ -146,16 +149,19 @@ async function main(): Promise<void> {
   );
   const streams = new StreamRegistry({ perKey: config.STREAMS_PER_KEY, perAddress: config.STREAMS_PER_ADDRESS });
   const dumps = new StreamRegistry({ perKey: config.DUMPS_PER_KEY, perAddress: config.DUMPS_PER_ADDRESS });
-  stopRevocations = followRevocations(
-    nc,
-    names,
-    (keyHashHex) => {
-      authenticator.forget(keyHashHex);
-      const closed = streams.revoke(keyHashHex) + dumps.revoke(keyHashHex);
-      if (closed > 0) logger.info('closed the streams of a revoked key', { streams: closed });
-    },
-    logger.child({ component: 'revocations' }),
-  );
+  const revoked = (keyHashHex: string): void => {
+    authenticator.forget(keyHashHex);
+    const closed = streams.revoke(keyHashHex) + dumps.revoke(keyHashHex);
+    if (closed > 0) logger.info('closed the streams of a revoked key', { streams: closed });
+  };
+  // Two paths, so a revoked key ends at once on every replica: billing's fact on NATS, and
+  // every revoker's tombstone announced in Redis (the CLI's too).
+  const stopFacts = followRevocations(nc, names, revoked, logger.child({ component: 'revocations' }));
+  const stopTombstones = followTombstones(redis, config.REDIS_PREFIX, revoked, logger.child({ component: 'revocations' }));
+  stopRevocations = () => {
+    stopFacts();
+    stopTombstones();
+  };
   expiryTimer = setInterval(() => {
     const closed = streams.closeExpired(Date.now()) + dumps.closeExpired(Date.now());
     if (closed > 0) logger.info('closed the streams of expired keys', { streams: closed });

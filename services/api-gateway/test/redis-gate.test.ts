@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { tombstoneKey } from '@gridlab/key-cache';
 import { RedisGate } from '../src/adapters/redis/redis-gate';
 import { IP_POLICY, KEY_POLICY } from '../src/domain/token-bucket';
 
@@ -73,7 +74,7 @@ describe('RedisGate', () => {
   it('keeps a revoked key revoked even if a stale fill races the revocation', async () => {
     const hash = randomBytes(32);
     await gate.remember(hash, { subscriberId: 'sub_r', paidUntilMs });
-    await gate.revoke(hash);
+    await tombstoneKey(redis, prefix, hash);
     await gate.remember(hash, { subscriberId: 'sub_r', paidUntilMs });
     expect(await gate.check(hash, '10.0.0.1')).toEqual({ state: 'invalid' });
   });
@@ -101,6 +102,64 @@ describe('RedisGate', () => {
     expect(await gate.check(hash, '9.9.9.1')).toEqual({ state: 'miss' });
     await gate.remember(hash, { subscriberId: 'sub_m', paidUntilMs });
     expect(await gate.check(hash, '9.9.9.1')).toMatchObject({ state: 'ok', distinctAddresses: 1 });
+  });
+
+  it('serves a busy key from a lease of its tokens: one script call per lease, exact near the limit', async () => {
+    const hash = randomBytes(32);
+    const client = new Redis(REDIS_URL);
+    const leased = new RedisGate(client, options);
+    const calls = jest.spyOn(client as unknown as { gridlabGate: (...args: unknown[]) => Promise<unknown> }, 'gridlabGate');
+    await leased.remember(hash, { subscriberId: 'sub_l', paidUntilMs });
+    const remaining: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const r = await leased.check(hash, '10.0.0.9');
+      if (r.state === 'ok' && r.decision.allowed) remaining.push(r.decision.remaining);
+    }
+    // 60 - 1, then 10 leased (49 left in Redis): the next 10 requests need no call.
+    expect(calls).toHaveBeenCalledTimes(1);
+    expect(remaining).toEqual([59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49]);
+    const bucketKey = `${prefix}bucket:${hash.toString('hex')}`;
+    expect(Math.floor(Number(await redis.hget(bucketKey, 'tokens')))).toBe(49);
+    // Spend down to the limit: every token is granted once, the 429 comes exactly when the bucket is dry.
+    let allowed = 11;
+    const started = Date.now();
+    for (let i = 0; i < 200; i++) {
+      const r = await leased.check(hash, '10.0.0.9');
+      if (r.state !== 'ok' || !r.decision.allowed) break;
+      allowed++;
+    }
+    expect(allowed).toBeGreaterThanOrEqual(60);
+    expect(allowed).toBeLessThanOrEqual(60 + Math.ceil(((Date.now() - started) / 1000 + 0.1) * 5));
+    expect(calls.mock.calls.length).toBeLessThan(allowed);
+    await client.quit();
+  });
+
+  it('gives an expired lease\'s unused tokens back with the next call', async () => {
+    const hash = randomBytes(32);
+    let now = Date.now();
+    const client = new Redis(REDIS_URL);
+    const leased = new RedisGate(client, options, () => now);
+    await leased.remember(hash, { subscriberId: 'sub_g', paidUntilMs });
+    await leased.check(hash, '10.0.0.8'); // 59 left, 10 of them leased
+    await leased.check(hash, '10.0.0.8'); // from the lease: 9 unused
+    now += 1000; // the lease's time to live
+    await leased.check(hash, '10.0.0.8'); // gives 9 back, takes 1, leases 10 again
+    const tokens = Number(await redis.hget(`${prefix}bucket:${hash.toString('hex')}`, 'tokens'));
+    expect(Math.floor(tokens)).toBe(49 + 9 - 1 - 10);
+    await client.quit();
+  });
+
+  it('stops serving a revoked key from its lease once told (the revocation fact)', async () => {
+    const hash = randomBytes(32);
+    const client = new Redis(REDIS_URL);
+    const leased = new RedisGate(client, options);
+    await leased.remember(hash, { subscriberId: 'sub_v', paidUntilMs });
+    expect(await leased.check(hash, '10.0.0.7')).toMatchObject({ state: 'ok' });
+    await tombstoneKey(redis, prefix, hash); // billing or the CLI writes the tombstone
+    expect(await leased.check(hash, '10.0.0.7')).toMatchObject({ state: 'ok' }); // its lease still serves...
+    leased.forget(hash.toString('hex')); // ...until the announcement (or access.key.revoked) arrives
+    expect(await leased.check(hash, '10.0.0.7')).toEqual({ state: 'invalid' });
+    await client.quit();
   });
 
   it('limits public endpoints per address with their own policy', async () => {

@@ -30,8 +30,15 @@ export interface KeyRecord {
 export interface KeyGate {
   /** What the cache knows about the key; when valid, also takes `cost` from its bucket. */
   check(keyHash: Buffer, clientAddress: string, cost?: number): Promise<CachedKey>;
+  /**
+   * The same as `check` for a key this replica holds a lease of (see domain/token-lease),
+   * answered from memory at once; null when `check` must ask the shared cache.
+   */
+  checkLeased(keyHash: Buffer, clientAddress: string, cost?: number): (CachedKey & { readonly state: 'ok' }) | null;
   /** Caches a key record looked up in PostgreSQL (null: no such key). */
   remember(keyHash: Buffer, record: KeyRecord | null): Promise<void>;
+  /** A revoked key: nothing this replica holds for it may serve another request. */
+  forget(keyHashHex: string): void;
 }
 
 /** Signed-out dashboard sessions, denied until they would have expired (Redis in production). */

@@ -112,8 +112,20 @@ export function rateLimitHeaders(decision: BucketDecision): Record<string, strin
 export async function authorize(deps: AppDeps, req: IncomingMessage): Promise<Caller> {
   const session = sessionOf(req);
   if (session !== undefined) return deps.dashboard.authorize(session, req);
-  const address = clientAddress(req.socket.remoteAddress, headerValue(req.headers['x-forwarded-for']), deps.trustedProxies);
-  return deps.authenticator.authenticate(headerValue(req.headers.authorization), address);
+  return deps.authenticator.authenticate(headerValue(req.headers.authorization), addressOf(deps, req));
+}
+
+/**
+ * `authorize` answered at once when the Bearer key is leased by this replica (the
+ * common case of a polling client); undefined when `authorize` must decide.
+ */
+export function authorizeNow(deps: AppDeps, req: IncomingMessage): Caller | undefined {
+  if (sessionOf(req) !== undefined) return undefined;
+  return deps.authenticator.authenticateNow(headerValue(req.headers.authorization), addressOf(deps, req));
+}
+
+function addressOf(deps: AppDeps, req: IncomingMessage): string {
+  return clientAddress(req.socket.remoteAddress, headerValue(req.headers['x-forwarded-for']), deps.trustedProxies);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -32,8 +32,16 @@ describe('trustedProxies', () => {
     const proxies = trustedProxies(['10.0.0.0/8', '192.0.2.7', 'fd00::/8', '2001:db8::1']);
     expect(['10.1.2.3', '192.0.2.7', 'fd12::1', '2001:db8::1'].map((a) => proxies.has(a))).toEqual([true, true, true, true]);
     expect(['11.0.0.1', '192.0.2.8', 'fe00::1', '2001:db8::2', 'junk'].map((a) => proxies.has(a))).toEqual([false, false, false, false, false]);
+    // Answers are remembered per peer: asked again, the same.
+    expect(['10.1.2.3', '11.0.0.1', 'junk'].map((a) => proxies.has(a))).toEqual([true, false, false]);
     expect(clientAddress('10.9.8.7', '198.51.100.7, 10.200.0.1', proxies)).toBe('198.51.100.7');
     expect(clientAddress('fd00::9', '2001:db8:aa:bb::1', proxies)).toBe('2001:db8:aa:bb::/64');
+  });
+
+  it('trusts nobody when none is configured', () => {
+    const none = trustedProxies([]);
+    expect(['127.0.0.1', '10.0.0.1', '::1'].map((a) => none.has(a))).toEqual([false, false, false]);
+    expect(clientAddress('127.0.0.1', '198.51.100.7', none)).toBe('127.0.0.1');
   });
 
   it('refuses malformed entries at start-up', () => {

@@ -20,8 +20,25 @@ export function trustedProxies(entries: readonly string[]): ProxyMatcher {
     }
     list.addSubnet(address, bits, family === 6 ? 'ipv6' : 'ipv4');
   }
-  return { has: (address) => isIP(address) !== 0 && list.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4') };
+  // Asked for every request's peer: none trusted costs nothing, and BlockList.check
+  // (which builds a SocketAddress per call) runs once per peer address.
+  if (entries.length === 0) return { has: () => false };
+  const known = new Map<string, boolean>();
+  return {
+    has: (address) => {
+      let trusted = known.get(address);
+      if (trusted === undefined) {
+        trusted = isIP(address) !== 0 && list.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+        if (known.size >= MAX_KNOWN_PEERS) known.clear();
+        known.set(address, trusted);
+      }
+      return trusted;
+    },
+  };
 }
+
+/** Peer addresses whose trust is remembered (dropped whole when full). */
+const MAX_KNOWN_PEERS = 10_000;
 
 /**
  * The client's address: the socket peer, unless the peer is a trusted proxy, in which

@@ -3,7 +3,8 @@ import type { Duplex } from 'node:stream';
 import { problem } from './problem';
 import { gzipSync } from 'node:zlib';
 import type { Express } from 'express';
-import { admitStream, authorize, liveUnavailable, rateLimitHeaders, sendError, type AppDeps } from './app';
+import type { Caller } from '../app/authenticate';
+import { admitStream, authorize, authorizeNow, liveUnavailable, rateLimitHeaders, sendError, type AppDeps } from './app';
 import { requestId } from './request-id';
 import { streamParams } from './event-params';
 import type { EventStream } from './event-stream';
@@ -32,8 +33,21 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
     return gzipFor.bytes;
   };
 
-  const live = async (req: IncomingMessage, res: ServerResponse, id: string): Promise<void> => {
-    const caller = await authorize(deps, req);
+  const live = (req: IncomingMessage, res: ServerResponse, id: string): void => {
+    // A leased key is answered in this turn, with no promise; otherwise after the lookup.
+    const caller = authorizeNow(deps, req);
+    if (caller === undefined) {
+      authorize(deps, req).then((c) => answerLive(req, res, id, c)).catch(fail(res, id));
+      return;
+    }
+    try {
+      answerLive(req, res, id, caller);
+    } catch (error) {
+      fail(res, id)(error);
+    }
+  };
+
+  const answerLive = (req: IncomingMessage, res: ServerResponse, id: string, caller: Caller): void => {
     const view = deps.live.view();
     if (view === null) throw liveUnavailable();
     const headers: Record<string, string | number> = {
@@ -81,7 +95,7 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
     const url = req.url ?? '/';
     // The hot path sets its headers in one writeHead call.
     if (req.method === 'GET' && isPath(url, LIVE_PATH)) {
-      live(req, res, id).catch(fail(res, id));
+      live(req, res, id);
       return;
     }
     res.setHeader('X-Request-Id', id);

@@ -1,10 +1,13 @@
 import type { BucketPolicy } from '../../domain/token-bucket';
+import type { LeasePolicy } from '../../domain/token-lease';
 import { NOW_LUA, TAKE_TOKENS_LUA } from './token-bucket.lua';
 
 export interface GatePolicy {
   readonly key: BucketPolicy;
   readonly sharingWindowMs: number;
   readonly maxAddressesPerKey: number;
+  /** Leases of the key bucket's tokens (maxTokens 0: none). */
+  readonly lease: Pick<LeasePolicy, 'maxTokens' | 'share'>;
 }
 
 const luaNumber = (n: number): string => {
@@ -17,7 +20,9 @@ const luaNumber = (n: number): string => {
  *  1. the cached key record (`auth`): `<subscriberId>|<paidUntilMs>`, or `x` for a key
  *     known to be unknown or revoked (a tombstone that outlives any positive entry, so a
  *     racing cache fill can never resurrect a revoked key);
- *  2. for a live key, the token bucket (the same arithmetic as TOKEN_BUCKET_LUA);
+ *  2. for a live key, the token bucket (the same arithmetic as TOKEN_BUCKET_LUA), first
+ *     given back the unused tokens of this replica's ended lease, then asked for `cost`
+ *     and, when it holds plenty, a new lease (domain/token-lease.ts);
  *  3. the key-sharing tracker: client addresses seen in the sliding window, and whether
  *     this request newly crossed the limit (flagged once per window).
  *
@@ -26,8 +31,8 @@ const luaNumber = (n: number): string => {
  * records each key/address pair at most every few seconds, which keeps the per-request
  * script to the bucket). The policy (capacity, refill, window, max addresses) is
  * constant per deployment and written into the script, so a request sends only what
- * varies.
- * Returns { state, subscriberId, paidUntilMs, allowed, tokens, distinct, newlyFlagged }
+ * varies; refund (the ended lease's unused tokens, 0 for none).
+ * Returns { state, subscriberId, paidUntilMs, allowed, tokens, distinct, newlyFlagged, lease }
  * where state is 'miss' (nothing else done: resolve from PostgreSQL and retry),
  * 'invalid', 'expired' or 'ok'.
  */
@@ -45,9 +50,12 @@ local bucket = KEYS[2]
 local capacity = ${luaNumber(policy.key.capacity)}
 local rate = ${luaNumber(policy.key.refillPerSecond)}
 local cost = tonumber(ARGV[1])
+local refund = tonumber(ARGV[4]) or 0
+local leaseMax = ${luaNumber(policy.lease.maxTokens)}
+local leaseShare = ${luaNumber(policy.lease.share)}
 ${TAKE_TOKENS_LUA}
 
-if ARGV[3] ~= '1' then return { 'ok', subscriber, tostring(paidUntil), allowed, tostring(tokens), -1, 0 } end
+if ARGV[3] ~= '1' then return { 'ok', subscriber, tostring(paidUntil), allowed, tostring(tokens), -1, 0, lease } end
 local window = ${luaNumber(policy.sharingWindowMs)}
 redis.call('ZADD', KEYS[3], now, ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - window)
@@ -57,6 +65,6 @@ local flagged = 0
 if distinct > ${luaNumber(policy.maxAddressesPerKey)} then
   if redis.call('SET', KEYS[4], '1', 'NX', 'PX', window) then flagged = 1 end
 end
-return { 'ok', subscriber, tostring(paidUntil), allowed, tostring(tokens), distinct, flagged }
+return { 'ok', subscriber, tostring(paidUntil), allowed, tostring(tokens), distinct, flagged, lease }
 `;
 

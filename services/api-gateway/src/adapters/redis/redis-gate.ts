@@ -1,6 +1,7 @@
-import { POSITIVE_TTL_MS, keyCacheKeys, tombstoneKey } from '@gridlab/key-cache';
+import { POSITIVE_TTL_MS, TOMBSTONE, TOMBSTONE_TTL_MS, keyCacheKeys } from '@gridlab/key-cache';
 import type { Redis } from 'ioredis';
 import { decide, type BucketDecision, type BucketPolicy } from '../../domain/token-bucket';
+import { DEFAULT_LEASE_POLICY, TokenLeases, type LeasePolicy } from '../../domain/token-lease';
 import type { CachedKey, KeyGate, KeyRecord } from '../../app/ports';
 import { gateLua } from './gate.lua';
 import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
@@ -11,9 +12,11 @@ export interface RedisGateOptions {
   readonly keyPolicy: BucketPolicy;
   readonly sharingWindowMs: number;
   readonly maxAddressesPerKey: number;
+  /** Leases of key-bucket tokens held by this replica (maxTokens 0: a Redis call per request). */
+  readonly lease?: LeasePolicy;
 }
 
-type GateReply = [string, string?, string?, number?, string?, number?, number?];
+type GateReply = [string, string?, string?, number?, string?, number?, number?, number?];
 
 /**
  * A key/address pair is recorded in the sharing tracker at most this often per process:
@@ -25,37 +28,58 @@ const TRACK_EVERY_MS = 10_000;
 const MAX_TRACKED_ADDRESSES = 1_000;
 
 interface HashEntry {
+  /** The key hash in hex (the lease's name). */
+  readonly id: string;
   readonly keys: ReturnType<typeof keyCacheKeys>;
   readonly tracked: Map<string, number>;
 }
 
 /**
  * The gateway's Redis side: key cache, per-key bucket and key-sharing tracker in one
- * script call per paid request (see gate.lua.ts), the per-IP bucket for public
- * endpoints, and cache writes. Every call rejects quickly when Redis is slow or down
+ * script call (see gate.lua.ts), the per-IP bucket for public endpoints, and cache
+ * writes. A busy key is served from a lease of its bucket's tokens between calls
+ * (domain/token-lease.ts), except when its address is due to be recorded by the
+ * sharing tracker. Every call rejects quickly when Redis is slow or down
  * (the client is built with a 50 ms command timeout and no offline queue); the caller
  * falls back to PostgreSQL and the in-process limiter.
  */
 export class RedisGate implements KeyGate {
   private readonly entries = new WeakMap<Buffer, HashEntry>();
+  private readonly leases: TokenLeases;
 
   constructor(
     private readonly redis: Redis,
     private readonly options: RedisGateOptions,
     private readonly now: () => number = Date.now,
   ) {
+    const lease = options.lease ?? DEFAULT_LEASE_POLICY;
+    this.leases = new TokenLeases(options.keyPolicy, lease, now);
     redis.defineCommand('gridlabGate', {
       numberOfKeys: 4,
-      lua: gateLua({ key: options.keyPolicy, sharingWindowMs: options.sharingWindowMs, maxAddressesPerKey: options.maxAddressesPerKey }),
+      lua: gateLua({ key: options.keyPolicy, sharingWindowMs: options.sharingWindowMs, maxAddressesPerKey: options.maxAddressesPerKey, lease }),
     });
     redis.defineCommand('gridlabBucket', { numberOfKeys: 1, lua: TOKEN_BUCKET_LUA });
   }
 
-  /** Looks a key hash up and, when it is live, takes `cost` tokens from its bucket. */
+  /**
+   * A request of a key this replica holds a lease of, unless its address is due to be
+   * recorded by the sharing tracker (that takes the script).
+   */
+  checkLeased(keyHash: Buffer, clientAddress: string, cost = 1): (CachedKey & { readonly state: 'ok' }) | null {
+    const entry = this.entryOf(keyHash);
+    if (this.dueForTracking(entry, clientAddress)) return null;
+    const leased = this.leases.take(entry.id, cost);
+    return leased === null ? null : { state: 'ok', ...leased, distinctAddresses: -1, newlyFlagged: false };
+  }
+
+  /** Looks a key hash up and, when it is live, takes `cost` tokens from its bucket (or this replica's lease of them). */
   async check(keyHash: Buffer, clientAddress: string, cost = 1): Promise<CachedKey> {
+    const leased = this.checkLeased(keyHash, clientAddress, cost);
+    if (leased !== null) return leased;
     const entry = this.entryOf(keyHash);
     const keys = entry.keys;
     const track = this.shouldTrack(entry, clientAddress);
+    const refund = this.leases.end(entry.id);
     const reply = (await (this.redis as unknown as GateCommands).gridlabGate(
       keys.auth,
       keys.bucket,
@@ -64,17 +88,22 @@ export class RedisGate implements KeyGate {
       cost,
       clientAddress,
       track ? '1' : '0',
+      refund,
     )) as GateReply;
-    const [state, subscriberId = '', paidUntil = '0', allowed = 0, tokens = '0', distinct = 0, flagged = 0] = reply;
+    const [state, subscriberId = '', paidUntil = '0', allowed = 0, tokens = '0', distinct = 0, flagged = 0, lease = 0] = reply;
     // The script stops before the tracker unless the key is live: record the pair next time.
     if (track && state !== 'ok') entry.tracked.delete(clientAddress);
     if (state === 'miss' || state === 'invalid') return { state };
     if (state === 'expired') return { state, subscriberId, paidUntilMs: Number(paidUntil) };
+    const paidUntilMs = Number(paidUntil);
+    const sharedTokens = Number(tokens);
+    this.leases.grant(entry.id, { subscriberId, paidUntilMs, tokens: lease, sharedTokens });
     return {
       state: 'ok',
       subscriberId,
-      paidUntilMs: Number(paidUntil),
-      decision: decide(this.options.keyPolicy, Number(tokens), allowed === 1, cost),
+      paidUntilMs,
+      // The lease's tokens are this key's too.
+      decision: decide(this.options.keyPolicy, sharedTokens + lease, allowed === 1, cost),
       distinctAddresses: distinct,
       newlyFlagged: flagged === 1,
     };
@@ -88,35 +117,40 @@ export class RedisGate implements KeyGate {
   private entryOf(keyHash: Buffer): HashEntry {
     let entry = this.entries.get(keyHash);
     if (entry === undefined) {
-      entry = { keys: keyCacheKeys(this.options.prefix, keyHash), tracked: new Map() };
+      entry = { id: keyHash.toString('hex'), keys: keyCacheKeys(this.options.prefix, keyHash), tracked: new Map() };
       this.entries.set(keyHash, entry);
     }
     return entry;
   }
 
-  private shouldTrack(entry: HashEntry, clientAddress: string): boolean {
-    const nowMs = this.now();
+  private dueForTracking(entry: HashEntry, clientAddress: string): boolean {
     const last = entry.tracked.get(clientAddress);
-    if (last !== undefined && nowMs - last < TRACK_EVERY_MS) return false;
+    return last === undefined || this.now() - last >= TRACK_EVERY_MS;
+  }
+
+  /** Whether this request records its address in the tracker; if so, noted as recorded now. */
+  private shouldTrack(entry: HashEntry, clientAddress: string): boolean {
+    if (!this.dueForTracking(entry, clientAddress)) return false;
+    const nowMs = this.now();
     if (entry.tracked.size >= MAX_TRACKED_ADDRESSES) entry.tracked.clear();
     entry.tracked.set(clientAddress, nowMs);
     return true;
   }
 
   /**
-   * Caches what PostgreSQL said about a key hash (null: unknown or revoked). Positive
-   * records are written only if nothing is cached yet, so a fill racing a revocation
-   * cannot overwrite the revocation's tombstone.
+   * Caches what PostgreSQL said about a key hash (null: unknown or revoked, as a
+   * tombstone). Positive records are written only if nothing is cached yet, so a fill
+   * racing a revocation cannot overwrite the revocation's tombstone.
    */
   async remember(keyHash: Buffer, record: KeyRecord | null): Promise<void> {
-    if (record === null) return tombstoneKey(this.redis, this.options.prefix, keyHash);
     const key = keyCacheKeys(this.options.prefix, keyHash).auth;
-    await this.redis.set(key, `${record.subscriberId}|${record.paidUntilMs}`, 'PX', POSITIVE_TTL_MS, 'NX');
+    if (record === null) await this.redis.set(key, TOMBSTONE, 'PX', TOMBSTONE_TTL_MS);
+    else await this.redis.set(key, `${record.subscriberId}|${record.paidUntilMs}`, 'PX', POSITIVE_TTL_MS, 'NX');
   }
 
-  /** Marks a key hash revoked on every replica at once (they all read this cache). */
-  async revoke(keyHash: Buffer): Promise<void> {
-    await this.remember(keyHash, null);
+  /** A revoked key (its tombstone announced, or access.key.revoked): this replica's lease of its tokens ends now. */
+  forget(keyHashHex: string): void {
+    this.leases.forget(keyHashHex);
   }
 
   /** Per-client-address bucket for public endpoints. */
