@@ -26,18 +26,29 @@ const EXPORT_TIMEOUT_MS = 6 * 3600_000;
 export async function exportRoundsNdjson(pool: Pool, fromId: number, toId: number): Promise<{ stream: NodeJS.ReadableStream; release: () => void }> {
   if (!Number.isSafeInteger(fromId) || !Number.isSafeInteger(toId)) throw new RangeError('ids must be safe integers');
   const client = await pool.connect();
+  try {
+    // Rows in the primary key's order, read off its index as they go out. Left to itself
+    // the planner may sort a wide range (its choice on stale statistics, or a sequential
+    // scan of most of the table), and a sort of the whole range spills to disk before the
+    // first row leaves: four times the work of the COPY itself, measured.
+    await client.query('BEGIN READ ONLY; SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off');
+  } catch (error) {
+    client.release(true);
+    throw error;
+  }
   // COPY takes no parameters; the bounds are checked integers.
   const query = Object.assign(
     copyTo(`COPY (SELECT ${ROUND_COLUMNS.join(', ')} FROM indexer.rounds WHERE id BETWEEN ${fromId} AND ${toId} ORDER BY id) TO STDOUT (FORMAT binary)`),
     { query_timeout: EXPORT_TIMEOUT_MS },
   );
   const copy = client.query(query) as typeof query & { callback?: (error: Error | null) => void };
-  const out = new BinaryRoundsToNdjson();
   let completed = false;
-  copy.on('end', () => {
+  // The stream ends once the read-only transaction has ended, so the connection goes back clean.
+  const out = new BinaryRoundsToNdjson(async () => {
+    await client.query('COMMIT');
     completed = true;
-    copy.callback?.(null);
   });
+  copy.on('end', () => copy.callback?.(null));
   // Errors of either side end both; the consumer sees them on `out`.
   pipeline(copy, out, () => undefined);
   let released = false;
@@ -94,9 +105,18 @@ const PAIRS = Uint16Array.from({ length: 100 }, (_, n) => (48 + Math.floor(n / 1
  * bytes (the same text JSON.stringify gives): no intermediate strings, so a dump costs
  * little more than the COPY itself.
  */
-class BinaryRoundsToNdjson extends Transform {
+export class BinaryRoundsToNdjson extends Transform {
   private pending: Buffer = Buffer.alloc(0);
   private headerSeen = false;
+
+  /** `beforeEnd` runs once every line is out, and the stream ends when it has. */
+  constructor(private readonly beforeEnd: () => Promise<void> = async () => undefined) {
+    super();
+  }
+
+  override _flush(done: TransformCallback): void {
+    this.beforeEnd().then(() => done(), done);
+  }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     const data = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
