@@ -7,7 +7,8 @@ import { startGatewayUnderTest } from './gateway-harness';
 import type { Bench } from './types';
 
 const ROUNDS = 200_000;
-const TARGET = 100_000;
+/** Issue 17: at least this many rounds per second (the 2-core machine). */
+const TARGET = 150_000;
 const RUNS = 3;
 /** Issue 17: /dump ≥ this share of a raw COPY of the same rows. */
 const RATIO_TARGET = 0.5;

@@ -16,14 +16,15 @@ import type { Bench } from './types';
 
 const ROUNDS = 200_000;
 const RUNS = 3;
-const TARGET = 100_000;
+/** Issue 17: at least this many rounds per second (the 2-core machine). */
+const TARGET = 150_000;
 /** Issue 17: import ≥ this share of what PostgreSQL ingests by binary COPY alone. */
 const RATIO_TARGET = 0.5;
 /** Rounds per COPY of the baseline, as the import writes them. */
 const COPY_BATCH = 10_000;
 
 /**
- * Import throughput: NDJSON file → parse and validation (worker thread) → binary COPY
+ * Import throughput: NDJSON file → parse and validation → binary COPY
  * into a fresh database. Two cores are shared by the parser, the writer and PostgreSQL,
  * so single runs scatter by ±15%: the figure is the median of three runs.
  */
