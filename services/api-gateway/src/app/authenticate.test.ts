@@ -28,7 +28,7 @@ class FakeGate implements KeyGate {
     this.checks++;
     return ok(50);
   }
-  async remember(_keyHash: Buffer, _record: KeyRecord | null): Promise<void> {}
+  async remember(_keyHash: Buffer, _record: KeyRecord): Promise<void> {}
   forget(): void {
     this.leased = false;
   }

@@ -35,8 +35,8 @@ export interface KeyGate {
    * answered from memory at once; null when `check` must ask the shared cache.
    */
   checkLeased(keyHash: Buffer, clientAddress: string, cost?: number): (CachedKey & { readonly state: 'ok' }) | null;
-  /** Caches a key record looked up in PostgreSQL (null: no such key). */
-  remember(keyHash: Buffer, record: KeyRecord | null): Promise<void>;
+  /** Caches a key record looked up in PostgreSQL (unknown keys are never cached here). */
+  remember(keyHash: Buffer, record: KeyRecord): Promise<void>;
   /** A revoked key: nothing this replica holds for it may serve another request. */
   forget(keyHashHex: string): void;
 }

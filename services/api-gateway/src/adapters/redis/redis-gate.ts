@@ -1,4 +1,4 @@
-import { POSITIVE_TTL_MS, TOMBSTONE, TOMBSTONE_TTL_MS, keyCacheKeys } from '@gridlab/key-cache';
+import { POSITIVE_TTL_MS, keyCacheKeys } from '@gridlab/key-cache';
 import type { Redis } from 'ioredis';
 import { decide, type BucketDecision, type BucketPolicy } from '../../domain/token-bucket';
 import { DEFAULT_LEASE_POLICY, TokenLeases, type LeasePolicy } from '../../domain/token-lease';
@@ -67,18 +67,18 @@ export class RedisGate implements KeyGate {
    */
   checkLeased(keyHash: Buffer, clientAddress: string, cost = 1): (CachedKey & { readonly state: 'ok' }) | null {
     const entry = this.entryOf(keyHash);
-    if (this.dueForTracking(entry, clientAddress)) return null;
-    const leased = this.leases.take(entry.id, cost);
-    return leased === null ? null : { state: 'ok', ...leased, distinctAddresses: -1, newlyFlagged: false };
+    return this.dueForTracking(entry, clientAddress) ? null : this.fromLease(entry, cost);
   }
 
   /** Looks a key hash up and, when it is live, takes `cost` tokens from its bucket (or this replica's lease of them). */
   async check(keyHash: Buffer, clientAddress: string, cost = 1): Promise<CachedKey> {
-    const leased = this.checkLeased(keyHash, clientAddress, cost);
-    if (leased !== null) return leased;
     const entry = this.entryOf(keyHash);
-    const keys = entry.keys;
     const track = this.shouldTrack(entry, clientAddress);
+    if (!track) {
+      const leased = this.fromLease(entry, cost);
+      if (leased !== null) return leased;
+    }
+    const keys = entry.keys;
     const refund = this.leases.end(entry.id);
     const reply = (await (this.redis as unknown as GateCommands).gridlabGate(
       keys.auth,
@@ -123,6 +123,11 @@ export class RedisGate implements KeyGate {
     return entry;
   }
 
+  private fromLease(entry: HashEntry, cost: number): (CachedKey & { readonly state: 'ok' }) | null {
+    const leased = this.leases.take(entry.id, cost);
+    return leased === null ? null : { state: 'ok', ...leased, distinctAddresses: -1, newlyFlagged: false };
+  }
+
   private dueForTracking(entry: HashEntry, clientAddress: string): boolean {
     const last = entry.tracked.get(clientAddress);
     return last === undefined || this.now() - last >= TRACK_EVERY_MS;
@@ -138,14 +143,13 @@ export class RedisGate implements KeyGate {
   }
 
   /**
-   * Caches what PostgreSQL said about a key hash (null: unknown or revoked, as a
-   * tombstone). Positive records are written only if nothing is cached yet, so a fill
-   * racing a revocation cannot overwrite the revocation's tombstone.
+   * Caches a key record PostgreSQL gave, only if nothing is cached yet, so a fill racing
+   * a revocation cannot overwrite the revocation's tombstone (revokers write those:
+   * `tombstoneKey`).
    */
-  async remember(keyHash: Buffer, record: KeyRecord | null): Promise<void> {
+  async remember(keyHash: Buffer, record: KeyRecord): Promise<void> {
     const key = keyCacheKeys(this.options.prefix, keyHash).auth;
-    if (record === null) await this.redis.set(key, TOMBSTONE, 'PX', TOMBSTONE_TTL_MS);
-    else await this.redis.set(key, `${record.subscriberId}|${record.paidUntilMs}`, 'PX', POSITIVE_TTL_MS, 'NX');
+    await this.redis.set(key, `${record.subscriberId}|${record.paidUntilMs}`, 'PX', POSITIVE_TTL_MS, 'NX');
   }
 
   /** A revoked key (its tombstone announced, or access.key.revoked): this replica's lease of its tokens ends now. */
