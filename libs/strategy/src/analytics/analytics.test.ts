@@ -180,6 +180,22 @@ describe('seeded PRNG', () => {
     expect(mean).toBeLessThan(0.52);
     expect(createPrng(43)()).not.toBe(createPrng(42)());
   });
+
+  it('draws indices in a batch exactly as one call per draw would, and goes on from there', () => {
+    fc.assert(
+      fc.property(fc.nat(), fc.integer({ min: 0, max: 300 }), fc.integer({ min: 1, max: 2 ** 28 - 1 }), fc.integer({ min: 1, max: 8 }), (seed, count, bound, scale) => {
+        const a = createPrng(seed);
+        const b = createPrng(seed);
+        a();
+        b();
+        const batch = new Int32Array(count);
+        a.drawIndices(batch, count, bound, scale);
+        const one = Array.from({ length: count }, () => Math.floor(b() * bound) * scale);
+        expect(Array.from(batch)).toEqual(one);
+        expect(a()).toBe(b());
+      }),
+    );
+  });
 });
 
 describe('normal upper tail', () => {

@@ -1,4 +1,5 @@
 import type { Distribution } from '@gridlab/contracts';
+import type { Prng } from './prng';
 const BLOCK_FIELDS = 5;
 /** Resamples between yield points (a few ms of work). */
 const YIELD_EVERY = 100;
@@ -49,7 +50,7 @@ export function movingBlockBootstrap(
   stake: Float64Array,
   iterations: number,
   blockLength: number,
-  random: () => number,
+  random: Prng,
   yieldPoint: () => void = () => undefined,
 ): BootstrapSamples {
   const n = pnl.length;
@@ -71,9 +72,10 @@ export function movingBlockBootstrap(
     for (let t = s; t < s + b; t++) {
       prefix += pnl[t]!;
       st += stake[t]!;
-      if (prefix > hi) hi = prefix;
-      if (prefix < lo) lo = prefix;
-      if (hi - prefix > dd) dd = hi - prefix;
+      // Math.max and min, not branches: on a PnL series these go either way at random.
+      hi = Math.max(hi, prefix);
+      lo = Math.min(lo, prefix);
+      dd = Math.max(dd, hi - prefix);
     }
     const at = s * BLOCK_FIELDS;
     blocks[at] = prefix;
@@ -88,20 +90,17 @@ export function movingBlockBootstrap(
   for (let it = 0; it < iterations; it++) {
     if (it % YIELD_EVERY === YIELD_EVERY - 1) yieldPoint();
     // Draw the blocks first: the walk below then has independent loads the CPU overlaps.
-    for (let k = 0; k < fullBlocks; k++) picks[k] = Math.floor(random() * starts) * BLOCK_FIELDS;
+    random.drawIndices(picks, fullBlocks, starts, BLOCK_FIELDS);
     let level = 0;
     let peak = 0;
     let dd = 0;
     let staked = 0;
     for (let k = 0; k < fullBlocks; k++) {
       const at = picks[k]!;
-      // Within the block the fall is from the running peak or from a peak inside it.
-      const fromPeak = peak - level - blocks[at + 2]!;
-      const inner = blocks[at + 4]!;
-      const fall = fromPeak > inner ? fromPeak : inner;
-      if (fall > dd) dd = fall;
-      const top = level + blocks[at + 3]!;
-      if (top > peak) peak = top;
+      // Within the block the fall is from the running peak or from a peak inside it
+      // (Math.max, not branches: a mispredicted branch costs more than the step).
+      dd = Math.max(dd, peak - level - blocks[at + 2]!, blocks[at + 4]!);
+      peak = Math.max(peak, level + blocks[at + 3]!);
       level += blocks[at]!;
       staked += blocks[at + 1]!;
     }
