@@ -3,7 +3,7 @@ import { backtest } from '../backtest/backtest';
 import { normalizeDsl } from '../dsl/normalize';
 import { BASE_STRATEGIES, FILTER_METRICS, SIZING_MODES, type Dsl } from '../dsl/types';
 import { History, type RoundInput } from '../history/history';
-import { arbitraryHistory, fixtureRounds, flatRound } from '../testing/fixtures';
+import { arbitraryHistory, arbitraryMixedHistory, fixtureRounds, flatRound } from '../testing/fixtures';
 import { createRunner } from './runner';
 
 const B = 1_000_000;
@@ -65,10 +65,11 @@ describe('runner', () => {
     );
   });
 
-  it('runTo with flat stakes (the fused loop, with and without precomputed rankings) equals stepping round by round, also when resumed', () => {
+  it('runTo with one stake per round (the fused loop, with and without precomputed rankings; any sizing mode) equals stepping round by round, also when resumed', () => {
     const flatDsl = fc
       .record({
         base: fc.constantFrom(...BASE_STRATEGIES),
+        mode: fc.constantFrom(...SIZING_MODES),
         k: fc.integer({ min: 1, max: 25 }),
         bet: fc.integer({ min: 1, max: 3 * B }),
         cap: fc.constantFrom(B, 100_000_000),
@@ -78,11 +79,12 @@ describe('runner', () => {
         stopLoss: fc.constantFrom(0, 20 * B),
         droughtThreshold: fc.integer({ min: 0, max: 40 }),
       })
-      .map(({ base, k, bet, cap, cooldown, stopStreak, takeProfit, stopLoss, droughtThreshold }) =>
+      .map(({ base, mode, k, bet, cap, cooldown, stopStreak, takeProfit, stopLoss, droughtThreshold }) =>
         normalizeDsl({
           base_strategy: base,
           params: {
             bet_size_lamports: bet,
+            sizing_mode: mode,
             num_squares: k,
             drought_threshold: droughtThreshold,
             custom_squares: [2, 9],
@@ -95,7 +97,7 @@ describe('runner', () => {
         }),
       );
     fc.assert(
-      fc.property(arbitraryHistory(2, 120), flatDsl, fc.nat(), (rounds, dsl, seed) => {
+      fc.property(fc.oneof(arbitraryHistory(2, 120), arbitraryMixedHistory(2, 120)), flatDsl, fc.nat(), (rounds, dsl, seed) => {
         const history = History.from(rounds);
         const stepped = createRunner(dsl, history, { record: true });
         for (let i = 0; i < rounds.length; i++) stepped.step();

@@ -126,7 +126,12 @@ export class Runner {
   private readonly observes: boolean;
   /** Fixed squares at a flat stake with no filters: every decision is the same one. */
   private readonly constantDecision: boolean;
-  /** The stake per square when runTo may take the fused flat loop (flat, no filters, no chance moments), else 0. */
+  /**
+   * runTo may take the fused loop: one stake for every square of a round (any sizing mode
+   * but kelly), no filters, no chance moments.
+   */
+  private readonly fused: boolean;
+  /** Flat sizing: the stake per square (0: nothing is ever staked) and whether the cap cut it. */
   private readonly flatStake: number;
   private readonly flatCapHit: boolean;
   private readonly precomputed: boolean | undefined;
@@ -173,8 +178,8 @@ export class Runner {
       this.capHit = p.bet_size_lamports > this.cap;
     }
     if (p.sizing_mode === 'flat') this.stats.constantStake = Math.min(p.bet_size_lamports, this.cap);
-    const flat = p.sizing_mode === 'flat' && dsl.filters.length === 0 && options.chanceMoments !== true;
-    this.flatStake = flat ? Math.min(Math.floor(p.bet_size_lamports), this.cap) : 0;
+    this.fused = !kelly && dsl.filters.length === 0 && options.chanceMoments !== true;
+    this.flatStake = p.sizing_mode === 'flat' ? Math.min(Math.floor(p.bet_size_lamports), this.cap) : 0;
     this.flatCapHit = Math.floor(p.bet_size_lamports) > this.cap;
     this.precomputed = options.precomputedRankings;
   }
@@ -268,8 +273,8 @@ export class Runner {
     }
     if (end === this.pos) return;
     this.begin(this.pos, end);
-    if (this.flatStake > 0) {
-      this.runFlat(this.pos, end);
+    if (this.fused && (this.flatStake > 0 || this.progression.mode !== FLAT)) {
+      this.runUniform(this.pos, end);
     } else {
       const winning = this.history.winning;
       for (let i = this.pos; i < end; i++) {
@@ -281,12 +286,14 @@ export class Runner {
   }
 
   /**
-   * runTo for flat sizing without filters or chance moments, the common case: the same
-   * decisions and accounts as decideInto + settle + RunStats.bet, fused into one loop
-   * whose running figures live in locals (registers) rather than object fields, written
-   * back once at the end. runner.test.ts checks it against step() round by round.
+   * runTo for one stake on every chosen square (flat sizing, or a progression of
+   * martingale, reverse_martingale, fibonacci or dalembert) without filters or chance
+   * moments, the common case: the same decisions and accounts as decideInto + settle +
+   * RunStats.bet, fused into one loop whose running figures live in locals (registers)
+   * rather than object fields, written back once at the end. runner.test.ts checks it
+   * against step() round by round.
    */
-  private runFlat(from: number, end: number): void {
+  private runUniform(from: number, end: number): void {
     const h = this.history;
     const { winning, winnerDeployed, sumDeployed, rule } = h;
     const stats = this.stats;
@@ -295,8 +302,13 @@ export class Runner {
     const selector = this.selector;
     const observes = this.observes;
     const constant = this.constantDecision;
-    const stake = this.flatStake;
-    const capHit = this.flatCapHit;
+    const progression = this.progression;
+    // A progression sizes each round from the streak; flat sizing has one stake throughout.
+    const progressive = progression.mode !== FLAT;
+    const staked = stats.staked;
+    const cap = this.cap;
+    let stake = this.flatStake;
+    let capHit = this.flatCapHit;
     const fee = this.fee;
     const cooldownRounds = this.cooldownRounds;
     const record = stats.record;
@@ -355,6 +367,12 @@ export class Runner {
           squares = selector.chosen;
         }
         bet = m > 0;
+        if (bet && progressive) {
+          stake = Math.floor(progression.rawStake(streak));
+          capHit = stake > cap;
+          if (capHit) stake = cap;
+          bet = stake > 0;
+        }
       }
       if (bet) {
         let hit = false;
@@ -363,6 +381,8 @@ export class Runner {
           betCount[s]!++;
           if (s === w) hit = true;
         }
+        // Flat sizing's per-square stakes follow from the counts (RunStats.constantStake).
+        if (progressive) for (let j = start; j < start + m; j++) staked[squares[j]!]! += stake;
         const stakeSum = stake * m;
         const sw = hit ? stake : 0;
         let payout: number;
@@ -385,6 +405,10 @@ export class Runner {
         if (hit) {
           roundsWon++;
           winCount[w]!++;
+        }
+        if (progressive) {
+          if (pnl < 0) progression.onLoss();
+          else progression.onWin();
         }
         roundsBet++;
         squaresBet += m;
