@@ -1,8 +1,3 @@
-/**
- * sfc32 seeded through splitmix32: a small, fast PRNG with a 128-bit state, so analytics
- * are reproducible from one 32-bit seed on every platform. The state lives in a typed
- * array: as plain variables, 32-bit values above 2^30 would be boxed on every step.
- */
 /** A seeded generator: each call draws a uniform number in [0, 1). */
 export interface Prng {
   (): number;
@@ -13,6 +8,11 @@ export interface Prng {
   drawIndices(out: Int32Array, count: number, bound: number, scale: number): void;
 }
 
+/**
+ * sfc32 seeded through splitmix32: a small, fast PRNG with a 128-bit state, so analytics
+ * are reproducible from one 32-bit seed on every platform. The state lives in a typed
+ * array: as plain variables, 32-bit values above 2^30 would be boxed on every step.
+ */
 export function createPrng(seed: number): Prng {
   const state = new Uint32Array(4);
   let z = seed >>> 0;

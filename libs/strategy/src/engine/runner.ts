@@ -128,7 +128,7 @@ export class Runner {
   private readonly constantDecision: boolean;
   /**
    * runTo may take the fused loop: one stake for every square of a round (any sizing mode
-   * but kelly), no filters, no chance moments.
+   * but kelly, a flat one above 0), no filters, no chance moments.
    */
   private readonly fused: boolean;
   /** Flat sizing: the stake per square (0: nothing is ever staked) and whether the cap cut it. */
@@ -178,8 +178,9 @@ export class Runner {
       this.capHit = p.bet_size_lamports > this.cap;
     }
     if (p.sizing_mode === 'flat') this.stats.constantStake = Math.min(p.bet_size_lamports, this.cap);
-    this.fused = !kelly && dsl.filters.length === 0 && options.chanceMoments !== true;
     this.flatStake = p.sizing_mode === 'flat' ? Math.min(Math.floor(p.bet_size_lamports), this.cap) : 0;
+    // A flat stake of 0 bets nothing: the general path says so round by round.
+    this.fused = !kelly && dsl.filters.length === 0 && options.chanceMoments !== true && (p.sizing_mode !== 'flat' || this.flatStake > 0);
     this.flatCapHit = Math.floor(p.bet_size_lamports) > this.cap;
     this.precomputed = options.precomputedRankings;
   }
@@ -273,7 +274,7 @@ export class Runner {
     }
     if (end === this.pos) return;
     this.begin(this.pos, end);
-    if (this.fused && (this.flatStake > 0 || this.progression.mode !== FLAT)) {
+    if (this.fused) {
       this.runUniform(this.pos, end);
     } else {
       const winning = this.history.winning;
