@@ -1,4 +1,6 @@
 import type { Round } from '@gridlab/contracts';
+import { RoundBatch } from './round-batch';
+import { PAYOUT_RULE_CODES } from './rounds-table';
 
 export const SQUARES = 25;
 
@@ -19,7 +21,7 @@ export interface RoundSums {
   readonly totalWinnings: bigint;
   /** Non-voided rounds only. */
   readonly settledDeployed: bigint;
-  /** Non-voided rounds: 100 x the SOL miners got back (see `returnedX100`), all rules. */
+  /** Non-voided rounds: 100 x the SOL miners got back (see `sumBatch`), all rules. */
   readonly winnerReturnX100: bigint;
   readonly hits: readonly number[];
   readonly deployedBySquare: readonly bigint[];
@@ -31,7 +33,7 @@ export interface RoundSums {
 export interface RuleSums {
   readonly rounds: number;
   readonly settledDeployed: bigint;
-  /** 100 x the SOL miners got back (see `returnedX100`). */
+  /** 100 x the SOL miners got back (see `sumBatch`). */
   readonly returnedX100: bigint;
   /** ORE base units rewarded: the round's reward plus any motherlode. */
   readonly oreReward: bigint;
@@ -41,20 +43,13 @@ export interface RuleSums {
 
 const ORE_BASE_UNITS = 100_000_000_000n;
 
-/**
- * 100 x the SOL a settled round paid back to miners: under `parimutuel` the winners'
- * stake less the 1% admin fee plus what they shared (`99 * deployed[w] + 100 *
- * totalWinnings`); under `returns` every square's SOL back, which the program records
- * as `totalWinnings` (`100 * totalWinnings`).
- */
-export function returnedX100(round: Round): bigint {
-  const winnings = 100n * BigInt(round.totalWinnings);
-  if (round.payoutRule === 'returns' || round.winningSquare === null) return winnings;
-  return 99n * BigInt(round.deployed[round.winningSquare]!) + winnings;
-}
-
 /** Sums over `rounds` (any order); the deltas applied to the stored aggregates. */
 export function sumRounds(rounds: readonly Round[]): RoundSums {
+  return sumBatch(RoundBatch.of(rounds), null);
+}
+
+/** Sums over the batch's rows `rows` (indices, any order), or over all of them when null. */
+export function sumBatch(batch: RoundBatch, rows: readonly number[] | null): RoundSums {
   const hits = new Array<number>(SQUARES).fill(0);
   const bySquare = new Array<number>(SQUARES).fill(0);
   // Per-square sums stay exact as doubles for up to ~9e6 rounds of 1e9-lamport stakes
@@ -67,33 +62,45 @@ export function sumRounds(rounds: readonly Round[]): RoundSums {
   const byRule = [emptyRuleSums(), emptyRuleSums()] as [MutableRuleSums, MutableRuleSums];
   let firstId = Number.POSITIVE_INFINITY;
   let lastId = Number.NEGATIVE_INFINITY;
-  for (const r of rounds) {
-    if (r.id < firstId) firstId = r.id;
-    if (r.id > lastId) lastId = r.id;
-    totalDeployed += BigInt(r.totalDeployed);
-    totalWinnings += BigInt(r.totalWinnings);
-    for (let s = 0; s < SQUARES; s++) bySquare[s]! += r.deployed[s]!;
-    if (r.winningSquare === null) {
+  const count = rows === null ? batch.length : rows.length;
+  const { ids, winners, deployed: squares } = batch;
+  for (let k = 0; k < count; k++) {
+    const i = rows === null ? k : rows[k]!;
+    const id = ids[i]!;
+    if (id < firstId) firstId = id;
+    if (id > lastId) lastId = id;
+    const deployed = BigInt(batch.totalDeployed[i]!);
+    const winnings = BigInt(batch.totalWinnings[i]!);
+    totalDeployed += deployed;
+    totalWinnings += winnings;
+    for (let s = 0; s < SQUARES; s++) bySquare[s]! += squares[i * SQUARES + s]!;
+    const w = winners[i]!;
+    if (w < 0) {
       voided++;
       continue;
     }
-    hits[r.winningSquare]!++;
-    const deployed = BigInt(r.totalDeployed);
-    const returned = returnedX100(r);
+    hits[w]!++;
+    const returns = batch.rules[i] === PAYOUT_RULE_CODES.returns;
+    // 100 x the SOL the round paid back to miners: under `parimutuel` the winners' stake
+    // less the 1% admin fee plus what they shared (`99 * deployed[w] + 100 * totalWinnings`);
+    // under `returns` every square's SOL back, which the program records as `totalWinnings`.
+    const returned = returns ? 100n * winnings : 99n * BigInt(squares[i * SQUARES + w]!) + 100n * winnings;
     settledDeployed += deployed;
     winnerReturn += returned;
-    const rule = byRule[r.payoutRule === 'returns' ? 1 : 0];
+    const rule = byRule[returns ? 1 : 0];
     rule.rounds++;
     rule.settledDeployed += deployed;
     rule.returnedX100 += returned;
-    if (r.oreReward !== null) {
-      const ore = BigInt(r.oreReward) + BigInt(r.motherlode);
+    const oreReward = batch.oreReward[i]!;
+    if (oreReward >= 0) {
+      const ore = BigInt(oreReward) + BigInt(batch.motherlode[i]!);
       rule.oreReward += ore;
-      if (r.productionCost !== null) rule.oreValue += (ore * BigInt(r.productionCost)) / ORE_BASE_UNITS;
+      const cost = batch.productionCost[i]!;
+      if (cost >= 0) rule.oreValue += (ore * BigInt(cost)) / ORE_BASE_UNITS;
     }
   }
   return {
-    rounds: rounds.length,
+    rounds: count,
     voided,
     firstId,
     lastId,
@@ -117,7 +124,7 @@ function emptyRuleSums(): MutableRuleSums {
  * Advances the drought state of every square over `rounds`, which must all come after
  * the rounds the state describes and be sorted by id. Voided rounds change nothing.
  */
-export function advanceDroughts(state: readonly DroughtState[], rounds: readonly Round[]): DroughtState[] {
+export function advanceDroughts(state: readonly DroughtState[], rounds: readonly Pick<Round, 'id' | 'winningSquare'>[]): DroughtState[] {
   const last = state.map((s) => s.lastHitId);
   const current = state.map((s) => s.currentDrought);
   const max = state.map((s) => s.maxDrought);

@@ -12,8 +12,9 @@ export { RoundColumnsReader, TupleParser, OutOfOrder, REPLAY_COLUMNS, type Colum
 export { packSquares, unpackSquares } from './packing';
 export { exportRoundsNdjson } from './ndjson-export';
 export { ContiguousRounds, type SkippedIds } from './contiguous-rounds';
-export { advanceDroughts, emptyDroughts, returnedX100, sumRounds, type DroughtState, type RoundSums, type RuleSums } from './aggregates';
-export { PAYOUT_RULE_CODES, ROUND_COLUMNS, encodeCopyBinary } from './copy-binary';
+export { advanceDroughts, emptyDroughts, sumRounds, type DroughtState, type RoundSums, type RuleSums } from './aggregates';
+export { PAYOUT_RULE_CODES, ROUND_COLUMNS } from './rounds-table';
+export { encodeCopyBinary } from './round-batch';
 export { importRounds, type ImportOptions, type ImportProgress, type ImportSummary } from './import/import-rounds';
 
 /** Schema owned by the indexer. */

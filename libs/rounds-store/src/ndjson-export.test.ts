@@ -1,5 +1,5 @@
 import type { Round } from '@gridlab/contracts';
-import { encodeCopyBinary } from './copy-binary';
+import { encodeCopyBinary } from './round-batch';
 import { BinaryRoundsToNdjson } from './ndjson-export';
 
 /** A small seeded PRNG (mulberry32): the same cases every run. */

@@ -1,7 +1,7 @@
 import { Transform, pipeline, type TransformCallback } from 'node:stream';
 import type { Pool } from '@gridlab/db';
 import { to as copyTo } from 'pg-copy-streams';
-import { ROUND_COLUMNS } from './copy-binary';
+import { ROUND_COLUMNS } from './rounds-table';
 
 const SIGNATURE_BYTES = 11;
 const HEADER_BYTES = SIGNATURE_BYTES + 8;

@@ -3,8 +3,9 @@ import { Readable } from 'node:stream';
 import type { PayoutRule, Round } from '@gridlab/contracts';
 import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
 import { from as copyFrom } from 'pg-copy-streams';
-import { advanceDroughts, sumRounds, type DroughtState, type RuleSums } from './aggregates';
-import { PAYOUT_RULE_CODES, ROUND_COLUMNS, encodeCopyBinary } from './copy-binary';
+import { advanceDroughts, sumBatch, type DroughtState, type RuleSums } from './aggregates';
+import { RoundBatch } from './round-batch';
+import { PAYOUT_RULE_CODES, ROUND_COLUMNS } from './rounds-table';
 import { exportRoundsNdjson } from './ndjson-export';
 import { unpackSquares } from './packing';
 
@@ -101,57 +102,55 @@ export class RoundRepository {
   }
 
   /**
-   * Stores many rounds with one binary COPY into a staging table and one
-   * INSERT ... ON CONFLICT DO NOTHING; returns how many were new.
+   * Stores many rounds with one binary COPY (straight into the table when no stored
+   * round lies in the batch's id range, else through a staging table and INSERT ... ON
+   * CONFLICT DO NOTHING); returns how many were new.
    */
   async insertMany(rounds: readonly Round[]): Promise<number> {
-    if (rounds.length === 0) return 0;
-    const sorted = [...rounds].sort((a, b) => a.id - b.id);
+    return rounds.length === 0 ? 0 : this.insertBatch(RoundBatch.of(rounds));
+  }
+
+  /** `insertMany` of rounds already encoded (an import's); the first of repeated ids wins. */
+  async insertBatch(batch: RoundBatch): Promise<number> {
+    if (batch.length === 0) return 0;
+    const sorted = batch.sortedUnique();
     return withTransaction(this.pool, async (client) => {
       const lastId = await this.lockTotals(client);
-      const inserted = (await this.rangeIsFree(client, sorted))
-        ? await this.copyDirect(client, sorted)
-        : await this.copyMerging(client, sorted);
-      if (inserted.length > 0) await this.applyAggregates(client, inserted, lastId);
-      return inserted.length;
+      const inserted = (await this.rangeIsFree(client, sorted)) ? null : await this.copyMerging(client, sorted);
+      if (inserted === null) await this.copyInto(client, 'indexer.rounds', sorted);
+      const count = inserted === null ? sorted.length : inserted.length;
+      if (count > 0) await this.applyAggregates(client, sorted, inserted, lastId);
+      return count;
     });
   }
 
-  /**
-   * True when no stored round lies within the batch's id range and the batch has no
-   * repeated id: the common case of new history, which can then skip the staging table.
-   */
-  private async rangeIsFree(client: PoolClient, sorted: readonly Round[]): Promise<boolean> {
-    for (let i = 1; i < sorted.length; i++) if (sorted[i]!.id === sorted[i - 1]!.id) return false;
+  /** True when no stored round lies within the (sorted) batch's id range. */
+  private async rangeIsFree(client: PoolClient, sorted: RoundBatch): Promise<boolean> {
     const { rows } = await client.query<{ taken: boolean }>(
       'SELECT EXISTS (SELECT 1 FROM indexer.rounds WHERE id BETWEEN $1 AND $2) AS taken',
-      [sorted[0]!.id, sorted[sorted.length - 1]!.id],
+      [sorted.ids[0]!, sorted.ids[sorted.length - 1]!],
     );
     return rows[0]?.taken === false;
   }
 
-  private async copyDirect(client: PoolClient, sorted: readonly Round[]): Promise<readonly Round[]> {
-    await this.copyInto(client, 'indexer.rounds', sorted);
-    return sorted;
-  }
-
-  /** COPY into a staging table, then keep only ids not stored yet. */
-  private async copyMerging(client: PoolClient, sorted: readonly Round[]): Promise<Round[]> {
+  /** COPY into a staging table, then insert the ids not stored yet; returns their rows. */
+  private async copyMerging(client: PoolClient, sorted: RoundBatch): Promise<number[]> {
     await client.query(`CREATE TEMP TABLE rounds_staging (LIKE indexer.rounds INCLUDING DEFAULTS) ON COMMIT DROP`);
     await this.copyInto(client, 'rounds_staging', sorted);
     const { rows } = await client.query<{ id: number }>(
       `INSERT INTO indexer.rounds (${COLUMN_LIST})
-       SELECT DISTINCT ON (id) ${COLUMN_LIST} FROM rounds_staging ORDER BY id
+       SELECT ${COLUMN_LIST} FROM rounds_staging ORDER BY id
        ON CONFLICT (id) DO NOTHING RETURNING id`,
     );
     const insertedIds = new Set(rows.map((r) => r.id));
-    // DISTINCT ON keeps the first staged row per id, i.e. the first in the sorted batch.
-    return sorted.filter((r) => insertedIds.delete(r.id));
+    const inserted: number[] = [];
+    for (let i = 0; i < sorted.length; i++) if (insertedIds.has(sorted.ids[i]!)) inserted.push(i);
+    return inserted;
   }
 
-  private async copyInto(client: PoolClient, table: string, rounds: readonly Round[]): Promise<void> {
+  private async copyInto(client: PoolClient, table: string, batch: RoundBatch): Promise<void> {
     await pipeline(
-      Readable.from([encodeCopyBinary(rounds)]),
+      Readable.from([batch.copyData()]),
       client.query(copyFrom(`COPY ${table} (${COLUMN_LIST}) FROM STDIN (FORMAT binary)`)),
     );
   }
@@ -164,8 +163,9 @@ export class RoundRepository {
     return rows[0]?.last_id ?? null;
   }
 
-  private async applyAggregates(client: PoolClient, inserted: readonly Round[], lastId: number | null): Promise<void> {
-    const sums = sumRounds(inserted);
+  /** Adds the inserted rows (`inserted`: their indices, null for all) to the aggregates. */
+  private async applyAggregates(client: PoolClient, sorted: RoundBatch, inserted: readonly number[] | null, lastId: number | null): Promise<void> {
+    const sums = sumBatch(sorted, inserted);
     await client.query(
       `UPDATE indexer.totals SET
          rounds_indexed = rounds_indexed + $1, voided_rounds = voided_rounds + $2,
@@ -204,13 +204,12 @@ export class RoundRepository {
         WHERE s.square = d.n - 1`,
       [sums.hits, sums.deployedBySquare.map(String)],
     );
-    const appended = lastId === null || inserted[0]!.id > lastId;
-    if (appended) await this.advanceDroughts(client, inserted);
+    if (lastId === null || sums.firstId > lastId) await this.advanceDroughts(client, outcomesOf(sorted, inserted));
     else await this.recomputeDroughts(client);
   }
 
   /** Rounds after every stored one: advance the stored drought state in order. */
-  private async advanceDroughts(client: PoolClient, inserted: readonly Round[]): Promise<void> {
+  private async advanceDroughts(client: PoolClient, inserted: readonly Pick<Round, 'id' | 'winningSquare'>[]): Promise<void> {
     const { rows } = await client.query<{ last_hit_id: number | null; current_drought: number; max_drought: number }>(
       'SELECT last_hit_id, current_drought, max_drought FROM indexer.square_stats ORDER BY square',
     );
@@ -410,4 +409,16 @@ export class RoundRepository {
       })),
     };
   }
+}
+
+/** The id and winner of the batch's rows `rows` (null: all), in order. */
+function outcomesOf(batch: RoundBatch, rows: readonly number[] | null): Pick<Round, 'id' | 'winningSquare'>[] {
+  const count = rows === null ? batch.length : rows.length;
+  const out = new Array<Pick<Round, 'id' | 'winningSquare'>>(count);
+  for (let k = 0; k < count; k++) {
+    const i = rows === null ? k : rows[k]!;
+    const w = batch.winners[i]!;
+    out[k] = { id: batch.ids[i]!, winningSquare: w < 0 ? null : w };
+  }
+  return out;
 }

@@ -38,6 +38,26 @@ describe('importRounds', () => {
     expect(again).toMatchObject({ read: 2500, inserted: 0, duplicates: 2500 });
   });
 
+  it('imports canonical and other lines alike, in any order, keeping the first of a repeated id', async () => {
+    const some = rounds.slice(0, 300);
+    const lines = some.map((r, i) => (i % 3 === 0 ? JSON.stringify(r, null, 1).replace(/\n/g, '') : JSON.stringify(r)));
+    const repeated = { ...some[100]!, totalMiners: some[100]!.totalMiners + 1 };
+    const file = join(dir, 'mixed-shapes.ndjson');
+    await writeFile(file, [...lines.slice(150), JSON.stringify(repeated), ...lines.slice(0, 150)].join('\n') + '\n');
+    expect(await importRounds([file], f.repo, { batchSize: 1000 })).toMatchObject({ read: 301, inserted: 300, duplicates: 1 });
+    const stored = await f.repo.getRounds({ limit: 1000 });
+    expect(stored).toEqual(some.map((r) => (r.id === repeated.id ? repeated : r)));
+  });
+
+  it('refuses a batch size that is not a whole number from 1 to 100,000, before reading anything', async () => {
+    const file = join(dir, 'rounds.ndjson');
+    await writeFile(file, ndjson(rounds.slice(0, 10)));
+    for (const batchSize of [0, -5, 2.5, Number.NaN, 100_001]) {
+      await expect(importRounds([file], f.repo, { batchSize })).rejects.toThrow(/batch size must be a whole number from 1 to 100,000/);
+    }
+    expect((await f.repo.aggregates()).roundsIndexed).toBe(0);
+  });
+
   it('imports rounds of both payout rules with their ORE fields, and old dumps without them', async () => {
     const mixed = syntheticRounds(600, { seed: 12, firstId: 5000, payoutRule: (i) => (i < 300 ? 'parimutuel' : 'returns') });
     const file = join(dir, 'mixed.ndjson');

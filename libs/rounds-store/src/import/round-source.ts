@@ -15,13 +15,26 @@ const READ_CHUNK = 1 << 20;
 const NEWLINE = 0x0a;
 
 /**
- * Yields the round-like values of a history file in arrays (one per ~1 MiB read), so
- * the per-round cost is a JSON.parse and nothing else. Accepted shapes: NDJSON of
- * Round objects; NDJSON of `/api/v1/dump` pages; one page or an array of pages (or of
- * rounds) on one line; and the same as a pretty-printed JSON document (read whole,
- * since it cannot be split by lines). `onBytes` reports progress.
+ * Whole lines of a history file as bytes: line i spans `data[bounds[2i], bounds[2i + 1])`
+ * (without its newline) and is line `firstLine + i` of the file. A pretty-printed
+ * document, read whole, comes as one chunk of `items` and no lines.
  */
-export async function* readRoundSource(path: string, onBytes?: (bytes: number) => void): AsyncGenerator<SourceItem[]> {
+export interface SourceChunk {
+  readonly data: Buffer;
+  readonly bounds: readonly number[];
+  readonly firstLine: number;
+  readonly items: readonly SourceItem[];
+}
+
+/**
+ * Yields a history file's lines in chunks of ~1 MiB, undecoded: most lines of a history
+ * are read straight from their bytes (see CanonicalRoundReader), any other goes to
+ * `parseLine`. Accepted shapes: NDJSON of Round objects; NDJSON of `/api/v1/dump` pages;
+ * one page or an array of pages (or of rounds) on one line; and the same as a
+ * pretty-printed JSON document (read whole, since it cannot be split by lines).
+ * `onBytes` reports progress.
+ */
+export async function* readRoundSource(path: string, onBytes?: (bytes: number) => void): AsyncGenerator<SourceChunk> {
   let carry: Buffer = Buffer.alloc(0);
   let lineNo = 0;
   for await (const chunk of createReadStream(path, { highWaterMark: READ_CHUNK }) as AsyncIterable<Buffer>) {
@@ -33,29 +46,20 @@ export async function* readRoundSource(path: string, onBytes?: (bytes: number) =
       continue;
     }
     carry = data.subarray(end + 1);
-    const items: SourceItem[] = [];
-    // One decode per chunk (up to its last newline, a character boundary); lines are then
-    // slices of that string, which cost no copy (a decode per line costs a native call each).
-    const text = data.toString('utf8', 0, end + 1);
-    let start = 0;
-    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
-      const line = text.slice(start, nl);
-      start = nl + 1;
+    const firstLine = lineNo + 1;
+    const bounds: number[] = [];
+    for (let start = 0, nl = data.indexOf(NEWLINE); nl >= 0 && nl <= end; start = nl + 1, nl = data.indexOf(NEWLINE, start)) {
+      bounds.push(start, nl);
       lineNo++;
-      if (lineNo === 1 && /^\s*[[{]\s*$/.test(line)) {
-        // A pretty-printed document: its first line is a lone bracket.
-        yield [...expand(JSON.parse(await readFile(path, 'utf8')) as unknown, () => path)];
+      // A pretty-printed document: its first line is a lone bracket.
+      if (lineNo === 1 && /^\s*[[{]\s*$/.test(data.toString('utf8', start, nl))) {
+        yield { data, bounds: [], firstLine, items: [...expand(JSON.parse(await readFile(path, 'utf8')) as unknown, () => path)] };
         return;
       }
-      parseLine(line, path, lineNo, items);
     }
-    yield items;
+    yield { data, bounds, firstLine, items: [] };
   }
-  if (carry.length > 0) {
-    const items: SourceItem[] = [];
-    parseLine(carry.toString('utf8'), path, lineNo + 1, items);
-    yield items;
-  }
+  if (carry.length > 0) yield { data: carry, bounds: [0, carry.length], firstLine: lineNo + 1, items: [] };
 }
 
 /** Parses one line of a history file into candidate rounds (a round, a page, an array). */

@@ -38,7 +38,7 @@ export interface StatsResponse {
 export interface RuleStats {
   readonly rounds: number;
   readonly deployedSol: number;
-  /** SOL paid back to miners (see `returnedX100` in rounds-store). */
+  /** SOL paid back to miners (see `sumBatch` in rounds-store). */
   readonly returnedSol: number;
   /** `1 - returned / deployed`, SOL only; null without rounds. */
   readonly effectiveHouseEdge: number | null;
