@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import type { Round } from '@gridlab/contracts';
 import { encodeCopyBinary } from './round-batch';
-import { BinaryRoundsToNdjson } from './ndjson-export';
+import { BinaryRoundsToNdjson, writeIsoTime } from './ndjson-export';
 
 /** A small seeded PRNG (mulberry32): the same cases every run. */
 function prng(seed: number): () => number {
@@ -69,5 +70,25 @@ describe('BinaryRoundsToNdjson', () => {
       const chunks = run === 0 ? [1 << 20] : [1 + Math.floor(random() * 2000), 1 + Math.floor(random() * 7)];
       expect(await encode(encodeCopyBinary(rounds), chunks)).toBe(expected);
     }
+  });
+});
+
+describe('writeIsoTime', () => {
+  it('writes what toISOString writes, for every instant a Date holds, fractions of a millisecond included', () => {
+    const out = Buffer.alloc(32);
+    const limit = 8.64e15;
+    const instants = fc.oneof(
+      fc.integer({ min: -62_167_219_200_000 - 1000, max: 253_402_300_799_999 + 1000 }),
+      fc.integer({ min: -limit, max: limit }),
+      fc.double({ min: -limit, max: limit, noNaN: true }),
+      fc.constantFrom(-62_167_219_200_000, 253_402_300_799_999, -1, -0.5, 0, 0.5, 951_782_400_000),
+    );
+    fc.assert(
+      fc.property(instants, (ms) => {
+        const end = writeIsoTime(out, 3, ms);
+        expect(out.toString('latin1', 3, end)).toBe(new Date(ms).toISOString());
+      }),
+      { numRuns: 20_000 },
+    );
   });
 });

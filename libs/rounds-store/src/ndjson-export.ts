@@ -66,6 +66,8 @@ export async function exportRoundsNdjson(pool: Pool, fromId: number, toId: numbe
  * the id, the hash, the date, the top miner's address and the keys.
  */
 const MAX_LINE_BYTES = 62 * 17 + 640;
+/** The longest tuple the table's CHECKs allow: 17 fields' lengths, 25 x 8 bytes twice, a 32-byte hash, a 44-character address. */
+const MAX_TUPLE_BYTES = 2 + 17 * 4 + 8 + 200 + 200 + 2 + 6 * 8 + 32 + 8 + 2 + 8 + 44 + 1 + 8;
 
 const ascii = (text: string): Buffer => Buffer.from(text, 'latin1');
 const K_ID = ascii('{"id":');
@@ -133,14 +135,16 @@ export class BinaryRoundsToNdjson extends Transform {
     const out = Buffer.allocUnsafe(Math.ceil(data.length / 400 + 1) * MAX_LINE_BYTES);
     let w = 0;
     for (;;) {
-      const end = tupleEnd(data, o);
+      // The table's CHECKs bound a tuple: with that much left, it is whole and needs no
+      // walk to find its end first (writeRoundLine walks it once, and says where it ends).
+      const end = data.length - o >= MAX_TUPLE_BYTES ? o : tupleEnd(data, o);
       if (end < 0) break;
       if (data.readInt16BE(o) === -1) {
         o += 2;
         break;
       }
       w = writeRoundLine(data, o + 2, out, w);
-      o = end;
+      o = lineEnd;
     }
     this.pending = data.subarray(o);
     if (w > 0) this.push(out.subarray(0, w));
@@ -217,6 +221,9 @@ function put(out: Buffer, w: number, bytes: Buffer): number {
   return w + bytes.length;
 }
 
+/** Where the tuple writeRoundLine last read ends (a second result, without an allocation). */
+let lineEnd = 0;
+
 /** Writes the JSON line of a tuple whose fields start at `p` (column order of ROUND_COLUMNS). */
 function writeRoundLine(data: Buffer, p: number, out: Buffer, w: number): number {
   // Each field: a 4-byte length, then its bytes (length -1: NULL, no bytes).
@@ -249,7 +256,7 @@ function writeRoundLine(data: Buffer, p: number, out: Buffer, w: number): number
   p = at + data.readInt32BE(p);
   at = p + 4;
   w = put(out, w, K_SETTLED_AT);
-  w += out.write(new Date(PG_EPOCH_MS + int8(data, at) / 1000).toISOString(), w, 'latin1');
+  w = writeIsoTime(out, w, PG_EPOCH_MS + int8(data, at) / 1000);
   p = at + data.readInt32BE(p);
   at = p + 4;
   w = put(out, put(out, w, K_PAYOUT_RULE), data.readInt16BE(at) === 1 ? K_RETURNS : K_PARIMUTUEL);
@@ -270,7 +277,64 @@ function writeRoundLine(data: Buffer, p: number, out: Buffer, w: number): number
   w = put(out, put(out, w, K_SPLIT), splitLen < 0 ? K_NULL : data[p + 4] === 1 ? K_TRUE : K_FALSE);
   p += 4 + Math.max(0, splitLen);
   w = writeNullableInt8(data, p, out, put(out, w, K_PRODUCTION_COST));
+  lineEnd = p + 4 + Math.max(0, data.readInt32BE(p));
   return put(out, w, K_END);
+}
+
+const DAY_MS = 86_400_000;
+/** 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the years toISOString writes with four digits. */
+const ISO_MIN_MS = -62_167_219_200_000;
+const ISO_MAX_MS = 253_402_300_799_999;
+
+/**
+ * Writes `ms` (milliseconds since the epoch) as `Date.prototype.toISOString` does, from
+ * digits rather than through a Date and a string (days to a civil date: H. Hinnant's
+ * algorithm); years outside 0000-9999 go through toISOString.
+ */
+export function writeIsoTime(out: Buffer, w: number, ms: number): number {
+  const t = Math.trunc(ms);
+  if (!(t >= ISO_MIN_MS && t <= ISO_MAX_MS)) return w + out.write(new Date(t).toISOString(), w, 'latin1');
+  const days = Math.floor(t / DAY_MS);
+  let rem = t - days * DAY_MS;
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const hours = Math.floor(rem / 3_600_000);
+  rem -= hours * 3_600_000;
+  const minutes = Math.floor(rem / 60_000);
+  rem -= minutes * 60_000;
+  const seconds = Math.floor(rem / 1000);
+  const millis = rem - seconds * 1000;
+  w = pair(out, pair(out, w, Math.floor(year / 100)), year % 100);
+  out[w++] = 45;
+  w = pair(out, w, month);
+  out[w++] = 45;
+  w = pair(out, w, day);
+  out[w++] = 84;
+  w = pair(out, w, hours);
+  out[w++] = 58;
+  w = pair(out, w, minutes);
+  out[w++] = 58;
+  w = pair(out, w, seconds);
+  out[w++] = 46;
+  out[w++] = 48 + Math.floor(millis / 100);
+  w = pair(out, w, millis % 100);
+  out[w] = 90;
+  return w + 1;
+}
+
+/** Two decimal digits of 0..99. */
+function pair(out: Buffer, w: number, n: number): number {
+  const digits = PAIRS[n]!;
+  out[w] = digits & 0xff;
+  out[w + 1] = digits >> 8;
+  return w + 2;
 }
 
 /** A nullable int8 field (length prefix at `p`) as a JSON number or null. */
