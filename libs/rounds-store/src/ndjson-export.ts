@@ -1,6 +1,7 @@
-import { Transform, pipeline, type TransformCallback } from 'node:stream';
-import type { Pool } from '@gridlab/db';
-import { to as copyTo } from 'pg-copy-streams';
+import { Readable, Transform, pipeline, type TransformCallback } from 'node:stream';
+import { pipeline as pipelinePromise } from 'node:stream/promises';
+import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { ROUND_COLUMNS } from './rounds-table';
 
 const SIGNATURE_BYTES = 11;
@@ -18,39 +19,49 @@ const EXPORT_TIMEOUT_MS = 6 * 3600_000;
 
 /**
  * Streams the stored rounds with fromId <= id <= toId as NDJSON (one wire Round per
- * line, the same text JSON.stringify gives), straight from a binary COPY: no row
- * objects, no text parsing of integers or hex, and backpressure all the way to
- * PostgreSQL, so memory stays constant for any range. The caller must release the
- * returned client when the stream ends or fails.
+ * line, the same text JSON.stringify gives), with backpressure all the way to PostgreSQL,
+ * so memory stays constant for any range. Rounds below the line mark (`totals.lined_below`)
+ * have their line stored (round_lines): those stream as stored. The rest are encoded here
+ * from a binary COPY: no row objects, no text parsing of integers or hex. Both reads share
+ * one snapshot, in which the mark holds. The caller must release the returned client when
+ * the stream ends or fails.
  */
 export async function exportRoundsNdjson(pool: Pool, fromId: number, toId: number): Promise<{ stream: NodeJS.ReadableStream; release: () => void }> {
   if (!Number.isSafeInteger(fromId) || !Number.isSafeInteger(toId)) throw new RangeError('ids must be safe integers');
   const client = await pool.connect();
+  let linedBelow: number;
   try {
     // Rows in the primary key's order, read off its index as they go out. Left to itself
     // the planner may sort a wide range (its choice on stale statistics, or a sequential
     // scan of most of the table), and a sort of the whole range spills to disk before the
     // first row leaves: four times the work of the COPY itself, measured.
-    await client.query('BEGIN READ ONLY; SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off');
+    await client.query(
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off',
+    );
+    const { rows } = await client.query<{ lined_below: string }>('SELECT lined_below FROM indexer.totals WHERE id = 1');
+    linedBelow = Number(rows[0]?.lined_below ?? 0);
   } catch (error) {
     client.release(true);
     throw error;
   }
-  // COPY takes no parameters; the bounds are checked integers.
-  const query = Object.assign(
-    copyTo(`COPY (SELECT ${ROUND_COLUMNS.join(', ')} FROM indexer.rounds WHERE id BETWEEN ${fromId} AND ${toId} ORDER BY id) TO STDOUT (FORMAT binary)`),
-    { query_timeout: EXPORT_TIMEOUT_MS },
-  );
-  const copy = client.query(query) as typeof query & { callback?: (error: Error | null) => void };
+  const lastLined = Math.min(toId, linedBelow - 1);
+  const firstEncoded = Math.max(fromId, lastLined + 1);
   let completed = false;
-  // The stream ends once the read-only transaction has ended, so the connection goes back clean.
-  const out = new BinaryRoundsToNdjson(async () => {
+  // COPY takes no parameters; the bounds are checked integers.
+  async function* lines(): AsyncGenerator<Buffer> {
+    if (lastLined >= fromId) {
+      yield* copyOut(client, `COPY (SELECT line FROM indexer.round_lines WHERE id BETWEEN ${fromId} AND ${lastLined} ORDER BY id) TO STDOUT`);
+    }
+    if (firstEncoded <= toId) {
+      const encoder = new BinaryRoundsToNdjson();
+      // Errors of either side end both; the consumer sees them on the encoder.
+      pipeline(copyOut(client, `COPY (SELECT ${ROUND_COLUMNS.join(', ')} FROM indexer.rounds WHERE id BETWEEN ${firstEncoded} AND ${toId} ORDER BY id) TO STDOUT (FORMAT binary)`), encoder, () => undefined);
+      yield* encoder;
+    }
+    // The stream ends once the read-only transaction has ended, so the connection goes back clean.
     await client.query('COMMIT');
     completed = true;
-  });
-  copy.on('end', () => copy.callback?.(null));
-  // Errors of either side end both; the consumer sees them on `out`.
-  pipeline(copy, out, () => undefined);
+  }
   let released = false;
   const release = (): void => {
     if (released) return;
@@ -58,7 +69,76 @@ export async function exportRoundsNdjson(pool: Pool, fromId: number, toId: numbe
     // A connection abandoned mid-COPY (client gone, error) is not reusable: discard it.
     client.release(completed ? undefined : true);
   };
-  return { stream: out, release };
+  return { stream: Readable.from(lines(), { objectMode: false }), release };
+}
+
+/** A `COPY ... TO STDOUT` as a stream of its data. */
+function copyOut(client: PoolClient, sql: string): Readable {
+  const query = Object.assign(copyTo(sql), { query_timeout: EXPORT_TIMEOUT_MS });
+  const copy = client.query(query) as typeof query & { callback?: (error: Error | null) => void };
+  copy.on('end', () => copy.callback?.(null));
+  return copy;
+}
+
+/**
+ * Writes the line of up to `maxRows` stored rounds that have none, in id order from the
+ * line mark, and raises the mark past them (see round_lines); returns how many it wrote.
+ * Holds the totals row's lock meanwhile, as inserts do, so no round lands in the range
+ * it marks as lined without its line.
+ */
+export async function writeRoundLines(pool: Pool, maxRows: number): Promise<number> {
+  if (!Number.isSafeInteger(maxRows) || maxRows < 1) throw new RangeError('maxRows must be a positive integer');
+  return withTransaction(pool, async (client) => {
+    // The rounds without a line, off the two primary keys in step (the planner's choice on a
+    // table without statistics yet, just after an import, can be a sort of all of it).
+    await client.query('SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off; SET LOCAL enable_hashjoin = off');
+    const { rows } = await client.query<{ lined_below: string; last_id: string | null }>('SELECT lined_below, last_id FROM indexer.totals WHERE id = 1 FOR UPDATE');
+    const from = Number(rows[0]?.lined_below ?? 0);
+    const lastId = rows[0]?.last_id == null ? null : Number(rows[0].last_id);
+    if (lastId === null || from > lastId) return 0;
+    const encoder = new BinaryRoundsToNdjson();
+    const encoded = pipelinePromise(
+      copyOut(
+        client,
+        `COPY (SELECT ${ROUND_COLUMNS.map((c) => `r.${c}`).join(', ')} FROM indexer.rounds r
+               WHERE r.id >= ${from} AND NOT EXISTS (SELECT 1 FROM indexer.round_lines l WHERE l.id = r.id)
+               ORDER BY r.id LIMIT ${maxRows}) TO STDOUT (FORMAT binary)`,
+      ),
+      encoder,
+    );
+    const chunks: Buffer[] = [];
+    for await (const chunk of encoder as AsyncIterable<Buffer>) chunks.push(chunk);
+    await encoded;
+    const { data, count, lastLineId } = copyLineRows(Buffer.concat(chunks));
+    if (count > 0) await pipelinePromise(Readable.from([data]), client.query(copyFrom('COPY indexer.round_lines (id, line) FROM STDIN (FORMAT binary)')));
+    // Fewer than asked: every round from the mark on has its line now.
+    const mark = count < maxRows ? lastId + 1 : lastLineId + 1;
+    await client.query('UPDATE indexer.totals SET lined_below = $1 WHERE id = 1', [mark]);
+    return count;
+  });
+}
+
+/** NDJSON lines (each starting `{"id":<id>,`) as binary COPY tuples of round_lines (id, line without its newline). */
+function copyLineRows(ndjson: Buffer): { data: Buffer; count: number; lastLineId: number } {
+  const data = Buffer.allocUnsafe(HEADER_BYTES + ndjson.length + Math.ceil(ndjson.length / 400) * 18 + 2);
+  data.write('PGCOPY\n\xff\r\n\0', 0, 'latin1');
+  data.writeInt32BE(0, SIGNATURE_BYTES);
+  data.writeInt32BE(0, SIGNATURE_BYTES + 4);
+  let w = HEADER_BYTES;
+  let count = 0;
+  let lastLineId = -1;
+  for (let start = 0; start < ndjson.length; count++) {
+    const end = ndjson.indexOf(10, start);
+    lastLineId = Number(ndjson.toString('latin1', start + K_ID.length, ndjson.indexOf(44, start)));
+    w = data.writeInt16BE(2, w);
+    w = data.writeInt32BE(8, w);
+    w = data.writeBigInt64BE(BigInt(lastLineId), w);
+    w = data.writeInt32BE(end - start, w);
+    w += ndjson.copy(data, w, start, end);
+    start = end + 1;
+  }
+  w = data.writeInt16BE(-1, w);
+  return { data: data.subarray(0, w), count, lastLineId };
 }
 
 /**
@@ -110,15 +190,6 @@ const PAIRS = Uint16Array.from({ length: 100 }, (_, n) => (48 + Math.floor(n / 1
 export class BinaryRoundsToNdjson extends Transform {
   private pending: Buffer = Buffer.alloc(0);
   private headerSeen = false;
-
-  /** `beforeEnd` runs once every line is out, and the stream ends when it has. */
-  constructor(private readonly beforeEnd: () => Promise<void> = async () => undefined) {
-    super();
-  }
-
-  override _flush(done: TransformCallback): void {
-    this.beforeEnd().then(() => done(), done);
-  }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     const data = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);

@@ -6,7 +6,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { advanceDroughts, sumBatch, type DroughtState, type RuleSums } from './aggregates';
 import { RoundBatch } from './round-batch';
 import { PAYOUT_RULE_CODES, ROUND_COLUMNS } from './rounds-table';
-import { exportRoundsNdjson } from './ndjson-export';
+import { exportRoundsNdjson, writeRoundLines } from './ndjson-export';
 import { unpackSquares } from './packing';
 
 /** The outcome fields of a stored round (see `getOutcomes`). */
@@ -172,7 +172,7 @@ export class RoundRepository {
          first_id = least(first_id, $3), last_id = greatest(last_id, $4),
          total_deployed = total_deployed + $5, total_winnings = total_winnings + $6,
          settled_deployed = settled_deployed + $7, winner_return_x100 = winner_return_x100 + $8,
-         updated_at = now()
+         lined_below = least(lined_below, $3), updated_at = now()
        WHERE id = 1`,
       [
         sums.rounds,
@@ -336,6 +336,11 @@ export class RoundRepository {
       totalMiners: r.total_miners,
       settledAt: r.settled_at.toISOString(),
     }));
+  }
+
+  /** Stores the NDJSON line of up to `maxRows` rounds that have none (see writeRoundLines); returns how many. */
+  writeLines(maxRows: number): Promise<number> {
+    return writeRoundLines(this.pool, maxRows);
   }
 
   /** The rounds of an id range as an NDJSON stream (see exportRoundsNdjson); release when done. */

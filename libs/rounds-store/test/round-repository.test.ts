@@ -154,3 +154,53 @@ describe('exportRoundsNdjson', () => {
     await pool.end();
   });
 });
+
+describe('stored lines (round_lines)', () => {
+  let f: StoreFixture;
+  beforeEach(async () => {
+    f = await storeFixture();
+  });
+  afterEach(() => f.close());
+
+  const dumped = async (fromId: number, toId: number): Promise<string> => {
+    const { stream, release } = await f.repo.exportNdjson(fromId, toId);
+    let text = '';
+    try {
+      for await (const chunk of stream) text += chunk.toString();
+    } finally {
+      release();
+    }
+    return text;
+  };
+  const expected = (rounds: typeof history, fromId: number, toId: number): string =>
+    rounds.filter((r) => r.id >= fromId && r.id <= toId).map((r) => `${JSON.stringify(r)}\n`).join('');
+  const mark = async (): Promise<number> => Number((await f.pool.query('SELECT lined_below FROM indexer.totals')).rows[0].lined_below);
+  const ranges: [number, number][] = [[0, 10_000], [1000, 1999], [1500, 2600], [2600, 3999], [3999, 3999], [5000, 6000]];
+
+  it('stores each round its dump line, and a dump reads the same bytes before, during and after', async () => {
+    const stored = history.filter((r) => r.id !== 2000 && r.id !== 2001);
+    await f.repo.insertMany(stored);
+    for (const [a, b] of ranges) expect(await dumped(a, b)).toBe(expected(stored, a, b));
+
+    expect(await f.repo.writeLines(700)).toBe(700);
+    expect(await mark()).toBe(stored[699]!.id + 1);
+    for (const [a, b] of ranges) expect(await dumped(a, b)).toBe(expected(stored, a, b));
+
+    while ((await f.repo.writeLines(700)) === 700);
+    expect(await mark()).toBe(3999 + 1);
+    expect(await f.repo.writeLines(700)).toBe(0);
+    const lines = await f.pool.query<{ line: string }>('SELECT line FROM indexer.round_lines ORDER BY id');
+    expect(lines.rows.map((r) => `${r.line}\n`).join('')).toBe(expected(stored, 0, 10_000));
+    for (const [a, b] of ranges) expect(await dumped(a, b)).toBe(expected(stored, a, b));
+
+    // Rounds stored below the mark (a gap filled, older history): the mark drops to the
+    // lowest of them, dumps still hold every round, and the writer fills them in.
+    const filled = [history.find((r) => r.id === 2000)!, history.find((r) => r.id === 2001)!];
+    await f.repo.insertMany(filled);
+    expect(await mark()).toBe(2000);
+    for (const [a, b] of ranges) expect(await dumped(a, b)).toBe(expected(history, a, b));
+    expect(await f.repo.writeLines(700)).toBe(2);
+    expect(await mark()).toBe(3999 + 1);
+    for (const [a, b] of ranges) expect(await dumped(a, b)).toBe(expected(history, a, b));
+  });
+});

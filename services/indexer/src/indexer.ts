@@ -79,6 +79,10 @@ export const INDEXER_PLATFORM = {
 } as const satisfies PlatformOptions;
 
 const GAP_CHECK_MS = 10_000;
+/** How often the leader looks for stored rounds without their dump line (see round_lines). */
+const LINES_INTERVAL_MS = 1_000;
+/** Rounds per line-writing transaction: it holds the totals row's lock, which inserts wait for (~75 ms). */
+const LINE_BATCH = 5_000;
 const CHAIN_CHECK_MS = 5_000;
 
 /**
@@ -227,8 +231,28 @@ export function createIndexer(settings: IndexerSettings, options: { readonly now
       }
     };
 
+    /**
+     * Stores the dump line of every stored round that has none (new rounds, imports), in
+     * batches back to back until none is left; the next tick resumes after a failure.
+     */
+    let writingLines = false;
+    const writeLines = async (): Promise<void> => {
+      if (writingLines) return;
+      writingLines = true;
+      try {
+        while (role === 'leader' && !abort.signal.aborted) {
+          const written = await repo.writeLines(LINE_BATCH);
+          counters.linesWritten.inc(written);
+          if (written < LINE_BATCH) return;
+        }
+      } finally {
+        writingLines = false;
+      }
+    };
+
     if (abort.signal.aborted) return;
     timers.push(
+      setInterval(() => writeLines().catch((error: unknown) => logger.warn('storing round lines failed; retrying', { err: error })), LINES_INTERVAL_MS),
       setInterval(() => void verifyChain(), chainCheckMs),
       setInterval(() => refreshGaps().catch((error: unknown) => logger.warn('gap check failed', { err: error })), GAP_CHECK_MS),
     );

@@ -33,6 +33,7 @@ function independentDecode(data: Uint8Array): Record<string, unknown> {
 }
 
 let h: Harness;
+const linedBelow = async (): Promise<number> => Number((await h.pool.query('SELECT lined_below FROM indexer.totals')).rows[0].lined_below);
 beforeAll(async () => {
   h = await harness(30);
 });
@@ -47,7 +48,7 @@ describe('indexer against the devnet', () => {
         snapshots.push(decodeMessage(validateLiveSnapshot, m.data));
       },
     });
-    const { indexer } = await h.startIndexer();
+    const { indexer, metrics } = await h.startIndexer();
     const target = h.devnet.currentRoundId() + 8;
     await waitForStored(h, target);
 
@@ -55,6 +56,12 @@ describe('indexer against the devnet', () => {
     const expected = h.devnet.settledRounds().filter((r) => r.id <= target);
     expect(comparable(stored)).toEqual(comparable(expected));
     expect(await h.repo.count()).toBeGreaterThanOrEqual(target);
+    // The leader stores each round's dump line soon after the round: the dump of stored
+    // history streams those lines, and reads the same as the rounds themselves.
+    await waitFor(async () => (await h.repo.aggregates()).lastId! < (await linedBelow()), 10_000, 'dump lines stored');
+    const lines = await h.pool.query<{ line: string }>('SELECT line FROM indexer.round_lines WHERE id <= $1 ORDER BY id', [target]);
+    expect(lines.rows.map((r) => r.line)).toEqual(stored.map((r) => JSON.stringify(r)));
+    expect(await metricValue(metrics, 'indexer_round_lines_written_total')).toBeGreaterThanOrEqual(target);
 
     const jsm = await jetstreamManager(bus);
     await waitFor(async () => (await jsm.streams.info(h.names.streams.rounds)).state.messages >= target, 10_000, 'stream filled');

@@ -11,6 +11,7 @@ export function indexerMetrics(registry: Registry) {
     roundsSettled: new Counter({ name: 'indexer_rounds_settled_total', help: 'Settled rounds stored by this process', registers: [registry] }),
     lastStored: new Gauge({ name: 'indexer_last_round_stored_timestamp_seconds', help: 'When this process last stored a settled round (Unix seconds; the lag alert compares it with now)', registers: [registry] }),
     snapshots: new Counter({ name: 'indexer_snapshots_published_total', help: 'Live snapshots published', registers: [registry] }),
+    linesWritten: new Counter({ name: 'indexer_round_lines_written_total', help: 'Dump lines stored for stored rounds (round_lines)', registers: [registry] }),
     gapRounds: new Gauge({ name: 'indexer_gap_rounds', help: 'Round ids missing between stored rounds', registers: [registry] }),
     leader: new Gauge({ name: 'indexer_leader', help: '1 while this process holds the leader lock', registers: [registry] }),
   };
