@@ -6,7 +6,8 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { advanceDroughts, sumBatch, type DroughtState, type RuleSums } from './aggregates';
 import { RoundBatch } from './round-batch';
 import { PAYOUT_RULE_CODES, ROUND_COLUMNS } from './rounds-table';
-import { exportRoundsNdjson, writeRoundLines } from './ndjson-export';
+import { exportRoundsNdjson } from './ndjson-export';
+import { writeRoundLines } from './round-lines';
 import { unpackSquares } from './packing';
 
 /** The outcome fields of a stored round (see `getOutcomes`). */

@@ -145,12 +145,19 @@ describe('exportRoundsNdjson', () => {
     await new Promise((r) => setTimeout(r, 600));
     expect(errors).toEqual([]);
     expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
-    // A consumer that stops early: the connection is dropped, the pool stays usable.
-    const abandoned = await exportRoundsNdjson(pool, 1000, 3999);
-    abandoned.stream.on('error', () => undefined);
-    (abandoned.stream as NodeJS.ReadableStream & { destroy(): void }).destroy();
-    abandoned.release();
-    expect((await pool.query('SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);
+    // A consumer that stops early: the connection is dropped, the pool stays usable;
+    // while lines are encoded, and while stored lines stream.
+    for (const lined of [false, true]) {
+      if (lined) while ((await f.repo.writeLines(500)) === 500);
+      const abandoned = await exportRoundsNdjson(pool, 1000, 3999);
+      abandoned.stream.on('error', () => undefined);
+      for await (const _ of abandoned.stream) {
+        void _;
+        break;
+      }
+      abandoned.release();
+      expect((await pool.query('SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);
+    }
     await pool.end();
   });
 });

@@ -82,6 +82,8 @@ export class Authenticator {
    * restart. Emptied of a key at once by its revocation fact (`forget`).
    */
   private readonly recent = new Map<string, { readonly record: KeyRecord; seenAtMs: number }>();
+  /** Hex of a key hash, held weakly by the hash Buffer that hashOf memoizes: no string per request. */
+  private readonly hexes = new WeakMap<Buffer, string>();
 
   constructor(
     private readonly gate: KeyGate,
@@ -103,7 +105,11 @@ export class Authenticator {
   }
 
   private seen(keyHash: Buffer, record: KeyRecord): void {
-    const id = keyHash.toString('hex');
+    let id = this.hexes.get(keyHash);
+    if (id === undefined) {
+      id = keyHash.toString('hex');
+      this.hexes.set(keyHash, id);
+    }
     const entry = this.recent.get(id);
     if (entry !== undefined && entry.record.paidUntilMs === record.paidUntilMs && entry.record.subscriberId === record.subscriberId) {
       entry.seenAtMs = this.now();

@@ -22,10 +22,10 @@ describe('live snapshot rules', () => {
 
   it('measures age in whole seconds and calls a snapshot stale past the threshold', () => {
     const now = Date.UTC(2025, 0, 1) + 95_400;
-    expect(ageSeconds(at(0), now)).toBe(95);
-    expect(ageSeconds(at(100_000), now)).toBe(0);
-    expect(isStale(at(0), now, 90)).toBe(true);
-    expect(isStale(at(10_000), now, 90)).toBe(false);
+    expect(ageSeconds(Date.parse(at(0)), now)).toBe(95);
+    expect(ageSeconds(Date.parse(at(100_000)), now)).toBe(0);
+    expect(isStale(Date.parse(at(0)), now, 90)).toBe(true);
+    expect(isStale(Date.parse(at(10_000)), now, 90)).toBe(false);
   });
 
   it('adds the stale member to the published JSON', () => {

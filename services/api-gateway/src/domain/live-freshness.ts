@@ -31,14 +31,17 @@ export function replaces(held: SnapshotStamp, next: SnapshotStamp, heldIsStale =
   return later > REORDER_WINDOW_MS;
 }
 
-/** Whole seconds since the snapshot was built (0 for a clock slightly ahead). */
-export function ageSeconds(updatedAt: string, nowMs: number): number {
-  return Math.max(0, Math.floor((nowMs - Date.parse(updatedAt)) / 1000));
+/**
+ * Whole seconds since the snapshot was built (0 for a clock slightly ahead). `builtAtMs`
+ * is its `updatedAt` parsed, once per snapshot: these run on every /live request.
+ */
+export function ageSeconds(builtAtMs: number, nowMs: number): number {
+  return Math.max(0, Math.floor((nowMs - builtAtMs) / 1000));
 }
 
-/** True when no snapshot newer than `staleAfterSeconds` is held. */
-export function isStale(updatedAt: string, nowMs: number, staleAfterSeconds: number): boolean {
-  return nowMs - Date.parse(updatedAt) > staleAfterSeconds * 1000;
+/** True when no snapshot newer than `staleAfterSeconds` is held (`builtAtMs` as for ageSeconds). */
+export function isStale(builtAtMs: number, nowMs: number, staleAfterSeconds: number): boolean {
+  return nowMs - builtAtMs > staleAfterSeconds * 1000;
 }
 
 /**

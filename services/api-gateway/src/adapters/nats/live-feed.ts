@@ -9,6 +9,8 @@ export interface HeldSnapshot {
   /** The bytes as published. */
   readonly bytes: Buffer;
   readonly seq: number;
+  /** `snapshot.updatedAt` parsed. */
+  readonly builtAtMs: number;
   readonly freshBytes: Buffer;
   readonly staleBytes: Buffer;
 }
@@ -46,15 +48,15 @@ export class LiveCache {
     const held = this.current;
     if (held === null) return null;
     const now = this.now();
-    const stale = isStale(held.snapshot.updatedAt, now, this.staleAfterSeconds);
-    return { held, stale, ageSeconds: ageSeconds(held.snapshot.updatedAt, now), body: stale ? held.staleBytes : held.freshBytes };
+    const stale = isStale(held.builtAtMs, now, this.staleAfterSeconds);
+    return { held, stale, ageSeconds: ageSeconds(held.builtAtMs, now), body: stale ? held.staleBytes : held.freshBytes };
   }
 
   /** Accepts a snapshot unless the held one should stand (see domain/live-freshness). */
   offer(snapshot: LiveSnapshot, bytes: Buffer): boolean {
-    const held = this.current?.snapshot;
-    if (held !== undefined && !replaces(held, snapshot, isStale(held.updatedAt, this.now(), this.staleAfterSeconds))) return false;
-    this.current = { snapshot, bytes, seq: ++this.seq, freshBytes: withStaleField(bytes, false), staleBytes: withStaleField(bytes, true) };
+    const held = this.current;
+    if (held !== null && !replaces(held.snapshot, snapshot, isStale(held.builtAtMs, this.now(), this.staleAfterSeconds))) return false;
+    this.current = { snapshot, bytes, seq: ++this.seq, builtAtMs: Date.parse(snapshot.updatedAt), freshBytes: withStaleField(bytes, false), staleBytes: withStaleField(bytes, true) };
     for (const listener of this.listeners) listener();
     return true;
   }
