@@ -1,8 +1,11 @@
 import type { Round } from '@gridlab/contracts';
 import { RoundBatch } from './round-batch';
 import { PAYOUT_RULE_CODES } from './rounds-table';
+import * as table from './rounds-table';
 
-export const SQUARES = 25;
+// Bound to module constants: an imported binding is read through a getter on every use
+// once compiled to CommonJS, which the per-row loops below pay measurably.
+const { SQUARES } = table;
 
 /** Drought state of one square: non-voided rounds since it last won, and the longest such run. */
 export interface DroughtState {

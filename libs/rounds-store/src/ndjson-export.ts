@@ -1,13 +1,21 @@
 import { Readable, Transform, pipeline, type TransformCallback } from 'node:stream';
 import type { Pool, PoolClient } from '@gridlab/db';
 import { to as copyTo } from 'pg-copy-streams';
+import * as line from './round-line';
 import { ROUND_COLUMNS } from './rounds-table';
+import * as table from './rounds-table';
 
-const SIGNATURE_BYTES = 11;
-const HEADER_BYTES = SIGNATURE_BYTES + 8;
+// Bound to module constants: an imported binding is read through a getter on every use
+// once compiled to CommonJS, which the per-row loops below pay measurably.
+const { COPY_HEADER_BYTES, COPY_SIGNATURE, MAX_TUPLE_BYTES, SQUARES } = table;
+const {
+  K_COUNT, K_DEPLOYED, K_END, K_ID, K_MOTHERLODE, K_ORE_REWARD, K_PAYOUT_RULE, K_PRODUCTION_COST, K_SETTLED_AT, K_SLOT_HASH, K_SPLIT,
+  K_TOP_MINER, K_TOP_MINER_REWARD, K_TOTAL_DEPLOYED, K_TOTAL_MINERS, K_TOTAL_VAULTED, K_TOTAL_WINNINGS, K_WINNING,
+  V_FALSE, V_NULL, V_PARIMUTUEL, V_RETURNS, V_TRUE,
+} = line;
+
 const TWO_32 = 0x1_0000_0000;
 const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
-const SQUARES = 25;
 /**
  * pg arms its `query_timeout` (60 s) as a deadline on every query and disarms it through
  * the query's callback, which pg-copy-streams' COPY TO never calls: left alone, the timer
@@ -84,34 +92,8 @@ export function copyOut(client: PoolClient, sql: string): Readable {
  * the id, the hash, the date, the top miner's address and the keys.
  */
 const MAX_LINE_BYTES = 62 * 17 + 640;
-/** The longest tuple the table's CHECKs allow: 17 fields' lengths, 25 x 8 bytes twice, a 32-byte hash, a 44-character address. */
-const MAX_TUPLE_BYTES = 2 + 17 * 4 + 8 + 200 + 200 + 2 + 6 * 8 + 32 + 8 + 2 + 8 + 44 + 1 + 8;
 
-const ascii = (text: string): Buffer => Buffer.from(text, 'latin1');
-const K_ID = ascii('{"id":');
-const K_DEPLOYED = ascii(',"deployed":[');
-const K_COUNT = ascii('],"count":[');
-const K_WINNING = ascii('],"winningSquare":');
-const K_NULL = ascii('null');
-const K_TOTAL_DEPLOYED = ascii(',"totalDeployed":');
-const K_TOTAL_WINNINGS = ascii(',"totalWinnings":');
-const K_TOTAL_VAULTED = ascii(',"totalVaulted":');
-const K_TOTAL_MINERS = ascii(',"totalMiners":');
-const K_MOTHERLODE = ascii(',"motherlode":');
-const K_TOP_MINER = ascii(',"topMinerReward":');
-const K_SLOT_HASH = ascii(',"slotHash":"');
-const K_SETTLED_AT = ascii('","settledAt":"');
-const K_PAYOUT_RULE = ascii('","payoutRule":"');
-const K_PARIMUTUEL = ascii('parimutuel');
-const K_RETURNS = ascii('returns');
-const K_ORE_REWARD = ascii('","oreReward":');
-const K_TOP_MINER_ADDRESS = ascii(',"topMiner":');
-const K_SPLIT = ascii(',"split":');
-const K_TRUE = ascii('true');
-const K_FALSE = ascii('false');
-const K_PRODUCTION_COST = ascii(',"productionCost":');
-const K_END = ascii('}\n');
-const TOTAL_KEYS = [K_TOTAL_DEPLOYED, K_TOTAL_WINNINGS, K_TOTAL_VAULTED, K_TOTAL_MINERS, K_MOTHERLODE, K_TOP_MINER];
+const TOTAL_KEYS = [K_TOTAL_DEPLOYED, K_TOTAL_WINNINGS, K_TOTAL_VAULTED, K_TOTAL_MINERS, K_MOTHERLODE, K_TOP_MINER_REWARD];
 /** Two hex digits per byte value, as char codes. */
 const HEX = Uint16Array.from({ length: 256 }, (_, b) => {
   const digits = b.toString(16).padStart(2, '0');
@@ -133,11 +115,11 @@ export class BinaryRoundsToNdjson extends Transform {
     const data = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
     let o = 0;
     if (!this.headerSeen) {
-      if (data.length < HEADER_BYTES) {
+      if (data.length < COPY_HEADER_BYTES) {
         this.pending = data;
         return done();
       }
-      o = HEADER_BYTES + data.readInt32BE(SIGNATURE_BYTES + 4);
+      o = COPY_HEADER_BYTES + data.readInt32BE(COPY_SIGNATURE.length + 4);
       this.headerSeen = true;
     }
     // A stored round is at least 400 bytes of COPY data: this bounds the lines in `data`.
@@ -248,7 +230,7 @@ function writeRoundLine(data: Buffer, p: number, out: Buffer, w: number): number
   const wsLen = data.readInt32BE(p);
   at = p + 4;
   w = put(out, w, K_WINNING);
-  w = wsLen < 0 ? put(out, w, K_NULL) : writeInt(out, w, data.readInt16BE(at));
+  w = wsLen < 0 ? put(out, w, V_NULL) : writeInt(out, w, data.readInt16BE(at));
   p = at + Math.max(0, wsLen);
   for (const key of TOTAL_KEYS) {
     at = p + 4;
@@ -268,13 +250,13 @@ function writeRoundLine(data: Buffer, p: number, out: Buffer, w: number): number
   w = writeIsoTime(out, w, PG_EPOCH_MS + int8(data, at) / 1000);
   p = at + data.readInt32BE(p);
   at = p + 4;
-  w = put(out, put(out, w, K_PAYOUT_RULE), data.readInt16BE(at) === 1 ? K_RETURNS : K_PARIMUTUEL);
+  w = put(out, put(out, w, K_PAYOUT_RULE), data.readInt16BE(at) === 1 ? V_RETURNS : V_PARIMUTUEL);
   p = at + 2;
   w = writeNullableInt8(data, p, out, put(out, w, K_ORE_REWARD));
   p += 4 + Math.max(0, data.readInt32BE(p));
   const minerLen = data.readInt32BE(p);
-  w = put(out, w, K_TOP_MINER_ADDRESS);
-  if (minerLen < 0) w = put(out, w, K_NULL);
+  w = put(out, w, K_TOP_MINER);
+  if (minerLen < 0) w = put(out, w, V_NULL);
   else {
     // A base58 address: no character needs escaping.
     out[w++] = 34;
@@ -283,11 +265,13 @@ function writeRoundLine(data: Buffer, p: number, out: Buffer, w: number): number
   }
   p += 4 + Math.max(0, minerLen);
   const splitLen = data.readInt32BE(p);
-  w = put(out, put(out, w, K_SPLIT), splitLen < 0 ? K_NULL : data[p + 4] === 1 ? K_TRUE : K_FALSE);
+  w = put(out, put(out, w, K_SPLIT), splitLen < 0 ? V_NULL : data[p + 4] === 1 ? V_TRUE : V_FALSE);
   p += 4 + Math.max(0, splitLen);
   w = writeNullableInt8(data, p, out, put(out, w, K_PRODUCTION_COST));
   lineEnd = p + 4 + Math.max(0, data.readInt32BE(p));
-  return put(out, w, K_END);
+  w = put(out, w, K_END);
+  out[w] = 0x0a;
+  return w + 1;
 }
 
 const DAY_MS = 86_400_000;
@@ -348,5 +332,5 @@ function pair(out: Buffer, w: number, n: number): number {
 
 /** A nullable int8 field (length prefix at `p`) as a JSON number or null. */
 function writeNullableInt8(data: Buffer, p: number, out: Buffer, w: number): number {
-  return data.readInt32BE(p) < 0 ? put(out, w, K_NULL) : writeInt(out, w, int8(data, p + 4));
+  return data.readInt32BE(p) < 0 ? put(out, w, V_NULL) : writeInt(out, w, int8(data, p + 4));
 }

@@ -1,17 +1,16 @@
 import type { Round } from '@gridlab/contracts';
 import { PAYOUT_RULE_CODES, ROUND_COLUMNS } from './rounds-table';
+import * as table from './rounds-table';
 
-const SQUARES = 25;
+// Bound to module constants: an imported binding is read through a getter on every use
+// once compiled to CommonJS, which the per-row loops below pay measurably.
+const { COPY_HEADER_BYTES, COPY_SIGNATURE, MAX_TUPLE_BYTES, SQUARES } = table;
+
 /** Longest base58 address (32 bytes). */
 const ADDRESS_MAX = 44;
-const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
-/** Signature, flags and header extension length. */
-const HEADER_BYTES = SIGNATURE.length + 8;
 const TWO_32 = 0x1_0000_0000;
 /** PostgreSQL timestamps count microseconds from 2000-01-01T00:00:00Z. */
 const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
-/** The widest tuple: every field present, the longest address. */
-const ROW_BYTES = 2 + ROUND_COLUMNS.length * 4 + 8 + 2 * SQUARES * 8 + 2 + 6 * 8 + 32 + 8 + 2 + 8 + ADDRESS_MAX + 1 + 8;
 
 /**
  * One round as plain numbers and bytes, filled in place (one per reader, reused for every
@@ -105,10 +104,10 @@ export class RoundBatch {
     this.oreReward = new Float64Array(capacity);
     this.productionCost = new Float64Array(capacity);
     this.deployed = new Float64Array(capacity * SQUARES);
-    this.tuples = Buffer.allocUnsafe(HEADER_BYTES + capacity * ROW_BYTES + 2);
+    this.tuples = Buffer.allocUnsafe(COPY_HEADER_BYTES + capacity * MAX_TUPLE_BYTES + 2);
     this.view = new DataView(this.tuples.buffer, this.tuples.byteOffset, this.tuples.byteLength);
     this.tupleStart = new Uint32Array(capacity + 1);
-    let o = SIGNATURE.copy(this.tuples, 0);
+    let o = COPY_SIGNATURE.copy(this.tuples, 0);
     this.view.setInt32(o, 0);
     this.view.setInt32(o + 4, 0);
     o += 8;

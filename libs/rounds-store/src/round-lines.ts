@@ -3,13 +3,11 @@ import { pipeline } from 'node:stream/promises';
 import { withTransaction, type Pool } from '@gridlab/db';
 import { from as copyFrom } from 'pg-copy-streams';
 import { BinaryRoundsToNdjson, copyOut } from './ndjson-export';
-import { ROUND_COLUMNS } from './rounds-table';
+import { K_ID } from './round-line';
+import { COPY_SIGNATURE, ROUND_COLUMNS } from './rounds-table';
 
-const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const NEWLINE = 0x0a;
 const COMMA = 0x2c;
-/** `{"id":`, which every line starts with. */
-const ID_KEY_BYTES = 6;
 
 /**
  * Writes the line of up to `maxRows` stored rounds that have none, in id order from the
@@ -54,15 +52,15 @@ function copyLineRows(ndjson: Buffer): { data: Buffer; count: number; lastLineId
   let lines = 0;
   for (let nl = ndjson.indexOf(NEWLINE); nl >= 0; nl = ndjson.indexOf(NEWLINE, nl + 1)) lines++;
   // Per line: a field count, the id's length and value, the line's length; no newline.
-  const data = Buffer.allocUnsafe(SIGNATURE.length + 8 + ndjson.length + lines * (2 + 4 + 8 + 4 - 1) + 2);
-  let w = SIGNATURE.copy(data, 0);
+  const data = Buffer.allocUnsafe(COPY_SIGNATURE.length + 8 + ndjson.length + lines * (2 + 4 + 8 + 4 - 1) + 2);
+  let w = COPY_SIGNATURE.copy(data, 0);
   w = data.writeInt32BE(0, w);
   w = data.writeInt32BE(0, w);
   let count = 0;
   let lastLineId = -1;
   for (let start = 0; start < ndjson.length; count++) {
     const end = ndjson.indexOf(NEWLINE, start);
-    lastLineId = Number(ndjson.toString('latin1', start + ID_KEY_BYTES, ndjson.indexOf(COMMA, start)));
+    lastLineId = Number(ndjson.toString('latin1', start + K_ID.length, ndjson.indexOf(COMMA, start)));
     w = data.writeInt16BE(2, w);
     w = data.writeInt32BE(8, w);
     w = data.writeBigInt64BE(BigInt(lastLineId), w);

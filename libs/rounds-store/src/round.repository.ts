@@ -117,8 +117,10 @@ export class RoundRepository {
     const sorted = batch.sortedUnique();
     return withTransaction(this.pool, async (client) => {
       const lastId = await this.lockTotals(client);
-      const inserted = (await this.rangeIsFree(client, sorted)) ? null : await this.copyMerging(client, sorted);
-      if (inserted === null) await this.copyInto(client, 'indexer.rounds', sorted);
+      // The rows inserted, by index; null: all of them.
+      let inserted: number[] | null = null;
+      if (await this.rangeIsFree(client, sorted)) await this.copyInto(client, 'indexer.rounds', sorted);
+      else inserted = await this.copyMerging(client, sorted);
       const count = inserted === null ? sorted.length : inserted.length;
       if (count > 0) await this.applyAggregates(client, sorted, inserted, lastId);
       return count;

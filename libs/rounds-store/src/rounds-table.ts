@@ -21,3 +21,15 @@ export const ROUND_COLUMNS = [
 
 /** `payout_rule` codes of the table. */
 export const PAYOUT_RULE_CODES = { parimutuel: 0, returns: 1 } as const;
+
+/** The board's squares: `deployed` and `count` hold 25 little-endian u64 each. */
+export const SQUARES = 25;
+/** Binary COPY's signature; a stream's header is it, a flags word and an extension length. */
+export const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+export const COPY_HEADER_BYTES = COPY_SIGNATURE.length + 8;
+/**
+ * The longest tuple of indexer.rounds its CHECKs allow: the field count, 17 lengths, the id,
+ * 25 x 8 bytes twice, the winning square, six totals, a 32-byte hash, the time, the rule,
+ * the ORE reward, a 44-character address, the split and the production cost.
+ */
+export const MAX_TUPLE_BYTES = 2 + ROUND_COLUMNS.length * 4 + 8 + 2 * SQUARES * 8 + 2 + 6 * 8 + 32 + 8 + 2 + 8 + 44 + 1 + 8;

@@ -1,6 +1,16 @@
 import type { RoundRow } from '../round-batch';
+import * as line from '../round-line';
+import * as table from '../rounds-table';
 
-const SQUARES = 25;
+// Bound to module constants: an imported binding is read through a getter on every use
+// once compiled to CommonJS, which the per-row loops below pay measurably.
+const { SQUARES } = table;
+const {
+  K_COUNT, K_DEPLOYED, K_END, K_ID, K_MOTHERLODE, K_ORE_REWARD, K_PAYOUT_RULE, K_PRODUCTION_COST, K_SETTLED_AT, K_SLOT_HASH, K_SPLIT,
+  K_TOP_MINER, K_TOP_MINER_REWARD, K_TOTAL_DEPLOYED, K_TOTAL_MINERS, K_TOTAL_VAULTED, K_TOTAL_WINNINGS, K_WINNING,
+  V_FALSE, V_NULL, V_PARIMUTUEL, V_RETURNS, V_TRUE,
+} = line;
+
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 /** A safe integer has at most 16 digits. */
 const MAX_DIGITS = 16;
@@ -8,31 +18,6 @@ const QUOTE = 0x22;
 const COMMA = 0x2c;
 const DIGIT_0 = 0x30;
 const LOWER_N = 0x6e;
-
-const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
-const K_ID = ascii('{"id":');
-const K_DEPLOYED = ascii(',"deployed":[');
-const K_COUNT = ascii('],"count":[');
-const K_WINNING = ascii('],"winningSquare":');
-const K_TOTAL_DEPLOYED = ascii(',"totalDeployed":');
-const K_TOTAL_WINNINGS = ascii(',"totalWinnings":');
-const K_TOTAL_VAULTED = ascii(',"totalVaulted":');
-const K_TOTAL_MINERS = ascii(',"totalMiners":');
-const K_MOTHERLODE = ascii(',"motherlode":');
-const K_TOP_MINER_REWARD = ascii(',"topMinerReward":');
-const K_SLOT_HASH = ascii(',"slotHash":"');
-const K_SETTLED_AT = ascii('","settledAt":"');
-const K_PAYOUT_RULE = ascii('","payoutRule":"');
-const K_ORE_REWARD = ascii('","oreReward":');
-const K_TOP_MINER = ascii(',"topMiner":');
-const K_SPLIT = ascii(',"split":');
-const K_PRODUCTION_COST = ascii(',"productionCost":');
-const V_PARIMUTUEL = ascii('parimutuel');
-const V_RETURNS = ascii('returns');
-const V_NULL = ascii('null');
-const V_TRUE = ascii('true');
-const V_FALSE = ascii('false');
-const END = ascii('}');
 
 /** Lowercase hex digit values; 255 for any other byte. */
 const HEX = new Uint8Array(256).fill(255);
@@ -88,7 +73,7 @@ export class CanonicalRoundReader {
     else if (this.literal(V_FALSE)) row.split = 0;
     else return false;
     if (!this.literal(K_PRODUCTION_COST) || (row.productionCost = this.nullableUint()) < -1) return false;
-    return this.literal(END) && this.p === this.end;
+    return this.literal(K_END) && this.p === this.end;
   }
 
   /** Consumes `lit` if the bytes at the cursor are exactly it. */
