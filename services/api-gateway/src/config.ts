@@ -28,7 +28,7 @@ const SCHEMA = {
     doc: 'Seconds without a new live snapshot after which /live marks it stale and /readyz reports the live feed degraded (a little over one round)',
   }),
   RATE_LIMIT_LEASE_MS: int({
-    default: 1000,
+    default: 5000,
     min: 0,
     max: 10_000,
     doc: 'How long a replica may serve a busy key from tokens it took ahead from the shared Redis bucket (0: one Redis call per request)',

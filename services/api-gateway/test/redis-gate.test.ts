@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { tombstoneKey } from '@gridlab/key-cache';
 import { RedisGate } from '../src/adapters/redis/redis-gate';
+import { DEFAULT_LEASE_POLICY } from '../src/domain/token-lease';
 import { IP_POLICY, KEY_POLICY } from '../src/domain/token-bucket';
 
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -79,7 +80,7 @@ describe('RedisGate', () => {
     expect(await gate.check(hash, '10.0.0.1')).toEqual({ state: 'invalid' });
   });
 
-  it('flags a key used from more than 3 addresses once per window, recording each address at most every 10 s', async () => {
+  it('flags a key used from more than 3 addresses once per window, recording each address at most every minute (a fifth of the window)', async () => {
     const hash = randomBytes(32);
     await gate.remember(hash, { subscriberId: 'sub_s', paidUntilMs });
     const flags = [];
@@ -91,10 +92,28 @@ describe('RedisGate', () => {
       [1, false],
       [2, false],
       [3, false],
-      [-1, false], // 3.3.3.3 again within 10 s: only the bucket is touched
+      [-1, false], // 3.3.3.3 again within the minute: only the bucket is touched
       [4, true],
       [5, false],
     ]);
+  });
+
+  it('records a pair in use again once a fifth of the window has passed', async () => {
+    const hash = randomBytes(32);
+    let now = Date.now();
+    const client = new Redis(REDIS_URL);
+    const clocked = new RedisGate(client, options, () => now);
+    await clocked.remember(hash, { subscriberId: 'sub_t', paidUntilMs });
+    const seen = async () => {
+      const r = await clocked.check(hash, '10.0.0.6');
+      return r.state === 'ok' ? r.distinctAddresses : r.state;
+    };
+    expect(await seen()).toBe(1);
+    now += options.sharingWindowMs / 5 - 1; // past the lease, not yet due: the bucket only
+    expect(await seen()).toBe(-1);
+    now += 1;
+    expect(await seen()).toBe(1);
+    await client.quit();
   });
 
   it('records an address seen first on a cache miss once the key is cached', async () => {
@@ -142,7 +161,7 @@ describe('RedisGate', () => {
     await leased.remember(hash, { subscriberId: 'sub_g', paidUntilMs });
     await leased.check(hash, '10.0.0.8'); // 59 left, 10 of them leased
     await leased.check(hash, '10.0.0.8'); // from the lease: 9 unused
-    now += 1000; // the lease's time to live
+    now += DEFAULT_LEASE_POLICY.ttlMs; // the lease's time to live
     await leased.check(hash, '10.0.0.8'); // gives 9 back, takes 1, leases 10 again
     const tokens = Number(await redis.hget(`${prefix}bucket:${hash.toString('hex')}`, 'tokens'));
     expect(Math.floor(tokens)).toBe(49 + 9 - 1 - 10);

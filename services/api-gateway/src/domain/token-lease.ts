@@ -6,12 +6,17 @@ import { decide, type BucketDecision, type BucketPolicy } from './token-bucket';
  *
  * The shared bucket grants a lease only while it holds plenty (see gate.lua.ts), so a
  * key near its limit is counted exactly, request by request. Every leased token was
- * taken from the shared bucket: replicas together never allow more than the policy,
- * except that the shared bucket keeps refilling while a lease is out (at most
- * `refillPerSecond × ttlMs` extra tokens per replica, and only at a full bucket). A
- * lease ends after `ttlMs`, when spent, at the end of the paid period, or at once on
- * the key's revocation; its unused tokens go back to the shared bucket with the key's
- * next call to it.
+ * taken from the shared bucket, so replicas together never sustain more than its refill
+ * rate. A burst may exceed the capacity by what is leased out: the shared bucket keeps
+ * refilling while a lease is out, where a full bucket would not have (at most
+ * min(lease, `refillPerSecond × ttlMs`) tokens per replica; tokens given back are capped
+ * at the capacity). A lease ends after `ttlMs`, when spent, at the end of the paid
+ * period, or at once on the key's revocation; its unused tokens go back to the shared
+ * bucket with the key's next call to it.
+ *
+ * `ttlMs` is several times a polling client's interval (a second or two, as
+ * docs/operations.md plans for), so such a client costs one Redis call per lease, not
+ * one per request.
  */
 export interface LeasePolicy {
   /** How long a lease serves requests before the shared bucket is asked again. */
@@ -24,7 +29,7 @@ export interface LeasePolicy {
   readonly maxLeases: number;
 }
 
-export const DEFAULT_LEASE_POLICY: LeasePolicy = { ttlMs: 1000, maxTokens: 10, share: 4, maxLeases: 100_000 };
+export const DEFAULT_LEASE_POLICY: LeasePolicy = { ttlMs: 5000, maxTokens: 10, share: 4, maxLeases: 100_000 };
 
 /** What the shared bucket granted with a request. */
 export interface LeaseGrant {

@@ -19,11 +19,12 @@ export interface RedisGateOptions {
 type GateReply = [string, string?, string?, number?, string?, number?, number?, number?];
 
 /**
- * A key/address pair is recorded in the sharing tracker at most this often per process:
- * the window is minutes long, so seconds of lag change nothing, and most requests then
- * touch only the bucket.
+ * A key/address pair is recorded in the sharing tracker at most this often per process,
+ * as a share of the tracker's window: a pair in use is re-recorded long before the window
+ * forgets it, and a busy key's requests then touch only the bucket (or its lease). A pair
+ * seen for the first time is recorded at once.
  */
-const TRACK_EVERY_MS = 10_000;
+const TRACKS_PER_WINDOW = 5;
 /** Addresses remembered per key; a key seen from more than this starts over (it is flagged anyway). */
 const MAX_TRACKED_ADDRESSES = 1_000;
 
@@ -46,6 +47,7 @@ interface HashEntry {
 export class RedisGate implements KeyGate {
   private readonly entries = new WeakMap<Buffer, HashEntry>();
   private readonly leases: TokenLeases;
+  private readonly trackEveryMs: number;
 
   constructor(
     private readonly redis: Redis,
@@ -54,6 +56,7 @@ export class RedisGate implements KeyGate {
   ) {
     const lease = options.lease ?? DEFAULT_LEASE_POLICY;
     this.leases = new TokenLeases(options.keyPolicy, lease, now);
+    this.trackEveryMs = options.sharingWindowMs / TRACKS_PER_WINDOW;
     redis.defineCommand('gridlabGate', {
       numberOfKeys: 4,
       lua: gateLua({ key: options.keyPolicy, sharingWindowMs: options.sharingWindowMs, maxAddressesPerKey: options.maxAddressesPerKey, lease }),
@@ -130,7 +133,7 @@ export class RedisGate implements KeyGate {
 
   private dueForTracking(entry: HashEntry, clientAddress: string): boolean {
     const last = entry.tracked.get(clientAddress);
-    return last === undefined || this.now() - last >= TRACK_EVERY_MS;
+    return last === undefined || this.now() - last >= this.trackEveryMs;
   }
 
   /** Whether this request records its address in the tracker; if so, noted as recorded now. */
