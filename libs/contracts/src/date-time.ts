@@ -19,3 +19,15 @@ export function isDateTime(value: string): boolean {
   if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return false;
   return m[7] === undefined || (Number(m[7]) <= 23 && Number(m[8]) <= 59);
 }
+
+/**
+ * Milliseconds since the epoch of a date-time `isDateTime` accepts. `Date.parse` reads
+ * every such value but a leap second (`23:59:60`), which it calls NaN: that one is read
+ * as the next minute's first second (PostgreSQL reads `:60` so too), its fraction kept.
+ */
+export function dateTimeMs(value: string): number {
+  const ms = Date.parse(value);
+  if (!Number.isNaN(ms) || value.slice(17, 19) !== '60') return ms;
+  // The seconds sit at a fixed place: `YYYY-MM-DDTHH:MM:SS`.
+  return Date.parse(`${value.slice(0, 17)}59${value.slice(19)}`) + 1000;
+}

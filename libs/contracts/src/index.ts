@@ -11,7 +11,7 @@ export type { Round, PayoutRule, LiveSnapshot, LiveStatus, RoundOpened, KeyShare
 export { EVENT_KINDS } from './messages';
 export { roundSchema, liveSnapshotSchema, roundOpenedSchema, keySharedSchema, logEventSchema } from './schemas';
 export { compileValidator, type Validator } from './validate';
-export { isDateTime } from './date-time';
+export { dateTimeMs, isDateTime } from './date-time';
 
 import type { KeyShared, LiveSnapshot, LogEvent, Round, RoundOpened } from './messages';
 

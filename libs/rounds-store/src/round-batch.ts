@@ -1,4 +1,4 @@
-import type { Round } from '@gridlab/contracts';
+import { dateTimeMs, type Round } from '@gridlab/contracts';
 import { PAYOUT_RULE_CODES, ROUND_COLUMNS } from './rounds-table';
 import * as table from './rounds-table';
 
@@ -57,7 +57,7 @@ export class RoundRow {
     this.motherlode = r.motherlode;
     this.topMinerReward = r.topMinerReward;
     this.slotHash.write(r.slotHash, 'hex');
-    this.settledAtMs = Date.parse(r.settledAt);
+    this.settledAtMs = dateTimeMs(r.settledAt);
     this.payoutRule = PAYOUT_RULE_CODES[r.payoutRule];
     this.oreReward = r.oreReward ?? -1;
     this.topMinerLength = r.topMiner === null ? -1 : this.topMiner.write(r.topMiner, 'latin1');

@@ -102,6 +102,14 @@ describe('importRounds', () => {
     expect(await f.repo.getRounds({ limit: 10_000 })).toEqual(rounds);
   });
 
+  it('stores a leap second as the first second of the next minute (as PostgreSQL reads it), not as a garbage time', async () => {
+    const file = join(dir, 'leap.ndjson');
+    const leap = { ...rounds[0]!, settledAt: '2016-12-31T23:59:60.000Z' };
+    await writeFile(file, JSON.stringify(leap));
+    expect(await importRounds([file], f.repo)).toMatchObject({ read: 1, inserted: 1 });
+    expect(await f.repo.getRounds({ limit: 10 })).toEqual([{ ...leap, settledAt: '2017-01-01T00:00:00.000Z' }]);
+  });
+
   it('stops at the first invalid round naming its line, having stored only whole batches before it', async () => {
     const file = join(dir, 'bad.ndjson');
     const lines = rounds.slice(0, 30).map((r) => JSON.stringify(r));
