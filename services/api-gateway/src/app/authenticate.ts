@@ -162,7 +162,7 @@ export class Authenticator {
    * a lookup or refusing; `authenticate` then decides.
    */
   authenticateNow(authorization: string | undefined, clientAddress: string, cost = 1): Caller | undefined {
-    if (!this.failures.peek(this.guard.failurePolicy, clientAddress).allowed) return undefined;
+    if (!this.failures.allows(this.guard.failurePolicy, clientAddress)) return undefined;
     const apiKey = bearerKey(authorization);
     if (apiKey === undefined || this.unknown.has(apiKey)) return undefined;
     const keyHash = this.hashOf(apiKey);

@@ -21,4 +21,16 @@ describe('MemoryLimiter', () => {
     limiter.take(KEY_POLICY, 'fresh');
     expect(limiter.size).toBe(1);
   });
+
+  it('answers allows() as peek() does, without taking tokens', () => {
+    let now = 0;
+    const limiter = new MemoryLimiter(() => now);
+    const policy = { capacity: 3, refillPerSecond: 0.5 };
+    for (let step = 0; step < 40; step++) {
+      expect([step, limiter.allows(policy, 'a', 2)]).toEqual([step, limiter.peek(policy, 'a', 2).allowed]);
+      expect(limiter.allows(policy, 'never-seen')).toBe(true);
+      if (step % 3 !== 2) limiter.take(policy, 'a');
+      now += 700;
+    }
+  });
 });

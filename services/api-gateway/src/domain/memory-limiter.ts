@@ -1,4 +1,4 @@
-import { takeTokens, type BucketDecision, type BucketPolicy, type BucketState } from './token-bucket';
+import { takeTokens, tokensAt, type BucketDecision, type BucketPolicy, type BucketState } from './token-bucket';
 
 /**
  * The in-process fallback limiter: the same token buckets as Redis, per process. Used
@@ -26,6 +26,12 @@ export class MemoryLimiter {
   /** Whether `cost` tokens are available now, without taking them. */
   peek(policy: BucketPolicy, key: string, cost = 1): BucketDecision {
     return takeTokens(policy, this.buckets.get(key), this.now(), cost).decision;
+  }
+
+  /** `peek(...).allowed` without building a decision (asked on every leased request). */
+  allows(policy: BucketPolicy, key: string, cost = 1): boolean {
+    const state = this.buckets.get(key);
+    return state === undefined ? policy.capacity >= cost : tokensAt(policy, state, this.now()) >= cost;
   }
 
   get size(): number {

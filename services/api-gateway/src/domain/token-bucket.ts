@@ -39,12 +39,16 @@ export function takeTokens(
   nowMs: number,
   cost = 1,
 ): { decision: BucketDecision; state: BucketState } {
-  const previous = state ?? { tokens: policy.capacity, updatedAtMs: nowMs };
-  const elapsedMs = Math.max(0, nowMs - previous.updatedAtMs);
-  let tokens = Math.min(policy.capacity, previous.tokens + (elapsedMs * policy.refillPerSecond) / 1000);
+  let tokens = tokensAt(policy, state, nowMs);
   const allowed = tokens >= cost;
   if (allowed) tokens -= cost;
   return { decision: decide(policy, tokens, allowed, cost), state: { tokens, updatedAtMs: nowMs } };
+}
+
+/** What a bucket holds at `nowMs` (a bucket never used is full). */
+export function tokensAt(policy: BucketPolicy, state: BucketState | undefined, nowMs: number): number {
+  if (state === undefined) return policy.capacity;
+  return Math.min(policy.capacity, state.tokens + (Math.max(0, nowMs - state.updatedAtMs) * policy.refillPerSecond) / 1000);
 }
 
 /** Header values for a bucket holding `tokens` after the request. */

@@ -100,11 +100,16 @@ const MAX_ROUND_ID = Number.MAX_SAFE_INTEGER;
 
 /** RateLimit-* headers of a bucket decision (draft-ietf-httpapi-ratelimit-headers). */
 export function rateLimitHeaders(decision: BucketDecision): Record<string, string> {
-  return {
-    'RateLimit-Limit': String(decision.limit),
-    'RateLimit-Remaining': String(decision.remaining),
-    'RateLimit-Reset': String(decision.resetSeconds),
-  };
+  const headers: Record<string, string> = {};
+  addRateLimitHeaders(headers, decision);
+  return headers;
+}
+
+/** `rateLimitHeaders` written into `headers` (the hot path builds one object, not two). */
+export function addRateLimitHeaders(headers: Record<string, string | number>, decision: BucketDecision): void {
+  headers['RateLimit-Limit'] = String(decision.limit);
+  headers['RateLimit-Remaining'] = String(decision.remaining);
+  headers['RateLimit-Reset'] = String(decision.resetSeconds);
 }
 
 /** Authenticates and rate-limits one paid request (a dashboard request as its session's key). */

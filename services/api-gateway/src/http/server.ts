@@ -4,7 +4,7 @@ import { problem } from './problem';
 import { gzipSync } from 'node:zlib';
 import type { Express } from 'express';
 import type { Caller } from '../app/authenticate';
-import { admitStream, authorize, authorizeNow, liveUnavailable, rateLimitHeaders, sendError, type AppDeps } from './app';
+import { addRateLimitHeaders, admitStream, authorize, authorizeNow, liveUnavailable, rateLimitHeaders, sendError, type AppDeps } from './app';
 import { requestId } from './request-id';
 import { streamParams } from './event-params';
 import type { EventStream } from './event-stream';
@@ -57,8 +57,8 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
       // Seconds since the indexer built the snapshot; the body says `stale: true` past the threshold.
       Age: view.ageSeconds,
       'X-Request-Id': id,
-      ...rateLimitHeaders(caller.decision),
     };
+    addRateLimitHeaders(headers, caller.decision);
     let body = view.body;
     if (body.length > GZIP_MIN_BYTES && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
       body = gzipped(view.held.seq, view.stale, view.body);
