@@ -28,7 +28,11 @@ const KEYS = 5000;
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-async function load(url: string, headers: (i: number) => Record<string, string>, overallRate?: number, duration = DURATION_S): Promise<autocannon.Result> {
+async function load(
+  url: string,
+  headers: (i: number) => Record<string, string>,
+  { overallRate, duration = DURATION_S }: { overallRate?: number; duration?: number } = {},
+): Promise<autocannon.Result> {
   let i = 0;
   return autocannon({
     url,
@@ -92,8 +96,8 @@ const bench: Bench = async () => {
     const gatewayRps: number[] = [];
     const ratios: number[] = [];
     let non2xx = 0;
-    await load(`http://127.0.0.1:${barePort}/api/v1/live`, () => ({}), undefined, WARM_UP_S);
-    await load(`${gateway.url}/api/v1/live`, auth, undefined, WARM_UP_S);
+    await load(`http://127.0.0.1:${barePort}/api/v1/live`, () => ({}), { duration: WARM_UP_S });
+    await load(`${gateway.url}/api/v1/live`, auth, { duration: WARM_UP_S });
     for (let round = 0; round < ROUNDS; round++) {
       const bareResult = await load(`http://127.0.0.1:${barePort}/api/v1/live`, () => ({}));
       const gatewayResult = await load(`${gateway.url}/api/v1/live`, auth);
@@ -102,7 +106,7 @@ const bench: Bench = async () => {
       gatewayRps.push(gatewayResult.requests.average);
       ratios.push(gatewayResult.requests.average / bareResult.requests.average);
     }
-    const fixed = await load(`${gateway.url}/api/v1/live`, auth, 1000, 4);
+    const fixed = await load(`${gateway.url}/api/v1/live`, auth, { overallRate: 1000, duration: 4 });
     const ratio = median(ratios);
     return [
       { key: 'live.gatewayRps', label: `GET /live with auth + rate limit (median of ${ROUNDS})`, value: Math.round(median(gatewayRps)), unit: 'req/s' },

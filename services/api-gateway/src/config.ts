@@ -1,4 +1,5 @@
 import { int, list, loadConfig, oneOf, serviceFields, str, type Env } from '@gridlab/config';
+import { DEFAULT_LEASE_POLICY } from './domain/token-lease';
 
 // /metrics and the detailed /readyz are served on the ops address only (issue 12: never
 // on the public port). OPS_PORT defaults to 0 (any free port, logged) so several gateways
@@ -28,7 +29,7 @@ const SCHEMA = {
     doc: 'Seconds without a new live snapshot after which /live marks it stale and /readyz reports the live feed degraded (a little over one round)',
   }),
   RATE_LIMIT_LEASE_MS: int({
-    default: 5000,
+    default: DEFAULT_LEASE_POLICY.ttlMs,
     min: 0,
     max: 10_000,
     doc: 'How long a replica may serve a busy key from tokens it took ahead from the shared Redis bucket (0: one Redis call per request)',
