@@ -82,25 +82,35 @@ export class RoundColumnsReader {
    * ~30% less than walking the primary key, and rounds are stored in id order unless
    * older ones were added later (a backfill, an import). Throws OutOfOrder when the table
    * turns out not to be in id order; the caller then starts over with copyRange.
+   *
+   * The query has no WHERE: with `id <= upToId` the planner may walk the primary key in a
+   * bitmap heap scan (it did, on statistics older than the rows), which reads every page
+   * through shared buffers instead of a sequential scan's small ring and, in the new
+   * backend a starting service gets, costs 1.5–2 times as long. Rows above upToId (stored
+   * after the caller's totals) are skipped here and come with the next catch-up. The scan
+   * must start at the table's first page: PostgreSQL otherwise starts a large table's
+   * scan where another scan is (synchronize_seqscans), and the ids would wrap around.
    */
   copyAllInStorageOrder(into: RoundColumnSink, upToId: number): Promise<number> {
     if (!Number.isSafeInteger(upToId)) throw new RangeError('round ids must be safe integers');
-    return this.copy(into, `COPY (SELECT ${REPLAY_COLUMNS} FROM indexer.rounds WHERE id <= ${upToId}) TO STDOUT (FORMAT binary)`);
+    return this.copy(into, `COPY (SELECT ${REPLAY_COLUMNS} FROM indexer.rounds) TO STDOUT (FORMAT binary)`, upToId, true);
   }
 
-  private async copy(into: RoundColumnSink, sql: string): Promise<number> {
+  private async copy(into: RoundColumnSink, sql: string, maxId = Number.MAX_SAFE_INTEGER, fromFirstPage = false): Promise<number> {
     const client = await this.pool.connect();
     let completed = false;
     try {
+      if (fromFirstPage) await client.query('SET synchronize_seqscans = off');
       const query = Object.assign(copyTo(sql), { query_timeout: LOAD_TIMEOUT_MS });
       const copy = client.query(query) as typeof query & { callback?: (error: Error | null) => void };
-      const parser = new TupleParser(into);
+      const parser = new TupleParser(into, maxId);
       try {
         for await (const chunk of copy as AsyncIterable<Buffer>) parser.push(chunk);
       } finally {
         copy.callback?.(null);
       }
       parser.end();
+      if (fromFirstPage) await client.query('RESET synchronize_seqscans');
       completed = true;
       return parser.appended;
     } finally {
@@ -142,7 +152,11 @@ export class TupleParser {
     slotHash: new Uint8Array(SLOT_HASH_BYTES),
   };
 
-  constructor(private readonly into: RoundColumnSink) {}
+  /** Tuples with a greater id are read past, not appended. */
+  constructor(
+    private readonly into: RoundColumnSink,
+    private readonly maxId = Number.MAX_SAFE_INTEGER,
+  ) {}
 
   push(chunk: Buffer): void {
     let o = 0;
@@ -196,6 +210,7 @@ export class TupleParser {
   private parse(data: DataView, p: number): void {
     const r = this.round;
     r.id = int8(data, p + 4);
+    if (r.id > this.maxId) return;
     p += 12;
     if (data.getInt32(p) !== PACKED_BYTES) throw new Error(`round ${r.id}: deployed is not ${SQUARES} packed u64`);
     squares(data, p + 4, r.deployed);

@@ -65,9 +65,9 @@ function expectSameHistory(actual: History, expected: History): void {
 }
 
 /** Feeds `bytes` to a fresh parser in chunks whose sizes come from `sizes` (cycled). */
-function parse(bytes: Buffer, sizes: readonly number[]): SharedHistory {
+function parse(bytes: Buffer, sizes: readonly number[], maxId?: number): SharedHistory {
   const shared = new SharedHistory(1);
-  const parser = new TupleParser(shared);
+  const parser = new TupleParser(shared, maxId);
   let o = 0;
   for (let i = 0; o < bytes.length; i++) {
     const size = sizes[i % sizes.length]!;
@@ -112,6 +112,15 @@ describe('binary COPY of rounds into the shared history', () => {
   it('refuses rounds whose ids do not increase, so the loader can read the table in key order instead', () => {
     const swapped = copyBinary([rounds[1]!, rounds[0]!, rounds[2]!]);
     expect(() => parse(swapped, [swapped.length])).toThrow(OutOfOrder);
+  });
+
+  it('reads past rounds above its last id, wherever they are stored (rows stored after the totals the load asked for)', () => {
+    const [a, b, c, d] = [rounds[0]!, rounds[1]!, rounds[2]!, rounds[3]!];
+    // d sits between b and c in storage order (stored in free space), and after c.
+    const bytesWithNewer = copyBinary([a, b, d, c, rounds[4]!]);
+    expectSameHistory(parse(bytesWithNewer, [bytesWithNewer.length], c.id).history, History.from([a, b, c]));
+    expectSameHistory(parse(bytesWithNewer, [5, 300], c.id).history, History.from([a, b, c]));
+    expect(() => parse(bytesWithNewer, [bytesWithNewer.length], d.id)).toThrow(OutOfOrder);
   });
 
   it('refuses a COPY that ends mid-tuple', () => {
