@@ -47,7 +47,8 @@ const bench: Bench = async () => {
     const start = (): Promise<ServiceProcess> =>
       startService(
         'services/lab-backtest/src/main.ts',
-        { DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, OPS_PORT: String(opsPort), LOG_LEVEL: 'warn' },
+        // With the environment its deployment gives it (k8s/base/lab-backtest.yaml): the history on transparent huge pages.
+        { DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, OPS_PORT: String(opsPort), LOG_LEVEL: 'warn', GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' },
         () => answersOk(`${ops}/readyz`),
         120_000,
       );

@@ -51,7 +51,12 @@ const ALL: readonly ProcessSpec[] = [
   { name: 'billing', entry: 'services/billing/src/main.ts' },
   { name: 'event-log', entry: 'services/event-log/src/main.ts' },
   { name: 'lab-forward', entry: 'services/lab-forward/src/main.ts' },
-  { name: 'lab-backtest', entry: 'services/lab-backtest/src/main.ts' },
+  {
+    name: 'lab-backtest',
+    entry: 'services/lab-backtest/src/main.ts',
+    // The round history on transparent huge pages, as k8s/base/lab-backtest.yaml runs it.
+    env: { GLIBC_TUNABLES: process.env['GLIBC_TUNABLES'] ?? 'glibc.malloc.hugetlb=1' },
+  },
 ];
 const ONLY = process.env['GRIDLAB_SUITE']?.split(',').map((n) => n.trim());
 const REPLICAS = Number(process.env['GRIDLAB_REPLICAS'] ?? '1');
