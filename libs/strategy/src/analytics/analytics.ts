@@ -1,6 +1,6 @@
 import type { Analytics } from '@gridlab/contracts';
 import { resolveWindow, runWindow, windowSummary, type ResolvedWindow } from '../backtest/backtest';
-import { lamportsToSol, type BacktestSummary } from '../backtest/result';
+import { headlineFigures, lamportsToSol, type HeadlineFigures } from '../backtest/result';
 import { canonicalDslJson, normalizeDsl } from '../dsl/normalize';
 import { SIZING_MODES, type Dsl } from '../dsl/types';
 import { FIXED_SHAPE } from '../engine/select';
@@ -54,8 +54,12 @@ export interface AnalyticsOptions {
   readonly yieldPoint?: () => void;
 }
 
-/** Summaries of the DSL variants already replayed in one analytics call, by canonical JSON. */
-type Replays = Map<string, BacktestSummary>;
+/**
+ * Headline figures of the DSL variants already replayed in one analytics call, by
+ * canonical JSON (only those: a full summary copies every losing streak's length, a fresh
+ * array per sweep point).
+ */
+type Replays = Map<string, HeadlineFigures>;
 
 /** One sweep: the DSL with `param` replaced by each value, replayed over the same window. */
 function sweep(history: History, dsl: Dsl, window: ResolvedWindow, replays: Replays, param: string, values: readonly (number | string)[], yieldPoint: () => void): Sweep {
@@ -68,7 +72,7 @@ function sweep(history: History, dsl: Dsl, window: ResolvedWindow, replays: Repl
     const key = canonicalDslJson(variant);
     let s = replays.get(key);
     if (s === undefined) {
-      s = windowSummary(runWindow(history, variant, window));
+      s = headlineFigures(runWindow(history, variant, window).stats);
       replays.set(key, s);
       yieldPoint();
     }

@@ -101,7 +101,22 @@ function settledRange(stats: RunStats, bounds: RunBounds): { count: number; firs
   return { count, first: h.ids[a]!, last: h.ids[b]! };
 }
 
+/** The figures an analytics sweep point reports, computed as the summary computes them. */
+export type HeadlineFigures = Pick<BacktestSummary, 'roundsBet' | 'netProfitSol' | 'roiPercent' | 'winRate' | 'maxDrawdownSol'>;
+
+/** A run's headline figures without the rest of its summary (no per-square or streak arrays). */
+export function headlineFigures(stats: RunStats): HeadlineFigures {
+  return {
+    roundsBet: stats.roundsBet,
+    netProfitSol: lamportsToSol(stats.net),
+    roiPercent: stats.totalStake > 0 ? (100 * stats.net) / stats.totalStake : 0,
+    winRate: stats.roundsBet > 0 ? stats.roundsWon / stats.roundsBet : 0,
+    maxDrawdownSol: lamportsToSol(stats.maxDrawdown),
+  };
+}
+
 export function summarize(stats: RunStats, bounds: RunBounds): BacktestSummary {
+  const head = headlineFigures(stats);
   const range = settledRange(stats, bounds);
   const rangeMin = range.first ?? bounds.firstId;
   const rangeMax = range.last ?? bounds.lastId;
@@ -113,26 +128,26 @@ export function summarize(stats: RunStats, bounds: RunBounds): BacktestSummary {
   }));
   return {
     totalRounds: range.count,
-    roundsBet: stats.roundsBet,
+    roundsBet: head.roundsBet,
     roundsWon: stats.roundsWon,
     squaresBet: stats.squaresBet,
     squaresWonOn: stats.roundsWon,
     netProfitLamports: stats.net,
-    netProfitSol: lamportsToSol(stats.net),
+    netProfitSol: head.netProfitSol,
     oreEarned: stats.oreEarned,
     solReturnedNetLamports: stats.solReturnedNet,
     totalStakeLamports: stats.totalStake,
     totalStakeSol: lamportsToSol(stats.totalStake),
     totalRecoveryLamports: stats.totalRecovery,
     totalRecoverySol: lamportsToSol(stats.totalRecovery),
-    roiPercent: stats.totalStake > 0 ? (100 * stats.net) / stats.totalStake : 0,
-    winRate: stats.roundsBet > 0 ? stats.roundsWon / stats.roundsBet : 0,
+    roiPercent: head.roiPercent,
+    winRate: head.winRate,
     perSquareWinRate: stats.squaresBet > 0 ? stats.roundsWon / stats.squaresBet : 0,
     maxStreak: stats.maxStreak,
     capHits: stats.capHits,
     totalCapLossSol: lamportsToSol(stats.capLoss),
     minWalletSol: lamportsToSol(stats.minNet),
-    maxDrawdownSol: lamportsToSol(stats.maxDrawdown),
+    maxDrawdownSol: head.maxDrawdownSol,
     rangeMin,
     rangeMax,
     exitedEarly: stats.exit,
