@@ -5,6 +5,7 @@ import { createLogger } from '@gridlab/logger';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, REPLAY_COLUMNS, RoundRepository } from '@gridlab/rounds-store';
 import { to as copyTo } from 'pg-copy-streams';
 import { answersOk, createTestDatabase, freePort, startService, syntheticRounds, testNamespace, type ServiceProcess } from '@gridlab/testing';
+import { LAB_BACKTEST_ENV } from './lab-process';
 import { percentile } from './stats';
 import type { Bench, BenchFigure } from './types';
 
@@ -47,8 +48,7 @@ const bench: Bench = async () => {
     const start = (): Promise<ServiceProcess> =>
       startService(
         'services/lab-backtest/src/main.ts',
-        // With the environment its deployment gives it (k8s/base/lab-backtest.yaml): the history on transparent huge pages.
-        { DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, OPS_PORT: String(opsPort), LOG_LEVEL: 'warn', GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' },
+        { DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, OPS_PORT: String(opsPort), LOG_LEVEL: 'warn', ...LAB_BACKTEST_ENV },
         () => answersOk(`${ops}/readyz`),
         120_000,
       );

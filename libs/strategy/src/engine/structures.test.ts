@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { RankedSquares } from './ranked-squares';
 import { RecencyList } from './recency-list';
+import { StreakLengths } from './run-stats';
 import { SortedWindow } from './sorted-window';
 
 describe('SortedWindow', () => {
@@ -62,6 +63,20 @@ describe('RecencyList', () => {
         for (let s = rebuilt.first(); s < 25; s = rebuilt.after(s)) again.push(s);
         expect(again).toEqual(expected);
       }),
+    );
+  });
+});
+
+describe('StreakLengths', () => {
+  it('keeps every pushed length in order past its growth points, the open streak last', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 2 ** 31 - 1 }), { maxLength: 1200 }), fc.integer({ min: 0, max: 50 }), (lengths, open) => {
+        const list = new StreakLengths();
+        lengths.forEach((n) => list.push(n));
+        expect(list.length).toBe(lengths.length);
+        expect(list.toArray(open)).toEqual(open > 0 ? [...lengths, open] : lengths);
+      }),
+      { numRuns: 50 },
     );
   });
 });
