@@ -37,11 +37,15 @@ export {
 } from './backtest/result';
 export {
   analyze,
+  analyzeShare,
+  mergeAnalytics,
   ANALYTICS_ITERATIONS,
   BLOCK_LENGTH,
   DEFAULT_SEED,
   type Analytics,
   type AnalyticsOptions,
+  type AnalyticsPart,
+  type AnalyticsShare,
   type Sweep,
   type SweepPoint,
 } from './analytics/analytics';

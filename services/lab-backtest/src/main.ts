@@ -116,7 +116,8 @@ async function main(): Promise<void> {
 
   // Analytics of a filter on big rounds depend on the rule: another rule caches under other keys.
   const cache = new AnalyticsCache(redis, `${config.REDIS_PREFIX}${bigRoundRuleTag(bigRoundRule)}`, config.ANALYTICS_CACHE_TTL_S, logger.child({ component: 'cache' }));
-  const lab = new Lab(() => history.current.history, compute, cache);
+  // An analytics call in one share per worker: on an idle service it takes them all.
+  const lab = new Lab(() => history.current.history, compute, cache, workers);
   subscriptions.push(
     ...serveLab(nc, names, lab, logger, {
       answered: (kind, outcome, cached, _seconds) => counters.requests.inc({ kind, outcome, cache: kind === 'analytics' && outcome === 'ok' ? (cached ? 'hit' : 'miss') : 'none' }),

@@ -5,7 +5,7 @@ import { BASE_STRATEGIES, SIZING_MODES } from '../dsl/types';
 import { History } from '../history/history';
 import { normalUpperTail } from '../math/normal';
 import { arbitraryHistory, fixtureRounds, flatRound } from '../testing/fixtures';
-import { analyze } from './analytics';
+import { analyze, analyzeShare, mergeAnalytics, type AnalyticsPart } from './analytics';
 import { distribution, movingBlockBootstrap, quantile } from './bootstrap';
 import { createPrng } from './prng';
 
@@ -107,6 +107,38 @@ describe('analytics', () => {
     expect(a.monteCarlo.bootstrap.probabilityOfProfit).toBe(0);
   });
 
+  it('split into shares, computed apart and sent as JSON, merges into exactly the whole call', () => {
+    fc.assert(
+      fc.property(
+        arbitraryHistory(1, 150),
+        fc.constantFrom(...BASE_STRATEGIES),
+        fc.constantFrom(...SIZING_MODES),
+        fc.integer({ min: 1, max: 5 }),
+        fc.nat(),
+        (rounds, base, mode, of, seed) => {
+          if (rounds.every((r) => r.winningSquare === null)) return;
+          const dsl = normalizeDsl({ base_strategy: base, params: { bet_size_lamports: B, sizing_mode: mode, custom_squares: [2, 11] } });
+          const hist = History.from(rounds);
+          const options = { iterations: 37, seed };
+          const parts = Array.from({ length: of }, (_, index) => JSON.parse(JSON.stringify(analyzeShare(hist, dsl, { index, of }, options))) as AnalyticsPart);
+          // Shares arrive in any order.
+          const merged = mergeAnalytics(dsl, [...parts].reverse());
+          expect(JSON.stringify(merged)).toBe(JSON.stringify(analyze(hist, dsl, options)));
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('refuses shares that do not make one whole call', () => {
+    const part = (index: number, of: number, toRoundId?: number): AnalyticsPart => analyzeShare(h, cold, { index, of }, { iterations: 10, ...(toRoundId === undefined ? {} : { toRoundId }) });
+    expect(() => analyzeShare(h, cold, { index: 2, of: 2 })).toThrow(RangeError);
+    expect(() => mergeAnalytics(cold, [part(1, 2)])).toThrow(/first share/);
+    expect(() => mergeAnalytics(cold, [part(0, 3), part(1, 3)])).toThrow(/does not belong/);
+    expect(() => mergeAnalytics(cold, [part(0, 2), part(1, 2, 500)])).toThrow(/different windows/);
+    expect(mergeAnalytics(cold, [part(1, 2), part(0, 2)])).toEqual(analyze(h, cold, { iterations: 10 }));
+  });
+
   it('analyzes a window ending at toRoundId', () => {
     expect(analyze(History.from(fixtureRounds()), cold, { toRoundId: 15 }).asOfRoundId).toBe(15);
   });
@@ -160,6 +192,21 @@ describe('moving block bootstrap', () => {
     );
   });
 
+  it('computes any range of the resamples exactly as the whole run does', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -2000, max: 2000 }), { minLength: 1, maxLength: 90 }), fc.integer({ min: 1, max: 25 }), fc.nat(), fc.nat(30), fc.nat(30), (pnl, block, seed, x, y) => {
+        const [first, end] = x <= y ? [x, y] : [y, x];
+        const stake = Float64Array.from(pnl, (v) => Math.abs(v) % 5);
+        const whole = movingBlockBootstrap(Float64Array.from(pnl), stake, 30, block, createPrng(seed));
+        const part = movingBlockBootstrap(Float64Array.from(pnl), stake, 30, block, createPrng(seed), undefined, { first, end });
+        expect(Array.from(part.net)).toEqual(Array.from(whole.net.subarray(first, end)));
+        expect(Array.from(part.roiPercent)).toEqual(Array.from(whole.roiPercent.subarray(first, end)));
+        expect(Array.from(part.maxDrawdown)).toEqual(Array.from(whole.maxDrawdown.subarray(first, end)));
+      }),
+    );
+    expect(() => movingBlockBootstrap(Float64Array.of(1), Float64Array.of(1), 10, 1, createPrng(1), undefined, { first: 4, end: 11 })).toThrow(RangeError);
+  });
+
   it('summarizes with interpolated percentiles', () => {
     const sorted = Float64Array.from([1, 2, 3, 4, 5]);
     expect(quantile(sorted, 0.5)).toBe(3);
@@ -193,6 +240,18 @@ describe('seeded PRNG', () => {
         const one = Array.from({ length: count }, () => Math.floor(b() * bound) * scale);
         expect(Array.from(batch)).toEqual(one);
         expect(a()).toBe(b());
+      }),
+    );
+  });
+
+  it('skips draws exactly as drawing them would', () => {
+    fc.assert(
+      fc.property(fc.nat(), fc.nat(500), (seed, count) => {
+        const a = createPrng(seed);
+        const b = createPrng(seed);
+        a.skip(count);
+        for (let i = 0; i < count; i++) b();
+        expect([a(), a()]).toEqual([b(), b()]);
       }),
     );
   });

@@ -7,6 +7,12 @@ const YIELD_EVERY = 100;
 /** p5 / p50 / p95 and mean of a resampled figure (the contract's type). */
 export type { Distribution } from '@gridlab/contracts';
 
+/** Resamples `first` (inclusive) to `end` (exclusive) of a bootstrap's sequence. */
+export interface IterationRange {
+  readonly first: number;
+  readonly end: number;
+}
+
 /** Raw (lamport) outcomes of each resample. */
 export interface BootstrapSamples {
   readonly blockLength: number;
@@ -44,6 +50,10 @@ export function distribution(values: Float64Array, divisor = 1): Distribution {
  * to length), and reports its net PnL, ROI (net over the resampled stakes) and maximum
  * drawdown. Each block's sum, prefix extremes and inner drawdown are precomputed, so a
  * resample costs one step per block, not per round.
+ *
+ * `range` computes only those resamples of the `iterations`, exactly as the whole run
+ * gives them (the generator is advanced past the earlier resamples' draws), so a
+ * bootstrap can be split across threads and its parts concatenated.
  */
 export function movingBlockBootstrap(
   pnl: Float64Array,
@@ -52,11 +62,16 @@ export function movingBlockBootstrap(
   blockLength: number,
   random: Prng,
   yieldPoint: () => void = () => undefined,
+  range: IterationRange = { first: 0, end: iterations },
 ): BootstrapSamples {
   const n = pnl.length;
-  const net = new Float64Array(iterations);
-  const roiPercent = new Float64Array(iterations);
-  const maxDrawdown = new Float64Array(iterations);
+  const { first, end } = range;
+  if (!(Number.isInteger(first) && Number.isInteger(end) && 0 <= first && first <= end && end <= iterations)) {
+    throw new RangeError(`resamples ${first} to ${end} are not within 0 to ${iterations}`);
+  }
+  const net = new Float64Array(end - first);
+  const roiPercent = new Float64Array(end - first);
+  const maxDrawdown = new Float64Array(end - first);
   const b = Math.min(blockLength, n);
   if (n === 0) return { blockLength: b, net, roiPercent, maxDrawdown };
   const starts = n - b + 1;
@@ -87,7 +102,8 @@ export function movingBlockBootstrap(
   const fullBlocks = Math.floor(n / b);
   const rest = n - fullBlocks * b;
   const picks = new Int32Array(fullBlocks);
-  for (let it = 0; it < iterations; it++) {
+  random.skip(first * (fullBlocks + (rest > 0 ? 1 : 0)));
+  for (let it = first; it < end; it++) {
     if (it % YIELD_EVERY === YIELD_EVERY - 1) yieldPoint();
     // Draw the blocks first: the walk below then has independent loads the CPU overlaps.
     random.drawIndices(picks, fullBlocks, starts, BLOCK_FIELDS);
@@ -113,9 +129,10 @@ export function movingBlockBootstrap(
         else if (peak - level > dd) dd = peak - level;
       }
     }
-    net[it] = level;
-    roiPercent[it] = staked > 0 ? (100 * level) / staked : 0;
-    maxDrawdown[it] = dd;
+    const at = it - first;
+    net[at] = level;
+    roiPercent[at] = staked > 0 ? (100 * level) / staked : 0;
+    maxDrawdown[at] = dd;
   }
   return { blockLength: b, net, roiPercent, maxDrawdown };
 }

@@ -6,6 +6,8 @@ export interface Prng {
    * what as many calls would give, without a call per draw (a bootstrap makes millions).
    */
   drawIndices(out: Int32Array, count: number, bound: number, scale: number): void;
+  /** Advances past `count` draws: the state as many calls would leave, without their outputs. */
+  skip(count: number): void;
 }
 
 /**
@@ -54,7 +56,24 @@ export function createPrng(seed: number): Prng {
     state[2] = c;
     state[3] = d;
   };
+  const skip = (count: number): void => {
+    let a = state[0]!;
+    let b = state[1]!;
+    let c = state[2]!;
+    let d = state[3]!;
+    for (let i = 0; i < count; i++) {
+      const t = (a + b + d) | 0;
+      d = (d + 1) | 0;
+      a = b ^ (b >>> 9);
+      b = (c + (c << 3)) | 0;
+      c = (((c << 21) | (c >>> 11)) + t) | 0;
+    }
+    state[0] = a;
+    state[1] = b;
+    state[2] = c;
+    state[3] = d;
+  };
   // Discard the first outputs, as the generator's authors advise.
   for (let i = 0; i < 12; i++) next();
-  return Object.assign(next, { drawIndices });
+  return Object.assign(next, { drawIndices, skip });
 }

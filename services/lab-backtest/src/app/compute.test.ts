@@ -1,6 +1,6 @@
 import { BASE_STRATEGIES, History, analyze, backtest, normalizeDsl } from '@gridlab/strategy';
 import { syntheticRounds } from '@gridlab/testing';
-import { computeReply } from './compute';
+import { analyticsReply, computeReply } from './compute';
 
 const decode = (bytes: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(bytes));
 
@@ -15,7 +15,8 @@ describe('computing a reply on a worker', () => {
     });
     const window = { fromRoundId: 500, toRoundId: 2800 };
     expect(decode(computeReply(history, { kind: 'backtest', dsl, window }))).toEqual({ ok: true, result: backtest(history, dsl, window) });
-    expect(decode(computeReply(history, { kind: 'analytics', dsl }))).toEqual({ ok: true, result: analyze(history, dsl) });
+    const share = (index: number) => computeReply(history, { kind: 'analytics', dsl, toRoundId: 2900, share: { index, of: 2 } });
+    expect(decode(analyticsReply(dsl, [share(1), share(0)]))).toEqual(decode(new TextEncoder().encode(JSON.stringify({ ok: true, result: analyze(history, dsl, { toRoundId: 2900 }) }))));
   });
 
   it('throws the engine’s InputError for a window the history cannot serve', () => {

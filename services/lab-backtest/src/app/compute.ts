@@ -1,29 +1,42 @@
 import * as contracts from '@gridlab/contracts';
-import { analyze, backtest, type BacktestWindow, type Dsl, type History } from '@gridlab/strategy';
+import { analyzeShare, backtest, mergeAnalytics, type AnalyticsPart, type AnalyticsShare, type BacktestWindow, type Dsl, type History } from '@gridlab/strategy';
 
 /** One unit of heavy work, run on a worker thread over the shared history. */
 export type ComputeJob =
   | { readonly kind: 'backtest'; readonly dsl: Dsl; readonly window: BacktestWindow }
-  | { readonly kind: 'analytics'; readonly dsl: Dsl };
+  /** One share of an analytics call over the default window ending at `toRoundId` (the shares run side by side). */
+  | { readonly kind: 'analytics'; readonly dsl: Dsl; readonly toRoundId: number; readonly share: AnalyticsShare };
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /**
- * Runs a job and returns the bytes of its successful reply (`{"ok":true,"result":...}`),
- * its result checked against the contract the gateway checks too. Serializing here, on
- * the worker, keeps the multi-megabyte JSON of a backtest off the serving thread.
- * Throws InputError for a window the history cannot serve. `yieldPoint` is called between
- * an analytics call's replays (see AnalyticsOptions.yieldPoint).
+ * Runs a job and returns its bytes: for a backtest, its successful reply
+ * (`{"ok":true,"result":...}`), the result checked against the contract the gateway
+ * checks too (serializing here, on the worker, keeps the multi-megabyte JSON of a
+ * backtest off the serving thread); for an analytics share, its part as JSON, for
+ * analyticsReply. Throws InputError for a window the history cannot serve. `yieldPoint`
+ * is called between an analytics share's replays (see AnalyticsOptions.yieldPoint).
  */
 export function computeReply(history: History, job: ComputeJob, yieldPoint?: () => void): Uint8Array {
-  let result: contracts.BacktestResult | contracts.Analytics;
   if (job.kind === 'backtest') {
     // Typed assignment: the engine's result must stay assignable to the wire contract.
     const computed: contracts.BacktestResult = backtest(history, job.dsl, job.window);
-    result = contracts.validateBacktestResult(computed);
-  } else {
-    const computed: contracts.Analytics = analyze(history, job.dsl, yieldPoint === undefined ? {} : { yieldPoint });
-    result = contracts.validateAnalytics(computed);
+    return encoder.encode(JSON.stringify({ ok: true, result: contracts.validateBacktestResult(computed) }));
   }
-  return encoder.encode(JSON.stringify({ ok: true, result }));
+  const part = analyzeShare(history, job.dsl, job.share, { toRoundId: job.toRoundId, ...(yieldPoint === undefined ? {} : { yieldPoint }) });
+  return encoder.encode(JSON.stringify(part));
+}
+
+/**
+ * The successful reply to an analytics call from its shares' bytes (computeReply's, any
+ * order): merged, checked against the wire contract, serialized. A few KB, so cheap on
+ * the serving thread.
+ */
+export function analyticsReply(dsl: Dsl, shares: readonly Uint8Array[]): Uint8Array {
+  const computed: contracts.Analytics = mergeAnalytics(
+    dsl,
+    shares.map((bytes) => JSON.parse(decoder.decode(bytes)) as AnalyticsPart),
+  );
+  return encoder.encode(JSON.stringify({ ok: true, result: contracts.validateAnalytics(computed) }));
 }

@@ -1,18 +1,25 @@
 import { InputError } from '@gridlab/errors';
 import { History, dslHash, normalizeDsl } from '@gridlab/strategy';
 import { syntheticRounds } from '@gridlab/testing';
-import type { ComputeJob } from './compute';
+import { computeReply, type ComputeJob } from './compute';
 import { Lab, analyticsCacheKey, type AnalyticsCachePort, type ComputePort } from './lab';
 
 const DSL = { base_strategy: 'cold', params: { bet_size_lamports: 1_000_000 } };
 
+/** Computes on the calling thread, each call when released; records the jobs it was given. */
 class FakeCompute implements ComputePort {
   readonly jobs: ComputeJob[] = [];
+  readonly calls: ComputeJob[][] = [];
   release: (() => void) | undefined;
+  constructor(private readonly history: History) {}
   async run(job: ComputeJob): Promise<Uint8Array> {
-    this.jobs.push(job);
+    return (await this.runAll([job]))[0]!;
+  }
+  async runAll(jobs: readonly ComputeJob[]): Promise<Uint8Array[]> {
+    this.jobs.push(...jobs);
+    this.calls.push([...jobs]);
     await new Promise<void>((resolve) => (this.release = resolve));
-    return new TextEncoder().encode(`{"ok":true,"result":${this.jobs.length}}`);
+    return jobs.map((job) => computeReply(this.history, job));
   }
 }
 
@@ -38,7 +45,7 @@ async function failure(promise: Promise<unknown>): Promise<InputError> {
 describe('the lab use cases', () => {
   const history = History.from(syntheticRounds(1000, { seed: 5, firstId: 250 }));
   const setup = () => {
-    const compute = new FakeCompute();
+    const compute = new FakeCompute(history);
     const cache = new MapCache();
     return { compute, cache, lab: new Lab(() => history, compute, cache) };
   };
@@ -92,6 +99,21 @@ describe('the lab use cases', () => {
     expect([...cache.entries.keys()]).toEqual([key]);
     expect(await lab.analytics({ dsl: DSL })).toEqual({ bytes: a.bytes, cached: true });
     expect(compute.jobs).toHaveLength(1);
+  });
+
+  it('splits an analytics call into a share per worker, all ending at the round its cache key names, into the same answer', async () => {
+    const answer = async (of: number): Promise<{ bytes: Uint8Array; jobs: ComputeJob[][] }> => {
+      const compute = new FakeCompute(history);
+      const reply = new Lab(() => history, compute, new MapCache(), of).analytics({ dsl: DSL });
+      await new Promise((r) => setImmediate(r));
+      compute.release!();
+      return { bytes: (await reply).bytes, jobs: compute.calls };
+    };
+    const whole = await answer(1);
+    const split = await answer(3);
+    expect(split.jobs).toEqual([[0, 1, 2].map((index) => ({ kind: 'analytics', dsl: normalizeDsl(DSL), toRoundId: history.lastId, share: { index, of: 3 } }))]);
+    expect(new TextDecoder().decode(split.bytes)).toBe(new TextDecoder().decode(whole.bytes));
+    expect(JSON.parse(new TextDecoder().decode(whole.bytes))).toMatchObject({ ok: true, result: { asOfRoundId: history.lastId } });
   });
 
   it('keys the analytics cache by DSL hash and 100-round bucket of the latest round', () => {

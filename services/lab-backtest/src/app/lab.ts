@@ -1,6 +1,6 @@
 import type { AnalyticsRequest, BacktestRequest } from '@gridlab/contracts';
 import { dslHash, normalizeDsl, resolveWindow, type BacktestWindow, type History } from '@gridlab/strategy';
-import type { ComputeJob } from './compute';
+import { analyticsReply, type ComputeJob } from './compute';
 
 /** SPEC 7.9: analytics are cached per latest-round bucket of this many round ids. */
 export const CACHE_BUCKET_ROUNDS = 100;
@@ -13,9 +13,11 @@ export interface JobCaller {
   readonly deadlineMs?: number;
 }
 
-/** Runs jobs off the serving thread; resolves with the reply bytes of computeReply. */
+/** Runs jobs off the serving thread; resolves with the bytes of computeReply. */
 export interface ComputePort {
   run(job: ComputeJob, caller?: JobCaller): Promise<Uint8Array>;
+  /** Jobs of one call, side by side where workers are free (one call against the caller's share of the workers). */
+  runAll(jobs: readonly ComputeJob[], caller?: JobCaller): Promise<Uint8Array[]>;
 }
 
 /** Analytics reply bytes by key; a cache that is down behaves as empty. */
@@ -44,10 +46,15 @@ export function analyticsCacheKey(dslSha256: string, lastRoundId: number): strin
 export class Lab {
   private readonly inflight = new Map<string, Promise<Uint8Array>>();
 
+  /**
+   * `analyticsShares`: the parts an analytics call is split into, each on its own worker
+   * when they are free (the workers' count; the result is the same whatever it is).
+   */
   constructor(
     private readonly history: () => History,
     private readonly compute: ComputePort,
     private readonly cache: AnalyticsCachePort,
+    private readonly analyticsShares = 1,
   ) {}
 
   async backtest(request: BacktestRequest, caller: JobCaller = {}): Promise<LabReply> {
@@ -72,8 +79,12 @@ export class Lab {
     if (hit !== null) return { bytes: hit, cached: true };
     let pending = this.inflight.get(key);
     if (pending === undefined) {
-      // Shared by identical requests: queued and timed by the first caller.
-      pending = this.compute.run({ kind: 'analytics', dsl }, caller).then(async (bytes) => {
+      // Shared by identical requests: queued and timed by the first caller. Every share
+      // ends its window at the round the cache key names.
+      const of = this.analyticsShares;
+      const jobs = Array.from({ length: of }, (_, index): ComputeJob => ({ kind: 'analytics', dsl, toRoundId: window.lastId, share: { index, of } }));
+      pending = this.compute.runAll(jobs, caller).then(async (shares) => {
+        const bytes = analyticsReply(dsl, shares);
         await this.cache.set(key, bytes);
         return bytes;
       });

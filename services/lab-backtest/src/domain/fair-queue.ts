@@ -19,10 +19,10 @@ export class FairQueue<T> {
     this.count++;
   }
 
-  /** The next item in rotation among the clients `eligible` accepts (all by default). */
-  shift(eligible: (client: string) => boolean = () => true): T | undefined {
+  /** The next item in rotation among the clients whose next item `eligible` accepts (all by default). */
+  shift(eligible: (client: string, next: T) => boolean = () => true): T | undefined {
     for (const [client, items] of this.byClient) {
-      if (!eligible(client)) continue;
+      if (!eligible(client, items[0]!)) continue;
       const item = items.shift()!;
       this.byClient.delete(client);
       if (items.length > 0) this.byClient.set(client, items);

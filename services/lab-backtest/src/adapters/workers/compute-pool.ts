@@ -33,9 +33,11 @@ export interface ComputePoolOptions {
   /** A job still waiting after this long is dropped: its caller has given up. */
   readonly queueWaitMs: number;
   /**
-   * Jobs one client (Gridlab-Client) may run at once; default half the workers, at least
-   * one, so one client never holds every worker while another waits. Jobs without a
-   * client are not limited.
+   * Calls one client (Gridlab-Client) may run at once; default half the workers, at
+   * least one, so one client's calls never hold every worker while another's wait. The
+   * jobs of one call (runAll: an analytics call's shares) count once: they may take every
+   * free worker, and another client's job is nested in them as soon as it is queued.
+   * Jobs without a client are not limited.
    */
   readonly maxRunningPerClient?: number;
   /** The big_round rule of the `rounds_since_big_round` filter (EVENT_BIG_ROUND_*, as event-log's; default SPEC 6). */
@@ -50,6 +52,8 @@ export interface ComputePoolOptions {
 
 interface Pending {
   readonly id: number;
+  /** The call the job belongs to (runAll gives its jobs one; run, each its own). */
+  readonly call: number;
   readonly job: ComputeJob;
   readonly client: string;
   /** Epoch ms after which the caller no longer waits (null: only the queue wait applies). */
@@ -82,12 +86,13 @@ interface Slot {
  * new buffers before any later job. While a worker runs an analytics call (hundreds of
  * ms), one queued job of another client is nested in it: the worker runs it between the
  * call's replays, so a client's short backtest waits a few ms, not for another client's
- * whole analytics (two cores leave one worker).
+ * whole analytics. An analytics call comes as shares (runAll), one on each free worker.
  */
 export class ComputePool implements ComputePort {
   private readonly slots: Slot[] = [];
   private readonly queue = new FairQueue<Pending>();
   private nextId = 1;
+  private nextCall = 1;
   private stopping = false;
 
   constructor(
@@ -102,6 +107,11 @@ export class ComputePool implements ComputePort {
   /** Pending plus running jobs. */
   get depth(): number {
     return this.queue.length + this.slots.filter((s) => s.busy !== null).length + this.slots.filter((s) => s.nested !== null).length;
+  }
+
+  /** Jobs waiting for a worker. */
+  get queued(): number {
+    return this.queue.length;
   }
 
   /** Workers able to take jobs now. */
@@ -121,15 +131,25 @@ export class ComputePool implements ComputePort {
   }
 
   run(job: ComputeJob, caller: JobCaller = {}): Promise<Uint8Array> {
+    return this.runAll([job], caller).then(([bytes]) => bytes!);
+  }
+
+  /** Queues a call's jobs together (all or none); resolves with their bytes in order, or rejects with the first failure. */
+  runAll(jobs: readonly ComputeJob[], caller: JobCaller = {}): Promise<Uint8Array[]> {
     if (this.stopping) return Promise.reject(new UnavailableError('the service is shutting down; retry shortly', { retryAfterSeconds: 1 }));
-    if (this.queue.length >= this.options.maxQueue) {
+    if (this.queue.length + jobs.length > Math.max(this.options.maxQueue, jobs.length)) {
       return Promise.reject(new UnavailableError('every lab worker is busy; retry shortly', { retryAfterSeconds: BUSY_RETRY_S }));
     }
-    return new Promise((resolve, reject) => {
-      const pending: Pending = { id: this.nextId++, job, client: caller.client ?? '', deadlineMs: caller.deadlineMs ?? null, queuedAt: performance.now(), resolve, reject };
-      this.queue.push(pending.client, pending);
-      this.pump();
-    });
+    const call = this.nextCall++;
+    const queued = jobs.map(
+      (job) =>
+        new Promise<Uint8Array>((resolve, reject) => {
+          const pending: Pending = { id: this.nextId++, call, job, client: caller.client ?? '', deadlineMs: caller.deadlineMs ?? null, queuedAt: performance.now(), resolve, reject };
+          this.queue.push(pending.client, pending);
+        }),
+    );
+    this.pump();
+    return Promise.all(queued);
   }
 
   /** Refuses new jobs, waits for queued and running ones (bounded by the caller's shutdown deadline), then ends the workers. */
@@ -198,7 +218,8 @@ export class ComputePool implements ComputePort {
     for (const slot of this.slots) {
       const outer = slot.busy;
       if (outer === null || !slot.alive || slot.nested !== null || outer.job.kind !== 'analytics' || this.queue.length === 0) continue;
-      const next = this.takeFresh((client) => client !== outer.client || client === '');
+      // Not the call's own other shares: nested, they would only wait on this one's pauses.
+      const next = this.takeFresh((client, job) => job.call !== outer.call && (client !== outer.client || client === ''));
       if (next === undefined) continue;
       const untilDeadline = next.deadlineMs === null ? null : next.deadlineMs - Date.now();
       // A nested job past its deadline is only given up: stopping it would stop the outer call too.
@@ -225,14 +246,22 @@ export class ComputePool implements ComputePort {
     this.pump();
   }
 
-  /** The next queued job (fair order, clients under their running cap) whose caller may still be waiting. */
-  private takeFresh(accept: (client: string) => boolean = () => true): Pending | undefined {
+  /** The next queued job (fair order, clients under their cap of running calls) whose caller may still be waiting. */
+  private takeFresh(accept: (client: string, next: Pending) => boolean = () => true): Pending | undefined {
     const cap = this.options.maxRunningPerClient ?? Math.max(1, Math.floor(this.options.size / 2));
-    const running = new Map<string, number>();
+    const running = new Map<string, Set<number>>();
     for (const slot of this.slots) {
-      for (const job of [slot.busy, slot.nested]) if (job !== null) running.set(job.client, (running.get(job.client) ?? 0) + 1);
+      for (const job of [slot.busy, slot.nested]) {
+        if (job === null) continue;
+        const calls = running.get(job.client) ?? new Set<number>();
+        running.set(job.client, calls.add(job.call));
+      }
     }
-    const eligible = (client: string): boolean => accept(client) && (client === '' || (running.get(client) ?? 0) < cap);
+    const eligible = (client: string, next: Pending): boolean => {
+      if (!accept(client, next)) return false;
+      const calls = running.get(client);
+      return client === '' || calls === undefined || calls.has(next.call) || calls.size < cap;
+    };
     for (;;) {
       const next = this.queue.shift(eligible);
       if (next === undefined) return undefined;
