@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { connectBus, requestChunked } from '@gridlab/bus';
 import { natsNames, validateAnalytics } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
@@ -49,9 +48,7 @@ const bench: Bench = async () => {
     const start = (): Promise<ServiceProcess> =>
       startService(
         'services/lab-backtest/src/main.ts',
-        // One worker thread per core, as k8s/base/lab-backtest.yaml runs it (LAB_WORKERS from
-        // its CPU limit), so an analytics call's shares run side by side.
-        { DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, OPS_PORT: String(opsPort), LOG_LEVEL: 'warn', LAB_WORKERS: String(availableParallelism()), ...LAB_BACKTEST_ENV },
+        { DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, OPS_PORT: String(opsPort), LOG_LEVEL: 'warn', ...LAB_BACKTEST_ENV },
         () => answersOk(`${ops}/readyz`),
         120_000,
       );
