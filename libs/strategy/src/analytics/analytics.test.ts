@@ -155,7 +155,7 @@ describe('moving block bootstrap', () => {
       const series: number[] = [];
       let staked = 0;
       while (series.length < n) {
-        const s = Math.floor(random() * (n - b + 1));
+        const s = Math.floor(random.next() * (n - b + 1));
         for (let t = s; t < s + b && series.length < n; t++) {
           series.push(pnl[t]!);
           staked += stake[t]!;
@@ -219,13 +219,13 @@ describe('seeded PRNG', () => {
   it('repeats its sequence for a seed and spreads values over [0, 1)', () => {
     const a = createPrng(42);
     const b = createPrng(42);
-    const xs = Array.from({ length: 10_000 }, () => a());
-    expect(Array.from({ length: 10_000 }, () => b())).toEqual(xs);
+    const xs = Array.from({ length: 10_000 }, () => a.next());
+    expect(Array.from({ length: 10_000 }, () => b.next())).toEqual(xs);
     expect(xs.every((x) => x >= 0 && x < 1)).toBe(true);
     const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
     expect(mean).toBeGreaterThan(0.48);
     expect(mean).toBeLessThan(0.52);
-    expect(createPrng(43)()).not.toBe(createPrng(42)());
+    expect(createPrng(43).next()).not.toBe(createPrng(42).next());
   });
 
   it('draws indices in a batch exactly as one call per draw would, and goes on from there', () => {
@@ -233,13 +233,13 @@ describe('seeded PRNG', () => {
       fc.property(fc.nat(), fc.integer({ min: 0, max: 300 }), fc.integer({ min: 1, max: 2 ** 28 - 1 }), fc.integer({ min: 1, max: 8 }), (seed, count, bound, scale) => {
         const a = createPrng(seed);
         const b = createPrng(seed);
-        a();
-        b();
+        a.next();
+        b.next();
         const batch = new Int32Array(count);
         a.drawIndices(batch, count, bound, scale);
-        const one = Array.from({ length: count }, () => Math.floor(b() * bound) * scale);
+        const one = Array.from({ length: count }, () => Math.floor(b.next() * bound) * scale);
         expect(Array.from(batch)).toEqual(one);
-        expect(a()).toBe(b());
+        expect(a.next()).toBe(b.next());
       }),
     );
   });
@@ -250,8 +250,8 @@ describe('seeded PRNG', () => {
         const a = createPrng(seed);
         const b = createPrng(seed);
         a.skip(count);
-        for (let i = 0; i < count; i++) b();
-        expect([a(), a()]).toEqual([b(), b()]);
+        for (let i = 0; i < count; i++) b.next();
+        expect([a.next(), a.next()]).toEqual([b.next(), b.next()]);
       }),
     );
   });

@@ -121,7 +121,7 @@ export function movingBlockBootstrap(
       staked += blocks[at + 1]!;
     }
     if (rest > 0) {
-      const s = Math.floor(random() * starts);
+      const s = Math.floor(random.next() * starts);
       for (let t = s; t < s + rest; t++) {
         level += pnl[t]!;
         staked += stake[t]!;
