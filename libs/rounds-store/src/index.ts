@@ -9,6 +9,7 @@ export { RoundRepository, rowToRound, type GapRange, type RoundOutcome, type Sto
 export { ChainIdentityStore, type ChainIdentity } from './chain-identity';
 export { roundReads } from './reads';
 export { RoundColumnsReader, TupleParser, OutOfOrder, REPLAY_COLUMNS, type ColumnRound, type RoundColumnSink } from './round-columns';
+export { copyOut, type CopyDataSink } from './copy-out';
 export { packSquares, unpackSquares } from './packing';
 export { exportRoundsNdjson } from './ndjson-export';
 export { ContiguousRounds, type SkippedIds } from './contiguous-rounds';

@@ -1,5 +1,5 @@
 import type { Pool } from '@gridlab/db';
-import { to as copyTo } from 'pg-copy-streams';
+import { copyOut } from './copy-out';
 
 /** The board's squares (the packed columns hold one u64 each). */
 const SQUARES = 25;
@@ -24,9 +24,8 @@ const RETURNS_CODE = 1;
  */
 const MAX_TUPLE_BYTES = 2 + FIELDS * 4 + 8 + 2 * PACKED_BYTES + 2 + 3 * 8 + 2 + 3 * 8 + 1 + SLOT_HASH_BYTES;
 /**
- * pg arms its pool-wide query_timeout on every query and disarms it through the query's
- * callback, which pg-copy-streams' COPY TO never calls: a load sets its own deadline
- * and disarms it when the COPY ends (see the same note in rounds-store's NDJSON export).
+ * pg arms its pool-wide query_timeout on every query: a load, which may take minutes on
+ * a large table, sets its own (copyOut disarms it when the COPY ends).
  */
 const LOAD_TIMEOUT_MS = 10 * 60_000;
 /** Where parsed rounds go (appended in order; `lastId` is the newest appended, for the order check). */
@@ -101,14 +100,9 @@ export class RoundColumnsReader {
     let completed = false;
     try {
       if (fromFirstPage) await client.query('SET synchronize_seqscans = off');
-      const query = Object.assign(copyTo(sql), { query_timeout: LOAD_TIMEOUT_MS });
-      const copy = client.query(query) as typeof query & { callback?: (error: Error | null) => void };
       const parser = new TupleParser(into, maxId);
-      try {
-        for await (const chunk of copy as AsyncIterable<Buffer>) parser.push(chunk);
-      } finally {
-        copy.callback?.(null);
-      }
+      // Tuples parsed straight from the socket's chunks (copyOut), as they arrive.
+      await copyOut(client, sql, (chunk, start, end, view) => parser.push(chunk, start, end, view), { timeoutMs: LOAD_TIMEOUT_MS });
       parser.end();
       if (fromFirstPage) await client.query('RESET synchronize_seqscans');
       completed = true;
@@ -158,25 +152,26 @@ export class TupleParser {
     private readonly maxId = Number.MAX_SAFE_INTEGER,
   ) {}
 
-  push(chunk: Buffer): void {
-    let o = 0;
+  /** Parses chunk[start, end) (`view`: a DataView over the whole chunk, when the caller has one). */
+  push(chunk: Buffer, start = 0, end = chunk.length, view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength)): void {
+    let o = start;
     if (this.carried > 0) {
-      const take = Math.min(chunk.length, MAX_TUPLE_BYTES);
-      chunk.copy(this.carry, this.carried, 0, take);
+      const take = Math.min(end - start, MAX_TUPLE_BYTES);
+      chunk.copy(this.carry, this.carried, start, start + take);
       const used = this.consume(this.carryView, 0, this.carried + take);
       if (used <= this.carried) {
         // Still incomplete: the chunk was shorter than the rest of the tuple.
         this.carried += take;
         return;
       }
-      o = used - this.carried;
+      o = start + used - this.carried;
       this.carried = 0;
     }
-    const used = this.consume(new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength), o, chunk.length);
-    if (used < chunk.length) {
-      if (chunk.length - used > MAX_TUPLE_BYTES) throw new Error('COPY data holds an oversized tuple');
-      chunk.copy(this.carry, 0, used);
-      this.carried = chunk.length - used;
+    const used = this.consume(view, o, end);
+    if (used < end) {
+      if (end - used > MAX_TUPLE_BYTES) throw new Error('COPY data holds an oversized tuple');
+      chunk.copy(this.carry, 0, used, end);
+      this.carried = end - used;
     }
   }
 
