@@ -58,6 +58,20 @@ describe('copyOut (COPY TO STDOUT read off the socket)', () => {
     );
   });
 
+  it('fails with the sink’s error and keeps the socket from pg, which could not parse from mid-message', async () => {
+    const stream = new EventEmitter();
+    const pg: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => pg.push(chunk));
+    const query = new CopyOutQuery('COPY x TO STDOUT', () => {
+      throw new Error('bad tuple');
+    });
+    query.submit({ stream, query: () => undefined });
+    stream.emit('data', Buffer.concat([message('d', Buffer.from('row')), message('d', Buffer.from('next'))]));
+    stream.emit('data', message('c', Buffer.alloc(0)));
+    await expect(query.done).rejects.toThrow('bad tuple');
+    expect(pg).toEqual([]);
+  });
+
   it('refuses a connection whose socket does not have pg’s one listener', () => {
     const query = new CopyOutQuery('COPY x TO STDOUT', () => undefined);
     expect(query.submit({ stream: new EventEmitter(), query: () => undefined })).toBeInstanceOf(Error);

@@ -87,8 +87,8 @@ export class CopyOutQuery {
     try {
       this.read(chunk);
     } catch (error) {
-      // A sink that throws (a bad tuple) ends the read; the caller discards the connection.
-      this.detach(Buffer.alloc(0));
+      // A sink that throws (a bad tuple) ends the read mid-message: the socket stays ours
+      // (pg could not parse from there) and the caller discards the connection.
       this.handleError(error instanceof Error ? error : new Error(String(error)));
     }
   };

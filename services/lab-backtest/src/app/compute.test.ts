@@ -16,7 +16,12 @@ describe('computing a reply on a worker', () => {
     const window = { fromRoundId: 500, toRoundId: 2800 };
     expect(decode(computeReply(history, { kind: 'backtest', dsl, window }))).toEqual({ ok: true, result: backtest(history, dsl, window) });
     const share = (index: number) => computeReply(history, { kind: 'analytics', dsl, toRoundId: 2900, share: { index, of: 2 } });
-    expect(decode(analyticsReply(dsl, [share(1), share(0)]))).toEqual(decode(new TextEncoder().encode(JSON.stringify({ ok: true, result: analyze(history, dsl, { toRoundId: 2900 }) }))));
+    const whole = decode(new TextEncoder().encode(JSON.stringify({ ok: true, result: analyze(history, dsl, { toRoundId: 2900 }) })));
+    expect(decode(analyticsReply(dsl, [share(1), share(0)]))).toEqual(whole);
+    // A call's only share is merged on its worker: its bytes are the reply.
+    const lone = computeReply(history, { kind: 'analytics', dsl, toRoundId: 2900, share: { index: 0, of: 1 } });
+    expect(decode(lone)).toEqual(whole);
+    expect(analyticsReply(dsl, [lone])).toBe(lone);
   });
 
   it('throws the engine’s InputError for a window the history cannot serve', () => {

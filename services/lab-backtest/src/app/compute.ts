@@ -15,8 +15,10 @@ const decoder = new TextDecoder();
  * (`{"ok":true,"result":...}`), the result checked against the contract the gateway
  * checks too (serializing here, on the worker, keeps the multi-megabyte JSON of a
  * backtest off the serving thread); for an analytics share, its part as JSON, for
- * analyticsReply. Throws InputError for a window the history cannot serve. `yieldPoint`
- * is called between an analytics share's replays (see AnalyticsOptions.yieldPoint).
+ * analyticsReply, unless it is the call's only share: then the whole reply, merged and
+ * checked here too. Throws InputError for a window the history cannot serve.
+ * `yieldPoint` is called between an analytics share's replays (see
+ * AnalyticsOptions.yieldPoint).
  */
 export function computeReply(history: History, job: ComputeJob, yieldPoint?: () => void): Uint8Array {
   if (job.kind === 'backtest') {
@@ -25,18 +27,19 @@ export function computeReply(history: History, job: ComputeJob, yieldPoint?: () 
     return encoder.encode(JSON.stringify({ ok: true, result: contracts.validateBacktestResult(computed) }));
   }
   const part = analyzeShare(history, job.dsl, job.share, { toRoundId: job.toRoundId, ...(yieldPoint === undefined ? {} : { yieldPoint }) });
-  return encoder.encode(JSON.stringify(part));
+  return job.share.of === 1 ? reply(mergeAnalytics(job.dsl, [part])) : encoder.encode(JSON.stringify(part));
 }
 
 /**
  * The successful reply to an analytics call from its shares' bytes (computeReply's, any
- * order): merged, checked against the wire contract, serialized. A few KB, so cheap on
- * the serving thread.
+ * order): a lone share's bytes are the reply already; several are merged, checked
+ * against the wire contract and serialized on the serving thread (a few KB).
  */
 export function analyticsReply(dsl: Dsl, shares: readonly Uint8Array[]): Uint8Array {
-  const computed: contracts.Analytics = mergeAnalytics(
-    dsl,
-    shares.map((bytes) => JSON.parse(decoder.decode(bytes)) as AnalyticsPart),
-  );
+  if (shares.length === 1) return shares[0]!;
+  return reply(mergeAnalytics(dsl, shares.map((bytes) => JSON.parse(decoder.decode(bytes)) as AnalyticsPart)));
+}
+
+function reply(computed: contracts.Analytics): Uint8Array {
   return encoder.encode(JSON.stringify({ ok: true, result: contracts.validateAnalytics(computed) }));
 }
