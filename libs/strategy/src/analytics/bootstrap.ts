@@ -48,8 +48,8 @@ export function distribution(values: Float64Array, divisor = 1): Distribution {
  * Moving block bootstrap of a per-round PnL series: each resample concatenates blocks
  * of `blockLength` consecutive rounds starting at uniform positions (the last block cut
  * to length), and reports its net PnL, ROI (net over the resampled stakes) and maximum
- * drawdown. Each block's sum, prefix extremes and inner drawdown are precomputed, so a
- * resample costs one step per block, not per round.
+ * drawdown. Each block's sum, prefix extremes and inner drawdown are precomputed
+ * (blockTable), so a resample costs one step per block, not per round.
  *
  * `range` computes only those resamples of the `iterations`, exactly as the whole run
  * gives them (the generator is advanced past the earlier resamples' draws), so a
@@ -75,30 +75,7 @@ export function movingBlockBootstrap(
   const b = Math.min(blockLength, n);
   if (n === 0) return { blockLength: b, net, roiPercent, maxDrawdown };
   const starts = n - b + 1;
-  // Per block start, interleaved so one resampled block is one cache line, not five:
-  // sum, stake, lowest prefix, highest prefix, inner drawdown.
-  const blocks = new Float64Array(starts * BLOCK_FIELDS);
-  for (let s = 0; s < starts; s++) {
-    let prefix = 0;
-    let lo = 0;
-    let hi = 0;
-    let dd = 0;
-    let st = 0;
-    for (let t = s; t < s + b; t++) {
-      prefix += pnl[t]!;
-      st += stake[t]!;
-      // Math.max and min, not branches: on a PnL series these go either way at random.
-      hi = Math.max(hi, prefix);
-      lo = Math.min(lo, prefix);
-      dd = Math.max(dd, hi - prefix);
-    }
-    const at = s * BLOCK_FIELDS;
-    blocks[at] = prefix;
-    blocks[at + 1] = st;
-    blocks[at + 2] = lo;
-    blocks[at + 3] = hi;
-    blocks[at + 4] = dd;
-  }
+  const blocks = blockTable(pnl, stake, b);
   const fullBlocks = Math.floor(n / b);
   const rest = n - fullBlocks * b;
   const picks = new Int32Array(fullBlocks);
@@ -135,4 +112,113 @@ export function movingBlockBootstrap(
     maxDrawdown[at] = dd;
   }
   return { blockLength: b, net, roiPercent, maxDrawdown };
+}
+
+/** Largest |value| blockTable's O(n) path takes: 2·b of them sum exactly (below 2^53) for any b up to 2^5. */
+const EXACT_LIMIT = 2 ** 46;
+const EXACT_BLOCK = 32;
+
+/**
+ * Per block start s (0 to n − b), interleaved so one resampled block is one read, not
+ * five: the sum of pnl[s, s + b), its stake, the lowest and highest prefix sum (with the
+ * empty prefix 0) and the largest fall from a running peak inside it.
+ *
+ * Every block is the end of one b-aligned chunk followed by the start of the next, and
+ * those figures combine: (sum, lo, hi, dd) of A then B is (A.sum + B.sum, min(A.lo,
+ * A.sum + B.lo), max(A.hi, A.sum + B.hi), max(A.dd, B.dd, A.hi − A.sum − B.lo)). So each
+ * chunk's suffixes (right to left) and the next chunk's prefixes (left to right) give
+ * every block in O(n) instead of O(n·b). The per-round PnL and stakes are whole lamports
+ * (SPEC 7.7 floors every payout): their sums are exact in any order, so the figures equal
+ * the block-by-block walk's bit for bit. Any other series takes that walk.
+ */
+export function blockTable(pnl: Float64Array, stake: Float64Array, b: number): Float64Array {
+  const n = pnl.length;
+  const starts = n - b + 1;
+  const blocks = new Float64Array(Math.max(0, starts) * BLOCK_FIELDS);
+  if (starts <= 0) return blocks;
+  if (b > EXACT_BLOCK || !wholeAndSmall(pnl) || !wholeAndSmall(stake)) {
+    for (let s = 0; s < starts; s++) walkBlock(pnl, stake, s, b, blocks);
+    return blocks;
+  }
+  // The current chunk's suffixes: [s, chunk end) for each s in it, by offset in the chunk.
+  const suffix = new Float64Array(b * BLOCK_FIELDS);
+  for (let first = 0; first < starts; first += b) {
+    let sum = 0;
+    let st = 0;
+    let lo = 0;
+    let hi = 0;
+    let dd = 0;
+    for (let k = b - 1; k >= 0; k--) {
+      // One round x before the suffix: its fall, then the suffix's low, from x's level.
+      const x = pnl[first + k]!;
+      dd = Math.max(dd, Math.max(0, -x) - lo);
+      sum = x + sum;
+      st = stake[first + k]! + st;
+      lo = Math.min(0, x + lo);
+      hi = Math.max(0, x + hi);
+      const at = k * BLOCK_FIELDS;
+      suffix[at] = sum;
+      suffix[at + 1] = st;
+      suffix[at + 2] = lo;
+      suffix[at + 3] = hi;
+      suffix[at + 4] = dd;
+    }
+    blocks.set(suffix.subarray(0, BLOCK_FIELDS), first * BLOCK_FIELDS);
+    // The next chunk's prefixes, walked as a block is, each closing the block that starts k later.
+    let qSum = 0;
+    let qSt = 0;
+    let qLo = 0;
+    let qHi = 0;
+    let qDd = 0;
+    for (let k = 1; k < b && first + k < starts; k++) {
+      const e = first + b + k - 1;
+      qSum += pnl[e]!;
+      qSt += stake[e]!;
+      qHi = Math.max(qHi, qSum);
+      qLo = Math.min(qLo, qSum);
+      qDd = Math.max(qDd, qHi - qSum);
+      const a = k * BLOCK_FIELDS;
+      const aSum = suffix[a]!;
+      const aHi = suffix[a + 3]!;
+      const at = (first + k) * BLOCK_FIELDS;
+      blocks[at] = aSum + qSum;
+      blocks[at + 1] = suffix[a + 1]! + qSt;
+      blocks[at + 2] = Math.min(suffix[a + 2]!, aSum + qLo);
+      blocks[at + 3] = Math.max(aHi, aSum + qHi);
+      blocks[at + 4] = Math.max(suffix[a + 4]!, qDd, aHi - (aSum + qLo));
+    }
+  }
+  return blocks;
+}
+
+/** True when every value is a whole number of magnitude at most EXACT_LIMIT. */
+function wholeAndSmall(values: Float64Array): boolean {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (!(Math.abs(v) <= EXACT_LIMIT && Math.floor(v) === v)) return false;
+  }
+  return true;
+}
+
+/** The block starting at s, round by round, into its place in `blocks`. */
+function walkBlock(pnl: Float64Array, stake: Float64Array, s: number, b: number, blocks: Float64Array): void {
+  let prefix = 0;
+  let lo = 0;
+  let hi = 0;
+  let dd = 0;
+  let st = 0;
+  for (let t = s; t < s + b; t++) {
+    prefix += pnl[t]!;
+    st += stake[t]!;
+    // Math.max and min, not branches: on a PnL series these go either way at random.
+    hi = Math.max(hi, prefix);
+    lo = Math.min(lo, prefix);
+    dd = Math.max(dd, hi - prefix);
+  }
+  const at = s * BLOCK_FIELDS;
+  blocks[at] = prefix;
+  blocks[at + 1] = st;
+  blocks[at + 2] = lo;
+  blocks[at + 3] = hi;
+  blocks[at + 4] = dd;
 }
