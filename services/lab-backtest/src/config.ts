@@ -10,7 +10,7 @@ const SCHEMA = {
     default: 0,
     min: 0,
     max: 64,
-    doc: 'Worker threads computing backtests and analytics (0: one per CPU but one, at least one; the serving thread keeps a core; one client runs at most half of them, at least one, at once; an analytics call is split into a share per worker, its shares counting as one)',
+    doc: 'Worker threads computing backtests and analytics (0: one per CPU, as the Kubernetes manifest sets one per core of the CPU limit; the serving thread only moves messages, and the OS schedules it between them; one client runs at most half of them, at least one, at once; an analytics call is split into a share per worker, its shares counting as one)',
   }),
   LAB_MAX_QUEUE: int({ default: 32, min: 1, max: 10_000, doc: 'Requests waiting for a worker before new ones are refused with 503' }),
   LAB_QUEUE_WAIT_MS: int({

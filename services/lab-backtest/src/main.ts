@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   counters.historyLoadSeconds.set(loaded.ms / 1000);
   logger.info('history loaded', { rounds: loaded.rounds, ms: Math.round(loaded.ms) });
 
-  const workers = config.LAB_WORKERS === 0 ? Math.max(1, availableParallelism() - 1) : config.LAB_WORKERS;
+  const workers = config.LAB_WORKERS === 0 ? availableParallelism() : config.LAB_WORKERS;
   compute = new ComputePool(
     {
       size: workers,
