@@ -193,23 +193,19 @@ describe('moving block bootstrap', () => {
   });
 
   it('builds the block table in one pass exactly as walking each block does', () => {
-    /** Each block walked round by round: sum, stake, lowest and highest prefix (with 0), inner fall. */
+    /**
+     * Each block by definition: its prefix sums P (with P0 = 0), their extremes, and the
+     * largest P_i − P_j over i <= j, pair by pair.
+     */
     const walked = (pnl: readonly number[], stake: readonly number[], b: number): number[] => {
       const out: number[] = [];
       for (let s = 0; s + b <= pnl.length; s++) {
-        let prefix = 0;
-        let st = 0;
-        let lo = 0;
-        let hi = 0;
-        let dd = 0;
-        for (let t = s; t < s + b; t++) {
-          prefix += pnl[t]!;
-          st += stake[t]!;
-          hi = Math.max(hi, prefix);
-          lo = Math.min(lo, prefix);
-          dd = Math.max(dd, hi - prefix);
-        }
-        out.push(prefix, st, lo, hi, dd);
+        const prefixes = [0];
+        for (let t = s; t < s + b; t++) prefixes.push(prefixes[prefixes.length - 1]! + pnl[t]!);
+        let fall = 0;
+        prefixes.forEach((high, i) => prefixes.slice(i).forEach((low) => (fall = Math.max(fall, high - low))));
+        const staked = stake.slice(s, s + b).reduce((a, v) => a + v, 0);
+        out.push(prefixes[b]!, staked, Math.min(...prefixes), Math.max(...prefixes), fall);
       }
       return out;
     };

@@ -156,12 +156,7 @@ export function blockTable(pnl: Float64Array, stake: Float64Array, b: number): F
       st = stake[first + k]! + st;
       lo = Math.min(0, x + lo);
       hi = Math.max(0, x + hi);
-      const at = k * BLOCK_FIELDS;
-      suffix[at] = sum;
-      suffix[at + 1] = st;
-      suffix[at + 2] = lo;
-      suffix[at + 3] = hi;
-      suffix[at + 4] = dd;
+      put(suffix, k, sum, st, lo, hi, dd);
     }
     blocks.set(suffix.subarray(0, BLOCK_FIELDS), first * BLOCK_FIELDS);
     // The next chunk's prefixes, walked as a block is, each closing the block that starts k later.
@@ -180,12 +175,7 @@ export function blockTable(pnl: Float64Array, stake: Float64Array, b: number): F
       const a = k * BLOCK_FIELDS;
       const aSum = suffix[a]!;
       const aHi = suffix[a + 3]!;
-      const at = (first + k) * BLOCK_FIELDS;
-      blocks[at] = aSum + qSum;
-      blocks[at + 1] = suffix[a + 1]! + qSt;
-      blocks[at + 2] = Math.min(suffix[a + 2]!, aSum + qLo);
-      blocks[at + 3] = Math.max(aHi, aSum + qHi);
-      blocks[at + 4] = Math.max(suffix[a + 4]!, qDd, aHi - (aSum + qLo));
+      put(blocks, first + k, aSum + qSum, suffix[a + 1]! + qSt, Math.min(suffix[a + 2]!, aSum + qLo), Math.max(aHi, aSum + qHi), Math.max(suffix[a + 4]!, qDd, aHi - (aSum + qLo)));
     }
   }
   return blocks;
@@ -215,10 +205,15 @@ function walkBlock(pnl: Float64Array, stake: Float64Array, s: number, b: number,
     lo = Math.min(lo, prefix);
     dd = Math.max(dd, hi - prefix);
   }
-  const at = s * BLOCK_FIELDS;
-  blocks[at] = prefix;
-  blocks[at + 1] = st;
-  blocks[at + 2] = lo;
-  blocks[at + 3] = hi;
-  blocks[at + 4] = dd;
+  put(blocks, s, prefix, st, lo, hi, dd);
+}
+
+/** Entry i of a block table (sum, stake, lowest and highest prefix, inner fall). */
+function put(table: Float64Array, i: number, sum: number, stake: number, lo: number, hi: number, dd: number): void {
+  const at = i * BLOCK_FIELDS;
+  table[at] = sum;
+  table[at + 1] = stake;
+  table[at + 2] = lo;
+  table[at + 3] = hi;
+  table[at + 4] = dd;
 }
