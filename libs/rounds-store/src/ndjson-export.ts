@@ -83,7 +83,11 @@ export async function exportRoundsNdjson(pool: Pool, fromId: number, toId: numbe
 export function copyOut(client: PoolClient, sql: string): Readable {
   const query = Object.assign(copyTo(sql), { query_timeout: EXPORT_TIMEOUT_MS });
   const copy = client.query(query) as typeof query & { callback?: (error: Error | null) => void };
-  copy.on('end', () => copy.callback?.(null));
+  // Disarmed when the data ends, and when the stream is destroyed first (a consumer that
+  // stops early): the deadline's timer would otherwise hold the process for hours.
+  const disarm = (): void => copy.callback?.(null);
+  copy.on('end', disarm);
+  copy.on('close', disarm);
   return copy;
 }
 

@@ -145,8 +145,11 @@ describe('exportRoundsNdjson', () => {
     await new Promise((r) => setTimeout(r, 600));
     expect(errors).toEqual([]);
     expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
-    // A consumer that stops early: the connection is dropped, the pool stays usable;
+    // A consumer that stops early: the connection is dropped, the pool stays usable and
+    // the export's deadline is disarmed (its timer would hold the process for hours);
     // while lines are encoded, and while stored lines stream.
+    const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const armedBefore = timers();
     for (const lined of [false, true]) {
       if (lined) while ((await f.repo.writeLines(500)) === 500);
       const abandoned = await exportRoundsNdjson(pool, 1000, 3999);
@@ -158,6 +161,8 @@ describe('exportRoundsNdjson', () => {
       abandoned.release();
       expect((await pool.query('SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);
     }
+    await new Promise((r) => setImmediate(r));
+    expect(timers()).toBeLessThanOrEqual(armedBefore);
     await pool.end();
   });
 });
