@@ -38,8 +38,7 @@ const bench: Bench = async () => {
   let service: ServiceProcess | undefined;
   let deployed: DeployedLab | undefined;
   try {
-    deployed = await deployLabBackTest();
-    const lab = deployed;
+    const lab = (deployed = await deployLabBackTest());
     await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
     const repo = new RoundRepository(pool);
     const store = async (from: number, to: number): Promise<void> => {
