@@ -1,5 +1,6 @@
 import type { Round } from '@gridlab/contracts';
-import { advanceDroughts, emptyDroughts, sumRounds } from './aggregates';
+import fc from 'fast-check';
+import { advanceDroughts, emptyDroughts, sumRounds, type DroughtState } from './aggregates';
 import { packSquares, unpackSquares } from './packing';
 
 function round(id: number, winningSquare: number | null, deployedEach = 1000): Round {
@@ -84,5 +85,82 @@ describe('sumRounds by payout rule', () => {
     // 1.5 ORE at 0.4 SOL per ORE = 0.6 SOL; the voided round counts nowhere.
     expect(sums.byRule[1]).toEqual({ rounds: 1, settledDeployed: 25_000n, returnedX100: 100n * 22_000n, oreReward: 150_000_000_000n, oreValue: 600_000_000n });
     expect(sums.winnerReturnX100).toBe(99n * 1000n + 100n * 100n + 100n * 22_000n);
+  });
+});
+
+/** The definition, one round and one square at a time. */
+function walkDroughts(state: readonly DroughtState[], rounds: readonly Round[]): DroughtState[] {
+  const next = state.map((s) => ({ ...s }));
+  for (const r of rounds) {
+    if (r.winningSquare === null) continue;
+    next.forEach((s, square) => {
+      if (square === r.winningSquare) {
+        s.currentDrought = 0;
+        s.lastHitId = r.id;
+      } else {
+        s.currentDrought++;
+        s.maxDrought = Math.max(s.maxDrought, s.currentDrought);
+      }
+    });
+  }
+  return next;
+}
+
+const safeAmount = fc.oneof(fc.nat(2_000_000_000), fc.maxSafeNat());
+
+const anyRound = fc.record({
+  winningSquare: fc.option(fc.integer({ min: 0, max: 24 }), { freq: 5 }),
+  deployed: fc.array(safeAmount, { minLength: 25, maxLength: 25 }),
+  totalDeployed: safeAmount,
+  totalWinnings: safeAmount,
+  motherlode: safeAmount,
+  returns: fc.boolean(),
+  oreReward: fc.option(safeAmount),
+  productionCost: fc.option(safeAmount),
+});
+
+describe('aggregates against their definitions', () => {
+  it('droughts: one pass over the winners equals the walk over every square, from any state', () => {
+    fc.assert(
+      fc.property(fc.array(fc.option(fc.integer({ min: 0, max: 24 }), { freq: 6 }), { maxLength: 300 }), fc.integer({ min: 0, max: 299 }), (winners, cut) => {
+        const rounds = winners.map((w, i) => round(i + 1, w));
+        const start = walkDroughts(emptyDroughts(), rounds.slice(0, cut));
+        expect(advanceDroughts(start, rounds.slice(cut))).toEqual(walkDroughts(start, rounds.slice(cut)));
+      }),
+    );
+  });
+
+  it('sums are exact for any safe amounts: each equals the same sum in BigInt, round by round', () => {
+    fc.assert(
+      fc.property(fc.array(anyRound, { minLength: 1, maxLength: 40 }), (specs) => {
+        const rounds = specs.map((x, i): Round => ({
+          ...round(i + 1, x.winningSquare),
+          deployed: x.deployed,
+          totalDeployed: x.totalDeployed,
+          totalWinnings: x.totalWinnings,
+          motherlode: x.motherlode,
+          payoutRule: x.returns ? 'returns' : 'parimutuel',
+          oreReward: x.oreReward,
+          productionCost: x.productionCost,
+        }));
+        const sums = sumRounds(rounds);
+        const big = (f: (r: Round) => number, of: readonly Round[] = rounds): bigint => of.reduce((a, r) => a + BigInt(f(r)), 0n);
+        expect(sums.totalDeployed).toBe(big((r) => r.totalDeployed));
+        expect(sums.totalWinnings).toBe(big((r) => r.totalWinnings));
+        expect(sums.deployedBySquare).toEqual(Array.from({ length: 25 }, (_, s) => big((r) => r.deployed[s]!)));
+        (['parimutuel', 'returns'] as const).forEach((rule, code) => {
+          const settled = rounds.filter((r) => r.winningSquare !== null && r.payoutRule === rule);
+          const withOre = settled.filter((r) => r.oreReward !== null);
+          const ore = (r: Round): bigint => BigInt(r.oreReward!) + BigInt(r.motherlode);
+          expect(sums.byRule[code]).toEqual({
+            rounds: settled.length,
+            settledDeployed: big((r) => r.totalDeployed, settled),
+            returnedX100: settled.reduce((a, r) => a + 100n * BigInt(r.totalWinnings) + (rule === 'parimutuel' ? 99n * BigInt(r.deployed[r.winningSquare!]!) : 0n), 0n),
+            oreReward: withOre.reduce((a, r) => a + ore(r), 0n),
+            oreValue: withOre.filter((r) => r.productionCost !== null).reduce((a, r) => a + (ore(r) * BigInt(r.productionCost!)) / 100_000_000_000n, 0n),
+          });
+        });
+      }),
+    );
   });
 });

@@ -14,6 +14,13 @@ export interface DroughtState {
   readonly maxDrought: number;
 }
 
+/** Rounds' ids and winning squares (-1: voided) in columns, such as a `RoundBatch`'s. */
+export interface RoundOutcomes {
+  readonly ids: Float64Array;
+  readonly winners: Int8Array;
+  readonly length: number;
+}
+
 /** Additive sums of a set of rounds (exact: lamport sums can pass 2^53). */
 export interface RoundSums {
   readonly rounds: number;
@@ -51,68 +58,97 @@ export function sumRounds(rounds: readonly Round[]): RoundSums {
   return sumBatch(RoundBatch.of(rounds), null);
 }
 
+/**
+ * Exact sums of safe integers in doubles: each value is split at 2^26 and the two halves
+ * summed apart, each sum exact while it stays below 2^53 (2^26 values, far above a
+ * batch). Slot k holds its high half at 2k and its low half at 2k + 1.
+ */
+const TWO_26 = 2 ** 26;
+const TWO_26N = 2n ** 26n;
+
+function add(acc: Float64Array, k: number, v: number): void {
+  const hi = Math.floor(v / TWO_26);
+  acc[2 * k]! += hi;
+  acc[2 * k + 1]! += v - hi * TWO_26;
+}
+
+function exact(acc: Float64Array, k: number): bigint {
+  return BigInt(acc[2 * k]!) * TWO_26N + BigInt(acc[2 * k + 1]!);
+}
+
+// Sum slots: all rows; then per payout rule r (non-voided rows) at RULE + 4r.
+const DEPLOYED = 0;
+const WINNINGS = 1;
+const RULE = 2;
+const RULE_DEPLOYED = 0;
+const RULE_WINNINGS = 1;
+/** The winning square's stake (what `parimutuel` pays back). */
+const RULE_WINNER_STAKE = 2;
+const RULE_ORE = 3;
+const SLOTS = RULE + 8 + SQUARES;
+const BY_SQUARE = RULE + 8;
+
 /** Sums over the batch's rows `rows` (indices, any order), or over all of them when null. */
 export function sumBatch(batch: RoundBatch, rows: readonly number[] | null): RoundSums {
+  const acc = new Float64Array(2 * SLOTS);
   const hits = new Array<number>(SQUARES).fill(0);
-  const bySquare = new Array<number>(SQUARES).fill(0);
-  // Per-square sums stay exact as doubles for up to ~9e6 rounds of 1e9-lamport stakes
-  // per batch; batches are far smaller. Totals use BigInt at the end of each round.
-  let totalDeployed = 0n;
-  let totalWinnings = 0n;
-  let settledDeployed = 0n;
-  let winnerReturn = 0n;
+  const ruleRounds = [0, 0];
+  const oreValue = [0n, 0n];
   let voided = 0;
-  const byRule = [emptyRuleSums(), emptyRuleSums()] as [MutableRuleSums, MutableRuleSums];
   let firstId = Number.POSITIVE_INFINITY;
   let lastId = Number.NEGATIVE_INFINITY;
   const count = rows === null ? batch.length : rows.length;
-  const { ids, winners, deployed: squares } = batch;
+  const { ids, winners, rules, deployed: squares, totalDeployed, totalWinnings, oreReward, motherlode, productionCost } = batch;
   for (let k = 0; k < count; k++) {
     const i = rows === null ? k : rows[k]!;
     const id = ids[i]!;
     if (id < firstId) firstId = id;
     if (id > lastId) lastId = id;
-    const deployed = BigInt(batch.totalDeployed[i]!);
-    const winnings = BigInt(batch.totalWinnings[i]!);
-    totalDeployed += deployed;
-    totalWinnings += winnings;
-    for (let s = 0; s < SQUARES; s++) bySquare[s]! += squares[i * SQUARES + s]!;
+    add(acc, DEPLOYED, totalDeployed[i]!);
+    add(acc, WINNINGS, totalWinnings[i]!);
+    for (let s = 0; s < SQUARES; s++) add(acc, BY_SQUARE + s, squares[i * SQUARES + s]!);
     const w = winners[i]!;
     if (w < 0) {
       voided++;
       continue;
     }
     hits[w]!++;
-    const returns = batch.rules[i] === PAYOUT_RULE_CODES.returns;
+    const rule = rules[i]!;
+    const slot = RULE + 4 * rule;
+    ruleRounds[rule]!++;
+    add(acc, slot + RULE_DEPLOYED, totalDeployed[i]!);
+    add(acc, slot + RULE_WINNINGS, totalWinnings[i]!);
+    add(acc, slot + RULE_WINNER_STAKE, squares[i * SQUARES + w]!);
+    const reward = oreReward[i]!;
+    if (reward >= 0) {
+      // The reward plus any motherlode, added apart: together they can pass 2^53.
+      add(acc, slot + RULE_ORE, reward);
+      add(acc, slot + RULE_ORE, motherlode[i]!);
+      const cost = productionCost[i]!;
+      // Floored per round, so each product is exact (it can pass 2^53).
+      if (cost >= 0) oreValue[rule]! += (BigInt(reward) + BigInt(motherlode[i]!)) * BigInt(cost) / ORE_BASE_UNITS;
+    }
+  }
+  const byRule = [0, 1].map((rule): RuleSums => {
+    const slot = RULE + 4 * rule;
+    const winnings = exact(acc, slot + RULE_WINNINGS);
     // 100 x the SOL the round paid back to miners: under `parimutuel` the winners' stake
     // less the 1% admin fee plus what they shared (`99 * deployed[w] + 100 * totalWinnings`);
     // under `returns` every square's SOL back, which the program records as `totalWinnings`.
-    const returned = returns ? 100n * winnings : 99n * BigInt(squares[i * SQUARES + w]!) + 100n * winnings;
-    settledDeployed += deployed;
-    winnerReturn += returned;
-    const rule = byRule[returns ? 1 : 0];
-    rule.rounds++;
-    rule.settledDeployed += deployed;
-    rule.returnedX100 += returned;
-    const oreReward = batch.oreReward[i]!;
-    if (oreReward >= 0) {
-      const ore = BigInt(oreReward) + BigInt(batch.motherlode[i]!);
-      rule.oreReward += ore;
-      const cost = batch.productionCost[i]!;
-      if (cost >= 0) rule.oreValue += (ore * BigInt(cost)) / ORE_BASE_UNITS;
-    }
-  }
+    const returnedX100 = rule === PAYOUT_RULE_CODES.returns ? 100n * winnings : 99n * exact(acc, slot + RULE_WINNER_STAKE) + 100n * winnings;
+    return { rounds: ruleRounds[rule]!, settledDeployed: exact(acc, slot + RULE_DEPLOYED), returnedX100, oreReward: exact(acc, slot + RULE_ORE), oreValue: oreValue[rule]! };
+  }) as [RuleSums, RuleSums];
   return {
     rounds: count,
     voided,
     firstId,
     lastId,
-    totalDeployed,
-    totalWinnings,
-    settledDeployed,
-    winnerReturnX100: winnerReturn,
+    totalDeployed: exact(acc, DEPLOYED),
+    totalWinnings: exact(acc, WINNINGS),
+    settledDeployed: byRule[0].settledDeployed + byRule[1].settledDeployed,
+    winnerReturnX100: byRule[0].returnedX100 + byRule[1].returnedX100,
     hits,
-    deployedBySquare: bySquare.map((v) => BigInt(v)),
+    deployedBySquare: Array.from({ length: SQUARES }, (_, s) => exact(acc, BY_SQUARE + s)),
     byRule,
   };
 }
@@ -128,24 +164,38 @@ function emptyRuleSums(): MutableRuleSums {
  * the rounds the state describes and be sorted by id. Voided rounds change nothing.
  */
 export function advanceDroughts(state: readonly DroughtState[], rounds: readonly Pick<Round, 'id' | 'winningSquare'>[]): DroughtState[] {
+  const outcomes = { ids: Float64Array.from(rounds, (r) => r.id), winners: Int8Array.from(rounds, (r) => r.winningSquare ?? -1), length: rounds.length };
+  return advanceDroughtsOver(state, outcomes, null);
+}
+
+/**
+ * `advanceDroughts` over a batch's rows `rows` (indices in id order; null: all of them,
+ * already in id order), in one pass: a square's drought just before a round is the
+ * non-voided rounds since the one after its last win, so only the winning square of each
+ * round is touched.
+ */
+export function advanceDroughtsOver(state: readonly DroughtState[], outcomes: RoundOutcomes, rows: readonly number[] | null): DroughtState[] {
+  const { ids, winners } = outcomes;
   const last = state.map((s) => s.lastHitId);
-  const current = state.map((s) => s.currentDrought);
   const max = state.map((s) => s.maxDrought);
-  for (const r of rounds) {
-    const w = r.winningSquare;
-    if (w === null) continue;
-    for (let s = 0; s < SQUARES; s++) {
-      if (s === w) {
-        current[s] = 0;
-        last[s] = r.id;
-      } else {
-        const d = current[s]! + 1;
-        current[s] = d;
-        if (d > max[s]!) max[s] = d;
-      }
-    }
+  // The non-voided round (counted from this call's first) from which the drought counts.
+  const since = state.map((s) => -s.currentDrought);
+  let rank = 0;
+  const count = rows === null ? outcomes.length : rows.length;
+  for (let k = 0; k < count; k++) {
+    const i = rows === null ? k : rows[k]!;
+    const w = winners[i]!;
+    if (w < 0) continue;
+    const drought = rank - since[w]!;
+    if (drought > max[w]!) max[w] = drought;
+    since[w] = rank + 1;
+    last[w] = ids[i]!;
+    rank++;
   }
-  return state.map((_, s) => ({ lastHitId: last[s]!, currentDrought: current[s]!, maxDrought: max[s]! }));
+  return state.map((_, s) => {
+    const current = rank - since[s]!;
+    return { lastHitId: last[s]!, currentDrought: current, maxDrought: Math.max(max[s]!, current) };
+  });
 }
 
 /** Drought state of an empty history. */

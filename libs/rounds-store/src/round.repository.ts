@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type { PayoutRule, Round } from '@gridlab/contracts';
 import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
 import { from as copyFrom } from 'pg-copy-streams';
-import { advanceDroughts, sumBatch, type DroughtState, type RuleSums } from './aggregates';
+import { advanceDroughtsOver, sumBatch, type DroughtState, type RuleSums } from './aggregates';
 import { RoundBatch } from './round-batch';
 import { PAYOUT_RULE_CODES, ROUND_COLUMNS } from './rounds-table';
 import { exportRoundsNdjson } from './ndjson-export';
@@ -207,12 +207,12 @@ export class RoundRepository {
         WHERE s.square = d.n - 1`,
       [sums.hits, sums.deployedBySquare.map(String)],
     );
-    if (lastId === null || sums.firstId > lastId) await this.advanceDroughts(client, outcomesOf(sorted, inserted));
+    if (lastId === null || sums.firstId > lastId) await this.advanceDroughts(client, sorted, inserted);
     else await this.recomputeDroughts(client);
   }
 
   /** Rounds after every stored one: advance the stored drought state in order. */
-  private async advanceDroughts(client: PoolClient, inserted: readonly Pick<Round, 'id' | 'winningSquare'>[]): Promise<void> {
+  private async advanceDroughts(client: PoolClient, sorted: RoundBatch, inserted: readonly number[] | null): Promise<void> {
     const { rows } = await client.query<{ last_hit_id: number | null; current_drought: number; max_drought: number }>(
       'SELECT last_hit_id, current_drought, max_drought FROM indexer.square_stats ORDER BY square',
     );
@@ -221,7 +221,7 @@ export class RoundRepository {
       currentDrought: r.current_drought,
       maxDrought: r.max_drought,
     }));
-    const next = advanceDroughts(state, inserted);
+    const next = advanceDroughtsOver(state, sorted, inserted);
     await client.query(
       `UPDATE indexer.square_stats s SET last_hit_id = d.last_hit, current_drought = d.cur, max_drought = d.max
          FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS d(last_hit, cur, max, n)
@@ -417,16 +417,4 @@ export class RoundRepository {
       })),
     };
   }
-}
-
-/** The id and winner of the batch's rows `rows` (null: all), in order. */
-function outcomesOf(batch: RoundBatch, rows: readonly number[] | null): Pick<Round, 'id' | 'winningSquare'>[] {
-  const count = rows === null ? batch.length : rows.length;
-  const out = new Array<Pick<Round, 'id' | 'winningSquare'>>(count);
-  for (let k = 0; k < count; k++) {
-    const i = rows === null ? k : rows[k]!;
-    const w = batch.winners[i]!;
-    out[k] = { id: batch.ids[i]!, winningSquare: w < 0 ? null : w };
-  }
-  return out;
 }
