@@ -16,7 +16,7 @@ export { ContiguousRounds, type SkippedIds } from './contiguous-rounds';
 export { advanceDroughts, emptyDroughts, sumRounds, type DroughtState, type RoundSums, type RuleSums } from './aggregates';
 export { PAYOUT_RULE_CODES, ROUND_COLUMNS } from './rounds-table';
 export { encodeCopyBinary } from './round-batch';
-export { importRounds, type ImportOptions, type ImportProgress, type ImportSummary } from './import/import-rounds';
+export { DEFAULT_IMPORT_BATCH, importRounds, type ImportOptions, type ImportProgress, type ImportSummary } from './import/import-rounds';
 
 /** Schema owned by the indexer. */
 export const INDEXER_SCHEMA = 'indexer';

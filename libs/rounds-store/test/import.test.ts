@@ -84,13 +84,15 @@ describe('importRounds', () => {
     await expect(importRounds([partial], f.repo)).rejects.toThrow(/partial\.ndjson:1.*payoutRule/);
   });
 
-  it('imports dump pages: one page per file, an array of pages, pretty-printed, and one page per line', async () => {
+  it('imports dump pages: one page per file (a line longer than the read buffer), an array of pages, pretty-printed, and one page per line', async () => {
     const files = {
-      single: JSON.stringify(page(rounds.slice(0, 500))),
-      array: JSON.stringify([page(rounds.slice(500, 900)), page(rounds.slice(900, 1000))]),
-      pretty: JSON.stringify(page(rounds.slice(1000, 1500)), null, 2),
-      lines: ndjson([page(rounds.slice(1500, 2000)), page(rounds.slice(2000))]),
+      single: JSON.stringify(page(rounds.slice(0, 1600))),
+      array: JSON.stringify([page(rounds.slice(1600, 1800)), page(rounds.slice(1800, 1900))]),
+      pretty: JSON.stringify(page(rounds.slice(1900, 2200)), null, 2),
+      lines: ndjson([page(rounds.slice(2200, 2350)), page(rounds.slice(2350))]),
     };
+    // One line longer than the importer's 1 MiB read buffer, with no newline at its end.
+    expect(files.single.length).toBeGreaterThan(1 << 20);
     const paths = [];
     for (const [name, text] of Object.entries(files)) {
       const path = join(dir, `${name}.json`);
@@ -116,7 +118,9 @@ describe('importRounds', () => {
     lines[20] = JSON.stringify({ ...rounds[20], deployed: rounds[20]!.deployed.slice(1) });
     await writeFile(file, lines.join('\n'));
     await expect(importRounds([file], f.repo, { batchSize: 10 })).rejects.toThrow(/bad\.ndjson:21.*\/deployed/);
-    expect(await f.repo.count()).toBe(20);
+    // Batches of 1 (the first is a tenth of the size), then 10: rounds 1-11 are stored, and
+    // the batch of rounds 12-21 is not.
+    expect(await f.repo.count()).toBe(11);
   });
 
   it('skips and counts invalid rounds and broken lines with skipInvalid', async () => {

@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 
 /**
  * One candidate round from a file. `where` says where it came from for error messages;
@@ -16,7 +15,8 @@ const NEWLINE = 0x0a;
 
 /**
  * Whole lines of a history file as bytes: line i spans `data[bounds[2i], bounds[2i + 1])`
- * (without its newline) and is line `firstLine + i` of the file. A pretty-printed
+ * (without its newline) and is line `firstLine + i` of the file; `data` holds them until
+ * the next chunk is read into it. A pretty-printed
  * document, read whole, comes as one chunk of `items` and no lines.
  */
 export interface SourceChunk {
@@ -32,34 +32,49 @@ export interface SourceChunk {
  * `parseLine`. Accepted shapes: NDJSON of Round objects; NDJSON of `/api/v1/dump` pages;
  * one page or an array of pages (or of rounds) on one line; and the same as a
  * pretty-printed JSON document (read whole, since it cannot be split by lines).
- * `onBytes` reports progress.
+ * `onBytes` reports progress. The file is read into one buffer, reused (a chunk's `data`
+ * holds until the next chunk is asked for), so a history of any size allocates no more.
  */
 export async function* readRoundSource(path: string, onBytes?: (bytes: number) => void): AsyncGenerator<SourceChunk> {
-  let carry: Buffer = Buffer.alloc(0);
-  let lineNo = 0;
-  for await (const chunk of createReadStream(path, { highWaterMark: READ_CHUNK }) as AsyncIterable<Buffer>) {
-    onBytes?.(chunk.length);
-    const data = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
-    const end = data.lastIndexOf(NEWLINE);
-    if (end < 0) {
-      carry = data;
-      continue;
-    }
-    carry = data.subarray(end + 1);
-    const firstLine = lineNo + 1;
-    const bounds: number[] = [];
-    for (let start = 0, nl = data.indexOf(NEWLINE); nl >= 0 && nl <= end; start = nl + 1, nl = data.indexOf(NEWLINE, start)) {
-      bounds.push(start, nl);
-      lineNo++;
-      // A pretty-printed document: its first line is a lone bracket.
-      if (lineNo === 1 && /^\s*[[{]\s*$/.test(data.toString('utf8', start, nl))) {
-        yield { data, bounds: [], firstLine, items: [...expand(JSON.parse(await readFile(path, 'utf8')) as unknown, () => path)] };
-        return;
+  const file = await open(path, 'r');
+  try {
+    let data = Buffer.allocUnsafe(READ_CHUNK);
+    // Bytes of `data` read and not yet yielded: the start of a line whose end is still to come.
+    let filled = 0;
+    let lineNo = 0;
+    for (;;) {
+      if (filled === data.length) {
+        // A line longer than the buffer (a dump page on one line): make room for it.
+        const larger = Buffer.allocUnsafe(data.length * 2);
+        data.copy(larger, 0, 0, filled);
+        data = larger;
       }
+      const { bytesRead } = await file.read(data, filled, data.length - filled, null);
+      if (bytesRead === 0) break;
+      onBytes?.(bytesRead);
+      const searchFrom = filled;
+      filled += bytesRead;
+      const end = data.lastIndexOf(NEWLINE, filled - 1);
+      if (end < searchFrom) continue;
+      const firstLine = lineNo + 1;
+      const bounds: number[] = [];
+      for (let start = 0, nl = data.indexOf(NEWLINE); nl >= 0 && nl <= end; start = nl + 1, nl = data.indexOf(NEWLINE, start)) {
+        bounds.push(start, nl);
+        lineNo++;
+        // A pretty-printed document: its first line is a lone bracket.
+        if (lineNo === 1 && /^\s*[[{]\s*$/.test(data.toString('utf8', start, nl))) {
+          yield { data, bounds: [], firstLine, items: [...expand(JSON.parse(await readFile(path, 'utf8')) as unknown, () => path)] };
+          return;
+        }
+      }
+      yield { data, bounds, firstLine, items: [] };
+      data.copyWithin(0, end + 1, filled);
+      filled -= end + 1;
     }
-    yield { data, bounds, firstLine, items: [] };
+    if (filled > 0) yield { data, bounds: [0, filled], firstLine: lineNo + 1, items: [] };
+  } finally {
+    await file.close();
   }
-  if (carry.length > 0) yield { data: carry, bounds: [0, carry.length], firstLine: lineNo + 1, items: [] };
 }
 
 /** Parses one line of a history file into candidate rounds (a round, a page, an array). */

@@ -1,5 +1,5 @@
 import { createPool, runMigrations } from '@gridlab/db';
-import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, importRounds, type ImportProgress } from '@gridlab/rounds-store';
+import { DEFAULT_IMPORT_BATCH, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, importRounds, type ImportProgress } from '@gridlab/rounds-store';
 import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
 import { loadCliConfig } from '../config';
@@ -17,7 +17,7 @@ export function registerImport(program: Command): void {
     )
     .argument('<files...>', 'history files to import')
     .option('--skip-invalid', 'skip invalid rounds (reported on stderr) instead of stopping', false)
-    .option('--batch-size <n>', 'rounds per COPY batch (1 to 100,000)', (v) => Number.parseInt(v, 10), 10_000)
+    .option('--batch-size <n>', 'rounds per COPY batch (1 to 100,000)', (v) => Number.parseInt(v, 10), DEFAULT_IMPORT_BATCH)
     .action(async (files: string[], opts: { skipInvalid: boolean; batchSize: number }) => {
       const config = loadCliConfig();
       await runMigrations({ databaseUrl: config.DATABASE_URL, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
