@@ -149,6 +149,9 @@ describe('exportRoundsNdjson', () => {
     // the export's deadline is disarmed (its timer would hold the process for hours);
     // while lines are encoded, and while stored lines stream.
     const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    // Each pool's idle connection holds an idle timer: make sure the fixture's pool, used
+    // below, has one armed already (a connection of it may have closed on its idle timeout).
+    await f.pool.query('SELECT 1');
     const armedBefore = timers();
     for (const lined of [false, true]) {
       if (lined) while ((await f.repo.writeLines(500)) === 500);
