@@ -117,12 +117,14 @@ function bareLoop(h: History, bets: ReturnType<typeof captureBets>): number {
 
 /**
  * The engine's replay as a backtest runs it: every round decided, settled and recorded
- * (per-round PnL and stake). Assembling the JSON-shaped result afterwards is timed
- * separately (`strategy.resultAssemblyMs`).
+ * (per-round PnL), then the runner released, so the next run on the thread takes its
+ * record arrays. Assembling the JSON-shaped result in between is timed separately
+ * (`strategy.resultAssemblyMs`).
  */
 function engineRun(dsl: Dsl, h: History): number {
   const runner = createRunner(dsl, h, { record: true });
   runner.runTo(h.length);
+  runner.release();
   return runner.stats.net;
 }
 
@@ -189,6 +191,7 @@ export async function measure(): Promise<BenchFigure[]> {
         const runner = createRunner(corners, h, { record: true });
         runner.runTo(h.length);
         assembly.push(timed(() => runner.result().perRoundPnlLamports.length).ms);
+        runner.release();
       }
       figures.push({ key: 'strategy.resultAssemblyMs', label: 'backtest result assembly (arrays, equity curve), 1M rounds', value: percentile(assembly, 50), unit: 'ms' });
     }

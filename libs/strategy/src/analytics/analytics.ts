@@ -144,6 +144,8 @@ export function analyzeShare(history: History, dsl: Dsl, share: AnalyticsShare, 
   const pnl = stats.recordedPnl.subarray(0, stats.recorded);
   const stake = stats.recordedStake.subarray(0, stats.recorded);
   const samples = movingBlockBootstrap(pnl, stake, iterations, BLOCK_LENGTH, createPrng(seed), yieldPoint, slice(share, iterations));
+  // The record is drawn from; the sweeps' runs may take its arrays.
+  runner.release();
   yieldPoint();
 
   // Sweeps share points (the DSL itself appears in most of them): each variant is

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { normalizeDsl } from '../dsl/normalize';
 import { History } from '../history/history';
 import { flatRound } from '../testing/fixtures';
-import { MAX_WINDOW_ROUNDS, backtest, resolveWindow } from './backtest';
+import { MAX_WINDOW_ROUNDS, backtest, resolveWindow, runWindow } from './backtest';
 import { MAX_EQUITY_POINTS, downsampleIndexes } from './result';
 
 const B = 1_000_000;
@@ -92,6 +92,31 @@ describe('backtest', () => {
     expect(windowError(history, { toRoundId: 0 }).path).toBe('/toRoundId');
     expect(windowError(new History(), {}).path).toBe('/');
     expect(windowError(history, { fromRoundId: 1.5 })).toEqual({ path: '/fromRoundId', message: 'must be a non-negative integer' });
+  });
+
+  it('hands a released record to the next recording run, whose result does not depend on what ran before', () => {
+    // Long enough for its record to be kept (SPARE_MIN), with wins and losses on square 0.
+    const history = new History(70_000);
+    const template = flatRound(0, 0);
+    for (let id = 1; id <= 70_000; id++) history.append({ ...template, id, winningSquare: (id * 7) % 13 === 0 ? null : (id * 7919) % 25 });
+    const window = resolveWindow(history, { fromRoundId: 1 });
+    const first = runWindow(history, squareZero, window, { record: true });
+    const arrays = first.stats.recordedPnl;
+    first.release();
+    expect(() => first.result()).toThrow(/released/);
+    const next = runWindow(history, squareZero, window, { record: true });
+    expect(next.stats.recordedPnl).toBe(arrays);
+    next.release();
+
+    // A run that sits out most rounds after one that bet on every round: the rounds it
+    // does not bet are 0 in its record, not what the record held before.
+    const cautious = normalizeDsl({ base_strategy: 'custom_squares', params: { bet_size_lamports: B, custom_squares: [0], cooldown_after_loss_rounds: 5 } });
+    const alone = backtest(history, cautious, { fromRoundId: 1 });
+    backtest(history, squareZero, { fromRoundId: 1 });
+    const after = backtest(history, cautious, { fromRoundId: 1 });
+    expect(after).toEqual(alone);
+    expect(after.roundsBet).toBeLessThan(after.totalRounds / 2);
+    expect(after.perRoundPnlLamports.filter((pnl) => pnl !== 0).length).toBe(after.roundsBet);
   });
 
   it('reports the window bounds when it holds only voided rounds', () => {

@@ -75,5 +75,10 @@ export function windowSummary(runner: Runner): BacktestSummary {
 /** Replays a normalized DSL over a window of `history` (SPEC 7.8). */
 export function backtest(history: History, dsl: Dsl, window: BacktestWindow = {}): BacktestResult {
   const resolved = resolveWindow(history, window);
-  return runWindow(history, dsl, resolved, { record: true }).result();
+  const runner = runWindow(history, dsl, resolved, { record: true });
+  try {
+    return runner.result();
+  } finally {
+    runner.release();
+  }
 }

@@ -21,9 +21,41 @@ const returnedLamports = returnedLamports_BINDING;
 export type { ExitReason } from '@gridlab/contracts';
 
 const INITIAL_RECORD = 1024;
+/** A released record array at least this long is kept for the next run. */
+const SPARE_MIN = 1 << 16;
+/** Record arrays kept on a thread: a recording run holds one, or two with stakes. */
+const SPARES_MAX = 2;
+const NO_RECORD = new Float64Array(0);
+
+/**
+ * Record arrays of released runs (RunStats.release), taken by the next runs on this
+ * thread. Otherwise a million-round record is 8 MB of fresh memory a run, and the first
+ * touch of a fresh page costs ~2 µs (4 KiB) where the host has backed it, and many times
+ * more where it has not: up to half a replay's time (docs/operations.md). A reused array
+ * holds old values; a run writes every entry it records, bet or not.
+ */
+const spares: Float64Array[] = [];
+
+/** An array of at least `size` entries: the smallest spare that fits, else a new one. */
+function takeRecord(size: number): Float64Array {
+  let best = -1;
+  for (let i = 0; i < spares.length; i++) {
+    const length = spares[i]!.length;
+    if (length >= size && (best < 0 || length < spares[best]!.length)) best = i;
+  }
+  return best < 0 ? new Float64Array(size) : spares.splice(best, 1)[0]!;
+}
+
+/** Keeps `a` for a later run, if it is among the largest arrays released. */
+function giveBack(a: Float64Array): void {
+  if (a.length < SPARE_MIN) return;
+  spares.push(a);
+  spares.sort((x, y) => y.length - x.length);
+  spares.length = Math.min(spares.length, SPARES_MAX);
+}
 
 function grow(a: Float64Array, size: number): Float64Array {
-  const next = new Float64Array(Math.max(size, a.length * 2));
+  const next = takeRecord(Math.max(size, a.length * 2));
   next.set(a);
   return next;
 }
@@ -108,8 +140,8 @@ export class RunStats {
    * Per-round series (when recording): PnL and, with `recordStakes`, total stake of each
    * non-voided round taken in bet mode, in order (the k-th entry is the k-th such round).
    */
-  recordedPnl: Float64Array = new Float64Array(0);
-  recordedStake: Float64Array = new Float64Array(0);
+  recordedPnl: Float64Array = NO_RECORD;
+  recordedStake: Float64Array = NO_RECORD;
   recorded = 0;
   private readonly chancePnl = new Float64Array(SQUARES);
 
@@ -131,8 +163,8 @@ export class RunStats {
     this.stopLoss = params.session_stop_loss_lamports;
     this.fee = params.tx_fee_lamports;
     if (record) {
-      this.recordedPnl = new Float64Array(INITIAL_RECORD);
-      if (recordStakes) this.recordedStake = new Float64Array(INITIAL_RECORD);
+      this.recordedPnl = takeRecord(INITIAL_RECORD);
+      if (recordStakes) this.recordedStake = takeRecord(INITIAL_RECORD);
     }
   }
 
@@ -148,20 +180,31 @@ export class RunStats {
 
   /**
    * Makes room for `more` recorded rounds at once (a window's worth), so recording never
-   * regrows mid-run. Entries beyond `recorded` are always zero (fresh arrays, never
-   * written), which runner's fused loop relies on for rounds without a bet.
+   * regrows mid-run. Entries beyond `recorded` hold any value (see `spares`).
    */
   reserve(more: number): void {
     const size = this.recorded + more;
-    if (size > this.recordedPnl.length) {
-      this.recordedPnl = grow(this.recordedPnl, size);
-      if (this.recordStakes) this.recordedStake = grow(this.recordedStake, size);
-    }
+    // The two arrays may differ in length (either may be a spare).
+    if (size > this.recordedPnl.length) this.recordedPnl = grow(this.recordedPnl, size);
+    if (this.recordStakes && size > this.recordedStake.length) this.recordedStake = grow(this.recordedStake, size);
   }
 
   /** Every losing streak's length in order, the one still open at the end included. */
   streakRunLengths(): number[] {
     return this.endedStreaks.toArray(this.streak);
+  }
+
+  /**
+   * Hands the record arrays on to the next recording run on this thread, once nothing
+   * reads them any more (a backtest's result is assembled, analytics' bootstrap is
+   * drawn): the record is empty afterwards. The other figures stay.
+   */
+  release(): void {
+    giveBack(this.recordedPnl);
+    giveBack(this.recordedStake);
+    this.recordedPnl = NO_RECORD;
+    this.recordedStake = NO_RECORD;
+    this.recorded = 0;
   }
 
   /** Records a round that was not bet: PnL 0. */
@@ -234,10 +277,8 @@ export class RunStats {
 
   private push(pnl: number, stake: number): void {
     const n = this.recorded;
-    if (n === this.recordedPnl.length) {
-      this.recordedPnl = grow(this.recordedPnl, n + 1);
-      if (this.recordStakes) this.recordedStake = grow(this.recordedStake, n + 1);
-    }
+    if (n === this.recordedPnl.length) this.recordedPnl = grow(this.recordedPnl, n + 1);
+    if (this.recordStakes && n === this.recordedStake.length) this.recordedStake = grow(this.recordedStake, n + 1);
     this.recordedPnl[n] = pnl;
     if (this.recordStakes) this.recordedStake[n] = stake;
     this.recorded = n + 1;

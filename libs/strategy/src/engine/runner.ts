@@ -106,6 +106,7 @@ const REASONS: readonly DecisionReason[] = ['bet', 'voided', 'stopped', 'cooldow
  */
 export class Runner {
   readonly stats: RunStats;
+  private released = false;
   private readonly lb: Lookback;
   private readonly selector: SquareSelector;
   private readonly filters: FilterSet;
@@ -445,7 +446,8 @@ export class Runner {
           exited = true;
         }
       } else if (record) {
-        // PnL and stake 0: the record arrays are zero beyond what was written (reserve()).
+        recordedPnl[recorded] = 0;
+        if (recordStakes) recordedStake[recorded] = 0;
         recorded++;
       }
       if (how !== INCREMENTAL) {
@@ -475,6 +477,7 @@ export class Runner {
 
   /** The full result, per-round arrays included; needs the `record` option. */
   result(): BacktestResult {
+    if (this.released) throw new Error('the runner was released');
     if (this.startIndex < 0) throw new RangeError('no round taken yet');
     return fullResult(this.stats, this.bounds());
   }
@@ -486,8 +489,19 @@ export class Runner {
       : { startIndex: this.startIndex, endIndex: this.pos, firstId: ids[this.startIndex]!, lastId: ids[this.pos - 1]! };
   }
 
+  /**
+   * Ends this runner's use: its record arrays go to the next recording runner on this
+   * thread (RunStats.release). The summary and stats stay readable; taking more rounds
+   * or the full result is refused.
+   */
+  release(): void {
+    this.stats.release();
+    this.released = true;
+  }
+
   /** Marks the start of bet mode and makes room for rounds up to `end` in the record. */
   private begin(from: number, end: number): void {
+    if (this.released) throw new Error('the runner was released');
     if (this.startIndex < 0) this.startIndex = from;
     if (this.stats.record) this.stats.reserve(end - from);
   }
