@@ -153,12 +153,6 @@ export function sumBatch(batch: RoundBatch, rows: readonly number[] | null): Rou
   };
 }
 
-type MutableRuleSums = { -readonly [K in keyof RuleSums]: RuleSums[K] };
-
-function emptyRuleSums(): MutableRuleSums {
-  return { rounds: 0, settledDeployed: 0n, returnedX100: 0n, oreReward: 0n, oreValue: 0n };
-}
-
 /**
  * Advances the drought state of every square over `rounds`, which must all come after
  * the rounds the state describes and be sorted by id. Voided rounds change nothing.

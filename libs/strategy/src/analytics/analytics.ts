@@ -144,7 +144,8 @@ export function analyzeShare(history: History, dsl: Dsl, share: AnalyticsShare, 
   const pnl = stats.recordedPnl.subarray(0, stats.recorded);
   const stake = stats.recordedStake.subarray(0, stats.recorded);
   const samples = movingBlockBootstrap(pnl, stake, iterations, BLOCK_LENGTH, createPrng(seed), yieldPoint, slice(share, iterations));
-  // The record is drawn from; the sweeps' runs may take its arrays.
+  // The bootstrap is drawn: the record's arrays go to the next recording run on this thread
+  // (a backtest nested at a yield point, the next call's baseline). The sweeps record nothing.
   runner.release();
   yieldPoint();
 
