@@ -201,6 +201,29 @@ describe('unauthenticated floods (item 4)', () => {
   });
 });
 
+describe('the per-key burst under concurrency', () => {
+  it('a fresh key sent 70 requests at once gets its burst of 60 (and what refills meanwhile), on one replica and over two', async () => {
+    const second = await startGateway();
+    for (const bases of [[gateway], [gateway, second]]) {
+      const key = await grant();
+      const from = nextAddress();
+      const started = Date.now();
+      const statuses = await Promise.all(
+        Array.from({ length: 70 }, async (_, i) => {
+          const res = await get('/api/v1/rounds?limit=1', key, from, bases[i % bases.length]);
+          await res.arrayBuffer();
+          return res.status;
+        }),
+      );
+      const refilled = Math.floor(((Date.now() - started) * 5) / 1000);
+      expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+      const answered = statuses.filter((s) => s === 200).length;
+      expect(answered).toBeGreaterThanOrEqual(60);
+      expect(answered).toBeLessThanOrEqual(60 + refilled);
+    }
+  });
+});
+
 describe('client addresses (item 7)', () => {
   it('TRUSTED_PROXIES takes CIDR ranges, and an IPv6 client rotating through its /64 is one address', async () => {
     const statuses: number[] = [];

@@ -15,11 +15,14 @@ const options = {
   maxAddressesPerKey: 3,
 };
 const gate = new RedisGate(redis, options);
+/** Clients of other replicas, closed at the end even when a test fails half way. */
+const clients: Redis[] = [];
 const paidUntilMs = Date.now() + 86_400_000;
 
 afterAll(async () => {
   const keys = await redis.keys(`${prefix}*`);
   if (keys.length > 0) await redis.del(...keys);
+  await Promise.all(clients.map((c) => c.quit().catch(() => undefined)));
   await redis.quit();
 });
 
@@ -102,6 +105,7 @@ describe('RedisGate', () => {
     const hash = randomBytes(32);
     let now = Date.now();
     const client = new Redis(REDIS_URL);
+    clients.push(client);
     const clocked = new RedisGate(client, options, () => now);
     await clocked.remember(hash, { subscriberId: 'sub_t', paidUntilMs });
     const seen = async () => {
@@ -113,7 +117,6 @@ describe('RedisGate', () => {
     expect(await seen()).toBe(-1);
     now += 1;
     expect(await seen()).toBe(1);
-    await client.quit();
   });
 
   it('records an address seen first on a cache miss once the key is cached', async () => {
@@ -123,62 +126,115 @@ describe('RedisGate', () => {
     expect(await gate.check(hash, '9.9.9.1')).toMatchObject({ state: 'ok', distinctAddresses: 1 });
   });
 
-  it('serves a busy key from a lease of its tokens: one script call per lease, exact near the limit', async () => {
-    const hash = randomBytes(32);
+  /** A gate whose clock moves a lease gap per request: a key polled steadily, as leases are for. */
+  function polledGate() {
+    let now = Date.now();
     const client = new Redis(REDIS_URL);
-    const leased = new RedisGate(client, options);
+    clients.push(client);
+    const polled = new RedisGate(client, options, () => now);
     const calls = jest.spyOn(client as unknown as { gridlabGate: (...args: unknown[]) => Promise<unknown> }, 'gridlabGate');
+    const check = (hash: Buffer, address: string) => {
+      now += DEFAULT_LEASE_POLICY.minGapMs;
+      return polled.check(hash, address);
+    };
+    return { gate: polled, check, calls, client, advance: (ms: number) => (now += ms) };
+  }
+
+  const bucketField = async (hash: Buffer, field: string) => Number(await redis.hget(`${prefix}bucket:${hash.toString('hex')}`, field));
+
+  it('serves a steadily polled key from a lease of its tokens: one script call per lease, exact near the limit', async () => {
+    const hash = randomBytes(32);
+    const { gate: leased, check, calls, client } = polledGate();
     await leased.remember(hash, { subscriberId: 'sub_l', paidUntilMs });
     const remaining: number[] = [];
-    for (let i = 0; i < 11; i++) {
-      const r = await leased.check(hash, '10.0.0.9');
+    for (let i = 0; i < 12; i++) {
+      const r = await check(hash, '10.0.0.9');
       if (r.state === 'ok' && r.decision.allowed) remaining.push(r.decision.remaining);
     }
-    // 60 - 1, then 10 leased (49 left in Redis): the next 10 requests need no call.
-    expect(calls).toHaveBeenCalledTimes(1);
-    expect(remaining).toEqual([59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49]);
-    const bucketKey = `${prefix}bucket:${hash.toString('hex')}`;
-    expect(Math.floor(Number(await redis.hget(bucketKey, 'tokens')))).toBe(49);
+    // A key's first request has no pace yet: 60 - 1. The second takes one and leases 10
+    // (48 left in Redis, 10 counted as out on lease): the next 10 requests need no call.
+    expect(calls).toHaveBeenCalledTimes(2);
+    // Served from the lease: its tokens left plus the shared bucket's 48 and what it
+    // refilled since, by this gate's clock (a gap per request, 5 tokens a second).
+    const fromLease = Array.from({ length: 10 }, (_, i) => Math.floor(48 + (10 - (i + 1)) + ((i + 1) * DEFAULT_LEASE_POLICY.minGapMs * 5) / 1000));
+    expect(remaining).toEqual([59, 58, ...fromLease]);
+    expect(Math.floor(await bucketField(hash, 'tokens'))).toBe(48);
+    expect(await bucketField(hash, 'leased')).toBe(10);
     // Spend down to the limit: every token is granted once, the 429 comes exactly when the bucket is dry.
-    let allowed = 11;
+    let allowed = 12;
     const started = Date.now();
     for (let i = 0; i < 200; i++) {
-      const r = await leased.check(hash, '10.0.0.9');
+      const r = await check(hash, '10.0.0.9');
       if (r.state !== 'ok' || !r.decision.allowed) break;
       allowed++;
     }
     expect(allowed).toBeGreaterThanOrEqual(60);
     expect(allowed).toBeLessThanOrEqual(60 + Math.ceil(((Date.now() - started) / 1000 + 0.1) * 5));
     expect(calls.mock.calls.length).toBeLessThan(allowed);
-    await client.quit();
   });
 
-  it('gives an expired lease\'s unused tokens back with the next call', async () => {
+  it('leases nothing to a key whose requests come back to back or together', async () => {
     const hash = randomBytes(32);
-    let now = Date.now();
     const client = new Redis(REDIS_URL);
-    const leased = new RedisGate(client, options, () => now);
+    clients.push(client);
+    const gate = new RedisGate(client, options);
+    await gate.remember(hash, { subscriberId: 'sub_b', paidUntilMs });
+    for (let i = 0; i < 5; i++) await gate.check(hash, '10.0.0.5');
+    await Promise.all(Array.from({ length: 5 }, () => gate.check(hash, '10.0.0.5')));
+    expect(Number(await redis.hexists(`${prefix}bucket:${hash.toString('hex')}`, 'leased'))).toBe(0);
+  });
+
+  it('gives a lease\'s unused tokens back with the next call, and counts an expired lease until the bucket\'s own clock ends it', async () => {
+    const hash = randomBytes(32);
+    const { gate: leased, check, advance, client } = polledGate();
     await leased.remember(hash, { subscriberId: 'sub_g', paidUntilMs });
-    await leased.check(hash, '10.0.0.8'); // 59 left, 10 of them leased
-    await leased.check(hash, '10.0.0.8'); // from the lease: 9 unused
-    now += DEFAULT_LEASE_POLICY.ttlMs; // the lease's time to live
-    await leased.check(hash, '10.0.0.8'); // gives 9 back, takes 1, leases 10 again
-    const tokens = Number(await redis.hget(`${prefix}bucket:${hash.toString('hex')}`, 'tokens'));
-    expect(Math.floor(tokens)).toBe(49 + 9 - 1 - 10);
-    await client.quit();
+    await check(hash, '10.0.0.8'); // 59
+    await check(hash, '10.0.0.8'); // 58: 48 in Redis, 10 leased
+    for (let i = 0; i < 8; i++) await check(hash, '10.0.0.8'); // from the lease: 2 unused
+    advance(DEFAULT_LEASE_POLICY.ttlMs); // past the lease's time to live here...
+    await check(hash, '10.0.0.8'); // gives 2 back, takes 1; no lease after a pause that long
+    // ...but not yet for Redis, which counts the lease's 10 until its own clock passes it.
+    expect(Math.floor(await bucketField(hash, 'tokens'))).toBe(48 + 2 - 1);
+    expect(await bucketField(hash, 'leased')).toBe(10);
+  });
+
+  it('releases a lease given back within its time to live, so the bucket refills to the whole capacity again', async () => {
+    const hash = randomBytes(32);
+    const { gate: leased, check, client } = polledGate();
+    await leased.remember(hash, { subscriberId: 'sub_q', paidUntilMs });
+    await check(hash, '10.0.0.4');
+    await check(hash, '10.0.0.4'); // 10 leased
+    await check(hash, '10.0.0.4'); // from the lease
+    // A new address is due for the tracker: the script, which takes the lease back first.
+    await check(hash, '10.0.0.44');
+    expect(await bucketField(hash, 'leased')).toBe(10); // a new lease of 10 (the old one released)
+    expect(Math.floor(await bucketField(hash, 'tokens'))).toBe(48 + 9 - 1 - 10);
+  });
+
+  it('never lets the bucket and its leases hold more than the capacity, however long a lease is out', async () => {
+    const hash = randomBytes(32);
+    const { gate: leased, check, client } = polledGate();
+    await leased.remember(hash, { subscriberId: 'sub_c', paidUntilMs });
+    await check(hash, '10.0.0.3');
+    await check(hash, '10.0.0.3'); // 48 in Redis, 10 leased
+    await new Promise((r) => setTimeout(r, 2600)); // the shared bucket would refill 13 tokens
+    // Another replica bursting now finds the capacity less what is out on lease.
+    const other = new RedisGate(redis, options);
+    const answers = await Promise.all(Array.from({ length: 60 }, () => other.check(hash, '10.0.0.3')));
+    const served = answers.filter((r) => r.state === 'ok' && r.decision.allowed).length;
+    expect(served).toBe(50);
   });
 
   it('stops serving a revoked key from its lease once told (the revocation fact)', async () => {
     const hash = randomBytes(32);
-    const client = new Redis(REDIS_URL);
-    const leased = new RedisGate(client, options);
+    const { gate: leased, check, client } = polledGate();
     await leased.remember(hash, { subscriberId: 'sub_v', paidUntilMs });
-    expect(await leased.check(hash, '10.0.0.7')).toMatchObject({ state: 'ok' });
+    expect(await check(hash, '10.0.0.7')).toMatchObject({ state: 'ok' });
+    expect(await check(hash, '10.0.0.7')).toMatchObject({ state: 'ok' }); // leased
     await tombstoneKey(redis, prefix, hash); // billing or the CLI writes the tombstone
-    expect(await leased.check(hash, '10.0.0.7')).toMatchObject({ state: 'ok' }); // its lease still serves...
+    expect(await check(hash, '10.0.0.7')).toMatchObject({ state: 'ok' }); // its lease still serves...
     leased.forget(hash.toString('hex')); // ...until the announcement (or access.key.revoked) arrives
-    expect(await leased.check(hash, '10.0.0.7')).toEqual({ state: 'invalid' });
-    await client.quit();
+    expect(await check(hash, '10.0.0.7')).toEqual({ state: 'invalid' });
   });
 
   it('limits public endpoints per address with their own policy', async () => {

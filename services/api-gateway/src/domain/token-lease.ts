@@ -2,21 +2,28 @@ import { decide, type BucketDecision, type BucketPolicy } from './token-bucket';
 
 /**
  * Tokens of a key's shared bucket (Redis) that this replica took ahead of use, so that
- * a busy key costs one Redis round trip per lease rather than per request.
+ * a key polled at a steady pace costs one Redis round trip per lease rather than per
+ * request.
  *
- * The shared bucket grants a lease only while it holds plenty (see gate.lua.ts), so a
- * key near its limit is counted exactly, request by request. Every leased token was
- * taken from the shared bucket, so replicas together never sustain more than its refill
- * rate. A burst may exceed the capacity by what is leased out: the shared bucket keeps
- * refilling while a lease is out, where a full bucket would not have (at most
- * min(lease, `refillPerSecond × ttlMs`) tokens per replica; tokens given back are capped
- * at the capacity). A lease ends after `ttlMs`, when spent, at the end of the paid
- * period, or at once on the key's revocation; its unused tokens go back to the shared
- * bucket with the key's next call to it.
+ * What the contract promises holds with leases:
+ * - **Never more than the bucket allows.** Every leased token was taken from the shared
+ *   bucket, and the shared bucket counts what is out on lease against its capacity until
+ *   the lease is given back or has expired (gate.lua.ts), so the tokens in the shared
+ *   bucket plus those on lease never exceed the capacity: over any window a key is served
+ *   at most its burst plus the refill of that window, however many replicas hold leases.
+ * - **A burst gets the whole bucket.** Only a key polled one request at a time, at least
+ *   `minGapMs` apart, is granted a lease; a key whose requests arrive together (a burst,
+ *   `Promise.all`) or back to back is counted by the shared bucket request by request,
+ *   so concurrent requests on any number of replicas share every token. A request the
+ *   shared bucket refused is still served from a lease a concurrent request of the same
+ *   key brought back to this replica meanwhile.
+ * What a lease can still hold back: a key polled steadily through replica A and then
+ *   sent a burst only through replica B finds at most A's lease (`maxTokens`, for at most
+ *   `ttlMs`) out of reach of B.
  *
- * `ttlMs` is several times a polling client's interval (a second or two, as
- * docs/operations.md plans for), so such a client costs one Redis call per lease, not
- * one per request.
+ * A lease ends after `ttlMs`, when spent, at the end of the paid period, or at once on
+ * the key's revocation; its unused tokens go back to the shared bucket with the key's
+ * next call to it (a revoked key's are forfeited).
  */
 export interface LeasePolicy {
   /** How long a lease serves requests before the shared bucket is asked again. */
@@ -25,11 +32,16 @@ export interface LeasePolicy {
   readonly maxTokens: number;
   /** A lease takes at most 1/share of what the shared bucket holds after the request. */
   readonly share: number;
-  /** Leases held at once (oldest dropped first, their tokens forfeited). */
+  /** Keys tracked at once (oldest dropped first, a lease's tokens forfeited). */
   readonly maxLeases: number;
+  /**
+   * A key is leased only when its requests come one at a time and at least this far
+   * apart (a polling client), never in the middle of a burst.
+   */
+  readonly minGapMs: number;
 }
 
-export const DEFAULT_LEASE_POLICY: LeasePolicy = { ttlMs: 5000, maxTokens: 10, share: 4, maxLeases: 100_000 };
+export const DEFAULT_LEASE_POLICY: LeasePolicy = { ttlMs: 5000, maxTokens: 10, share: 4, maxLeases: 100_000, minGapMs: 50 };
 
 /** What the shared bucket granted with a request. */
 export interface LeaseGrant {
@@ -48,17 +60,40 @@ export interface LeasedRequest {
   readonly decision: BucketDecision;
 }
 
+/** What a call to the shared bucket takes along: the ended lease, and whether to ask for one. */
+export interface BucketCall {
+  /** Unused tokens of the lease that ended, to give back. */
+  readonly refund: number;
+  /** Everything that lease was granted, which the shared bucket stops counting as out on lease. */
+  readonly released: number;
+  /** Whether the shared bucket may grant a lease with this request. */
+  readonly askLease: boolean;
+}
+
 interface Lease {
   readonly subscriberId: string;
   readonly paidUntilMs: number;
   tokens: number;
+  /** Tokens granted to this lease in all (joined grants add up). */
+  granted: number;
   sharedTokens: number;
   grantedAtMs: number;
 }
 
-/** This replica's leases, by key (the key hash in hex). */
+/** This replica's view of one key: its lease and the pace of its requests. */
+interface KeyState {
+  lease: Lease | undefined;
+  /** Calls to the shared bucket on their way. */
+  inFlight: number;
+  /** The key's last request on this replica. */
+  lastRequestMs: number;
+  /** Until then the key counts as bursting (requests together or back to back): no lease. */
+  burstUntilMs: number;
+}
+
+/** This replica's leases and request pace, by key (the key hash in hex). */
 export class TokenLeases {
-  private readonly leases = new Map<string, Lease>();
+  private readonly keys = new Map<string, KeyState>();
 
   constructor(
     private readonly bucket: BucketPolicy,
@@ -73,50 +108,111 @@ export class TokenLeases {
    * and refilled since.
    */
   take(key: string, cost: number): LeasedRequest | null {
-    const lease = this.leases.get(key);
+    const state = this.keys.get(key);
+    const lease = state?.lease;
     if (lease === undefined || lease.tokens < cost) return null;
     const nowMs = this.now();
     const age = nowMs - lease.grantedAtMs;
     if (age >= this.policy.ttlMs || age < 0 || nowMs >= lease.paidUntilMs) return null;
+    this.paced(state!, nowMs);
+    return this.spend(lease, cost, age);
+  }
+
+  /**
+   * A request of the key goes to the shared bucket: the key's lease ends (its unused
+   * tokens go back unless it outlived its time to live), and the call asks for a new
+   * lease only when the key is polled at a steady pace. Every `begin` is followed by one
+   * `settle` when the shared bucket answers, or by `abandon` when it cannot.
+   */
+  begin(key: string): BucketCall {
+    const nowMs = this.now();
+    const state = this.stateOf(key, nowMs);
+    const gap = nowMs - state.lastRequestMs;
+    const steady = state.inFlight === 0 && gap >= this.policy.minGapMs && gap < this.policy.ttlMs && nowMs >= state.burstUntilMs;
+    this.paced(state, nowMs);
+    state.inFlight++;
+    const lease = state.lease;
+    state.lease = undefined;
+    if (lease === undefined) return { refund: 0, released: 0, askLease: steady };
+    // A lease within its time to live is still counted by the shared bucket, which stops
+    // counting it now; one past it may already have been released there, and releasing it
+    // again would hide another replica's lease. Unused tokens go back either way (the
+    // shared bucket caps them at what its capacity leaves room for).
+    const age = nowMs - lease.grantedAtMs;
+    const live = age >= 0 && age < this.policy.ttlMs;
+    return { refund: lease.tokens, released: live ? lease.granted : 0, askLease: steady };
+  }
+
+  /**
+   * The shared bucket answered a call `begin` announced. Records a granted lease (joined
+   * with one a concurrent call brought, so no granted token is lost) and, when the shared
+   * bucket refused the request, serves it from such a lease if it can.
+   */
+  settle(key: string, grant: LeaseGrant, allowed: boolean, cost: number): LeasedRequest | null {
+    const nowMs = this.now();
+    const state = this.stateOf(key, nowMs);
+    state.inFlight = Math.max(0, state.inFlight - 1);
+    if (grant.tokens > 0) this.grant(state, grant, nowMs);
+    if (allowed) return null;
+    const lease = state.lease;
+    if (lease === undefined || lease.tokens < cost || lease.subscriberId !== grant.subscriberId) return null;
+    const age = nowMs - lease.grantedAtMs;
+    if (age >= this.policy.ttlMs || age < 0 || nowMs >= lease.paidUntilMs) return null;
+    return this.spend(lease, cost, age);
+  }
+
+  /** A call `begin` announced got no answer (Redis down or slow). */
+  abandon(key: string): void {
+    const state = this.keys.get(key);
+    if (state !== undefined) state.inFlight = Math.max(0, state.inFlight - 1);
+  }
+
+  /** Drops the key's lease without giving anything back (a revoked key). */
+  forget(key: string): void {
+    const state = this.keys.get(key);
+    if (state !== undefined) state.lease = undefined;
+  }
+
+  /** Keys with a lease. */
+  get size(): number {
+    let leased = 0;
+    for (const state of this.keys.values()) if (state.lease !== undefined) leased++;
+    return leased;
+  }
+
+  private grant(state: KeyState, grant: LeaseGrant, nowMs: number): void {
+    const held = state.lease;
+    if (held !== undefined && held.subscriberId === grant.subscriberId && held.paidUntilMs === grant.paidUntilMs) {
+      held.tokens += grant.tokens;
+      held.granted += grant.tokens;
+      held.sharedTokens = grant.sharedTokens;
+      held.grantedAtMs = nowMs;
+      return;
+    }
+    state.lease = { subscriberId: grant.subscriberId, paidUntilMs: grant.paidUntilMs, tokens: grant.tokens, granted: grant.tokens, sharedTokens: grant.sharedTokens, grantedAtMs: nowMs };
+  }
+
+  private spend(lease: Lease, cost: number, age: number): LeasedRequest {
     lease.tokens -= cost;
     const shared = lease.sharedTokens + (age * this.bucket.refillPerSecond) / 1000;
     const visible = Math.min(this.bucket.capacity, shared + lease.tokens);
     return { subscriberId: lease.subscriberId, paidUntilMs: lease.paidUntilMs, decision: decide(this.bucket, visible, true, cost) };
   }
 
-  /** Ends the key's lease; returns its unused tokens, to give back to the shared bucket. */
-  end(key: string): number {
-    const lease = this.leases.get(key);
-    if (lease === undefined) return 0;
-    this.leases.delete(key);
-    return lease.tokens;
+  /** Notes a request of the key now; one arriving back to back with the last, or beside a call in flight, marks a burst. */
+  private paced(state: KeyState, nowMs: number): void {
+    if (state.inFlight > 0 || nowMs - state.lastRequestMs < this.policy.minGapMs) state.burstUntilMs = nowMs + this.policy.ttlMs;
+    state.lastRequestMs = nowMs;
   }
 
-  /**
-   * Records what the shared bucket granted. A lease granted to a concurrent request of
-   * the same key is joined, not replaced, so no granted token is lost.
-   */
-  grant(key: string, grant: LeaseGrant): void {
-    if (grant.tokens <= 0) return;
-    const nowMs = this.now();
-    const held = this.leases.get(key);
-    if (held !== undefined && held.subscriberId === grant.subscriberId && held.paidUntilMs === grant.paidUntilMs) {
-      held.tokens += grant.tokens;
-      held.sharedTokens = grant.sharedTokens;
-      held.grantedAtMs = nowMs;
-      return;
+  private stateOf(key: string, nowMs: number): KeyState {
+    let state = this.keys.get(key);
+    if (state === undefined) {
+      if (this.keys.size >= this.policy.maxLeases) this.keys.delete(this.keys.keys().next().value as string);
+      // A key seen for the first time has no pace yet: its first call asks for no lease.
+      state = { lease: undefined, inFlight: 0, lastRequestMs: nowMs - this.policy.ttlMs, burstUntilMs: nowMs };
+      this.keys.set(key, state);
     }
-    this.leases.delete(key);
-    if (this.leases.size >= this.policy.maxLeases) this.leases.delete(this.leases.keys().next().value as string);
-    this.leases.set(key, { subscriberId: grant.subscriberId, paidUntilMs: grant.paidUntilMs, tokens: grant.tokens, sharedTokens: grant.sharedTokens, grantedAtMs: nowMs });
-  }
-
-  /** Drops the key's lease without giving anything back (a revoked key). */
-  forget(key: string): void {
-    this.leases.delete(key);
-  }
-
-  get size(): number {
-    return this.leases.size;
+    return state;
   }
 }

@@ -7,7 +7,7 @@ export interface GatePolicy {
   readonly sharingWindowMs: number;
   readonly maxAddressesPerKey: number;
   /** Leases of the key bucket's tokens (maxTokens 0: none). */
-  readonly lease: Pick<LeasePolicy, 'maxTokens' | 'share'>;
+  readonly lease: Pick<LeasePolicy, 'maxTokens' | 'share' | 'ttlMs'>;
 }
 
 const luaNumber = (n: number): string => {
@@ -21,8 +21,8 @@ const luaNumber = (n: number): string => {
  *     known to be unknown or revoked (a tombstone that outlives any positive entry, so a
  *     racing cache fill can never resurrect a revoked key);
  *  2. for a live key, the token bucket (the same arithmetic as TOKEN_BUCKET_LUA), first
- *     given back the unused tokens of this replica's ended lease, then asked for `cost`
- *     and, when it holds plenty, a new lease (domain/token-lease.ts);
+ *     given back this replica's ended lease, then asked for `cost` and, when the replica
+ *     may take one and the bucket holds plenty, a new lease (domain/token-lease.ts);
  *  3. the key-sharing tracker: client addresses seen in the sliding window, and whether
  *     this request newly crossed the limit (flagged once per window).
  *
@@ -31,7 +31,8 @@ const luaNumber = (n: number): string => {
  * records each key/address pair at most every few seconds, which keeps the per-request
  * script to the bucket). The policy (capacity, refill, window, max addresses) is
  * constant per deployment and written into the script, so a request sends only what
- * varies; refund (the ended lease's unused tokens, 0 for none).
+ * varies; refund (the ended lease's unused tokens, 0 for none), released (all that lease
+ * was granted), askLease ('1' when the replica may take a lease).
  * Returns { state, subscriberId, paidUntilMs, allowed, tokens, distinct, newlyFlagged, lease }
  * where state is 'miss' (nothing else done: resolve from PostgreSQL and retry),
  * 'invalid', 'expired' or 'ok'.
@@ -51,6 +52,9 @@ local capacity = ${luaNumber(policy.key.capacity)}
 local rate = ${luaNumber(policy.key.refillPerSecond)}
 local cost = tonumber(ARGV[1])
 local refund = tonumber(ARGV[4]) or 0
+local released = tonumber(ARGV[5]) or 0
+local askLease = tonumber(ARGV[6]) or 0
+local leaseTtl = ${luaNumber(policy.lease.ttlMs)}
 local leaseMax = ${luaNumber(policy.lease.maxTokens)}
 local leaseShare = ${luaNumber(policy.lease.share)}
 ${TAKE_TOKENS_LUA}

@@ -82,31 +82,42 @@ export class RedisGate implements KeyGate {
       if (leased !== null) return leased;
     }
     const keys = entry.keys;
-    const refund = this.leases.end(entry.id);
-    const reply = (await (this.redis as unknown as GateCommands).gridlabGate(
-      keys.auth,
-      keys.bucket,
-      keys.addresses,
-      keys.sharingFlag,
-      cost,
-      clientAddress,
-      track ? '1' : '0',
-      refund,
-    )) as GateReply;
+    const call = this.leases.begin(entry.id);
+    let reply: GateReply;
+    try {
+      reply = (await (this.redis as unknown as GateCommands).gridlabGate(
+        keys.auth,
+        keys.bucket,
+        keys.addresses,
+        keys.sharingFlag,
+        cost,
+        clientAddress,
+        track ? '1' : '0',
+        call.refund,
+        call.released,
+        call.askLease ? '1' : '0',
+      )) as GateReply;
+    } catch (error) {
+      this.leases.abandon(entry.id);
+      throw error;
+    }
     const [state, subscriberId = '', paidUntil = '0', allowed = 0, tokens = '0', distinct = 0, flagged = 0, lease = 0] = reply;
     // The script stops before the tracker unless the key is live: record the pair next time.
     if (track && state !== 'ok') entry.tracked.delete(clientAddress);
+    if (state !== 'ok') this.leases.abandon(entry.id);
     if (state === 'miss' || state === 'invalid') return { state };
     if (state === 'expired') return { state, subscriberId, paidUntilMs: Number(paidUntil) };
     const paidUntilMs = Number(paidUntil);
     const sharedTokens = Number(tokens);
-    this.leases.grant(entry.id, { subscriberId, paidUntilMs, tokens: lease, sharedTokens });
+    // A request the shared bucket refused is served from tokens a concurrent request of
+    // the same key brought back to this replica as a lease meanwhile, if any.
+    const leased = this.leases.settle(entry.id, { subscriberId, paidUntilMs, tokens: lease, sharedTokens }, allowed === 1, cost);
     return {
       state: 'ok',
       subscriberId,
       paidUntilMs,
       // The lease's tokens are this key's too.
-      decision: decide(this.options.keyPolicy, sharedTokens + lease, allowed === 1, cost),
+      decision: leased?.decision ?? decide(this.options.keyPolicy, sharedTokens + lease, allowed === 1, cost),
       distinctAddresses: distinct,
       newlyFlagged: flagged === 1,
     };
