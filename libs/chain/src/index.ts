@@ -21,3 +21,24 @@ export { OrePdas } from './pda';
 export { toSettledRound, type SettlementContext } from './settled-round';
 export { toHex } from './bytes';
 export { SolanaRpc, type RawAccount } from './rpc-client';
+export {
+  ORE_IX,
+  RESET_EVENT_LENGTHS,
+  decodeOreEvent,
+  encodeResetEvent,
+  encodeDeployEvent,
+  encodeDeployArgs,
+  decodeDeployArgs,
+  logInstructionData,
+  varValueFromLogs,
+  VAR_VALUE_LOG_PREFIX,
+  type ResetEvent,
+  type ResetEventInput,
+  type ResetEventLength,
+  type DeployEvent,
+  type DeployEventInput,
+  type DeployArgs,
+  type OreEvent,
+} from './events';
+export { readOreTransaction, createAccountData, SYSTEM_PROGRAM, type TransactionJson, type InstructionJson, type OreTransaction, type OreIds } from './transactions';
+export { rebuildRound, ROUND_EXPIRY_SLOTS, type RebuildInput, type RebuildResult, type RebuildRefusal } from './rebuild-round';

@@ -1,0 +1,159 @@
+/**
+ * What an ORE transaction says about a round, read from `getTransaction`'s `json`
+ * encoding: the program's events, the Deploy instructions it was called with, the
+ * randomness `reset` logged, and the accounts the transaction created.
+ *
+ * Only events the program itself logged count: a `Log` instruction is accepted when it
+ * is an inner instruction of the ORE program whose only account is the board PDA (the
+ * program's `log` requires the board's signature, which only the program can give, so a
+ * successful transaction cannot carry one otherwise). Anyone can put the same bytes in
+ * an instruction of their own; those are ignored, and so is everything in a failed
+ * transaction.
+ */
+import { DecodeError } from '@gridlab/errors';
+import bs58 from 'bs58';
+import { decodeDeployArgs, decodeOreEvent, ORE_IX, varValueFromLogs, type DeployArgs, type OreEvent } from './events';
+
+/** An instruction as `getTransaction` (`json`) shows it: indexes into the account keys, data in base58. */
+export interface InstructionJson {
+  readonly programIdIndex: number;
+  readonly accounts: readonly number[];
+  readonly data: string;
+  readonly stackHeight?: number | null;
+}
+
+/** The parts of a `getTransaction` (`json`) result read here. */
+export interface TransactionJson {
+  readonly slot: number;
+  readonly blockTime?: number | null;
+  readonly transaction: {
+    readonly signatures: readonly string[];
+    readonly message: { readonly accountKeys: readonly string[]; readonly instructions: readonly InstructionJson[] };
+  };
+  readonly meta: {
+    readonly err: unknown;
+    readonly innerInstructions?: readonly { readonly index: number; readonly instructions: readonly InstructionJson[] }[] | null;
+    readonly logMessages?: readonly string[] | null;
+    readonly loadedAddresses?: { readonly writable: readonly string[]; readonly readonly: readonly string[] } | null;
+  } | null;
+}
+
+/** A Deploy instruction and the miner it deploys for (its second account). */
+export interface DeployCall {
+  readonly authority: string;
+  readonly args: DeployArgs;
+}
+
+/** An account a transaction created through the system program. */
+export interface CreatedAccount {
+  readonly address: string;
+  readonly space: number;
+  readonly owner: string;
+}
+
+/** What one transaction says about the ORE program's rounds. */
+export interface OreTransaction {
+  readonly signature: string;
+  readonly slot: number;
+  readonly blockTime: number | null;
+  readonly failed: boolean;
+  /** Events the program logged, in order. */
+  readonly events: readonly OreEvent[];
+  /** Deploy instructions of the program (top level or inner), in order. */
+  readonly deploys: readonly DeployCall[];
+  /** The randomness `reset` logged (`var value:`), if any. */
+  readonly varValue: Uint8Array | null;
+  readonly created: readonly CreatedAccount[];
+}
+
+export const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+/** System instruction 0, CreateAccount: `u32 0 ++ lamports u64 ++ space u64 ++ owner [32]`. */
+const CREATE_ACCOUNT_LENGTH = 52;
+
+export interface OreIds {
+  readonly programId: string;
+  readonly board: string;
+}
+
+/** Reads an ORE transaction; throws a DecodeError when `tx` is not a transaction in the `json` encoding. */
+export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransaction {
+  const message = tx?.transaction?.message;
+  const signature = tx?.transaction?.signatures?.[0];
+  if (typeof signature !== 'string' || !Array.isArray(message?.accountKeys) || !Array.isArray(message?.instructions) || typeof tx.slot !== 'number') {
+    throw new DecodeError('bad_transaction', 'not a getTransaction result in the json encoding');
+  }
+  const meta = tx.meta;
+  const keys = [...message.accountKeys, ...(meta?.loadedAddresses?.writable ?? []), ...(meta?.loadedAddresses?.readonly ?? [])];
+  const failed = meta === null || meta === undefined || (meta.err !== null && meta.err !== undefined);
+  const base = { signature, slot: tx.slot, blockTime: typeof tx.blockTime === 'number' ? tx.blockTime : null, failed };
+  if (failed) return { ...base, events: [], deploys: [], varValue: null, created: [] };
+
+  const events: OreEvent[] = [];
+  const deploys: DeployCall[] = [];
+  const created: CreatedAccount[] = [];
+  const key = (index: number): string => {
+    const k = keys[index];
+    if (typeof k !== 'string') throw new DecodeError('bad_transaction', `transaction ${signature}: account index ${index} out of range`);
+    return k;
+  };
+  const visit = (ix: InstructionJson, inner: boolean): void => {
+    const program = key(ix.programIdIndex);
+    if (program === SYSTEM_PROGRAM) {
+      const account = createdAccount(ix, key);
+      if (account !== null) created.push(account);
+      return;
+    }
+    if (program !== ids.programId) return;
+    const data = decodeData(ix.data, signature);
+    if (data[0] === ORE_IX.log) {
+      if (inner && ix.accounts.length === 1 && key(ix.accounts[0]!) === ids.board) {
+        const event = decodeOreEvent(data.subarray(1));
+        if (event !== null) events.push(event);
+      }
+      return;
+    }
+    const args = decodeDeployArgs(data);
+    if (args !== null && ix.accounts.length >= 2) deploys.push({ authority: key(ix.accounts[1]!), args });
+  };
+  // Inner instructions run inside the top-level instruction they follow: keep that order.
+  const innerByIndex = new Map<number, readonly InstructionJson[]>();
+  for (const group of meta.innerInstructions ?? []) innerByIndex.set(group.index, group.instructions);
+  message.instructions.forEach((ix, index) => {
+    visit(ix, false);
+    for (const innerIx of innerByIndex.get(index) ?? []) visit(innerIx, true);
+  });
+  return { ...base, events, deploys, varValue: varValueFromLogs(meta.logMessages), created };
+}
+
+function decodeData(data: unknown, signature: string): Uint8Array {
+  if (typeof data !== 'string') throw new DecodeError('bad_transaction', `transaction ${signature}: instruction data is not a string`);
+  try {
+    return bs58.decode(data);
+  } catch (error) {
+    throw new DecodeError('bad_transaction', `transaction ${signature}: instruction data is not base58`, { cause: error });
+  }
+}
+
+function createdAccount(ix: InstructionJson, key: (index: number) => string): CreatedAccount | null {
+  let data: Uint8Array;
+  try {
+    data = bs58.decode(ix.data);
+  } catch {
+    return null;
+  }
+  if (data.length !== CREATE_ACCOUNT_LENGTH || ix.accounts.length < 2) return null;
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  if (view.getUint32(0, true) !== 0) return null;
+  return { address: key(ix.accounts[1]!), space: Number(view.getBigUint64(12, true)), owner: bs58.encode(data.subarray(20, 52)) };
+}
+
+/** The system program's CreateAccount data (for the devnet and tests). */
+export function createAccountData(lamports: number, space: number, owner: Uint8Array): Uint8Array {
+  const data = new Uint8Array(CREATE_ACCOUNT_LENGTH);
+  const view = new DataView(data.buffer);
+  view.setUint32(0, 0, true);
+  view.setBigUint64(4, BigInt(lamports), true);
+  view.setBigUint64(12, BigInt(space), true);
+  data.set(owner.subarray(0, 32), 20);
+  return data;
+}
