@@ -42,3 +42,4 @@ export {
 } from './events';
 export { readOreTransaction, createAccountData, SYSTEM_PROGRAM, type TransactionJson, type InstructionJson, type OreTransaction, type OreIds } from './transactions';
 export { rebuildRound, ROUND_EXPIRY_SLOTS, type RebuildInput, type RebuildResult, type RebuildRefusal } from './rebuild-round';
+export { distributionMask, isSplitSquare, isSplitByRng } from './distribution';
