@@ -20,7 +20,8 @@ export { inferPayoutRule, ruleFromTotals, type RuleInference, type RuleBasis } f
 export { OrePdas } from './pda';
 export { toSettledRound, type SettlementContext } from './settled-round';
 export { toHex } from './bytes';
-export { SolanaRpc, type RawAccount } from './rpc-client';
+export { SolanaRpc, retryAfterMs, type RawAccount, type SignatureInfo, type Commitment, type RpcOutcome, type RpcObserver, type SolanaRpcOptions } from './rpc-client';
+export { parseRpcLimits, NO_LIMITS, SlidingWindow, type Budget, type RpcLimits } from './rpc-limits';
 export {
   ORE_IX,
   RESET_EVENT_LENGTHS,

@@ -108,7 +108,7 @@ function chain(s: Scenario) {
       totalMiners: miners,
       totalVaulted: totals.totalVaulted,
       totalWinnings: current && voided ? total : totals.totalWinnings,
-      rewards: current ? [reward] : undefined,
+      ...(current ? { rewards: [reward] } : {}),
     },
     s.layout,
   );
