@@ -55,6 +55,7 @@ export function sampleSnapshot(): LiveSnapshot {
       topMiner: 'SpLiT11111111111111111111111111111111111112',
       split: true,
       productionCost: 312_000_000,
+      source: 'account',
     },
     updatedAt: '2026-11-22T06:11:31.456Z',
   });

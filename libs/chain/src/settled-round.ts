@@ -1,4 +1,4 @@
-import type { PayoutRule, Round } from '@gridlab/contracts';
+import type { PayoutRule, Round, RoundSource } from '@gridlab/contracts';
 import { toHex } from './bytes';
 import { ROUND_LEN_CURRENT } from './ore-layout';
 import type { RoundAccount } from './round.codec';
@@ -9,6 +9,8 @@ export interface SettlementContext {
   readonly payoutRule: PayoutRule;
   /** Lamports per whole ORE read from the board when the round settled (952-byte rounds). */
   readonly productionCost: number | null;
+  /** Where the round was read (default: its account). */
+  readonly source?: RoundSource;
 }
 
 /**
@@ -36,5 +38,6 @@ export function toSettledRound(account: RoundAccount, settledAt: Date, context: 
     topMiner: current ? account.topMiner : null,
     split: current ? account.split : null,
     productionCost: current ? context.productionCost : null,
+    source: context.source ?? 'account',
   };
 }

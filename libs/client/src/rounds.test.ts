@@ -20,6 +20,7 @@ const round = (id: number): Round => ({
   topMiner: null,
   split: null,
   productionCost: null,
+  source: 'account',
 });
 const view = (roundId: number, prev: number | null, totalDeployed = 0): LiveView => ({
   roundId,

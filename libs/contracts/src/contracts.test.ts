@@ -20,6 +20,7 @@ const round = {
   topMiner: null,
   split: null,
   productionCost: null,
+  source: 'account',
 };
 
 const returnsRound = {

@@ -4,6 +4,12 @@
 export type PayoutRule = 'parimutuel' | 'returns';
 
 /**
+ * Where a stored round came from: its account on chain, its transactions (the account was
+ * closed; see SPEC 3.2), or an imported history file that did not say.
+ */
+export type RoundSource = 'account' | 'transactions' | 'import';
+
+/**
  * A settled round as stored and served (SPEC 3 "Stored round"). Lamports and ORE base
  * units are integers. The seed's fields keep their meaning under both payout rules:
  * `totalWinnings` is the SOL the winning square shared (`parimutuel`) or the SOL
@@ -32,8 +38,12 @@ export interface Round {
   readonly topMiner: string | null;
   /** 952-byte rounds: the ORE reward was split pro rata on the winning square; else null. */
   readonly split: boolean | null;
-  /** 952-byte rounds: the board's production cost at settlement, lamports per whole ORE; else null. */
+  /**
+   * 952-byte rounds: the board's production cost at settlement, lamports per whole ORE;
+   * else null, and null for a round rebuilt from transactions (the chain keeps no past value).
+   */
   readonly productionCost: number | null;
+  readonly source: RoundSource;
 }
 
 export type LiveStatus = 'waiting' | 'active' | 'intermission';

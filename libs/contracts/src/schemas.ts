@@ -28,6 +28,7 @@ export const roundSchema: SchemaObject = {
     'topMiner',
     'split',
     'productionCost',
+    'source',
   ],
   properties: {
     id: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
@@ -48,6 +49,7 @@ export const roundSchema: SchemaObject = {
     topMiner: { type: ['string', 'null'], pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' },
     split: { type: ['boolean', 'null'] },
     productionCost: { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    source: { type: 'string', enum: ['account', 'transactions', 'import'] },
   },
 };
 

@@ -22,6 +22,7 @@ function round(id: number, winningSquare: number | null, deployedEach = 1000): R
     topMiner: null,
     split: null,
     productionCost: null,
+    source: 'account',
   };
 }
 

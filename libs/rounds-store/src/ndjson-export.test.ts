@@ -42,6 +42,7 @@ function randomRound(random: () => number, id: number): Round {
     topMiner: random() < 0.2 ? null : Array.from({ length: 32 + Math.floor(random() * 13) }, () => pick([...ALPHABET])).join(''),
     split: pick([true, false, null]),
     productionCost: nullable(),
+    source: pick(['account', 'transactions', 'import'] as const),
   };
 }
 

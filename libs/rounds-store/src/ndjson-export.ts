@@ -10,8 +10,8 @@ import * as table from './rounds-table';
 const { COPY_HEADER_BYTES, COPY_SIGNATURE, MAX_TUPLE_BYTES, SQUARES } = table;
 const {
   K_COUNT, K_DEPLOYED, K_END, K_ID, K_MOTHERLODE, K_ORE_REWARD, K_PAYOUT_RULE, K_PRODUCTION_COST, K_SETTLED_AT, K_SLOT_HASH, K_SPLIT,
-  K_TOP_MINER, K_TOP_MINER_REWARD, K_TOTAL_DEPLOYED, K_TOTAL_MINERS, K_TOTAL_VAULTED, K_TOTAL_WINNINGS, K_WINNING,
-  V_FALSE, V_NULL, V_PARIMUTUEL, V_RETURNS, V_TRUE,
+  K_SOURCE, K_TOP_MINER, K_TOP_MINER_REWARD, K_TOTAL_DEPLOYED, K_TOTAL_MINERS, K_TOTAL_VAULTED, K_TOTAL_WINNINGS, K_WINNING,
+  V_FALSE, V_NULL, V_PARIMUTUEL, V_RETURNS, V_SOURCES, V_TRUE,
 } = line;
 
 const TWO_32 = 0x1_0000_0000;
@@ -93,9 +93,9 @@ export function copyOut(client: PoolClient, sql: string): Readable {
 
 /**
  * The longest line a tuple can produce: 50 squares and 9 totals of at most 16 digits,
- * the id, the hash, the date, the top miner's address and the keys.
+ * the id, the hash, the date, the top miner's address, the source and the keys.
  */
-const MAX_LINE_BYTES = 62 * 17 + 640;
+const MAX_LINE_BYTES = 62 * 17 + 680;
 
 const TOTAL_KEYS = [K_TOTAL_DEPLOYED, K_TOTAL_WINNINGS, K_TOTAL_VAULTED, K_TOTAL_MINERS, K_MOTHERLODE, K_TOP_MINER_REWARD];
 /** Two hex digits per byte value, as char codes. */
@@ -272,7 +272,9 @@ function writeRoundLine(data: Buffer, p: number, out: Buffer, w: number): number
   w = put(out, put(out, w, K_SPLIT), splitLen < 0 ? V_NULL : data[p + 4] === 1 ? V_TRUE : V_FALSE);
   p += 4 + Math.max(0, splitLen);
   w = writeNullableInt8(data, p, out, put(out, w, K_PRODUCTION_COST));
-  lineEnd = p + 4 + Math.max(0, data.readInt32BE(p));
+  p += 4 + Math.max(0, data.readInt32BE(p));
+  w = put(out, put(out, w, K_SOURCE), V_SOURCES[data.readInt16BE(p + 4)]!);
+  lineEnd = p + 6;
   w = put(out, w, K_END);
   out[w] = 0x0a;
   return w + 1;

@@ -1,5 +1,5 @@
 import { dateTimeMs, type Round } from '@gridlab/contracts';
-import { PAYOUT_RULE_CODES, ROUND_COLUMNS } from './rounds-table';
+import { PAYOUT_RULE_CODES, ROUND_COLUMNS, SOURCE_CODES } from './rounds-table';
 import * as table from './rounds-table';
 
 // Bound to module constants: an imported binding is read through a getter on every use
@@ -41,6 +41,8 @@ export class RoundRow {
   /** -1 null, 0 false, 1 true. */
   split = -1;
   productionCost = -1;
+  /** A `SOURCE_CODES` value. */
+  source = 0;
 
   /** Fills this row from a validated round. */
   setRound(r: Round): this {
@@ -63,6 +65,7 @@ export class RoundRow {
     this.topMinerLength = r.topMiner === null ? -1 : this.topMiner.write(r.topMiner, 'latin1');
     this.split = r.split === null ? -1 : r.split ? 1 : 0;
     this.productionCost = r.productionCost ?? -1;
+    this.source = SOURCE_CODES[r.source];
     return this;
   }
 }
@@ -228,7 +231,10 @@ export class RoundBatch {
       view.setUint8(o + 4, row.split);
       o += 5;
     }
-    return row.productionCost < 0 ? putNull(view, o) : putInt8(view, o, row.productionCost);
+    o = row.productionCost < 0 ? putNull(view, o) : putInt8(view, o, row.productionCost);
+    view.setInt32(o, 2);
+    view.setInt16(o + 4, row.source);
+    return o + 6;
   }
 }
 

@@ -22,9 +22,12 @@ export const K_ORE_REWARD = ascii('","oreReward":');
 export const K_TOP_MINER = ascii(',"topMiner":');
 export const K_SPLIT = ascii(',"split":');
 export const K_PRODUCTION_COST = ascii(',"productionCost":');
-export const K_END = ascii('}');
+export const K_SOURCE = ascii(',"source":"');
+export const K_END = ascii('"}');
 export const V_NULL = ascii('null');
 export const V_TRUE = ascii('true');
 export const V_FALSE = ascii('false');
 export const V_PARIMUTUEL = ascii('parimutuel');
 export const V_RETURNS = ascii('returns');
+/** `source` values, by SOURCE_CODES code. */
+export const V_SOURCES = [ascii('account'), ascii('transactions'), ascii('import')] as const;

@@ -5,7 +5,7 @@ import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
 import { from as copyFrom } from 'pg-copy-streams';
 import { advanceDroughtsOver, sumBatch, type DroughtState, type RuleSums } from './aggregates';
 import { RoundBatch } from './round-batch';
-import { PAYOUT_RULE_CODES, ROUND_COLUMNS } from './rounds-table';
+import { PAYOUT_RULE_CODES, ROUND_COLUMNS, SOURCES } from './rounds-table';
 import { exportRoundsNdjson } from './ndjson-export';
 import { writeRoundLines } from './round-lines';
 import { unpackSquares } from './packing';
@@ -60,6 +60,7 @@ interface RoundRow {
   top_miner: string | null;
   split: boolean | null;
   production_cost: number | null;
+  source: number;
 }
 
 const COLUMN_LIST = ROUND_COLUMNS.join(', ');
@@ -84,6 +85,7 @@ export function rowToRound(row: RoundRow): Round {
     topMiner: row.top_miner,
     split: row.split,
     productionCost: row.production_cost,
+    source: SOURCES[row.source] ?? 'account',
   };
 }
 

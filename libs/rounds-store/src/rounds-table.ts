@@ -17,10 +17,15 @@ export const ROUND_COLUMNS = [
   'top_miner',
   'split',
   'production_cost',
+  'source',
 ] as const;
 
 /** `payout_rule` codes of the table. */
 export const PAYOUT_RULE_CODES = { parimutuel: 0, returns: 1 } as const;
+
+/** `source` codes of the table, and the wire value of each. */
+export const SOURCE_CODES = { account: 0, transactions: 1, import: 2 } as const;
+export const SOURCES = ['account', 'transactions', 'import'] as const;
 
 /** The board's squares: `deployed` and `count` hold 25 little-endian u64 each. */
 export const SQUARES = 25;
@@ -30,6 +35,6 @@ export const COPY_HEADER_BYTES = COPY_SIGNATURE.length + 8;
 /**
  * The longest tuple of indexer.rounds its CHECKs allow: the field count, 17 lengths, the id,
  * 25 x 8 bytes twice, the winning square, six totals, a 32-byte hash, the time, the rule,
- * the ORE reward, a 44-character address, the split and the production cost.
+ * the ORE reward, a 44-character address, the split, the production cost and the source.
  */
-export const MAX_TUPLE_BYTES = 2 + ROUND_COLUMNS.length * 4 + 8 + 2 * SQUARES * 8 + 2 + 6 * 8 + 32 + 8 + 2 + 8 + 44 + 1 + 8;
+export const MAX_TUPLE_BYTES = 2 + ROUND_COLUMNS.length * 4 + 8 + 2 * SQUARES * 8 + 2 + 6 * 8 + 32 + 8 + 2 + 8 + 44 + 1 + 8 + 2;

@@ -72,6 +72,7 @@ export function syntheticRounds(count: number, options: SyntheticOptions = {}): 
       topMiner: null,
       split: null,
       productionCost: null,
+      source: 'account',
     };
     if (rule === 'parimutuel') {
       out[i] = base;

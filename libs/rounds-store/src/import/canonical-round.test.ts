@@ -27,6 +27,7 @@ const arbitraryRound: fc.Arbitrary<Round> = fc.record({
   topMiner: fc.option(fc.string({ unit: fc.constantFrom(...BASE58), minLength: 32, maxLength: 44 })),
   split: fc.option(fc.boolean()),
   productionCost: fc.option(lamports),
+  source: fc.constantFrom('account' as const, 'transactions' as const, 'import' as const),
 });
 
 /** The bytes a row becomes: its COPY tuple, which is what the import stores. */

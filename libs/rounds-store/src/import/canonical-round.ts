@@ -7,8 +7,8 @@ import * as table from '../rounds-table';
 const { SQUARES } = table;
 const {
   K_COUNT, K_DEPLOYED, K_END, K_ID, K_MOTHERLODE, K_ORE_REWARD, K_PAYOUT_RULE, K_PRODUCTION_COST, K_SETTLED_AT, K_SLOT_HASH, K_SPLIT,
-  K_TOP_MINER, K_TOP_MINER_REWARD, K_TOTAL_DEPLOYED, K_TOTAL_MINERS, K_TOTAL_VAULTED, K_TOTAL_WINNINGS, K_WINNING,
-  V_FALSE, V_NULL, V_PARIMUTUEL, V_RETURNS, V_TRUE,
+  K_SOURCE, K_TOP_MINER, K_TOP_MINER_REWARD, K_TOTAL_DEPLOYED, K_TOTAL_MINERS, K_TOTAL_VAULTED, K_TOTAL_WINNINGS, K_WINNING,
+  V_FALSE, V_NULL, V_PARIMUTUEL, V_RETURNS, V_SOURCES, V_TRUE,
 } = line;
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
@@ -79,7 +79,15 @@ export class CanonicalRoundReader {
     else if (this.literal(V_FALSE)) row.split = 0;
     else return false;
     if (!this.literal(K_PRODUCTION_COST) || (row.productionCost = this.nullableUint()) < -1) return false;
-    return this.literal(K_END) && this.p === this.end;
+    if (!this.literal(K_SOURCE)) return false;
+    row.source = -1;
+    for (let code = 0; code < V_SOURCES.length; code++) {
+      if (this.literal(V_SOURCES[code]!)) {
+        row.source = code;
+        break;
+      }
+    }
+    return row.source >= 0 && this.literal(K_END) && this.p === this.end;
   }
 
   /** Consumes `lit` if the bytes at the cursor are exactly it. */

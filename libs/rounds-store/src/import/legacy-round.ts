@@ -10,22 +10,24 @@ const ORE_FIELDS = ['oreReward', 'topMiner', 'split', 'productionCost'] as const
  * is `returns` when only that rule reproduces its totals, else `parimutuel` (the only
  * rule before 2026-08-12); its ORE fields are null, as for v3 rounds. A round with any
  * ORE field must name its `payoutRule`; a round with a rule lacks nothing else but the
- * ORE fields it may omit (null). Anything else is left to validation.
+ * ORE fields it may omit (null). A round that does not say where it came from (`source`)
+ * came from the file: `import`. Anything else is left to validation.
  */
 export function completeLegacyRound(value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const round = value as Record<string, unknown>;
   // The common case, a round of a current dump: nothing to complete (no allocation).
-  if ('payoutRule' in round && 'oreReward' in round && 'topMiner' in round && 'split' in round && 'productionCost' in round) return value;
+  if ('payoutRule' in round && 'oreReward' in round && 'topMiner' in round && 'split' in round && 'productionCost' in round && 'source' in round) return value;
+  // A file that does not say where its rounds came from: they came from it.
+  const source: Record<string, unknown> = 'source' in round ? {} : { source: 'import' };
   const missing = ORE_FIELDS.filter((f) => !(f in round));
   if ('payoutRule' in round) {
-    if (missing.length === 0) return value;
-    const completed = { ...round };
+    const completed: Record<string, unknown> = { ...round, ...source };
     for (const f of missing) completed[f] = null;
     return completed;
   }
   if (missing.length < ORE_FIELDS.length) throw new InputError('a round with ORE fields must name its payoutRule');
-  return { ...round, payoutRule: legacyRule(round), oreReward: null, topMiner: null, split: null, productionCost: null };
+  return { ...round, payoutRule: legacyRule(round), oreReward: null, topMiner: null, split: null, productionCost: null, ...source };
 }
 
 function legacyRule(round: Record<string, unknown>): 'parimutuel' | 'returns' {
