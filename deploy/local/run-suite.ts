@@ -41,7 +41,13 @@ const ALL: readonly ProcessSpec[] = [
       DEVNET_LEDGER_DIR: process.env['DEVNET_LEDGER_DIR'] ?? join(DATA_DIR, 'devnet'),
     },
   },
-  { name: 'indexer', entry: 'services/indexer/src/main.ts' },
+  {
+    name: 'indexer',
+    entry: 'services/indexer/src/main.ts',
+    // The local devnet serves without limits unless DEVNET_RPC_LIMITS sets some: match them.
+    // Its history starts at round 1, most of it closed: the indexer rebuilds all of it.
+    env: { RPC_LIMITS: process.env['RPC_LIMITS'] ?? process.env['DEVNET_RPC_LIMITS'] ?? 'none', HISTORY_FROM_ROUND: process.env['HISTORY_FROM_ROUND'] ?? '1' },
+  },
   {
     name: 'api-gateway',
     entry: 'services/api-gateway/src/main.ts',

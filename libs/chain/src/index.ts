@@ -21,7 +21,7 @@ export { OrePdas } from './pda';
 export { toSettledRound, type SettlementContext } from './settled-round';
 export { toHex } from './bytes';
 export { SolanaRpc, retryAfterMs, type RawAccount, type SignatureInfo, type Commitment, type RpcOutcome, type RpcObserver, type SolanaRpcOptions } from './rpc-client';
-export { parseRpcLimits, NO_LIMITS, SlidingWindow, type Budget, type RpcLimits } from './rpc-limits';
+export { parseRpcLimits, parseRpcLimitsSetting, callsPerSecond, NO_LIMITS, PUBLIC_MAINNET_LIMITS, SlidingWindow, type Budget, type RpcLimits } from './rpc-limits';
 export {
   ORE_IX,
   RESET_EVENT_LENGTHS,

@@ -1,5 +1,5 @@
 import { ChainError } from '@gridlab/errors';
-import { budgetOf, NO_LIMITS, SlidingWindow, type RpcLimits } from './rpc-limits';
+import { budgetOf, NO_LIMITS, SlidingWindow, type Budget, type RpcLimits } from './rpc-limits';
 import type { TransactionJson } from './transactions';
 
 /** A raw account as JSON-RPC returns it, data decoded. */
@@ -124,14 +124,18 @@ export class SolanaRpc {
    * again; any other item error fails the whole call.
    */
   async batch<T>(method: string, paramsList: readonly unknown[][], timeoutMs = this.timeoutMs): Promise<T[]> {
-    const budget = budgetOf(this.limits, method);
-    const size = Math.min(this.batchMax, budget?.calls ?? Infinity);
+    const size = this.batchSizeFor(method);
     if (size <= 1) return Promise.all(paramsList.map((params) => this.call<T>(method, params, timeoutMs)));
     const results = new Array<T>(paramsList.length);
     const chunks: number[][] = [];
     for (let i = 0; i < paramsList.length; i += size) chunks.push(Array.from({ length: Math.min(size, paramsList.length - i) }, (_, k) => i + k));
     await Promise.all(chunks.map((chunk) => this.sendChunk(method, chunk, paramsList, results, timeoutMs)));
     return results;
+  }
+
+  /** Calls of `method` per batch request: the batch size, or less when the method's budget is smaller. */
+  batchSizeFor(method: string): number {
+    return Math.min(this.batchMax, budgetOf(this.limits, method)?.calls ?? Infinity, this.limits.all?.calls ?? Infinity);
   }
 
   private async sendChunk<T>(method: string, indexes: number[], paramsList: readonly unknown[][], results: T[], timeoutMs: number): Promise<void> {
@@ -174,20 +178,23 @@ export class SolanaRpc {
    * methods' requests behind it).
    */
   private async slotWithBudget(method: string, calls: number): Promise<void> {
-    const window = this.windowOf(method);
+    const windows = [this.windowOf(method, budgetOf(this.limits, method)), this.windowOf('all', this.limits.all)].filter((w): w is SlidingWindow => w !== null);
     for (;;) {
       await this.slot();
-      const wait = window === null ? 0 : window.take(calls, Date.now());
-      if (wait === 0) return;
+      const now = Date.now();
+      const wait = Math.max(0, ...windows.map((w) => w.wait(calls, now)));
+      if (wait === 0) {
+        for (const w of windows) w.record(calls, now);
+        return;
+      }
       this.release();
       await this.sleep(wait);
     }
   }
 
-  private windowOf(method: string): SlidingWindow | null {
-    const budget = budgetOf(this.limits, method);
+  private windowOf(method: string, budget: Budget | null): SlidingWindow | null {
     if (budget === null) return null;
-    const key = this.limits.byMethod.has(method) ? method : `default:${method}`;
+    const key = method === 'all' ? '*all' : this.limits.byMethod.has(method) ? method : `default:${method}`;
     let window = this.windows.get(key);
     if (window === undefined) this.windows.set(key, (window = new SlidingWindow(budget, this.marginMs)));
     return window;

@@ -58,3 +58,10 @@ describe('SlidingWindow', () => {
     }
   });
 });
+
+describe('an overall budget', () => {
+  it('is read from all=', () => {
+    expect(parseRpcLimits('all=100/10s,default=40/10s')).toMatchObject({ all: { calls: 100, windowMs: 10_000 }, fallback: { calls: 40, windowMs: 10_000 } });
+    expect(parseRpcLimits('default=40/10s').all).toBeNull();
+  });
+});

@@ -1,8 +1,10 @@
 /**
  * Request budgets of an RPC provider, per method: `default=100/10s,getProgramAccounts=5/1s`
- * (public mainnet allows about 40 calls per method per 10 s; paid plans name theirs). A
- * method not named takes the `default` budget; with no `default`, it is unlimited. Every
- * item of a batch request counts as one call of its method, as providers count them.
+ * (paid plans name theirs). A method not named takes the `default` budget; with no
+ * `default`, it is unlimited. `all=` is a budget every call counts against besides its
+ * method's (the public mainnet endpoint allows 100 calls per 10 s in all and 40 per
+ * method: `all=100/10s,default=40/10s`). Every item of a batch request counts as one
+ * call, as providers count them.
  */
 export interface Budget {
   readonly calls: number;
@@ -12,9 +14,25 @@ export interface Budget {
 export interface RpcLimits {
   readonly byMethod: ReadonlyMap<string, Budget>;
   readonly fallback: Budget | null;
+  /** Every call, whatever its method. */
+  readonly all: Budget | null;
 }
 
-export const NO_LIMITS: RpcLimits = { byMethod: new Map(), fallback: null };
+export const NO_LIMITS: RpcLimits = { byMethod: new Map(), fallback: null, all: null };
+
+/** The public mainnet endpoint's limits per IP (100 calls per 10 s in all, 40 per method): safe anywhere. */
+export const PUBLIC_MAINNET_LIMITS = 'all=100/10s,default=40/10s';
+
+/** The RPC_LIMITS setting: a budget list, or `none` for a node without limits (the local devnet). */
+export function parseRpcLimitsSetting(raw: string): RpcLimits {
+  return raw.trim() === 'none' ? NO_LIMITS : parseRpcLimits(raw);
+}
+
+/** Calls a second `method` may make at most under `limits` (Infinity: unlimited). */
+export function callsPerSecond(limits: RpcLimits, method: string): number {
+  const rate = (b: Budget | null): number => (b === null ? Infinity : (b.calls * 1000) / b.windowMs);
+  return Math.min(rate(budgetOf(limits, method)), rate(limits.all));
+}
 
 const ENTRY_RE = /^([A-Za-z_][A-Za-z0-9_]*)=(\d+)\/(\d+(?:\.\d+)?)(ms|s|m)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000 } as const;
@@ -23,6 +41,7 @@ const UNIT_MS = { ms: 1, s: 1000, m: 60_000 } as const;
 export function parseRpcLimits(spec: string): RpcLimits {
   const byMethod = new Map<string, Budget>();
   let fallback: Budget | null = null;
+  let all: Budget | null = null;
   for (const raw of spec.split(',')) {
     const entry = raw.trim();
     if (entry === '') continue;
@@ -32,9 +51,10 @@ export function parseRpcLimits(spec: string): RpcLimits {
     const windowMs = Number(m[3]) * UNIT_MS[m[4] as keyof typeof UNIT_MS];
     if (calls < 1 || windowMs <= 0) throw new RangeError(`"${entry}" allows no call`);
     if (m[1] === 'default') fallback = { calls, windowMs };
+    else if (m[1] === 'all') all = { calls, windowMs };
     else byMethod.set(m[1]!, { calls, windowMs });
   }
-  return { byMethod, fallback };
+  return { byMethod, fallback, all };
 }
 
 /** The budget a method's calls count against, or null when unlimited. */
@@ -68,22 +88,31 @@ export class SlidingWindow {
    * and returns 0; otherwise takes nothing and returns how long to wait before asking again.
    */
   take(n: number, nowMs: number): number {
+    const wait = this.wait(n, nowMs);
+    if (wait === 0) this.record(n, nowMs);
+    return wait;
+  }
+
+  /** 0 when `n` calls fit at `nowMs`, else how long until they would (takes nothing). */
+  wait(n: number, nowMs: number): number {
     if (n > this.budget.calls) throw new RangeError(`${n} calls exceed the budget of ${this.budget.calls}`);
     while (this.size > 0 && nowMs - this.times[this.head]! >= this.spanMs) {
       this.head = (this.head + 1) % this.times.length;
       this.size--;
     }
     const room = this.budget.calls - this.size;
-    if (room >= n) {
-      for (let i = 0; i < n; i++) {
-        this.times[(this.head + this.size) % this.times.length] = nowMs;
-        this.size++;
-      }
-      return 0;
-    }
+    if (room >= n) return 0;
     // The (n - room)-th oldest call must leave the window first.
     const leaving = this.times[(this.head + (n - room) - 1) % this.times.length]!;
     return Math.max(1, leaving + this.spanMs - nowMs);
+  }
+
+  /** Records `n` calls at `nowMs` (after `wait` said they fit). */
+  record(n: number, nowMs: number): void {
+    for (let i = 0; i < n; i++) {
+      this.times[(this.head + this.size) % this.times.length] = nowMs;
+      this.size++;
+    }
   }
 
   /** Calls within the window now. */

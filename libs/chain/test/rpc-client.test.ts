@@ -107,6 +107,16 @@ describe('SolanaRpc within a provider\'s limits', () => {
     expect(outcomes.filter((o) => o === 'ok').length).toBe(4 + 12);
   });
 
+  it('keeps every call within an overall budget too', async () => {
+    const p = await provider({ getTransaction: { calls: 1000, windowMs: 500 } });
+    const rpc = new SolanaRpc(p.url, { limits: parseRpcLimits('all=20/500ms') });
+    await Promise.all([rpc.batch('getTransaction', Array.from({ length: 50 }, (_, i) => [i])), ...Array.from({ length: 10 }, () => rpc.call('getSlot', []))]);
+    const times = p.served.map((c) => c.at);
+    const most = Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + 500).length));
+    expect(most).toBeLessThanOrEqual(20);
+    expect(p.refused).toBe(0);
+  });
+
   it('waits out a 429 for as long as Retry-After says, then succeeds', async () => {
     const p = await provider();
     p.refuseNext = { count: 1, retryAfter: '1' };

@@ -31,3 +31,34 @@ describe('ContiguousRounds', () => {
     expect(skipped).toEqual([{ from: 8, to: 8 }]);
   });
 });
+
+describe('ContiguousRounds with a history fill', () => {
+  it('starts the run at the history floor and waits there, however long, while the indexer fills it', () => {
+    const skipped: SkippedIds[] = [];
+    const gate = new ContiguousRounds(1000, (s) => skipped.push(s));
+    expect(gate.gapOf(null, ids(500, 501), 1)).toEqual({ from: 1, to: 499 });
+    expect(gate.take(null, ids(500, 501), 0, { floor: 1, firstPending: 1 })).toEqual([]);
+    expect(gate.take(null, ids(500, 501), 10_000_000, { floor: 1, firstPending: 1 })).toEqual([]);
+    expect(gate.take(null, ids(1, 2, 500), 10_000_000, { floor: 1, firstPending: null })).toEqual(ids(1, 2));
+    expect(skipped).toEqual([]);
+  });
+
+  it('passes over at once ids at or above the floor the indexer will never store', () => {
+    const skipped: SkippedIds[] = [];
+    const gate = new ContiguousRounds(1000, (s) => skipped.push(s));
+    expect(gate.take(5, ids(8, 9), 0, { floor: 0, firstPending: null })).toEqual(ids(8, 9));
+    expect(skipped).toEqual([{ from: 6, to: 7 }]);
+  });
+
+  it('keeps the timed wait for ids below the floor, which nobody fills', () => {
+    const gate = new ContiguousRounds(1000, () => undefined);
+    expect(gate.take(5, ids(8), 0, { floor: 100, firstPending: null })).toEqual([]);
+    expect(gate.take(5, ids(8), 1000, { floor: 100, firstPending: null })).toEqual(ids(8));
+  });
+
+  it('starts at the first stored round when history was imported below the floor', () => {
+    const gate = new ContiguousRounds(1000, () => undefined);
+    expect(gate.gapOf(null, ids(3, 4), 10)).toBeNull();
+    expect(gate.take(null, ids(3, 4), 0, { floor: 10, firstPending: null })).toEqual(ids(3, 4));
+  });
+});

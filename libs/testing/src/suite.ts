@@ -166,6 +166,8 @@ export async function localSuiteEnv(options: {
     DEVNET_HISTORY_ROUNDS: String(options.historyRounds),
     SOLANA_RPC_URL: `http://127.0.0.1:${rpcPort}`,
     SOLANA_WS_URL: `ws://127.0.0.1:${wsPort}`,
+    RPC_LIMITS: 'none',
+    HISTORY_FROM_ROUND: '1',
     SLOT_SECONDS: '0.04',
     POLL_INTERVAL_MS: '200',
     CATCH_UP_INTERVAL_MS: '200',

@@ -9,7 +9,7 @@ import { natsNames, validateLogEvent } from '@gridlab/contracts';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA, EventRepository } from '@gridlab/events-store';
 import { holdWriterLock, startPlatform } from '@gridlab/platform';
 import { consumerMetrics } from '@gridlab/runtime';
-import { RoundRepository } from '@gridlab/rounds-store';
+import { HistoryStore, RoundRepository } from '@gridlab/rounds-store';
 import { BillingFactsSource } from '@gridlab/billing-store';
 import { eventLogMetrics } from './adapters/metrics';
 import { EventWriter } from './app/event-writer';
@@ -65,6 +65,7 @@ async function main(): Promise<void> {
     logger,
     {
       gapWaitMs: config.GAP_WAIT_MS,
+      fill: new HistoryStore(pool),
       deriver: {
         droughtThreshold: config.EVENT_DROUGHT_THRESHOLD,
         bigRoundMultiplier: config.EVENT_BIG_ROUND_MULTIPLIER,

@@ -6,19 +6,21 @@
  * ops server serves its checks) and starts it on the platform; startIndexer does both for
  * tests and benches, without signal handling or ops server.
  */
-import { OrePdas, SolanaRpc } from '@gridlab/chain';
+import { OrePdas, SolanaRpc, type RpcLimits, type RpcObserver } from '@gridlab/chain';
+import { TransactionHistory } from '@gridlab/history';
 import { natsNames } from '@gridlab/contracts';
 import { ensureRoundsStream, openLiveBucket } from '@gridlab/bus';
 import type { LeaderLock } from '@gridlab/db';
 import { holdWriterLock, startPlatform, type Platform, type PlatformOptions } from '@gridlab/platform';
 import { isGridlabError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
-import { ChainIdentityStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, type GapRange } from '@gridlab/rounds-store';
+import { ChainIdentityStore, HistoryStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, type GapRange } from '@gridlab/rounds-store';
 import type { Registry } from 'prom-client';
 import { AccountFeed } from './adapters/chain/account-feed';
 import { RoundPublisher } from './adapters/nats/round-publisher';
 import type { ChainVerdict } from './domain/chain-identity';
 import { checkChain } from './app/chain-guard';
+import { HistoryFill, type HistoryFillStore } from './app/history-fill';
 import { LeaderSession } from './app/leader-session';
 import { indexerMetrics } from './app/metrics';
 
@@ -43,6 +45,15 @@ export interface IndexerSettings {
   readonly standByOnLostLock?: boolean;
   /** Replicas of the ROUNDS stream and the LIVE bucket (NATS_STREAM_REPLICAS). */
   readonly streamReplicas?: number;
+  /** The RPC provider's budgets, calls per batch and requests in flight (RPC_LIMITS, RPC_BATCH_MAX, RPC_CONCURRENCY). */
+  readonly rpc?: { readonly limits?: RpcLimits; readonly batchMax?: number; readonly concurrency?: number };
+  /**
+   * History from transactions (HISTORY_FROM_ROUND): every round from `fromRound` up that
+   * is not stored is rebuilt from its transactions. Absent: off (a closed round stays a gap).
+   */
+  readonly history?: { readonly fromRound: number | 'auto'; readonly concurrency?: number; readonly recheckMs?: number };
+  /** How often the account feed pings its WebSocket (providers drop idle sockets). */
+  readonly wsPingMs?: number;
 }
 
 export interface IndexerDeps {
@@ -92,8 +103,11 @@ const CHAIN_CHECK_MS = 5_000;
  */
 export function createIndexer(settings: IndexerSettings, options: { readonly now?: () => Date } = {}): IndexerProcess {
   const now = options.now ?? (() => new Date());
-  const rpc = new SolanaRpc(settings.rpcUrl);
+  // Metrics exist once the platform does: the client reports to whatever observes by then.
+  let observe: RpcObserver | undefined;
+  const rpc = new SolanaRpc(settings.rpcUrl, { ...settings.rpc, observe: (...seen) => observe?.(...seen) });
   const pdas = new OrePdas(settings.programId);
+  const history = settings.history === undefined ? undefined : new TransactionHistory(rpc, pdas);
   const chainCheckMs = settings.chainCheckMs ?? CHAIN_CHECK_MS;
   const abort = new AbortController();
   const timers: NodeJS.Timeout[] = [];
@@ -101,6 +115,7 @@ export function createIndexer(settings: IndexerSettings, options: { readonly now
   let role: IndexerStatus['role'] = 'standby';
   let gaps: GapRange[] = [];
   let session: LeaderSession | null = null;
+  let historyFill: HistoryFill | null = null;
   let lock: LeaderLock | null = null;
   let chain: ChainVerdict | null = null;
   let refusalLogged: string | null = null;
@@ -110,7 +125,22 @@ export function createIndexer(settings: IndexerSettings, options: { readonly now
     const { logger, pool, nc } = platform;
     const counters = indexerMetrics(platform.metrics);
     metrics = counters;
+    observe = (method, outcome, seconds, calls) => {
+      counters.rpcRequests.inc({ method, outcome });
+      counters.rpcSeconds.observe({ method }, seconds);
+      if (outcome === 'ok') counters.rpcCalls.inc({ method: method.replace(/^batch:/, '') }, calls);
+    };
     const repo = new RoundRepository(pool);
+    const historyStore = new HistoryStore(pool);
+    const fillStore: HistoryFillStore = {
+      missingIds: (fromId, toId, limit) => historyStore.missingIds(fromId, toId, limit),
+      missingCount: (fromId, toId) => historyStore.missingCount(fromId, toId),
+      insert: (rounds) => repo.insertMany(rounds),
+      markUnrecoverable: (rounds) => historyStore.markUnrecoverable(rounds),
+      ruleBefore: (id) => repo.ruleBefore(id),
+      setFloor: (floor) => historyStore.setFloor(floor),
+      unrecoverable: (latest) => historyStore.unrecoverable(latest),
+    };
     const identities = new ChainIdentityStore(pool);
     const names = natsNames(settings.natsPrefix);
     const streams = { replicas: settings.streamReplicas ?? 1 };
@@ -122,6 +152,9 @@ export function createIndexer(settings: IndexerSettings, options: { readonly now
     const demote = async (to: 'refused' | 'standby' = 'refused'): Promise<void> => {
       const current = session;
       const held = lock as LeaderLock | null;
+      const filling = historyFill;
+      historyFill = null;
+      await filling?.stop();
       session = null;
       lock = null;
       role = to;
@@ -215,8 +248,10 @@ export function createIndexer(settings: IndexerSettings, options: { readonly now
               logger: logger.child({ component: 'feed' }),
               counters: { wsReconnect: () => counters.wsReconnects.inc(), rpcError: () => counters.rpcErrors.inc() },
               onUpdate,
+              ...(settings.wsPingMs === undefined ? {} : { pingIntervalMs: settings.wsPingMs }),
             }),
           pdas,
+          ...(history === undefined ? {} : { history }),
           repo,
           publisher,
           metrics: counters,
@@ -227,6 +262,24 @@ export function createIndexer(settings: IndexerSettings, options: { readonly now
         });
         await session.start();
         await refreshGaps().catch(() => undefined);
+        if (history !== undefined && settings.history !== undefined && session !== null && !abort.signal.aborted) {
+          const leading = session;
+          const floor = await resolveFloor(settings.history.fromRound, historyStore, repo, leading.settledUpTo());
+          historyFill = new HistoryFill({
+            history,
+            store: fillStore,
+            settledUpTo: () => leading.settledUpTo(),
+            publish: (round) => publisher.settled(round),
+            metrics: counters,
+            logger: logger.child({ component: 'history' }),
+            floor,
+            concurrency: settings.history.concurrency ?? 4,
+            recheckMs: settings.history.recheckMs ?? GAP_CHECK_MS,
+          });
+          await historyFill.start();
+        } else if (settings.history === undefined) {
+          await fillStore.setFloor(null).catch(() => undefined);
+        }
         return;
       }
     };
@@ -271,6 +324,32 @@ export function createIndexer(settings: IndexerSettings, options: { readonly now
       },
       role: async () => ({ role }),
       gaps: async () => ({ ranges: gaps.length, missingRounds: gaps.reduce((n, g) => n + g.toId - g.fromId + 1, 0), first: gaps.slice(0, 10) }),
+      // Reported, not failed: /live and stored rounds are served while history fills in.
+      history: async () => {
+        if (settings.history === undefined) return { state: 'off' };
+        const status = historyFill?.status();
+        if (status === undefined) return { state: role === 'leader' ? 'starting' : 'not leading' };
+        const p = status.progress;
+        return {
+          state: status.state,
+          floor: status.floor,
+          unrecoverable: status.unrecoverable,
+          ...(p === null
+            ? {}
+            : {
+                fromId: p.fromId,
+                toId: p.toId,
+                done: p.done,
+                total: p.total,
+                remaining: Math.max(0, p.total - p.done),
+                lastId: p.lastId,
+                roundsPerSecond: Math.round(p.roundsPerSecond * 10) / 10,
+                transactionsPerSecond: Math.round(p.transactionsPerSecond),
+                rpcCalls: p.calls,
+                etaSeconds: p.etaSeconds === null ? null : Math.round(p.etaSeconds),
+              }),
+        };
+      },
       // Reported, not failed: the indexer goes on with the rounds it can verify.
       payoutRules: async () => {
         const rejected = session?.rejectedRounds() ?? [];
@@ -281,13 +360,31 @@ export function createIndexer(settings: IndexerSettings, options: { readonly now
       abort.abort();
       role = 'stopped';
       for (const timer of timers) clearInterval(timer);
+      const filling = historyFill;
       const current = session;
+      historyFill = null;
       session = null;
-      await current?.stop();
+      // Both stop taking new work at once; closing the RPC client then ends their waits for budget or back-off.
+      const stopping = Promise.all([filling?.stop(), current?.stop()]);
+      rpc.close();
+      await stopping;
       await (lock as LeaderLock | null)?.release();
       metrics?.leader.set(0);
     },
   };
+}
+
+/**
+ * The history floor: the configured round id, or (`auto`) the one recorded at an earlier
+ * start, else the oldest round stored now (the rounds the first backfill found open on
+ * chain), else the newest settled round. Recorded, so every later start keeps it.
+ */
+async function resolveFloor(configured: number | 'auto', store: HistoryStore, repo: RoundRepository, settledUpTo: number | null): Promise<number> {
+  if (configured !== 'auto') return configured;
+  const recorded = await store.floor();
+  if (recorded !== null) return recorded;
+  const oldest = (await repo.aggregates()).firstId;
+  return oldest ?? Math.max(0, settledUpTo ?? 0);
 }
 
 /**

@@ -15,6 +15,9 @@ async function main(): Promise<void> {
     pollIntervalMs: config.POLL_INTERVAL_MS,
     slotSeconds: config.SLOT_SECONDS,
     streamReplicas: config.NATS_STREAM_REPLICAS,
+    rpc: { limits: config.RPC_LIMITS, batchMax: config.RPC_BATCH_MAX, concurrency: config.RPC_CONCURRENCY },
+    ...(config.HISTORY_FILL ? { history: { fromRound: config.HISTORY_FROM_ROUND, concurrency: config.HISTORY_CONCURRENCY } } : {}),
+    wsPingMs: config.WS_PING_MS,
   });
   const platform = await startPlatform('indexer', config, {
     ...INDEXER_PLATFORM,

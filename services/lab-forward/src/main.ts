@@ -11,7 +11,7 @@ import { natsNames } from '@gridlab/contracts';
 import { ForwardStore, LAB_MIGRATIONS_DIR, LAB_SCHEMA, StrategyStore } from '@gridlab/lab-store';
 import { holdWriterLock, startPlatform } from '@gridlab/platform';
 import { consumerMetrics, retryUntilDone } from '@gridlab/runtime';
-import { RoundRepository } from '@gridlab/rounds-store';
+import { HistoryStore, RoundRepository } from '@gridlab/rounds-store';
 import { forwardMetrics } from './adapters/metrics';
 import { strategyRoutes } from './adapters/nats/strategy-routes';
 import { ForwardWriter } from './app/forward-writer';
@@ -82,6 +82,7 @@ async function main(): Promise<void> {
       minRoundsToQualify: config.LAB_MIN_ROUNDS_TO_QUALIFY,
       leaderboardSize: config.LAB_LEADERBOARD_SIZE,
       gapWaitMs: config.GAP_WAIT_MS,
+      fill: new HistoryStore(pool),
       bigRoundRule: { multiplier: config.EVENT_BIG_ROUND_MULTIPLIER, window: config.EVENT_BIG_ROUND_WINDOW, minHistory: config.EVENT_BIG_ROUND_MIN_HISTORY },
       signal: abort.signal,
     },

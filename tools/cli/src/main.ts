@@ -5,6 +5,7 @@
 import { isGridlabError } from '@gridlab/errors';
 import { Command, CommanderError } from 'commander';
 import { registerAdmin } from './commands/admin';
+import { registerBackfill } from './commands/backfill';
 import { registerDevnet } from './commands/devnet';
 import { registerImport } from './commands/import';
 import { registerRead } from './commands/read';
@@ -14,11 +15,12 @@ const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 
 const program = new Command('gridlab')
-  .description('Gridlab commands: API users (live, stats, backtest, strategies), subscribers (keygen, subscribe, reissue), operators (import, admin), devnet helpers')
+  .description('Gridlab commands: API users (live, stats, backtest, strategies), subscribers (keygen, subscribe, reissue), operators (import, backfill, admin), devnet helpers')
   .showHelpAfterError()
   .exitOverride();
 
 registerImport(program);
+registerBackfill(program);
 registerAdmin(program);
 registerWallet(program);
 registerRead(program);

@@ -1,7 +1,7 @@
 import type { LogEvent } from '@gridlab/contracts';
 import { withTransaction, type Pool } from '@gridlab/db';
 import { appendEvents, saveProgress, type EventRepository, type NewEvent } from '@gridlab/events-store';
-import { ContiguousRounds, type RoundOutcome } from '@gridlab/rounds-store';
+import { ContiguousRounds, takeContiguous, type FillLookup, type RoundOutcome } from '@gridlab/rounds-store';
 import type { Logger } from '@gridlab/logger';
 import type { StoredFact } from '@gridlab/billing-store';
 import { tierFactEvent } from '../domain/billing-facts';
@@ -20,8 +20,10 @@ export interface FactsSource {
 
 export interface WriterOptions {
   readonly deriver: Partial<DeriverConfig>;
-  /** How long a missing round id holds derivation back before it is skipped. */
+  /** How long a missing round id nobody is filling holds derivation back before it is skipped. */
   readonly gapWaitMs: number;
+  /** The indexer's history fill: a missing id it is still filling holds derivation back until it is stored. */
+  readonly fill?: FillLookup;
   readonly batchSize?: number;
   readonly now?: () => number;
 }
@@ -102,7 +104,7 @@ export class EventWriter {
   private async roundBatch(): Promise<boolean> {
     const last = this.deriver.lastRoundId;
     const fetched = await this.rounds.getOutcomes({ fromId: last === null ? 0 : last + 1, limit: this.batchSize });
-    const batch = this.gaps.take(last, fetched, this.now());
+    const batch = await takeContiguous(this.gaps, last, fetched, this.now(), this.options.fill);
     if (batch.length === 0) return false;
     const derived = batch.flatMap((round) => this.deriver.onRound(round));
     const state = this.deriver.snapshot();

@@ -15,6 +15,7 @@ import type { Logger } from '@gridlab/logger';
 import type { RoundRepository } from '@gridlab/rounds-store';
 import bs58 from 'bs58';
 import type { RawAccount, SolanaRpc } from '@gridlab/chain';
+import { storedRound, type TransactionHistory } from '@gridlab/history';
 import { buildSnapshot } from '../domain/snapshot';
 import { RoundTracker, type TrackerEffects } from '../domain/tracker';
 import type { IndexerMetrics } from './metrics';
@@ -25,6 +26,8 @@ export interface SessionDeps {
   /** Opens the board/round account feed (WebSocket + polling in production). */
   readonly openFeed: OpenAccountFeed;
   readonly pdas: OrePdas;
+  /** Rebuilds a round whose account is gone from its transactions; without it such a round is left as a gap. */
+  readonly history?: TransactionHistory;
   readonly repo: RoundRepository;
   readonly publisher: RoundSink;
   readonly metrics: IndexerMetrics;
@@ -66,6 +69,8 @@ export class LeaderSession {
   private draining: Promise<void> | null = null;
   private stopped = false;
   private retryTimer: NodeJS.Timeout | undefined;
+  /** Ends the retry wait in progress at once (stop). */
+  private wake: (() => void) | undefined;
 
   constructor(private readonly deps: SessionDeps) {
     this.feed = deps.openFeed((pubkey, data, slot) => this.onAccount(pubkey, data, slot));
@@ -90,9 +95,11 @@ export class LeaderSession {
     this.onAccount(this.deps.pdas.board.toBase58(), boardData, slot);
   }
 
+  /** Stops at once what waits (retries, the feed), then waits for the round being stored. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
+    this.wake?.();
     this.feed.stop();
     await this.draining;
   }
@@ -142,6 +149,12 @@ export class LeaderSession {
   /** Rounds not stored because no payout rule reproduces them, newest last. */
   rejectedRounds(): readonly RejectedRound[] {
     return this.rejected;
+  }
+
+  /** The newest settled round id the board has moved past, or null before the board is read. */
+  settledUpTo(): number | null {
+    const board = this.tracker.board;
+    return board === null ? null : board.roundId - 1;
   }
 
   /**
@@ -225,16 +238,17 @@ export class LeaderSession {
 
   private async settle(id: number): Promise<void> {
     const account = await this.deps.rpc.getAccount(this.deps.pdas.round(id).toBase58());
-    if (account === null) {
-      // Closed before we saw it: never invent it; the gap is reported.
-      this.deps.logger.warn('settled round account not found', { roundId: id });
-      return;
-    }
-    const decoded = this.decode(account);
-    if (decoded === null) return;
     const previous = this.previousRule ?? (await this.deps.repo.ruleBefore(id));
-    // The board has moved past the round: its cost word is the cost at this settlement.
-    const round = this.toRound(decoded, previous, this.tracker.board, this.deps.now());
+    let round: Round | null;
+    if (account === null) {
+      // Closed before we saw it (the indexer was away longer than a round lives): from its transactions.
+      round = await this.fromTransactions(id, previous);
+    } else {
+      const decoded = this.decode(account);
+      if (decoded === null) return;
+      // The board has moved past the round: its cost word is the cost at this settlement.
+      round = this.toRound(decoded, previous, this.tracker.board, this.deps.now());
+    }
     if (round === null) return;
     this.previousRule = round.payoutRule;
     if (await this.deps.repo.insertSettled(round)) {
@@ -247,6 +261,31 @@ export class LeaderSession {
       this.publishSnapshot();
     }
     this.deps.logger.info('round settled', { roundId: round.id, winningSquare: round.winningSquare });
+  }
+
+  /**
+   * A settled round whose account is gone, rebuilt from its transactions; null (logged,
+   * left to the history fill, which records why) when it cannot be. Throws on RPC failures
+   * (retried).
+   */
+  private async fromTransactions(id: number, previous: PayoutRule | null): Promise<Round | null> {
+    if (this.deps.history === undefined) {
+      this.deps.logger.warn('settled round account not found; history from transactions is off, so it stays a gap', { roundId: id });
+      return null;
+    }
+    const fetched = await this.deps.history.fetch(id, null);
+    if (!fetched.result.ok) {
+      this.deps.logger.warn('settled round account not found and its transactions do not rebuild it (yet)', { roundId: id, reason: fetched.result.reason, detail: fetched.result.detail });
+      return null;
+    }
+    const stored = storedRound(fetched as typeof fetched & { result: { ok: true } }, previous, this.deps.now());
+    if (!stored.ok) {
+      this.deps.metrics.ruleMismatches.inc();
+      this.deps.logger.error('round matches no payout rule; not stored', { roundId: id, detail: stored.detail });
+      return null;
+    }
+    this.deps.metrics.historyRounds.inc();
+    return stored.round;
   }
 
   /** Runs `fn` until it succeeds or the session stops; DecodeErrors are not retried. */
@@ -265,7 +304,10 @@ export class LeaderSession {
         if (isGridlabError(error) && error.kind === 'chain') this.deps.metrics.rpcErrors.inc();
         else this.deps.metrics.storeErrors.inc();
         this.deps.logger.warn(`${what} failed; retrying`, { err: error, retryInMs: delay });
-        await new Promise<void>((resolve) => (this.retryTimer = setTimeout(resolve, delay)));
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          this.retryTimer = setTimeout(resolve, delay);
+        });
         delay = Math.min(MAX_RETRY_MS, delay * 2);
       }
     }

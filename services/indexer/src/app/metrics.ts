@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** The indexer's Prometheus metrics, registered on the service's registry. */
 export function indexerMetrics(registry: Registry) {
@@ -14,6 +14,24 @@ export function indexerMetrics(registry: Registry) {
     linesWritten: new Counter({ name: 'indexer_round_lines_written_total', help: 'Dump lines stored for stored rounds (round_lines)', registers: [registry] }),
     gapRounds: new Gauge({ name: 'indexer_gap_rounds', help: 'Round ids missing between stored rounds', registers: [registry] }),
     leader: new Gauge({ name: 'indexer_leader', help: '1 while this process holds the leader lock', registers: [registry] }),
+    rpcRequests: new Counter({
+      name: 'indexer_rpc_requests_total',
+      help: 'HTTP requests to the Solana RPC, by method (batch:<method> for a batch) and outcome (ok, rate_limited, rpc_error, http_error, unreachable)',
+      labelNames: ['method', 'outcome'],
+      registers: [registry],
+    }),
+    rpcCalls: new Counter({ name: 'indexer_rpc_calls_total', help: 'Solana RPC calls, counting each call of a batch, by method', labelNames: ['method'], registers: [registry] }),
+    rpcSeconds: new Histogram({
+      name: 'indexer_rpc_request_seconds',
+      help: 'Duration of HTTP requests to the Solana RPC, by method',
+      labelNames: ['method'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    historyRemaining: new Gauge({ name: 'indexer_history_rounds_remaining', help: 'Rounds from the history floor up that are neither stored nor unrecoverable', registers: [registry] }),
+    historyRounds: new Counter({ name: 'indexer_history_rounds_rebuilt_total', help: 'Rounds rebuilt from their transactions and stored', registers: [registry] }),
+    historyTransactions: new Counter({ name: 'indexer_history_transactions_total', help: 'Transactions fetched and decoded to rebuild rounds', registers: [registry] }),
+    historyRefused: new Counter({ name: 'indexer_history_rounds_refused_total', help: 'Rounds not rebuilt from their transactions, by reason (not stored)', labelNames: ['reason'], registers: [registry] }),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Round } from '@gridlab/contracts';
 import type { ActiveSession, ForwardStore, PredictionRow, SettlementRow, StopRow, WriterTx } from '@gridlab/lab-store';
 import type { Logger } from '@gridlab/logger';
-import { ContiguousRounds } from '@gridlab/rounds-store';
+import { ContiguousRounds, takeContiguous, type FillLookup } from '@gridlab/rounds-store';
 import { History, SPEC_BIG_ROUND_RULE, createRunner, normalizeDsl, type BigRoundRule, type Runner } from '@gridlab/strategy';
 import { addRound, enterSession, type Figures } from '../domain/figures';
 
@@ -14,7 +14,9 @@ export interface RoundsSource {
 export interface WriterOptions {
   readonly minRoundsToQualify: number;
   readonly leaderboardSize: number;
-  /** How long a missing round id holds settlement back before it is skipped. */
+  /** The indexer's history fill: a missing id it is still filling holds settlement back until it is stored. */
+  readonly fill?: FillLookup;
+  /** How long a missing round id nobody is filling holds settlement back before it is skipped. */
   readonly gapWaitMs: number;
   /** The big_round rule of the `rounds_since_big_round` filter (EVENT_BIG_ROUND_*, as event-log's; default SPEC 6). */
   readonly bigRoundRule?: BigRoundRule;
@@ -143,7 +145,7 @@ export class ForwardWriter {
 
   private async settleBatch(): Promise<boolean> {
     const fetched = await this.rounds.getRounds({ fromId: this.settledThrough + 1, limit: this.batchSize });
-    const batch = this.gaps.take(this.settledThrough, fetched, this.now().getTime());
+    const batch = await takeContiguous(this.gaps, this.settledThrough, fetched, this.now().getTime(), this.options.fill);
     let next = batch.length === 0 ? 0 : await this.skipUncovered(batch);
     for (; next < batch.length && !this.stopping; next++) await this.settle(batch[next]!);
     return batch.length > 0;

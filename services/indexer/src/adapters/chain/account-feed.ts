@@ -16,15 +16,21 @@ interface FeedOptions {
   readonly logger: Logger;
   readonly counters: FeedCounters;
   readonly onUpdate: AccountUpdate;
+  /** How often the socket is pinged; one not answering by the next ping is replaced. Default 30 s. */
+  readonly pingIntervalMs?: number;
 }
 
 const MAX_BACKOFF_MS = 10_000;
+/** Providers close sockets idle for minutes (Helius: 10); a ping every 30 s keeps ours busy. */
+const DEFAULT_PING_MS = 30_000;
 
 /**
  * Watches a set of accounts two ways at once: WebSocket `accountSubscribe` for speed,
  * and `getMultipleAccounts` polling as a safety net, so a dropped or silent socket
  * loses nothing. The socket reconnects with exponential backoff; polling errors are
- * counted and retried on the next tick. Consumers deduplicate (same data, same slot).
+ * counted and retried on the next tick. A heartbeat pings the socket, so a provider that
+ * drops idle sockets keeps it, and replaces one that stopped answering (a half-open
+ * connection never closes by itself). Consumers deduplicate (same data, same slot).
  */
 export class AccountFeed implements AccountWatcher {
   private readonly watched = new Set<string>();
@@ -35,6 +41,7 @@ export class AccountFeed implements AccountWatcher {
   private backoffMs = 250;
   private pollTimer: NodeJS.Timeout | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  private pingTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private polling = false;
 
@@ -77,7 +84,26 @@ export class AccountFeed implements AccountWatcher {
     this.stopped = true;
     clearInterval(this.pollTimer);
     clearTimeout(this.reconnectTimer);
+    clearInterval(this.pingTimer);
     this.socket?.terminate();
+  }
+
+  /** Pings the socket; one that has not answered since the last ping is dead: replaced. */
+  private heartbeat(socket: WebSocket): void {
+    clearInterval(this.pingTimer);
+    let answered = true;
+    socket.on('pong', () => (answered = true));
+    socket.on('message', () => (answered = true));
+    this.pingTimer = setInterval(() => {
+      if (socket !== this.socket || socket.readyState !== WebSocket.OPEN) return;
+      if (!answered) {
+        this.options.logger.warn('account socket stopped answering pings; reconnecting');
+        socket.terminate();
+        return;
+      }
+      answered = false;
+      socket.ping();
+    }, this.options.pingIntervalMs ?? DEFAULT_PING_MS);
   }
 
   private connect(): void {
@@ -86,6 +112,7 @@ export class AccountFeed implements AccountWatcher {
     this.socket = socket;
     socket.on('open', () => {
       this.backoffMs = 250;
+      this.heartbeat(socket);
       this.resubscribe();
       void this.poll();
     });
@@ -93,6 +120,7 @@ export class AccountFeed implements AccountWatcher {
     socket.on('error', (error) => this.options.logger.warn('account socket error', { err: error }));
     socket.on('close', () => {
       if (this.stopped || this.socket !== socket) return;
+      clearInterval(this.pingTimer);
       this.options.counters.wsReconnect();
       this.subscriptions.clear();
       this.pending.clear();

@@ -1,0 +1,202 @@
+import type { RoundLayout } from '@gridlab/chain';
+import type { PayoutRule, Round } from '@gridlab/contracts';
+import { isGridlabError } from '@gridlab/errors';
+import { storedRound, type FetchedRound, type TransactionHistory } from './transaction-history';
+
+/** A round that will not be stored, and why. */
+export interface RefusedRound {
+  readonly id: number;
+  /** `absent` (no transaction ever touched it), a rebuild refusal, `no_rule_matches` or `undecodable`. */
+  readonly reason: string;
+  readonly detail: string;
+}
+
+/** Where a fill reads what is missing and writes what it rebuilt (the indexer's tables). */
+export interface FillStore {
+  missingIds(fromId: number, toId: number, limit: number): Promise<number[]>;
+  missingCount(fromId: number, toId: number): Promise<number>;
+  /** Stores rounds (idempotent); returns how many were new. */
+  insert(rounds: readonly Round[]): Promise<number>;
+  markUnrecoverable(rounds: readonly RefusedRound[]): Promise<void>;
+  /** The payout rule of the nearest stored round before `id`. */
+  ruleBefore(id: number): Promise<PayoutRule | null>;
+}
+
+/** How a fill is going. */
+export interface FillProgress {
+  readonly fromId: number;
+  readonly toId: number;
+  /** Rounds missing when the fill started. */
+  readonly total: number;
+  /** Rounds done (stored or refused). */
+  readonly done: number;
+  readonly stored: number;
+  readonly refused: number;
+  readonly transactions: number;
+  readonly calls: number;
+  readonly elapsedSeconds: number;
+  readonly roundsPerSecond: number;
+  readonly transactionsPerSecond: number;
+  /** At the rate so far; null before the first round. */
+  readonly etaSeconds: number | null;
+  /** The newest round done. */
+  readonly lastId: number | null;
+}
+
+export interface FillOptions {
+  /** Rounds fetched at once (each is a few RPC calls; the RPC client bounds requests in flight). Default 4. */
+  readonly concurrency?: number;
+  /** Missing ids read, rebuilt and stored together. Default 100. */
+  readonly chunk?: number;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: FillProgress) => void;
+  /** Rounds just stored, in id order (to announce them). */
+  readonly onStored?: (rounds: readonly Round[]) => Promise<void>;
+  readonly onRefused?: (round: RefusedRound) => void;
+  /** A fetch failed for a reason worth retrying (RPC down, a transaction the node lacks); the fill waits `retryInMs` and tries again. */
+  readonly onRetry?: (id: number, error: unknown, retryInMs: number) => void;
+  readonly now?: () => number;
+}
+
+const MAX_RETRY_MS = 30_000;
+
+/**
+ * Rebuilds every round of [fromId, toId] that is neither stored nor known to be
+ * unrecoverable, from its transactions, in ascending id order (a voided round takes the
+ * rule of the round before it, and readers in id order, the event log, can follow the
+ * fill as it goes). Rounds are fetched several at a time and stored a chunk at a time;
+ * what does not add up is recorded as unrecoverable with its reason, never stored.
+ * Resumable: a new fill skips what an earlier one stored. Ends early, without error,
+ * when `signal` aborts.
+ */
+export async function fillHistory(range: { readonly fromId: number; readonly toId: number }, history: TransactionHistory, store: FillStore, options: FillOptions = {}): Promise<FillProgress> {
+  const now = options.now ?? Date.now;
+  const concurrency = Math.max(1, options.concurrency ?? 4);
+  const chunkSize = Math.max(1, options.chunk ?? 100);
+  const started = now();
+  const total = await store.missingCount(range.fromId, range.toId);
+  let stored = 0;
+  let refused = 0;
+  let transactions = 0;
+  let calls = 0;
+  let lastId: number | null = null;
+  let lastLayout: RoundLayout | null = null;
+  const progress = (): FillProgress => {
+    const elapsedSeconds = (now() - started) / 1000;
+    const done = stored + refused;
+    const roundsPerSecond = elapsedSeconds > 0 ? done / elapsedSeconds : 0;
+    return {
+      ...range,
+      total,
+      done,
+      stored,
+      refused,
+      transactions,
+      calls,
+      elapsedSeconds,
+      roundsPerSecond,
+      transactionsPerSecond: elapsedSeconds > 0 ? transactions / elapsedSeconds : 0,
+      etaSeconds: done === 0 ? null : Math.max(0, total - done) / roundsPerSecond,
+      lastId,
+    };
+  };
+  let from = range.fromId;
+  while (!options.signal?.aborted) {
+    const ids = await store.missingIds(from, range.toId, chunkSize);
+    if (ids.length === 0) break;
+    const fetched = await mapLimited(ids, concurrency, (id) => fetchWithRetry(history, id, lastLayout, options));
+    if (fetched === null) break;
+    const rounds: Round[] = [];
+    const refusals: RefusedRound[] = [];
+    let previous: { id: number; rule: PayoutRule } | null = null;
+    for (const f of fetched) {
+      transactions += f.transactions;
+      calls += f.calls;
+      if ('refused' in f) {
+        refusals.push(f.refused);
+        continue;
+      }
+      if (!f.result.ok) {
+        refusals.push({ id: f.id, reason: f.signatures === 0 ? 'absent' : f.result.reason, detail: f.result.detail });
+        continue;
+      }
+      const rule = previous !== null && previous.id === f.id - 1 ? previous.rule : await store.ruleBefore(f.id);
+      const round = storedRound(f as FetchedRound & { result: { ok: true } }, rule, new Date(now()));
+      if (!round.ok) {
+        refusals.push({ id: f.id, reason: 'no_rule_matches', detail: round.detail });
+        continue;
+      }
+      lastLayout = f.result.account.layout;
+      previous = { id: f.id, rule: round.round.payoutRule };
+      rounds.push(round.round);
+    }
+    // Stored before the next chunk is read, so its rounds find these as the rounds before them.
+    if (rounds.length > 0) {
+      await store.insert(rounds);
+      await options.onStored?.(rounds);
+    }
+    if (refusals.length > 0) {
+      await store.markUnrecoverable(refusals);
+      for (const r of refusals) options.onRefused?.(r);
+    }
+    stored += rounds.length;
+    refused += refusals.length;
+    lastId = ids[ids.length - 1]!;
+    from = lastId + 1;
+    options.onProgress?.(progress());
+  }
+  return progress();
+}
+
+type Fetched = FetchedRound | (Pick<FetchedRound, 'id' | 'transactions' | 'calls'> & { readonly refused: RefusedRound });
+
+/** Fetches a round until it succeeds, is refused for good, or the fill is aborted (null). */
+async function fetchWithRetry(history: TransactionHistory, id: number, layout: RoundLayout | null, options: FillOptions): Promise<Fetched | null> {
+  let delay = 500;
+  for (;;) {
+    if (options.signal?.aborted) return null;
+    try {
+      return await history.fetch(id, layout);
+    } catch (error) {
+      // A transaction that does not decode will not decode next time either.
+      if (isGridlabError(error) && error.kind === 'decode') {
+        return { id, transactions: 0, calls: 0, refused: { id, reason: 'undecodable', detail: error.message } };
+      }
+      options.onRetry?.(id, error, delay);
+      if (!(await pause(delay, options.signal))) return null;
+      delay = Math.min(MAX_RETRY_MS, delay * 2);
+    }
+  }
+}
+
+/** Resolves true after `ms`, or false as soon as `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (value: boolean): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(value);
+    };
+    const onAbort = (): void => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** `fn` over `items` with at most `limit` running, results in order; null when any gave null (aborted). */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R | null>): Promise<R[] | null> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  let aborted = false;
+  const worker = async (): Promise<void> => {
+    while (!aborted && next < items.length) {
+      const i = next++;
+      const r = await fn(items[i]!);
+      if (r === null) aborted = true;
+      else out[i] = r;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return aborted ? null : out;
+}

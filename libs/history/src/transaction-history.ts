@@ -1,0 +1,91 @@
+import {
+  inferPayoutRule,
+  readOreTransaction,
+  rebuildRound,
+  toSettledRound,
+  type OrePdas,
+  type RebuildResult,
+  type RoundLayout,
+  type SolanaRpc,
+} from '@gridlab/chain';
+import type { PayoutRule, Round } from '@gridlab/contracts';
+import { ChainError } from '@gridlab/errors';
+
+/** `getSignaturesForAddress` returns at most this many signatures a page. */
+const PAGE = 1000;
+
+/** One round read from its transactions. */
+export interface FetchedRound {
+  readonly id: number;
+  readonly result: RebuildResult;
+  /** Signatures that touched the round's address (failed transactions included). */
+  readonly signatures: number;
+  /** Transactions fetched and decoded. */
+  readonly transactions: number;
+  /** RPC calls made (signature pages and transaction batches). */
+  readonly calls: number;
+}
+
+/**
+ * Reads a round from its transactions: every signature of its address (newest first, in
+ * pages), the successful ones fetched in batches at `finalized`, decoded, and rebuilt in
+ * the order they ran. A round whose address no transaction touched never existed (or is
+ * older than the provider's history).
+ */
+export class TransactionHistory {
+  constructor(
+    private readonly rpc: SolanaRpc,
+    private readonly pdas: OrePdas,
+  ) {}
+
+  /** How many transactions touched round `id`'s address (one page read: at most 1,000). */
+  async countSignatures(id: number): Promise<number> {
+    return (await this.rpc.getSignaturesForAddress(this.pdas.round(id).toBase58(), { limit: PAGE, commitment: 'finalized' })).length;
+  }
+
+  async fetch(id: number, fallbackLayout: RoundLayout | null): Promise<FetchedRound> {
+    const address = this.pdas.round(id).toBase58();
+    const signatures: string[] = [];
+    let seen = 0;
+    let calls = 0;
+    let before: string | undefined;
+    for (;;) {
+      const page = await this.rpc.getSignaturesForAddress(address, { limit: PAGE, commitment: 'finalized', ...(before === undefined ? {} : { before }) });
+      calls++;
+      seen += page.length;
+      for (const s of page) if (s.err === null) signatures.push(s.signature);
+      if (page.length < PAGE) break;
+      before = page[page.length - 1]!.signature;
+    }
+    // Oldest first: the order the program ran them in, which its per-miner skip depends on.
+    signatures.reverse();
+    const fetched = await this.rpc.getTransactions(signatures);
+    calls += Math.ceil(signatures.length / Math.max(1, this.rpc.batchSizeFor('getTransaction')));
+    const ids = { programId: this.pdas.programId.toBase58(), board: this.pdas.board.toBase58() };
+    const transactions = fetched.map((tx, i) => {
+      if (tx === null) throw new ChainError(`round ${id}: the RPC node has no transaction ${signatures[i]} it listed for the round's address`);
+      return readOreTransaction(tx, ids);
+    });
+    const result: RebuildResult =
+      seen === 0
+        ? { ok: false, reason: 'not_settled', detail: `round ${id}: no transaction touched its address ${address}` }
+        : rebuildRound({ roundId: id, roundAddress: address, transactions, fallbackLayout });
+    return { id, result, signatures: seen, transactions: transactions.length, calls };
+  }
+}
+
+/**
+ * The stored form of a rebuilt round: the rule that settled it (a voided or empty round
+ * takes `previous`, the rule of the round before it), its reset's block time (`fallbackAt`
+ * when the node gave none), no production cost (the chain keeps no past value).
+ */
+export function storedRound(
+  fetched: FetchedRound & { readonly result: { readonly ok: true } },
+  previous: PayoutRule | null,
+  fallbackAt: Date,
+): { ok: true; round: Round } | { ok: false; detail: string } {
+  const { account, settledAt } = fetched.result;
+  const inference = inferPayoutRule(account, previous);
+  if (!inference.ok) return { ok: false, detail: inference.detail };
+  return { ok: true, round: toSettledRound(account, settledAt ?? fallbackAt, { payoutRule: inference.rule, productionCost: null, source: 'transactions' }) };
+}

@@ -1,0 +1,182 @@
+import { callsPerSecond, decodeBoard, OrePdas, parseRpcLimitsSetting, PUBLIC_MAINNET_LIMITS, SolanaRpc } from '@gridlab/chain';
+import { int, loadConfig, str } from '@gridlab/config';
+import { createPool, runMigrations } from '@gridlab/db';
+import { InputError } from '@gridlab/errors';
+import { fillHistory, TransactionHistory, type FillProgress, type FillStore } from '@gridlab/history';
+import { HistoryStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
+import { Presets, SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import { loadCliConfig } from '../config';
+
+const PLAIN_PROGRESS_MS = 2000;
+/** Rounds whose signatures are counted first, for the estimate. */
+const SAMPLE = 3;
+
+/** The RPC settings, read as the indexer reads them. */
+const RPC_SCHEMA = {
+  SOLANA_RPC_URL: str({ default: 'http://127.0.0.1:8899' }),
+  ORE_PROGRAM_ID: str({ default: 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv' }),
+  RPC_LIMITS: str({ default: PUBLIC_MAINNET_LIMITS }),
+  RPC_BATCH_MAX: int({ default: 100, min: 1, max: 1000 }),
+  RPC_CONCURRENCY: int({ default: 4, min: 1, max: 64 }),
+};
+
+interface BackfillOptions {
+  fromRound: number;
+  toRound?: number;
+  rpc?: string;
+  concurrency: number;
+}
+
+/** `gridlab backfill --from-round N [--to-round M]`: rebuild closed rounds from their transactions. */
+export function registerBackfill(program: Command): void {
+  program
+    .command('backfill')
+    .description(
+      'Rebuild settled rounds that are not stored (their accounts closed) from their transactions, into ' +
+        'PostgreSQL, within the RPC provider\'s limits (RPC_LIMITS, RPC_BATCH_MAX, RPC_CONCURRENCY). Prints ' +
+        'an estimate of the RPC calls first. Resumable: stored rounds are skipped, so run it again after an ' +
+        'interruption. Rounds that do not add up are recorded as unrecoverable, never stored.',
+    )
+    .requiredOption('--from-round <id>', 'the first round id to rebuild', roundId)
+    .option('--to-round <id>', 'the last round id to rebuild (default: the newest settled round)', roundId)
+    .option('--rpc <url>', 'Solana JSON-RPC endpoint (default SOLANA_RPC_URL)')
+    .option('--concurrency <n>', 'rounds fetched at once', (v) => Number.parseInt(v, 10), 4)
+    .action(async (opts: BackfillOptions) => {
+      const config = loadCliConfig();
+      const rpcConfig = loadConfig(RPC_SCHEMA, process.env);
+      const limits = parseRpcLimitsSetting(rpcConfig.RPC_LIMITS);
+      const rpc = new SolanaRpc(opts.rpc ?? rpcConfig.SOLANA_RPC_URL, { limits, batchMax: rpcConfig.RPC_BATCH_MAX, concurrency: rpcConfig.RPC_CONCURRENCY });
+      const pdas = new OrePdas(rpcConfig.ORE_PROGRAM_ID);
+      const toRound = opts.toRound ?? (await newestSettled(rpc, pdas));
+      if (toRound < opts.fromRound) throw new InputError(`--to-round ${toRound} is before --from-round ${opts.fromRound}`);
+      await runMigrations({ databaseUrl: config.DATABASE_URL, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
+      const pool = createPool(config.DATABASE_URL, { max: 3, applicationName: 'gridlab-cli' });
+      const abort = new AbortController();
+      const interrupt = (): void => {
+        process.stderr.write('backfill: stopping after the rounds in flight (run it again to resume)\n');
+        abort.abort();
+      };
+      process.once('SIGINT', interrupt);
+      const reporter = progressReporter();
+      try {
+        const repo = new RoundRepository(pool);
+        const history = new HistoryStore(pool);
+        const store: FillStore = {
+          missingIds: (from, to, limit) => history.missingIds(from, to, limit),
+          missingCount: (from, to) => history.missingCount(from, to),
+          insert: (rounds) => repo.insertMany(rounds),
+          markUnrecoverable: (rounds) => history.markUnrecoverable(rounds),
+          ruleBefore: (id) => repo.ruleBefore(id),
+        };
+        const range = { fromId: opts.fromRound, toId: toRound };
+        const fetcher = new TransactionHistory(rpc, pdas);
+        await estimate(range, store, fetcher, rpc, limits);
+        const result = await fillHistory(range, fetcher, store, {
+          concurrency: opts.concurrency,
+          signal: abort.signal,
+          onProgress: reporter.update,
+          onRefused: (r) => process.stderr.write(`round ${r.id} not rebuilt (${r.reason}): ${r.detail}\n`),
+          onRetry: (id, error, ms) => process.stderr.write(`round ${id}: ${error instanceof Error ? error.message : String(error)}; retrying in ${ms} ms\n`),
+        });
+        reporter.stop();
+        process.stdout.write(`${JSON.stringify({ ...summary(result), interrupted: abort.signal.aborted })}\n`);
+      } finally {
+        reporter.stop();
+        process.off('SIGINT', interrupt);
+        rpc.close();
+        await pool.end();
+      }
+    });
+}
+
+function roundId(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new InputError(`${value} is not a round id`);
+  return n;
+}
+
+async function newestSettled(rpc: SolanaRpc, pdas: OrePdas): Promise<number> {
+  const board = await rpc.getAccount(pdas.board.toBase58());
+  if (board === null) throw new InputError('the chain has no ORE board account: is SOLANA_RPC_URL / ORE_PROGRAM_ID right?');
+  return decodeBoard(board.data).roundId - 1;
+}
+
+/**
+ * What the fill will cost, from the missing count and the signatures of a few missing
+ * rounds: a signature page and ceil(transactions / batch) batches per round, and how
+ * long that takes at the configured budgets.
+ */
+async function estimate(range: { fromId: number; toId: number }, store: FillStore, fetcher: TransactionHistory, rpc: SolanaRpc, limits: ReturnType<typeof parseRpcLimitsSetting>): Promise<void> {
+  const missing = await store.missingCount(range.fromId, range.toId);
+  const sample = await store.missingIds(range.fromId, range.toId, SAMPLE);
+  let perRound = 0;
+  if (sample.length > 0) {
+    let signatures = 0;
+    for (const id of sample) signatures += await fetcher.countSignatures(id);
+    perRound = signatures / sample.length;
+  }
+  const batch = rpc.batchSizeFor('getTransaction');
+  const pages = missing * Math.max(1, Math.ceil(perRound / 1000));
+  const batches = missing * Math.ceil(perRound / batch);
+  const seconds = Math.max(pages / callsPerSecond(limits, 'getSignaturesForAddress'), (missing * perRound) / callsPerSecond(limits, 'getTransaction'));
+  process.stderr.write(
+    `backfill: ${missing.toLocaleString('en')} rounds to rebuild in ${range.fromId}..${range.toId}, about ${Math.round(perRound)} transactions each: ` +
+      `about ${(pages + batches).toLocaleString('en')} RPC requests (${pages.toLocaleString('en')} signature pages, ${batches.toLocaleString('en')} batches of up to ${batch} transactions)` +
+      (Number.isFinite(seconds) ? `; at least ${formatDuration(seconds)} at the configured RPC_LIMITS\n` : '; no RPC_LIMITS: as fast as the node answers\n'),
+  );
+}
+
+function formatDuration(seconds: number): string {
+  if (seconds < 120) return `${Math.ceil(seconds)} s`;
+  if (seconds < 7200) return `${Math.ceil(seconds / 60)} min`;
+  if (seconds < 172_800) return `${Math.round(seconds / 360) / 10} h`;
+  return `${Math.round(seconds / 8640) / 10} days`;
+}
+
+function summary(p: FillProgress): Record<string, unknown> {
+  return {
+    fromRound: p.fromId,
+    toRound: p.toId,
+    missing: p.total,
+    stored: p.stored,
+    refused: p.refused,
+    transactions: p.transactions,
+    rpcCalls: p.calls,
+    seconds: Math.round(p.elapsedSeconds * 10) / 10,
+    roundsPerSecond: Math.round(p.roundsPerSecond * 10) / 10,
+  };
+}
+
+/** A progress bar on a terminal; a line every few seconds on stderr otherwise. */
+function progressReporter(): { update: (p: FillProgress) => void; stop: () => void } {
+  if (process.stderr.isTTY) {
+    const bar = new SingleBar(
+      { format: 'backfill [{bar}] {percentage}% | {value}/{total} rounds | {txRate} tx/s | {calls} RPC calls | ETA {eta_formatted}', stream: process.stderr, etaBuffer: 20 },
+      Presets.shades_classic,
+    );
+    let started = false;
+    return {
+      update: (p) => {
+        if (!started) bar.start(p.total, 0, { txRate: 0, calls: 0 });
+        started = true;
+        bar.update(p.done, { txRate: Math.round(p.transactionsPerSecond), calls: p.calls });
+      },
+      stop: () => {
+        if (started) bar.stop();
+        started = false;
+      },
+    };
+  }
+  let last = 0;
+  return {
+    update: (p) => {
+      const now = Date.now();
+      if (now - last < PLAIN_PROGRESS_MS && p.done < p.total) return;
+      last = now;
+      const eta = p.etaSeconds === null ? '' : `, ${formatDuration(p.etaSeconds)} left`;
+      process.stderr.write(`backfill: ${p.done}/${p.total} rounds (${p.stored} stored, ${p.refused} refused), ${Math.round(p.roundsPerSecond * 10) / 10} rounds/s${eta}\n`);
+    },
+    stop: () => undefined,
+  };
+}
