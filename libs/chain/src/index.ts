@@ -44,3 +44,4 @@ export {
 export { readOreTransaction, createAccountData, SYSTEM_PROGRAM, type TransactionJson, type InstructionJson, type OreTransaction, type OreIds } from './transactions';
 export { rebuildRound, ROUND_EXPIRY_SLOTS, type RebuildInput, type RebuildResult, type RebuildRefusal } from './rebuild-round';
 export { distributionMask, isSplitSquare, isSplitByRng } from './distribution';
+export { squareEv, boardEv, bestSquares, solBack, expectedOre, MOTHERLODE_ODDS, type EvRound, type SquareEv } from './expected-value';

@@ -268,7 +268,7 @@ export function createIndexer(settings: IndexerSettings, options: { readonly now
           historyFill = new HistoryFill({
             history,
             store: fillStore,
-            settledUpTo: () => leading.settledUpTo(),
+            newestStored: () => repo.latestId(),
             publish: (round) => publisher.settled(round),
             metrics: counters,
             logger: logger.child({ component: 'history' }),

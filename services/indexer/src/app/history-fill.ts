@@ -12,8 +12,11 @@ export interface HistoryFillStore extends FillStore {
 export interface HistoryFillDeps {
   readonly history: TransactionHistory;
   readonly store: HistoryFillStore;
-  /** The newest round id that has settled (the board's current round, less one); null before the board is read. */
-  readonly settledUpTo: () => number | null;
+  /**
+   * The newest stored round id (null: none yet). The fill stops there: rounds after it are
+   * the live path's, which reads them from their accounts as they settle.
+   */
+  readonly newestStored: () => Promise<number | null>;
   /** Announces rounds the fill stored. */
   readonly publish: (round: Round) => Promise<void>;
   readonly metrics: IndexerMetrics;
@@ -36,7 +39,7 @@ export interface HistoryStatus {
 
 /**
  * The leader's history from transactions: every round from the floor up to the newest
- * settled one that is not stored (its account was closed before the indexer saw it) is
+ * stored one that is not stored (its account was closed before the indexer saw it) is
  * rebuilt from its transactions, oldest first, and the fill looks again for new gaps
  * every `recheckMs`. Progress is logged and kept for /readyz.
  */
@@ -69,15 +72,13 @@ export class HistoryFill {
   private async loop(): Promise<void> {
     const { logger, metrics } = this.deps;
     while (!this.abort.signal.aborted) {
-      const upTo = this.deps.settledUpTo();
-      if (upTo !== null && upTo >= this.deps.floor) {
-        try {
-          await this.fill(upTo);
-        } catch (error) {
-          // PostgreSQL down or the like: the next pass starts where this one stopped.
-          metrics.storeErrors.inc();
-          logger.warn('history fill failed; retrying', { err: error, retryInMs: this.deps.recheckMs });
-        }
+      try {
+        const upTo = await this.deps.newestStored();
+        if (upTo !== null && upTo >= this.deps.floor) await this.fill(upTo);
+      } catch (error) {
+        // PostgreSQL down or the like: the next pass starts where this one stopped.
+        metrics.storeErrors.inc();
+        logger.warn('history fill failed; retrying', { err: error, retryInMs: this.deps.recheckMs });
       }
       if (this.abort.signal.aborted) return;
       await new Promise<void>((resolve) => {
