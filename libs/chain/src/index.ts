@@ -45,3 +45,4 @@ export { readOreTransaction, createAccountData, SYSTEM_PROGRAM, type Transaction
 export { rebuildRound, ROUND_EXPIRY_SLOTS, type RebuildInput, type RebuildResult, type RebuildRefusal } from './rebuild-round';
 export { distributionMask, isSplitSquare, isSplitByRng } from './distribution';
 export { squareEv, boardEv, bestSquares, solBack, expectedOre, MOTHERLODE_ODDS, type EvRound, type SquareEv } from './expected-value';
+export { decodeTreasury, encodeTreasury, TREASURY_DISCRIMINATOR, type TreasuryAccount } from './treasury.codec';
