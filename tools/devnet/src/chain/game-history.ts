@@ -105,8 +105,9 @@ export class GameHistory {
     const now = this.chain.slot();
     switch (id.kind) {
       case 'deploy': {
-        const deploy = this.chronicle.derive(roundId).deploys[index];
-        return deploy === undefined || deploy.slot > now ? null : { slot: deploy.slot, pos: DEPLOY_POS + index };
+        const deploys = this.chronicle.derive(roundId).deploys;
+        const slot = index < deploys.length ? deploys.slot[index]! : undefined;
+        return slot === undefined || slot > now ? null : { slot, pos: DEPLOY_POS + index };
       }
       case 'reset':
         return index !== 0 || roundId > this.chain.settledUpTo() ? null : { slot: this.chronicle.resetSlot(roundId), pos: RESET_POS };
@@ -131,7 +132,7 @@ export class GameHistory {
         if (earlier(reset, before)) yield reset;
       }
       for (let i = round.deploys.length - 1; i >= 0; i--) {
-        const slot = round.deploys[i]!.slot;
+        const slot = round.deploys.slot[i]!;
         const e: GameEntry = { slot, pos: DEPLOY_POS + i, id: { kind: 'deploy', roundId: r, index: i } };
         if (slot <= now && earlier(e, before)) yield e;
       }
@@ -164,9 +165,10 @@ export class GameHistory {
     const out: GameEntry[] = [];
     const round = this.chronicle.derive(roundId);
     if (this.chronicle.has(roundId - 1)) out.push({ slot: this.chronicle.resetSlot(roundId - 1), pos: RESET_POS, id: { kind: 'reset', roundId: roundId - 1, index: 0 } });
-    round.deploys.forEach((d, i) => {
-      if (d.slot <= now) out.push({ slot: d.slot, pos: DEPLOY_POS + i, id: { kind: 'deploy', roundId, index: i } });
-    });
+    for (let i = 0; i < round.deploys.length; i++) {
+      const slot = round.deploys.slot[i]!;
+      if (slot <= now) out.push({ slot, pos: DEPLOY_POS + i, id: { kind: 'deploy', roundId, index: i } });
+    }
     if (roundId <= this.chain.settledUpTo()) out.push({ slot: round.resetSlot, pos: RESET_POS, id: { kind: 'reset', roundId, index: 0 } });
     if (this.isClosed(roundId, now)) out.push({ slot: this.closeSlot(roundId), pos: CLOSE_POS + roundId, id: { kind: 'close', roundId, index: 0 } });
     for (let i = out.length - 1; i >= 0; i--) if (earlier(out[i]!, before)) yield out[i]!;

@@ -17,7 +17,7 @@ import {
 } from '@gridlab/chain';
 import bs58 from 'bs58';
 import { blockTimeOf } from '../game/chain-time';
-import { type DerivedRound, reverseBits64 } from '../game/derive-round';
+import { type DerivedRound, deployAt, reverseBits64 } from '../game/derive-round';
 import { layoutOf } from '../game/eras';
 import type { RoundContext } from '../game/derive-round';
 import { ADMIN_FEE_COLLECTOR, ENTROPY_PROGRAM, type GameKeys, SLOT_HASHES_SYSVAR, TOKEN_PROGRAM } from './game-keys';
@@ -87,7 +87,7 @@ export class GameTransactionBuilder {
   }
 
   deploy(round: DerivedRound, index: number): TransactionJson {
-    const d = round.deploys[index]!;
+    const d = deployAt(round.deploys, index);
     const k = this.keys;
     const m = k.miner(d.miner);
     const program = k.program;
@@ -176,7 +176,8 @@ export class GameTransactionBuilder {
       `Program ${program} consumed 61240 of ${CU_LIMIT} compute units`,
       `Program ${program} success`,
     );
-    const stakes = round.deploys.reduce((a, d) => a + d.amount * popcount(d.deployed), 0);
+    const last = round.deploys.length - 1;
+    const stakes = last < 0 ? 0 : round.deploys.roundLamportsBefore[last]! + round.deploys.amount[last]! * popcount(round.deploys.deployed[last]!);
     const pre = [WALLET_LAMPORTS, this.rent.board, this.rent.config, 0, 0, k.rent(round.layout) + stakes, 0, this.rent.miner, this.rent.treasury, 0, this.rent.var, 0, 1, 1, 1, 1, 1, 1];
     const post = pre.map((b, i) => (i === 0 ? b - FEE - nextRent : i === 6 ? nextRent : b));
     return this.transaction(round.resetSlot, { kind: 'reset', roundId: round.id, index: 0 }, {

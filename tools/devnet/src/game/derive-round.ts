@@ -40,6 +40,10 @@ const MOTHERLODE_ODDS = 500n;
 /** The first deploy comes 1 to 3 slots after the reset. */
 const FIRST_DEPLOY_DELAY = 3;
 
+/** Squares each miner holds in the round being derived (scratch, zeroed after each round: no allocation per round). */
+const HELD = new Int32Array(MINER_POOL);
+const TOUCHED = new Uint16Array(MINER_POOL);
+
 /** What stays fixed for a chain: its seed and its game settings at genesis. */
 export interface RoundContext {
   readonly seed: number;
@@ -62,6 +66,29 @@ export interface DeployEntry {
   readonly roundLamportsBefore: number;
 }
 
+/** A round's deploys as columns (`DeployEntry` by index): hundreds a round, thousands of rounds at genesis. */
+export interface Deploys {
+  readonly length: number;
+  readonly slot: Float64Array;
+  readonly miner: Uint16Array;
+  readonly requested: Int32Array;
+  readonly deployed: Int32Array;
+  readonly amount: Float64Array;
+  readonly roundLamportsBefore: Float64Array;
+}
+
+export function deployAt(deploys: Deploys, i: number): DeployEntry {
+  if (i < 0 || i >= deploys.length) throw new RangeError(`no deploy ${i}`);
+  return {
+    slot: deploys.slot[i]!,
+    miner: deploys.miner[i]!,
+    requested: deploys.requested[i]!,
+    deployed: deploys.deployed[i]!,
+    amount: deploys.amount[i]!,
+    roundLamportsBefore: deploys.roundLamportsBefore[i]!,
+  };
+}
+
 export interface DerivedRound {
   readonly id: number;
   readonly layout: RoundLayout;
@@ -70,7 +97,7 @@ export interface DerivedRound {
   readonly startSlot: number;
   readonly endSlot: number;
   readonly resetSlot: number;
-  readonly deploys: readonly DeployEntry[];
+  readonly deploys: Deploys;
   readonly deployed: readonly number[];
   readonly count: readonly number[];
   /** Distinct miners with at least one square. */
@@ -140,23 +167,41 @@ export function deriveRound(ctx: RoundContext, id: number, weights: Float64Array
 
   const deployed = new Array<number>(SQUARES).fill(0);
   const count = new Array<number>(SQUARES).fill(0);
-  const held = new Map<number, number>();
-  const entries: DeployEntry[] = [];
+  const held = HELD;
+  let miners = 0;
+  const plan = planRound(weights, streams.plan, ctx.roundSlots);
+  const n = plan.length;
+  const deploys: Deploys = {
+    length: n,
+    slot: new Float64Array(n),
+    miner: plan.miner,
+    requested: plan.mask,
+    deployed: new Int32Array(n),
+    amount: plan.amount,
+    roundLamportsBefore: new Float64Array(n),
+  };
   let lamports = 0;
-  for (const d of planRound(weights, streams.plan, ctx.roundSlots)) {
-    const before = held.get(d.miner) ?? 0;
+  for (let i = 0; i < n; i++) {
+    const miner = plan.miner[i]!;
+    const amount = plan.amount[i]!;
+    const before = held[miner]!;
     // The program skips squares the miner already deployed to this round.
-    const landed = d.mask & ~before;
-    held.set(d.miner, before | landed);
+    const landed = plan.mask[i]! & ~before;
+    if (before === 0) TOUCHED[miners++] = miner;
+    held[miner] = before | landed;
+    let squares = 0;
     for (let m = landed; m !== 0; m &= m - 1) {
       const s = 31 - Math.clz32(m & -m);
-      deployed[s]! += d.lamportsPerSquare;
+      deployed[s]! += amount;
       count[s]! += 1;
+      squares++;
     }
-    entries.push({ slot: startSlot + d.slotOffset, miner: d.miner, requested: d.mask, deployed: landed, amount: d.lamportsPerSquare, roundLamportsBefore: lamports });
-    lamports += d.lamportsPerSquare * popcount(landed);
+    deploys.slot[i] = startSlot + plan.slotOffset[i]!;
+    deploys.deployed[i] = landed;
+    deploys.roundLamportsBefore[i] = lamports;
+    lamports += amount * squares;
   }
-  const miners = held.size;
+  for (let i = 0; i < miners; i++) held[TOUCHED[i]!] = 0;
 
   const voided = streams.settle.next() < ctx.voidedRoundRate;
   const slotHash = voided ? new Uint8Array(32).fill(0xff) : streams.settle.bytes(32);
@@ -176,7 +221,7 @@ export function deriveRound(ctx: RoundContext, id: number, weights: Float64Array
     const split = rule === 'returns' ? isSplitSquare(id, winner) : isSplitByRng(rng);
     if (split) topMinerBytes = splitAddressBytes();
     else {
-      topMiner = drawTopMiner(entries, winner, rng, onWinner);
+      topMiner = drawTopMiner(deploys, winner, rng, onWinner);
       topMinerBytes = minerKey(topMiner);
     }
     // The pool pays out before this round's 0.2 ORE goes into it.
@@ -236,7 +281,7 @@ export function deriveRound(ctx: RoundContext, id: number, weights: Float64Array
     startSlot,
     endSlot,
     resetSlot,
-    deploys: entries,
+    deploys,
     deployed,
     count,
     miners,
@@ -248,12 +293,6 @@ export function deriveRound(ctx: RoundContext, id: number, weights: Float64Array
     poolAfter,
     productionCost: current && totalMinted > 0 ? Number((BigInt(totals.totalVaulted) * BigInt(layout.ORE_BASE_UNITS)) / BigInt(totalMinted)) : null,
   };
-}
-
-function popcount(mask: number): number {
-  let n = 0;
-  for (let m = mask; m !== 0; m &= m - 1) n++;
-  return n;
 }
 
 /** Reverses the 64 bits of `value` (`u64::reverse_bits`). */
@@ -277,16 +316,16 @@ function reverse32(x: number): number {
  * `reverse_bits(rng) % deployed[w]` falls in one miner's `[cumulative, cumulative + stake)`,
  * cumulative being the square's total when that miner deployed to it.
  */
-export function drawTopMiner(entries: readonly DeployEntry[], square: number, rng: bigint, total: number): number {
+export function drawTopMiner(deploys: Deploys, square: number, rng: bigint, total: number): number {
   const sample = Number(reverseBits64(rng) % BigInt(total));
   const bit = 1 << square;
   let cumulative = 0;
   let last = -1;
-  for (const e of entries) {
-    if ((e.deployed & bit) === 0) continue;
-    cumulative += e.amount;
-    last = e.miner;
-    if (sample < cumulative) return e.miner;
+  for (let i = 0; i < deploys.length; i++) {
+    if ((deploys.deployed[i]! & bit) === 0) continue;
+    cumulative += deploys.amount[i]!;
+    last = deploys.miner[i]!;
+    if (sample < cumulative) return last;
   }
   return last;
 }

@@ -10,11 +10,11 @@ import {
   winningSquare,
 } from '@gridlab/chain';
 import type { Round } from '@gridlab/contracts';
-import { type DeployEntry, type DerivedRound, drawTopMiner, reverseBits64 } from './derive-round';
+import { type DeployEntry, type Deploys, type DerivedRound, deployAt, drawTopMiner, reverseBits64 } from './derive-round';
 import { eraStarts, eventEraOf } from './eras';
 import { Game, type GameConfig } from './game';
 import { GameStateVersionError, restoreGameState } from './game-state';
-import { initialWeights, planRound } from './miner-model';
+import { initialWeights, planRound, type Plan } from './miner-model';
 import { Prng } from './prng';
 
 const config: GameConfig = { roundSlots: 10, intermissionSlots: 3, voidedRoundRate: 0, seed: 5, eras: eraStarts('mixed', 1, 0) };
@@ -26,6 +26,18 @@ function history(cfg: GameConfig, count: number): { game: Game; rounds: { round:
   return { game, rounds };
 }
 
+const planned = (plan: Plan) =>
+  Array.from({ length: plan.length }, (_, i) => ({ slotOffset: plan.slotOffset[i]!, miner: plan.miner[i]!, mask: plan.mask[i]!, lamportsPerSquare: plan.amount[i]! }));
+const landed = (deploys: Deploys): DeployEntry[] => Array.from({ length: deploys.length }, (_, i) => deployAt(deploys, i));
+const columns = (entries: readonly DeployEntry[]): Deploys => ({
+  length: entries.length,
+  slot: Float64Array.from(entries, (e) => e.slot),
+  miner: Uint16Array.from(entries, (e) => e.miner),
+  requested: Int32Array.from(entries, (e) => e.requested),
+  deployed: Int32Array.from(entries, (e) => e.deployed),
+  amount: Float64Array.from(entries, (e) => e.amount),
+  roundLamportsBefore: Float64Array.from(entries, (e) => e.roundLamportsBefore),
+});
 const bits = (mask: number): number[] => Array.from({ length: 25 }, (_, s) => s).filter((s) => mask & (1 << s));
 
 describe('Prng', () => {
@@ -45,7 +57,7 @@ describe('miner model', () => {
     const random = new Prng(10);
     const totals: number[] = [];
     for (let i = 0; i < 400; i++) {
-      const deploys = planRound(weights, random, 150);
+      const deploys = planned(planRound(weights, random, 150));
       expect(deploys.length).toBeGreaterThanOrEqual(200);
       expect(deploys.every((d, j) => d.slotOffset >= 0 && d.slotOffset < 150 && (j === 0 || deploys[j - 1]!.slotOffset <= d.slotOffset))).toBe(true);
       totals.push(deploys.reduce((a, d) => a + d.lamportsPerSquare * bits(d.mask).length, 0) / 1e9);
@@ -58,7 +70,7 @@ describe('miner model', () => {
   });
 
   it('has miners deploy again later in a round on squares they already hold', () => {
-    const deploys = planRound(initialWeights(new Prng(3)), new Prng(4), 150);
+    const deploys = planned(planRound(initialWeights(new Prng(3)), new Prng(4), 150));
     const seen = new Map<number, number>();
     let overlapping = 0;
     for (const d of deploys) {
@@ -99,7 +111,7 @@ describe('Game', () => {
       const held = new Map<number, number>();
       const deployed = new Array<number>(25).fill(0);
       const miners = new Array<Set<number>>(25).fill(new Set()).map(() => new Set<number>());
-      for (const d of round.deploys) {
+      for (const d of landed(round.deploys)) {
         const before = held.get(d.miner) ?? 0;
         expect(d.deployed).toBe(d.requested & ~before);
         if (d.deployed !== d.requested) skipped++;
@@ -157,7 +169,7 @@ describe('Game', () => {
     expect(current.record.totalWinnings).toBeGreaterThan(0);
     expect(current.record.totalDeployed).toBe(current.record.totalWinnings);
     // The event counts the stakes before the refund zeroed them.
-    expect(current.round.reset.totalDeployed).toBe(current.round.deploys.reduce((a, d) => a + d.amount * bits(d.deployed).length, 0));
+    expect(current.round.reset.totalDeployed).toBe(landed(current.round.deploys).reduce((a, d) => a + d.amount * bits(d.deployed).length, 0));
   });
 
   it('is the same game for the same seed, and derives any round again identically', () => {
@@ -240,7 +252,7 @@ describe('Game', () => {
     expect(reverseBits64(reverseBits64(0x0123_4567_89ab_cdefn))).toBe(0x0123_4567_89ab_cdefn);
     // Miners 7, 3, 9 deployed 100, 50, 250 on square 4 in that order (and 5 elsewhere): samples 0..99 -> 7, 100..149 -> 3, 150..399 -> 9.
     const entry = (miner: number, amount: number, deployed: number): DeployEntry => ({ slot: 0, miner, requested: deployed, deployed, amount, roundLamportsBefore: 0 });
-    const entries = [entry(7, 100, 1 << 4), entry(5, 1000, 1 << 2), entry(3, 50, 1 << 4), entry(9, 250, (1 << 4) | 1)];
+    const entries = columns([entry(7, 100, 1 << 4), entry(5, 1000, 1 << 2), entry(3, 50, 1 << 4), entry(9, 250, (1 << 4) | 1)]);
     const rngFor = (sample: bigint) => reverseBits64(sample);
     expect(drawTopMiner(entries, 4, rngFor(0n), 400)).toBe(7);
     expect(drawTopMiner(entries, 4, rngFor(99n), 400)).toBe(7);

@@ -117,7 +117,8 @@ export class Game {
     }
     if (slot < round.endSlot) {
       const before = this.applied;
-      while (this.applied < round.deploys.length && round.deploys[this.applied]!.slot <= slot) this.apply(round.deploys[this.applied++]!);
+      const deploys = round.deploys;
+      while (this.applied < deploys.length && deploys.slot[this.applied]! <= slot) this.apply(deploys.miner[this.applied]!, deploys.deployed[this.applied]!, deploys.amount[this.applied++]!);
       if (emit && this.applied !== before) writes.push({ kind: 'round', roundId: round.id, data: this.encodeOpen() });
       return { writes, settled: null };
     }
@@ -153,12 +154,12 @@ export class Game {
     return { round, record };
   }
 
-  private apply(d: DerivedRound['deploys'][number]): void {
-    if (d.deployed === 0) return;
-    this.miners.add(d.miner);
+  private apply(miner: number, deployed: number, amount: number): void {
+    if (deployed === 0) return;
+    this.miners.add(miner);
     for (let s = 0; s < SQUARES; s++) {
-      if ((d.deployed & (1 << s)) === 0) continue;
-      this.deployed[s]! += d.amount;
+      if ((deployed & (1 << s)) === 0) continue;
+      this.deployed[s]! += amount;
       this.count[s]! += 1;
     }
   }

@@ -1,15 +1,18 @@
 import type { Prng } from './prng';
 
 /**
- * One Deploy instruction of the model: `lamportsPerSquare` on each square of `mask`
- * (bit i = square i), asked for at a slot offset into the round. The program skips
- * squares the miner already holds this round, so what lands may be less than the mask.
+ * The Deploy instructions of a round, in the order they land (by slot offset; a miner's
+ * top-up after its deploy): instruction i puts `amount[i]` lamports on each square of
+ * `mask[i]` (bit i = square i). The program skips squares the miner already holds this
+ * round, so what lands may be less than the mask. Columns of typed arrays: a round has
+ * hundreds of deploys and genesis plays thousands of rounds.
  */
-export interface Deploy {
-  readonly slotOffset: number;
-  readonly miner: number;
-  readonly mask: number;
-  readonly lamportsPerSquare: number;
+export interface Plan {
+  readonly length: number;
+  readonly slotOffset: Uint16Array;
+  readonly miner: Uint16Array;
+  readonly mask: Int32Array;
+  readonly amount: Float64Array;
 }
 
 const SQUARES = 25;
@@ -55,7 +58,7 @@ export function driftWeights(weights: Float64Array, random: Prng): void {
 }
 
 /** The deploys of a round, sorted by slot offset within [0, roundSlots) (stable: a miner's top-up follows its deploy). */
-export function planRound(weights: Float64Array, random: Prng, roundSlots: number): Deploy[] {
+export function planRound(weights: Float64Array, random: Prng, roundSlots: number): Plan {
   const r = random;
   let totalSol = MEDIAN_ROUND_SOL * Math.exp(r.normal() * ROUND_SIGMA);
   if (r.next() < WHALE_PROBABILITY) totalSol *= 5 + r.next() * 15;
@@ -68,26 +71,45 @@ export function planRound(weights: Float64Array, random: Prng, roundSlots: numbe
   const shares = new Float64Array(entries);
   let shareSum = 0;
   for (let i = 0; i < entries; i++) shareSum += shares[i] = Math.exp(r.normal() * 1.1);
-  const deploys: Deploy[] = [];
-  const topUps: Deploy[] = [];
+  // Generated in order: first deploys, then top-ups, so a stable sort keeps each top-up after its deploy.
+  const cap = 2 * entries;
+  const offset = new Uint16Array(cap);
+  const miner = new Uint16Array(cap);
+  const mask = new Int32Array(cap);
+  const amount = new Float64Array(cap);
+  let n = entries;
+  let topUps = 0;
+  const topUpOf = new Int32Array(entries);
   for (let i = 0; i < entries; i++) {
     const lamports = Math.max(10_000, Math.floor((totalSol * LAMPORTS_PER_SOL * shares[i]!) / shareSum));
-    const mask = pickSquares(r, cumulative);
-    const lamportsPerSquare = Math.max(1, Math.floor(lamports / popcount(mask)));
+    mask[i] = pickSquares(r, cumulative);
+    amount[i] = Math.max(1, Math.floor(lamports / popcount(mask[i]!)));
     // sqrt of a uniform skews arrivals towards the end of the round.
-    const slotOffset = Math.min(roundSlots - 1, Math.floor(Math.sqrt(r.next()) * roundSlots));
-    const deploy = { slotOffset, miner: r.int(MINER_POOL), mask, lamportsPerSquare };
-    deploys.push(deploy);
-    if (r.next() < TOP_UP_PROBABILITY) {
-      const later = slotOffset + r.int(roundSlots - slotOffset);
-      topUps.push({ slotOffset: later, miner: deploy.miner, mask: mask | pickSquares(r, cumulative), lamportsPerSquare: Math.max(1, Math.floor(lamportsPerSquare / 2)) });
-    }
+    offset[i] = Math.min(roundSlots - 1, Math.floor(Math.sqrt(r.next()) * roundSlots));
+    miner[i] = r.int(MINER_POOL);
+    if (r.next() < TOP_UP_PROBABILITY) topUpOf[topUps++] = i;
   }
-  // A stable counting sort by slot offset; top-ups come after every first deploy, so each stays after its deploy.
-  const bySlot: Deploy[][] = Array.from({ length: roundSlots }, () => []);
-  for (const d of deploys) bySlot[d.slotOffset]!.push(d);
-  for (const d of topUps) bySlot[d.slotOffset]!.push(d);
-  return bySlot.flat();
+  for (let t = 0; t < topUps; t++) {
+    const i = topUpOf[t]!;
+    offset[n] = offset[i]! + r.int(roundSlots - offset[i]!);
+    miner[n] = miner[i]!;
+    mask[n] = mask[i]! | pickSquares(r, cumulative);
+    amount[n] = Math.max(1, Math.floor(amount[i]! / 2));
+    n++;
+  }
+  // Counting sort by slot offset, stable.
+  const starts = new Uint32Array(roundSlots + 1);
+  for (let i = 0; i < n; i++) starts[offset[i]! + 1]!++;
+  for (let s = 1; s <= roundSlots; s++) starts[s]! += starts[s - 1]!;
+  const plan = { length: n, slotOffset: new Uint16Array(n), miner: new Uint16Array(n), mask: new Int32Array(n), amount: new Float64Array(n) };
+  for (let i = 0; i < n; i++) {
+    const at = starts[offset[i]!]!++;
+    plan.slotOffset[at] = offset[i]!;
+    plan.miner[at] = miner[i]!;
+    plan.mask[at] = mask[i]!;
+    plan.amount[at] = amount[i]!;
+  }
+  return plan;
 }
 
 /** Most miners pick one to five squares by preference; a few cover the whole board. */
