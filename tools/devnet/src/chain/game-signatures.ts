@@ -7,7 +7,7 @@
  * (a real one, or a tampered one) is not mistaken for one of its own.
  */
 import { createHash } from 'node:crypto';
-import bs58 from 'bs58';
+import { decodeBase58, encodeBase58 } from './base58';
 
 export type GameTxKind = 'deploy' | 'reset' | 'close';
 
@@ -41,17 +41,14 @@ export class GameSignatures {
     bytes.writeUIntLE(id.roundId, 5, 6);
     bytes.writeUInt32LE(id.index, 11);
     this.filler(bytes).copy(bytes, IDENTITY_BYTES, 0, SIGNATURE_BYTES - IDENTITY_BYTES);
-    return bs58.encode(bytes);
+    return encodeBase58(bytes);
   }
 
   /** The transaction a signature names, or null when this devnet did not issue it. */
   decode(signature: string): GameTxId | null {
-    let bytes: Buffer;
-    try {
-      bytes = Buffer.from(bs58.decode(signature));
-    } catch {
-      return null;
-    }
+    const decoded = decodeBase58(signature);
+    if (decoded === null) return null;
+    const bytes = Buffer.from(decoded.buffer, decoded.byteOffset, decoded.byteLength);
     if (bytes.length !== SIGNATURE_BYTES || !bytes.subarray(0, 4).equals(this.tag)) return null;
     const kind = KINDS[(bytes[4] ?? 0) - 1];
     if (kind === undefined) return null;
@@ -66,10 +63,5 @@ export class GameSignatures {
 
 /** Whether `value` is a base58 string of a 64-byte signature. */
 export function isSignature(value: unknown): value is string {
-  if (typeof value !== 'string' || value.length < 64 || value.length > 88) return false;
-  try {
-    return bs58.decode(value).length === SIGNATURE_BYTES;
-  } catch {
-    return false;
-  }
+  return typeof value === 'string' && value.length >= 64 && value.length <= 88 && decodeBase58(value)?.length === SIGNATURE_BYTES;
 }

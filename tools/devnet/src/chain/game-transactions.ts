@@ -15,8 +15,8 @@ import {
   encodeResetEvent,
   logInstructionData,
 } from '@gridlab/chain';
-import bs58 from 'bs58';
 import { blockTimeOf } from '../game/chain-time';
+import { encodeBase58 } from './base58';
 import { type DerivedRound, deployAt, reverseBits64 } from '../game/derive-round';
 import { layoutOf } from '../game/eras';
 import type { RoundContext } from '../game/derive-round';
@@ -68,9 +68,18 @@ export interface TransactionJson {
   };
 }
 
+/** The program's Deploy account order, as indexes into the deploy's account keys (signer and authority are key 0). */
+const DEPLOY_ACCOUNTS = [0, 0, 1, 2, 3, 4, 5, 6, 8, 10, 7, 9];
+const DEPLOY_HEADER = { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 3 };
+const TRANSFER_ACCOUNTS = [0, 5];
+const LOG_ACCOUNTS = [2];
+/** Blockhashes of recent slots (a round's deploys share a few hundred slots). */
+const BLOCKHASHES_KEPT = 512;
+
 /** Builds the json of one game transaction. */
 export class GameTransactionBuilder {
   private readonly rent: { board: number; treasury: number; config: number; miner: number; var: number };
+  private readonly blockhashes = new Map<number, string>();
 
   constructor(
     private readonly keys: GameKeys,
@@ -99,7 +108,7 @@ export class GameTransactionBuilder {
     const inner: InstructionJson[] = [];
     const logs = [`Program ${program} invoke [1]`];
     if (lamports > 0) {
-      inner.push({ programIdIndex: 8, accounts: [0, 5], data: bs58.encode(transferData(lamports)), stackHeight: 2 });
+      inner.push({ programIdIndex: 8, accounts: TRANSFER_ACCOUNTS, data: encodeBase58(transferData(lamports)), stackHeight: 2 });
       logs.push(`Program ${k.system} invoke [2]`, `Program ${k.system} success`);
     }
     if (round.events.deployEvent !== 'none') {
@@ -114,7 +123,7 @@ export class GameTransactionBuilder {
         totalSquares: squares,
         ts: blockTimeOf(d.slot),
       });
-      inner.push({ programIdIndex: 10, accounts: [2], data: bs58.encode(logInstructionData(event)), stackHeight: 2 });
+      inner.push({ programIdIndex: 10, accounts: LOG_ACCOUNTS, data: encodeBase58(logInstructionData(event)), stackHeight: 2 });
       logs.push(`Program ${program} invoke [2]`, `Program ${program} consumed 1207 of ${CU_LIMIT - 30_000} compute units`, `Program ${program} success`);
     }
     const units = 28_000 + 4_100 * squares;
@@ -127,9 +136,9 @@ export class GameTransactionBuilder {
     const others = [0, this.rent.board, this.rent.config, this.rent.miner, roundBefore, this.rent.treasury, this.rent.var, 1, 1, 1];
     return this.transaction(d.slot, { kind: 'deploy', roundId: round.id, index }, {
       accountKeys,
-      header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 3 },
+      header: DEPLOY_HEADER,
       // The program's order: signer, authority, automation, board, config, miner, round, treasury, system, ORE, var, entropy.
-      instruction: { programIdIndex: 10, accounts: [0, 0, 1, 2, 3, 4, 5, 6, 8, 10, 7, 9], data: bs58.encode(encodeDeployArgs({ amount: d.amount, squares: d.requested })) },
+      instruction: { programIdIndex: 10, accounts: DEPLOY_ACCOUNTS, data: encodeBase58(encodeDeployArgs({ amount: d.amount, squares: d.requested })) },
       inner,
       logs,
       preBalances: [WALLET_LAMPORTS, ...others],
@@ -158,9 +167,9 @@ export class GameTransactionBuilder {
       'Program log: Mint accounts: 2',
       `Program ${k.system} invoke [2]`,
       `Program ${k.system} success`,
-      `Program log: var slothash: ${bs58.encode(hashOf('slothash', round.slotHash))}`,
-      `Program log: var seed: ${bs58.encode(hashOf('seed', round.slotHash))}`,
-      `${VAR_VALUE_LOG_PREFIX}${bs58.encode(round.slotHash)}`,
+      `Program log: var slothash: ${encodeBase58(hashOf('slothash', round.slotHash))}`,
+      `Program log: var seed: ${encodeBase58(hashOf('seed', round.slotHash))}`,
+      `${VAR_VALUE_LOG_PREFIX}${encodeBase58(round.slotHash)}`,
     ];
     if (winner !== null) {
       logs.push(`Program log: Winning square: ${winner}`);
@@ -185,10 +194,10 @@ export class GameTransactionBuilder {
       header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 6 },
       // The program's 18 accounts: signer, board, config, fee collector, mint, round, next round, top miner,
       // treasury, treasury tokens, system, token, ORE, SlotHashes, var, entropy, mint authority, ore-mint.
-      instruction: { programIdIndex: 14, accounts: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 10, 16, 11, 17], data: bs58.encode([ORE_IX.reset]) },
+      instruction: { programIdIndex: 14, accounts: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 10, 16, 11, 17], data: encodeBase58(Uint8Array.of(ORE_IX.reset)) },
       inner: [
-        { programIdIndex: 12, accounts: [0, 6], data: bs58.encode(createAccountData(nextRent, nextLayout, k.programBytes)), stackHeight: 2 },
-        { programIdIndex: 14, accounts: [1], data: bs58.encode(logInstructionData(event)), stackHeight: 2 },
+        { programIdIndex: 12, accounts: [0, 6], data: encodeBase58(createAccountData(nextRent, nextLayout, k.programBytes)), stackHeight: 2 },
+        { programIdIndex: 14, accounts: [1], data: encodeBase58(logInstructionData(event)), stackHeight: 2 },
       ],
       logs,
       preBalances: pre,
@@ -206,13 +215,23 @@ export class GameTransactionBuilder {
       accountKeys: [k.crank, k.board, k.round(roundId), k.treasury, k.system, program],
       header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 2 },
       // signer, board, rent payer (the crank itself), round, treasury, system.
-      instruction: { programIdIndex: 5, accounts: [0, 1, 0, 2, 3, 4], data: bs58.encode([ORE_IX.close]) },
+      instruction: { programIdIndex: 5, accounts: [0, 1, 0, 2, 3, 4], data: encodeBase58(Uint8Array.of(ORE_IX.close)) },
       inner: [],
       logs: [`Program ${program} invoke [1]`, `Program ${program} consumed 4310 of ${CU_LIMIT} compute units`, `Program ${program} success`],
       preBalances: [WALLET_LAMPORTS, this.rent.board, rent, this.rent.treasury, 1, 1],
       postBalances: [WALLET_LAMPORTS - FEE + rent, this.rent.board, 0, this.rent.treasury, 1, 1],
       units: 4_310,
     });
+  }
+
+  private blockhash(slot: number): string {
+    let hash = this.blockhashes.get(slot);
+    if (hash === undefined) {
+      hash = encodeBase58(hashOf('blockhash', slot));
+      if (this.blockhashes.size >= BLOCKHASHES_KEPT) this.blockhashes.delete(this.blockhashes.keys().next().value!);
+      this.blockhashes.set(slot, hash);
+    }
+    return hash;
   }
 
   private transaction(
@@ -237,7 +256,7 @@ export class GameTransactionBuilder {
         message: {
           accountKeys: parts.accountKeys,
           header: parts.header,
-          recentBlockhash: bs58.encode(hashOf('blockhash', slot - 2)),
+          recentBlockhash: this.blockhash(slot - 2),
           instructions: [{ ...parts.instruction, stackHeight: null }],
         },
       },
