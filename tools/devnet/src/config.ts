@@ -1,4 +1,16 @@
-import { int, loadConfig, num, oneOf, str, type Env } from '@gridlab/config';
+import { int, loadConfig, num, oneOf, str, type Env, type Field } from '@gridlab/config';
+import { parseRpcLimits } from './rpc/rate-limits';
+
+/** `method=requests/window,...`, checked at start (an empty value: no limits). */
+const rpcLimits: Field<string> = {
+  parse: (raw) => {
+    parseRpcLimits(raw);
+    return raw;
+  },
+  default: '',
+  secret: false,
+  doc: 'per-method RPC budgets, e.g. default=100/10s,getProgramAccounts=5/1s',
+};
 
 const SCHEMA = {
   DEVNET_HOST: str({ default: '127.0.0.1' }),
@@ -13,6 +25,9 @@ const SCHEMA = {
   DEVNET_ERA: oneOf(['mixed', 'v3', 'parimutuel-952', 'returns'] as const, { default: 'mixed' }),
   DEVNET_LEDGER_DIR: str({ default: '', minLength: 0 }),
   DEVNET_SAVE_INTERVAL_MS: int({ default: 10_000, min: 100, max: 3_600_000 }),
+  DEVNET_ROUND_EXPIRY_SLOTS: int({ default: 216_000, min: 0, max: 1_000_000_000 }),
+  DEVNET_RPC_LIMITS: rpcLimits,
+  DEVNET_WS_IDLE_S: int({ default: 600, min: 0, max: 86_400 }),
   ORE_PROGRAM_ID: str({ default: 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv' }),
   ORE_TOKEN_MINT: str({ default: 'oreoU2P8bN6jkk3jbaiVxYnG1dCXcYxwhwyK9jSybcp' }),
   LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'] as const, { default: 'info' }),

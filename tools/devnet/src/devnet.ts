@@ -1,18 +1,25 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { OrePdas, decodeRound, toSettledRound } from '@gridlab/chain';
+import { OrePdas } from '@gridlab/chain';
 import type { Round } from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { LiteSVM } from 'litesvm';
 import { AccountStore } from './chain/account-store';
+import { GameHistory, closeSlotOf } from './chain/game-history';
+import { GameKeys } from './chain/game-keys';
+import { GameSignatures } from './chain/game-signatures';
+import { GameTransactionBuilder } from './chain/game-transactions';
 import { Ledger } from './chain/ledger';
 import { LEDGER_FILE_NAME, LedgerFileError, readLedgerFile, writeLedgerFile, type Genesis, type LedgerSnapshot } from './chain/ledger-file';
-import { Game, eraStarts, type EraSetting, type GameWrite } from './game/game';
-import { GameStateVersionError } from './game/game-state';
+import { GENESIS_SLOT } from './game/chain-time';
+import { EXPIRY_SLOTS } from './game/derive-round';
+import { Game, eraStarts, type EraSetting, type GameConfig, type GameWrite } from './game/game';
+import { GameStateVersionError, restoreGameState } from './game/game-state';
 import { startHttpRpc } from './rpc/http-server';
 import { rpcMethods } from './rpc/methods';
+import { NO_LIMITS, RpcBudgets, parseRpcLimits, type MethodStats } from './rpc/rate-limits';
 import { RpcError } from './rpc/rpc-error';
 import { PubSubServer } from './rpc/ws-server';
 import { installPaymentToken, mintTransaction, paymentTokenAccount } from './token';
@@ -27,7 +34,10 @@ export interface DevnetOptions {
   roundSlots?: number;
   intermissionSlots?: number;
   seed?: number;
-  /** Settled rounds generated at start and left open on chain (ids 1..N). */
+  /**
+   * Settled rounds played before genesis (ids 1..N), spaced in slots as mainnet's and
+   * ending at the genesis slot; those past their expiry exist only as transactions.
+   */
   historyRounds?: number;
   programId?: string;
   tokenMint?: string;
@@ -46,6 +56,19 @@ export interface DevnetOptions {
   ledgerDir?: string;
   /** How often the ledger is saved while running (it is also saved on stop). Default 10 s. */
   saveIntervalMs?: number;
+  /**
+   * The crank closes every settled round whose `end_slot + roundExpirySlots < slot`, as
+   * anyone may on mainnet once `expires_at` (always `end_slot + 216000`) has passed.
+   * Default 216000 (a day of slots); it changes no account's bytes, only which are closed.
+   */
+  roundExpirySlots?: number;
+  /**
+   * Per-method request budgets, `default=100/10s,getProgramAccounts=5/1s` (`default` for
+   * every method not named). Default: unlimited.
+   */
+  rpcLimits?: string;
+  /** A WebSocket silent (no message, no ping) this long is closed. Default 600; 0: never. */
+  wsIdleS?: number;
   logger?: Logger;
 }
 
@@ -64,8 +87,10 @@ export interface Devnet {
   readonly ledgerFile: string | null;
   /** True when this start continued a saved chain rather than starting from genesis. */
   readonly restored: boolean;
-  /** Every settled round (history and live), as the indexer should store it. */
+  /** Every settled round (history and live, closed or not), as the indexer should store it. */
   settledRounds(): readonly Round[];
+  /** Requests served and refused per RPC method, and the most served within any window of its budget. */
+  rpcStats(): Record<string, MethodStats>;
   currentRoundId(): number;
   slot(): number;
   /** Resolves when round `id` has settled. */
@@ -89,8 +114,7 @@ export interface Devnet {
 
 const DEFAULT_PROGRAM_ID = 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv';
 const DEFAULT_TOKEN_MINT = 'oreoU2P8bN6jkk3jbaiVxYnG1dCXcYxwhwyK9jSybcp';
-/** Chains start far from slot 0; so does ours, so slot arithmetic is exercised realistically. */
-const GENESIS_SLOT = 250_000_000;
+const DEFAULT_WS_IDLE_S = 600;
 
 function seededKeypair(label: string, seed: number): Keypair {
   return Keypair.fromSeed(createHash('sha256').update(`gridlab-devnet:${label}:${seed}`).digest());
@@ -106,20 +130,27 @@ function checkSavedChain(file: string, genesis: Genesis, programId: string, toke
   }
 }
 
-/** Starts a LiteSVM-backed Solana JSON-RPC endpoint running the ORE v3 game. */
+/** Starts a LiteSVM-backed Solana JSON-RPC endpoint running the ORE game. */
 export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> {
   const host = options.host ?? '127.0.0.1';
   const slotMs = options.slotMs ?? 400;
   const seed = options.seed ?? 1;
-  const historyRounds = options.historyRounds ?? 0;
-  const roundSlots = options.roundSlots ?? 150;
   const programId = new PublicKey(options.programId ?? DEFAULT_PROGRAM_ID).toBase58();
   const tokenMint = new PublicKey(options.tokenMint ?? DEFAULT_TOKEN_MINT);
+  const expirySlots = options.roundExpirySlots ?? EXPIRY_SLOTS;
+  const budgets = new RpcBudgets(options.rpcLimits === undefined || options.rpcLimits === '' ? NO_LIMITS : parseRpcLimits(options.rpcLimits));
   const log = options.logger;
 
   const ledgerFile = options.ledgerDir === undefined ? null : join(resolve(options.ledgerDir), LEDGER_FILE_NAME);
   const saved = ledgerFile === null ? null : await readLedgerFile(ledgerFile);
   if (saved !== null) checkSavedChain(ledgerFile!, saved.genesis, programId, tokenMint.toBase58());
+  let savedGame;
+  try {
+    savedGame = saved === null ? null : restoreGameState(saved.game);
+  } catch (error) {
+    if (error instanceof GameStateVersionError) throw new LedgerFileError(ledgerFile!, error.message);
+    throw error;
+  }
 
   const svm = new LiteSVM();
   const store = new AccountStore(svm);
@@ -128,20 +159,21 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   const ledger = new Ledger(svm, store, { slot: () => slot, nowMs: () => Date.now() });
   const pdas = new OrePdas(programId);
   const rentFor = new Map<number, number>();
-  const roundRent = (length: number): number => {
-    let rent = rentFor.get(length);
-    if (rent === undefined) rentFor.set(length, (rent = Number(svm.minimumBalanceForRentExemption(BigInt(length)))));
-    return rent;
+  const rent = (length: number): number => {
+    let lamports = rentFor.get(length);
+    if (lamports === undefined) rentFor.set(length, (lamports = Number(svm.minimumBalanceForRentExemption(BigInt(length)))));
+    return lamports;
   };
-  const boardRent = Number(svm.minimumBalanceForRentExemption(40n));
+  const treasuryAta = paymentTokenAccount(tokenMint, pdas.treasury);
+  const keys = new GameKeys(programId, tokenMint.toBase58(), treasuryAta.toBase58(), rent);
   const writeListeners = new Set<(address: string, slot: number) => void>();
   const settled: Round[] = [];
   const waiters = new Map<number, ((round: Round) => void)[]>();
 
   const write = (w: GameWrite): void => {
-    const address = w.kind === 'board' ? pdas.board.toBase58() : pdas.round(w.roundId).toBase58();
+    const address = w.kind === 'board' ? keys.board : w.kind === 'treasury' ? keys.treasury : keys.round(w.roundId);
     for (const listener of writeListeners) listener(address, slot);
-    store.put(address, { lamports: w.kind === 'board' ? boardRent : roundRent(w.data.length), data: w.data, owner: programId, executable: false }, slot);
+    store.put(address, { lamports: rent(w.data.length), data: w.data, owner: programId, executable: false }, slot);
   };
   const recordSettled = (round: Round): void => {
     settled.push(round);
@@ -149,38 +181,36 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     waiters.delete(round.id);
   };
 
-  const gameConfig = {
-    roundSlots,
+  // A saved chain is played again from its own genesis settings: the game is a function of them and the slot.
+  const historyRounds = savedGame?.historyRounds ?? options.historyRounds ?? 0;
+  const gameConfig: GameConfig = savedGame?.config ?? {
+    seed,
+    roundSlots: options.roundSlots ?? 150,
     intermissionSlots: options.intermissionSlots ?? 35,
     voidedRoundRate: options.voidedRoundRate ?? 0.002,
-    seed,
     eras: eraStarts(options.eras ?? 'mixed', 1, historyRounds),
   };
+  const genesisSlot = savedGame?.genesisSlot ?? GENESIS_SLOT;
   const started = Date.now();
   const mintAuthority = seededKeypair('mint-authority', saved?.genesis.seed ?? seed);
-  let game: Game;
   let genesis: Genesis;
   let mintSequence = saved?.mintSequence ?? 0;
+  const game = new Game(gameConfig, historyRounds, genesisSlot, ({ round, record }) => {
+    settled.push(record);
+    // Rounds the crank closed before genesis exist only as transactions.
+    if (saved === null && closeSlotOf(round.endSlot, round.resetSlot, expirySlots) > genesisSlot) {
+      store.put(keys.round(round.id), { lamports: rent(round.account.length), data: round.account, owner: programId, executable: false }, slot);
+    }
+  });
   if (saved !== null) {
-    // Continue the saved chain: same accounts, slot, game and transactions; no new history.
-    try {
-      game = Game.restore(gameConfig, saved.game);
-    } catch (error) {
-      if (error instanceof GameStateVersionError) throw new LedgerFileError(ledgerFile!, error.message);
-      throw error;
+    // Continue the saved chain: the game replayed to its slot, the same accounts and transactions; no new history.
+    for (let s = genesisSlot + 1; s <= saved.slot; s++) {
+      const result = game.tick(s, false);
+      if (result.settled !== null) settled.push(result.settled.record);
     }
     genesis = saved.genesis;
     store.restore(saved.accounts);
     ledger.restoreRecords(saved.transactions);
-    for (const [id, at, payoutRule, productionCost] of saved.settled) {
-      const account = store.get(pdas.round(id).toBase58());
-      if (account === null) continue;
-      try {
-        settled.push(toSettledRound(decodeRound(account.data), new Date(at), { payoutRule, productionCost }));
-      } catch {
-        // Overwritten by a test hook: not a round any more.
-      }
-    }
   } else {
     const salt = randomBytes(32).toString('hex');
     genesis = {
@@ -192,23 +222,38 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       programId,
       tokenMint: tokenMint.toBase58(),
     };
-    game = new Game(gameConfig, 1, slot);
-    const roundMs = (roundSlots + gameConfig.intermissionSlots) * slotMs;
-    for (const h of game.playHistory(historyRounds, (i) => new Date(started - (historyRounds - i) * roundMs))) {
-      store.put(pdas.round(h.id).toBase58(), { lamports: roundRent(h.data.length), data: h.data, owner: programId, executable: false }, slot);
-      settled.push(h.round);
-    }
+    write({ kind: 'treasury', data: game.treasuryBytes() });
     write({ kind: 'board', data: game.boardBytes() });
     write({ kind: 'round', roundId: game.currentRoundId, data: game.roundBytes() });
     ledger.airdrop(mintAuthority.publicKey.toBase58(), 1_000_000_000_000n);
     installPaymentToken(svm, store, tokenMint, mintAuthority.publicKey, pdas.treasury);
   }
-  const treasuryAta = paymentTokenAccount(tokenMint, pdas.treasury);
   const mintTokens = async (owner: string, amount: bigint): Promise<string> => {
     const wire = mintTransaction(mintAuthority, tokenMint, new PublicKey(owner), amount, svm.latestBlockhash(), mintSequence++);
     const result = ledger.submit(wire, false);
     if (!result.ok) throw new RpcError(-32002, `mint failed: ${JSON.stringify(result.err)}`, { logs: result.logs });
     return result.signature;
+  };
+
+  const chronicle = game.chronicle;
+  const signatures = new GameSignatures(gameConfig.seed);
+  const history = new GameHistory(
+    chronicle,
+    keys,
+    signatures,
+    new GameTransactionBuilder(keys, gameConfig, signatures),
+    { slot: () => slot, settledUpTo: () => game.currentRoundId - 1 },
+    expirySlots,
+  );
+  // The next round the crank will close (every earlier one is closed).
+  let nextClose = chronicle.firstId;
+  while (nextClose < game.currentRoundId && history.closeSlot(nextClose) <= slot) nextClose++;
+  const crank = (): void => {
+    while (nextClose < game.currentRoundId && history.closeSlot(nextClose) <= slot) {
+      const address = keys.round(nextClose++);
+      for (const listener of writeListeners) listener(address, slot);
+      store.remove(address, slot);
+    }
   };
 
   /** One consistent moment of the chain (synchronous: no slot passes while it is taken). */
@@ -218,7 +263,6 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     mintSequence,
     game: game.saveState(),
     accounts: store.accounts(),
-    settled: settled.map((r) => [r.id, Date.parse(r.settledAt), r.payoutRule, r.productionCost] as const),
     transactions: ledger.allRecords(),
   });
   // Saves run one at a time; a save asked for while one runs waits for it, then writes anew.
@@ -240,22 +284,32 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     svm,
     slot: () => slot,
     genesisHash: genesis.hash,
+    history,
     mintTokens,
+    rpcStats: () => budgets.stats(),
   });
-  const http = await startHttpRpc(host, options.rpcPort ?? 8899, methods);
+  const http = await startHttpRpc(host, options.rpcPort ?? 8899, methods, budgets);
   const wsPort = options.wsPort ?? (options.rpcPort === 0 ? 0 : http.port + 1);
-  const pubsub = await PubSubServer.start(host, wsPort, store, ledger);
+  const pubsub = await PubSubServer.start(host, wsPort, store, ledger, (options.wsIdleS ?? DEFAULT_WS_IDLE_S) * 1000);
+
+  // Round PDAs are computed ahead, a little at a time, so that a round's address is known when a client asks for it.
+  let indexer: NodeJS.Timeout | undefined;
+  const indexStep = (): void => {
+    indexer = keys.indexStep(chronicle.lastId) ? setTimeout(indexStep, 0) : undefined;
+  };
+  indexStep();
 
   const tick = (): void => {
     slot++;
     svm.warpToSlot(BigInt(slot));
     pubsub.slotAdvanced(slot);
-    const result = game.tick(slot, new Date());
+    const result = game.tick(slot);
     for (const w of result.writes) write(w);
     if (result.settled !== null) {
-      recordSettled(result.settled);
-      log?.debug('round settled', { roundId: result.settled.id, winningSquare: result.settled.winningSquare });
+      recordSettled(result.settled.record);
+      log?.debug('round settled', { roundId: result.settled.record.id, winningSquare: result.settled.record.winningSquare });
     }
+    crank();
   };
   let timer: NodeJS.Timeout | undefined = setInterval(tick, slotMs);
   const saveTimer = ledgerFile === null ? undefined : setInterval(() => void save().catch(() => undefined), options.saveIntervalMs ?? 10_000);
@@ -270,6 +324,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     slot,
     roundId: game.currentRoundId,
     historyRounds: saved === null ? historyRounds : undefined,
+    openRounds: game.currentRoundId - nextClose + 1,
     startupMs: Date.now() - started,
   });
 
@@ -284,6 +339,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     ledgerFile,
     restored: saved !== null,
     settledRounds: () => settled,
+    rpcStats: () => budgets.stats(),
     currentRoundId: () => game.currentRoundId,
     slot: () => slot,
     waitForSettled: (id, timeoutMs = 30_000) => {
@@ -320,6 +376,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     stop: async () => {
       clearInterval(timer);
       timer = undefined;
+      clearTimeout(indexer);
       clearInterval(saveTimer);
       await save().catch(() => undefined);
       await pubsub.close();

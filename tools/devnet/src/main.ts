@@ -21,6 +21,9 @@ async function main(): Promise<void> {
     tokenMint: config.ORE_TOKEN_MINT,
     ...(config.DEVNET_LEDGER_DIR === '' ? {} : { ledgerDir: config.DEVNET_LEDGER_DIR }),
     saveIntervalMs: config.DEVNET_SAVE_INTERVAL_MS,
+    roundExpirySlots: config.DEVNET_ROUND_EXPIRY_SLOTS,
+    rpcLimits: config.DEVNET_RPC_LIMITS,
+    wsIdleS: config.DEVNET_WS_IDLE_S,
     logger,
   });
   let stopping = false;

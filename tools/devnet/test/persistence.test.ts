@@ -89,6 +89,28 @@ describe('devnet ledger across restarts', () => {
     await second.mintTokens(receiver.publicKey.toBase58(), 1n);
   });
 
+  it('serves the same history transactions after a restart, closed rounds still closed, settled rounds the same', async () => {
+    const options = { ...OPTIONS, ledgerDir: dir, roundExpirySlots: 40 };
+    const first = await start(options);
+    const pdas = new OrePdas(first.programId);
+    const round = (id: number) => pdas.round(id).toBase58();
+    await first.waitForSettled(first.currentRoundId() + 1);
+    const listed = await rpc<{ signature: string }[]>(first, 'getSignaturesForAddress', [round(2), { limit: 1000 }]);
+    const sigs = listed.map((s) => s.signature);
+    const before = await Promise.all(sigs.slice(0, 5).map((s) => rpc(first, 'getTransaction', [s, { encoding: 'json', maxSupportedTransactionVersion: 0 }])));
+    expect(await accountBase64(first, round(2))).toBeNull();
+    await first.stop();
+    running.splice(0);
+    const settled = first.settledRounds();
+
+    const second = await start(options);
+    expect(second.settledRounds().slice(0, settled.length)).toEqual(settled);
+    expect(await accountBase64(second, round(2))).toBeNull();
+    const again = await rpc<{ signature: string }[]>(second, 'getSignaturesForAddress', [round(2), { limit: 1000 }]);
+    expect(again.map((s) => s.signature)).toEqual(sigs);
+    expect(await Promise.all(sigs.slice(0, 5).map((s) => rpc(second, 'getTransaction', [s, { encoding: 'json', maxSupportedTransactionVersion: 0 }])))).toEqual(before);
+  });
+
   it('gives a chain started again from genesis another genesis hash', async () => {
     const a = await start({ ...OPTIONS });
     const b = await start({ ...OPTIONS });

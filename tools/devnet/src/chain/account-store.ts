@@ -75,6 +75,15 @@ export class AccountStore {
     this.notify(pubkey, account, slot);
   }
 
+  /** Deletes an overlay account (a closed round) and notifies, as a node reports a closed account: empty, system-owned. */
+  remove(pubkey: string, slot: number): void {
+    const previous = this.overlay.get(pubkey);
+    if (previous === undefined) return;
+    this.overlay.delete(pubkey);
+    this.byOwner.get(previous.owner)?.delete(pubkey);
+    this.notify(pubkey, { lamports: 0, data: new Uint8Array(0), owner: '11111111111111111111111111111111', executable: false }, slot);
+  }
+
   /** Writes an account into LiteSVM (mints, token accounts created at start). */
   putSvm(pubkey: string, account: AccountView): void {
     this.svmKeys.add(pubkey);

@@ -23,11 +23,7 @@ function snapshot(slot: number, accounts = 3): LedgerSnapshot {
       place: i % 2 === 0 ? ('overlay' as const) : ('svm' as const),
       account: { lamports: 1_000 + i, owner: `owner${i}`, executable: false, data: new Uint8Array([i, 255, 0, 7 + (slot % 200)]) },
     })),
-    settled: [
-      [1, 1_700_000_000_000, 'parimutuel', null],
-      [2, 1_700_000_060_000, 'returns', 312_000_000],
-    ],
-    transactions: [{ signature: 'sig1', slot: 5, blockTime: 9, err: null, meta: { err: null, fee: 5000 } }],
+    transactions: [{ signature: 'sig1', slot: 5, blockTime: 9, err: null, accounts: ['acct0'], meta: { err: null, fee: 5000 } }],
   };
 }
 

@@ -1,7 +1,7 @@
-import type { PayoutRule } from '@gridlab/contracts';
 /**
  * The devnet's ledger file: everything a restarted devnet needs to continue the same
- * chain (genesis identity, slot, every account, the game's state, recorded transactions)
+ * chain (genesis identity, slot, every account, the game's settings, the transactions
+ * the ledger ran — never the game's, which are derived from the seed)
  * in one JSON document, written atomically (a temp file in the same directory, fsync,
  * rename, fsync of the directory), so a crash mid-save leaves the previous file intact.
  *
@@ -16,7 +16,7 @@ import type { StoredAccount } from './account-store';
 import type { TxRecord } from './ledger';
 
 export const LEDGER_FILE_FORMAT = 'gridlab-devnet-ledger';
-export const LEDGER_FILE_VERSION = 2;
+export const LEDGER_FILE_VERSION = 3;
 /** The file's name inside the ledger directory. */
 export const LEDGER_FILE_NAME = 'ledger.json';
 
@@ -42,16 +42,8 @@ export interface LedgerSnapshot {
   /** The game's versioned state (see game/game-state.ts); checked by the game when restored. */
   readonly game: unknown;
   readonly accounts: readonly StoredAccount[];
-  /**
-   * Settled rounds, by id, with when they settled, the rule that settled them and the
-   * board's production cost then (their content is in the round accounts).
-   */
-  readonly settled: readonly SettledEntry[];
   readonly transactions: readonly TxRecord[];
 }
-
-/** A settled round as the ledger keeps it (the rest is in its account). */
-export type SettledEntry = readonly [id: number, settledAtMs: number, payoutRule: PayoutRule, productionCost: number | null];
 
 /** A ledger file that cannot be continued from; the message says what to do. */
 export class LedgerFileError extends Error {
@@ -75,7 +67,6 @@ interface LedgerDocument {
   mintSequence: number;
   game: unknown;
   accounts: AccountRow[];
-  settled: SettledEntry[];
   transactions: TxRecord[];
 }
 
@@ -97,7 +88,6 @@ export function encodeLedger(snapshot: LedgerSnapshot, savedAt = new Date()): st
       account.executable,
       Buffer.from(account.data.buffer, account.data.byteOffset, account.data.byteLength).toString('base64'),
     ]),
-    settled: [...snapshot.settled],
     transactions: [...snapshot.transactions],
   };
   return JSON.stringify(doc);
@@ -123,10 +113,9 @@ export function decodeLedger(text: string, file: string): LedgerSnapshot {
     typeof genesis.hash !== 'string' ||
     typeof doc.slot !== 'number' ||
     !Array.isArray(doc.accounts) ||
-    !Array.isArray(doc.settled) ||
     !Array.isArray(doc.transactions)
   ) {
-    throw new LedgerFileError(file, 'the file lacks genesis, slot, accounts, settled or transactions');
+    throw new LedgerFileError(file, 'the file lacks genesis, slot, accounts or transactions');
   }
   return {
     genesis,
@@ -138,7 +127,6 @@ export function decodeLedger(text: string, file: string): LedgerSnapshot {
       place,
       account: { owner, lamports, executable, data: new Uint8Array(Buffer.from(data, 'base64')) },
     })),
-    settled: doc.settled,
     transactions: doc.transactions,
   };
 }

@@ -23,6 +23,8 @@ export interface TxRecord {
   readonly slot: number;
   readonly blockTime: number;
   readonly err: unknown;
+  /** Every address the transaction names (what getSignaturesForAddress lists it under). */
+  readonly accounts: readonly string[];
   /** Absent for airdrops (no wire transaction to show). */
   readonly transaction?: {
     readonly version: 'legacy' | 0;
@@ -48,6 +50,9 @@ export interface ChainClock {
  */
 export class Ledger {
   private readonly records = new Map<string, TxRecord>();
+  /** Order of each record (its position within its slot, after the game's transactions). */
+  private readonly sequence = new Map<string, number>();
+  private readonly byAddress = new Map<string, string[]>();
   private readonly listeners = new Set<(record: TxRecord) => void>();
   private readonly decoder = getTransactionDecoder();
 
@@ -68,7 +73,17 @@ export class Ledger {
 
   /** Puts saved records back (getTransaction and getSignatureStatuses answer for them again). */
   restoreRecords(records: readonly TxRecord[]): void {
-    for (const record of records) this.records.set(record.signature, record);
+    for (const record of records) this.index(record);
+  }
+
+  /** Sequence number of a recorded transaction (records are numbered as they land). */
+  sequenceOf(signature: string): number | undefined {
+    return this.sequence.get(signature);
+  }
+
+  /** Signatures of the recorded transactions naming `address`, oldest first. */
+  signaturesOf(address: string): readonly string[] {
+    return this.byAddress.get(address) ?? [];
   }
 
   onRecord(listener: (record: TxRecord) => void): () => void {
@@ -100,6 +115,7 @@ export class Ledger {
       slot,
       blockTime: Math.floor(this.clock.nowMs() / 1000),
       err,
+      accounts: keys,
       transaction: {
         version,
         signatures: parsed.signatures.map((s) => bs58.encode(s)),
@@ -148,6 +164,7 @@ export class Ledger {
         slot: this.clock.slot(),
         blockTime: Math.floor(this.clock.nowMs() / 1000),
         err: null,
+        accounts: [pubkey],
         meta: { err: null, status: { Ok: null }, fee: FEE_PER_SIGNATURE, logMessages: result.logs() },
       },
       [pubkey],
@@ -156,9 +173,20 @@ export class Ledger {
   }
 
   private commit(record: TxRecord, keys: readonly string[]): void {
-    this.records.set(record.signature, record);
+    this.index(record);
     this.store.notifyChanged(keys, record.slot);
     for (const listener of this.listeners) listener(record);
+  }
+
+  private index(record: TxRecord): void {
+    if (this.records.has(record.signature)) return;
+    this.records.set(record.signature, record);
+    this.sequence.set(record.signature, this.sequence.size);
+    for (const address of new Set(record.accounts)) {
+      let list = this.byAddress.get(address);
+      if (list === undefined) this.byAddress.set(address, (list = []));
+      list.push(record.signature);
+    }
   }
 
   private tokenBalances(keys: readonly string[]): TokenBalance[] {

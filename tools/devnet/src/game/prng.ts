@@ -31,6 +31,16 @@ export class Prng {
     this.s3 = next() | 1;
   }
 
+  /** A generator whose state is 16 bytes of a hash (a stream of its own per round and purpose). */
+  static fromBytes(bytes: Uint8Array): Prng {
+    if (bytes.length < 16) throw new RangeError('a Prng state needs 16 bytes');
+    const prng = new Prng(0);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, 16);
+    // xoshiro's state must not be all zero; forcing one bit keeps every state valid.
+    prng.setState({ words: [view.getUint32(0, true), view.getUint32(4, true), view.getUint32(8, true), view.getUint32(12, true) | 1], spareNormal: null });
+    return prng;
+  }
+
   /** Uniform 32-bit unsigned integer. */
   nextU32(): number {
     const result = Math.imul(rotl(Math.imul(this.s1, 5) >>> 0, 7), 9) >>> 0;

@@ -1,25 +1,37 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, type RpcError as RpcErrorType } from './rpc-error';
+import { INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, TOO_MANY_REQUESTS, type RpcError as RpcErrorType } from './rpc-error';
 import type { RpcMethod } from './methods';
+import type { RpcBudgets } from './rate-limits';
 
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 type JsonRpcRequest = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
 
-async function handleOne(methods: Record<string, RpcMethod>, request: JsonRpcRequest): Promise<unknown> {
+/** Methods of the devnet itself (test hooks) are never refused. */
+const UNLIMITED_PREFIX = 'devnet_';
+
+type Handled = { readonly body: unknown; readonly retryAfterS: number | null };
+
+async function handleOne(methods: Record<string, RpcMethod>, budgets: RpcBudgets, request: JsonRpcRequest): Promise<Handled> {
   const id = request.id ?? null;
   try {
     if (typeof request.method !== 'string') throw new RpcError(INVALID_REQUEST, 'Invalid request');
     const method = Object.hasOwn(methods, request.method) ? methods[request.method] : undefined;
     if (method === undefined) throw new RpcError(METHOD_NOT_FOUND, 'Method not found');
+    if (!request.method.startsWith(UNLIMITED_PREFIX)) {
+      const decision = budgets.take(request.method);
+      if (!decision.ok) {
+        return { body: { jsonrpc: '2.0', id, error: { code: TOO_MANY_REQUESTS, message: 'Too many requests for a specific RPC call' } }, retryAfterS: decision.retryAfterS };
+      }
+    }
     const params = request.params === undefined ? [] : request.params;
     if (!Array.isArray(params)) throw new RpcError(INVALID_REQUEST, 'params must be an array');
-    return { jsonrpc: '2.0', id, result: await method(params) };
+    return { body: { jsonrpc: '2.0', id, result: await method(params) }, retryAfterS: null };
   } catch (error) {
     const rpc: RpcErrorType =
       error instanceof RpcError ? error : new RpcError(-32603, error instanceof Error ? error.message : 'Internal error');
-    return { jsonrpc: '2.0', id, error: { code: rpc.code, message: rpc.message, ...(rpc.data === undefined ? {} : { data: rpc.data }) } };
+    return { body: { jsonrpc: '2.0', id, error: { code: rpc.code, message: rpc.message, ...(rpc.data === undefined ? {} : { data: rpc.data }) } }, retryAfterS: null };
   }
 }
 
@@ -50,13 +62,19 @@ const CORS = {
   'access-control-max-age': '86400',
 };
 
-/** JSON-RPC 2.0 over HTTP POST, single or batch requests. */
-export async function startHttpRpc(host: string, port: number, methods: Record<string, RpcMethod>): Promise<{ server: Server; port: number }> {
+/**
+ * JSON-RPC 2.0 over HTTP POST, single or batch requests. A single request over its
+ * method's budget answers HTTP 429 with Retry-After; in a batch, the items over budget
+ * answer JSON-RPC error -32029 and the others are served (HTTP 200, with Retry-After).
+ */
+export async function startHttpRpc(host: string, port: number, methods: Record<string, RpcMethod>, budgets: RpcBudgets): Promise<{ server: Server; port: number }> {
   const server = createServer((req, res) => {
-    const send = (status: number, body: unknown): void => {
-      const text = JSON.stringify(body);
-      res.writeHead(status, { ...CORS, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-      res.end(text);
+    const send = (status: number, body: unknown, retryAfterS: number | null = null): void => {
+      // Encoded once: a batch of transactions is a few hundred kilobytes.
+      const bytes = Buffer.from(JSON.stringify(body));
+      const headers = { ...CORS, 'content-type': 'application/json', 'content-length': bytes.length };
+      res.writeHead(status, retryAfterS === null ? headers : { ...headers, 'retry-after': String(retryAfterS) });
+      res.end(bytes);
     };
     if (req.method === 'OPTIONS') {
       res.writeHead(204, CORS);
@@ -74,9 +92,13 @@ export async function startHttpRpc(host: string, port: number, methods: Record<s
           return send(200, { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error' } });
         }
         if (Array.isArray(parsed)) {
-          return send(200, await Promise.all(parsed.map((r) => handleOne(methods, (r ?? {}) as JsonRpcRequest))));
+          const handled = await Promise.all(parsed.map((r) => handleOne(methods, budgets, (r ?? {}) as JsonRpcRequest)));
+          const waits = handled.map((h) => h.retryAfterS ?? 0);
+          const wait = Math.max(0, ...waits);
+          return send(200, handled.map((h) => h.body), wait > 0 ? wait : null);
         }
-        return send(200, await handleOne(methods, (parsed ?? {}) as JsonRpcRequest));
+        const one = await handleOne(methods, budgets, (parsed ?? {}) as JsonRpcRequest);
+        return send(one.retryAfterS === null ? 200 : 429, one.body, one.retryAfterS);
       },
       () => send(413, { error: 'body too large' }),
     );

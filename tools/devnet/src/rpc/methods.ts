@@ -1,9 +1,14 @@
 import bs58 from 'bs58';
 import type { LiteSVM } from 'litesvm';
 import { isBase58Pubkey, type AccountStore } from '../chain/account-store';
+import { signaturesForAddress } from '../chain/address-signatures';
+import type { GameHistory } from '../chain/game-history';
+import { isSignature } from '../chain/game-signatures';
 import type { Ledger } from '../chain/ledger';
 import { accountJson, configOf, parseFilters } from './encoding';
-import { PREFLIGHT_FAILURE, RpcError, invalidParams } from './rpc-error';
+import { toJsonParsed } from './parsed-transaction';
+import type { MethodStats } from './rate-limits';
+import { MIN_CONTEXT_SLOT_NOT_REACHED, PREFLIGHT_FAILURE, RpcError, invalidParams } from './rpc-error';
 
 /** What the JSON-RPC methods read and call. */
 export interface RpcContext {
@@ -12,12 +17,38 @@ export interface RpcContext {
   readonly svm: LiteSVM;
   slot(): number;
   readonly genesisHash: string;
+  /** The game's transactions, derived on demand. */
+  readonly history: GameHistory;
   mintTokens(owner: string, amount: bigint): Promise<string>;
+  rpcStats(): Record<string, MethodStats>;
 }
 
 export type RpcMethod = (params: unknown[]) => unknown;
 
 const MAX_AIRDROP_LAMPORTS = 1_000_000_000_000_000n;
+const MAX_SIGNATURES_LIMIT = 1000;
+
+/** Methods that read confirmed history refuse `processed`, as nodes do. */
+function checkHistoryCommitment(cfg: Record<string, unknown>): void {
+  const commitment = cfg['commitment'];
+  if (commitment === undefined || commitment === 'confirmed' || commitment === 'finalized') return;
+  if (commitment === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
+  throw invalidParams(`unknown commitment ${JSON.stringify(commitment)}`);
+}
+
+function checkMinContextSlot(ctx: RpcContext, cfg: Record<string, unknown>): void {
+  const min = cfg['minContextSlot'];
+  if (min === undefined) return;
+  if (typeof min !== 'number' || !Number.isSafeInteger(min) || min < 0) throw invalidParams('minContextSlot must be a slot');
+  if (min > ctx.slot()) throw new RpcError(MIN_CONTEXT_SLOT_NOT_REACHED, 'Minimum context slot has not been reached', { contextSlot: ctx.slot() });
+}
+
+function signatureOption(cfg: Record<string, unknown>, name: 'before' | 'until'): string | undefined {
+  const value = cfg[name];
+  if (value === undefined || value === null) return undefined;
+  if (!isSignature(value)) throw invalidParams(`${name} is not a base58 signature`);
+  return value;
+}
 
 function pubkeyParam(value: unknown, what = 'pubkey'): string {
   if (!isBase58Pubkey(value)) throw invalidParams(`${what} is not a base58 public key`);
@@ -121,40 +152,61 @@ export function rpcMethods(ctx: RpcContext): Record<string, RpcMethod> {
     getSignatureStatuses: (params) => {
       const signatures = params[0];
       if (!Array.isArray(signatures) || signatures.length > 256) throw invalidParams('expected an array of at most 256 signatures');
+      const status = (slot: number, err: unknown) => ({
+        slot,
+        confirmations: null,
+        err,
+        status: err === null ? { Ok: null } : { Err: err },
+        confirmationStatus: 'finalized',
+      });
       return withContext(
         ctx,
         signatures.map((sig) => {
-          const record = typeof sig === 'string' ? ctx.ledger.get(sig) : undefined;
-          if (record === undefined) return null;
-          return {
-            slot: record.slot,
-            confirmations: null,
-            err: record.err,
-            status: record.err === null ? { Ok: null } : { Err: record.err },
-            confirmationStatus: 'finalized',
-          };
+          if (typeof sig !== 'string') return null;
+          const game = ctx.history.positionOf(sig);
+          if (game !== null) return status(game.slot, null);
+          const record = ctx.ledger.get(sig);
+          return record === undefined ? null : status(record.slot, record.err);
         }),
       );
     },
+    getSignaturesForAddress: (params) => {
+      const address = pubkeyParam(params[0], 'address');
+      const cfg = configOf(params[1]);
+      const limit = cfg['limit'] ?? MAX_SIGNATURES_LIMIT;
+      if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SIGNATURES_LIMIT) throw invalidParams('Invalid limit');
+      checkHistoryCommitment(cfg);
+      checkMinContextSlot(ctx, cfg);
+      const before = signatureOption(cfg, 'before');
+      const until = signatureOption(cfg, 'until');
+      return signaturesForAddress(ctx.history, ctx.ledger, address, { limit, ...(before === undefined ? {} : { before }), ...(until === undefined ? {} : { until }) });
+    },
     getTransaction: (params) => {
       if (typeof params[0] !== 'string') throw invalidParams('signature must be a string');
+      const cfg = configOf(params[1]);
+      const encoding = typeof params[1] === 'string' ? params[1] : typeof cfg['encoding'] === 'string' ? cfg['encoding'] : 'json';
+      if (encoding !== 'json' && encoding !== 'jsonParsed') throw invalidParams(`unsupported encoding ${encoding}`);
+      checkHistoryCommitment(cfg);
+      const versioned = cfg['maxSupportedTransactionVersion'] !== undefined;
+      const encode = <T extends Parameters<typeof toJsonParsed>[0]>(tx: T) => (encoding === 'jsonParsed' ? toJsonParsed(tx) : tx);
+      // The game's transactions are legacy ones.
+      const game = ctx.history.transaction(params[0]);
+      if (game !== null) return encode(versioned ? { ...game, version: 'legacy' as const } : game);
       const record = ctx.ledger.get(params[0]);
       if (record?.transaction === undefined) return null;
-      const cfg = configOf(params[1]);
-      const encoding = typeof cfg['encoding'] === 'string' ? cfg['encoding'] : 'json';
-      if (encoding !== 'json') throw invalidParams(`unsupported encoding ${encoding}`);
       const { version, signatures, message } = record.transaction;
-      if (version !== 'legacy' && cfg['maxSupportedTransactionVersion'] === undefined) {
+      if (version !== 'legacy' && !versioned) {
         throw new RpcError(-32015, 'Transaction version (0) is not supported by the requesting client');
       }
-      return {
+      return encode({
         slot: record.slot,
         blockTime: record.blockTime,
-        transaction: { signatures, message },
+        transaction: { signatures, message: message as unknown as Parameters<typeof toJsonParsed>[0]['transaction']['message'] },
         meta: record.meta,
-        ...(cfg['maxSupportedTransactionVersion'] === undefined ? {} : { version }),
-      };
+        ...(versioned ? { version } : {}),
+      });
     },
+    devnet_rpcStats: () => ctx.rpcStats(),
     devnet_mintTokens: async (params) => {
       const owner = pubkeyParam(params[0], 'owner');
       const amount = params[1];

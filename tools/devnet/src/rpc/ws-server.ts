@@ -9,6 +9,9 @@ type Subscription =
   | { kind: 'slot'; socket: WebSocket }
   | { kind: 'signature'; socket: WebSocket; signature: string };
 
+/** "Going away": the server drops the connection. */
+const IDLE_CLOSE_CODE = 1001;
+
 const METHOD_KINDS: Record<string, Subscription['kind']> = {
   accountUnsubscribe: 'account',
   slotUnsubscribe: 'slot',
@@ -29,15 +32,20 @@ export class PubSubServer {
     private readonly wss: WebSocketServer,
     readonly port: number,
     private readonly ledger: Ledger,
+    private readonly idleMs: number,
   ) {}
 
-  static async start(host: string, port: number, store: AccountStore, ledger: Ledger): Promise<PubSubServer> {
+  /**
+   * @param idleMs a socket that sends neither a message nor a ping frame for this long is
+   *   closed, as providers drop idle sockets (0: never)
+   */
+  static async start(host: string, port: number, store: AccountStore, ledger: Ledger, idleMs = 0): Promise<PubSubServer> {
     const wss = new WebSocketServer({ host, port, perMessageDeflate: false });
     await new Promise<void>((resolve, reject) => {
       wss.once('listening', resolve);
       wss.once('error', reject);
     });
-    const server = new PubSubServer(wss, (wss.address() as AddressInfo).port, ledger);
+    const server = new PubSubServer(wss, (wss.address() as AddressInfo).port, ledger, idleMs);
     wss.on('connection', (socket) => server.accept(socket));
     store.onWrite((pubkey, account, slot) => server.accountChanged(pubkey, account, slot));
     ledger.onRecord((record) => server.signatureProcessed(record));
@@ -61,7 +69,12 @@ export class PubSubServer {
   }
 
   private accept(socket: WebSocket): void {
+    // Only what the client sends keeps a socket alive: notifications and pongs do not.
+    const idle = this.idleMs > 0 ? setTimeout(() => socket.close(IDLE_CLOSE_CODE, 'idle timeout'), this.idleMs) : undefined;
+    idle?.unref();
+    socket.on('ping', () => idle?.refresh());
     socket.on('message', (raw) => {
+      idle?.refresh();
       let request: { id?: unknown; method?: unknown; params?: unknown };
       try {
         request = JSON.parse(raw.toString()) as typeof request;
@@ -107,6 +120,7 @@ export class PubSubServer {
       }
     });
     socket.on('close', () => {
+      clearTimeout(idle);
       for (const [id, sub] of this.subs) if (sub.socket === socket) this.remove(id);
     });
     socket.on('error', () => socket.terminate());

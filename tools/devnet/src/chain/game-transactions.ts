@@ -1,0 +1,305 @@
+/**
+ * The game's transactions as `getTransaction` (`json`) shows them on mainnet, built from
+ * a derived round: each deploy, the reset, and the crank's close. Account lists follow
+ * the program's (`api/src/sdk.rs`), events are inner `Log` instructions signed by the
+ * board in the layout of the round's era, and the logs carry what the program logs
+ * (reset's `var value:` line holds the slot hash written into the round).
+ */
+import { createHash } from 'node:crypto';
+import {
+  ORE_IX,
+  VAR_VALUE_LOG_PREFIX,
+  createAccountData,
+  encodeDeployArgs,
+  encodeDeployEvent,
+  encodeResetEvent,
+  logInstructionData,
+} from '@gridlab/chain';
+import { blockTimeOf } from '../game/chain-time';
+import { encodeBase58 } from './base58';
+import { type DerivedRound, deployAt, reverseBits64 } from '../game/derive-round';
+import { layoutOf } from '../game/eras';
+import type { RoundContext } from '../game/derive-round';
+import { ADMIN_FEE_COLLECTOR, ENTROPY_PROGRAM, type GameKeys, SLOT_HASHES_SYSVAR, TOKEN_PROGRAM } from './game-keys';
+import type { GameSignatures } from './game-signatures';
+
+const FEE = 5000;
+const LAMPORTS_PER_SOL = 1_000_000_000;
+/** A wallet balance shown before each deploy (the model does not track wallets). */
+const WALLET_LAMPORTS = 50 * LAMPORTS_PER_SOL;
+const CU_LIMIT = 200_000;
+const SYSTEM_TRANSFER = 2;
+/** Account sizes the balances show rent for: board, treasury, config, miner, entropy var. */
+const SIZES = { board: 40, treasury: 48, config: 232, miner: 752, var: 240 } as const;
+
+export interface InstructionJson {
+  programIdIndex: number;
+  accounts: number[];
+  data: string;
+  stackHeight: number | null;
+}
+
+/** A transaction in the `json` encoding (without `version`, which depends on the request). */
+export interface TransactionJson {
+  slot: number;
+  blockTime: number;
+  transaction: {
+    signatures: string[];
+    message: {
+      accountKeys: string[];
+      header: { numRequiredSignatures: number; numReadonlySignedAccounts: number; numReadonlyUnsignedAccounts: number };
+      recentBlockhash: string;
+      instructions: InstructionJson[];
+    };
+  };
+  meta: {
+    err: null;
+    status: { Ok: null };
+    fee: number;
+    preBalances: number[];
+    postBalances: number[];
+    innerInstructions: { index: number; instructions: InstructionJson[] }[];
+    logMessages: string[];
+    preTokenBalances: never[];
+    postTokenBalances: never[];
+    rewards: never[];
+    loadedAddresses: { writable: never[]; readonly: never[] };
+    computeUnitsConsumed: number;
+  };
+}
+
+/** The program's Deploy account order, as indexes into the deploy's account keys (signer and authority are key 0). */
+const DEPLOY_ACCOUNTS = [0, 0, 1, 2, 3, 4, 5, 6, 8, 10, 7, 9];
+const DEPLOY_HEADER = { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 3 };
+const TRANSFER_ACCOUNTS = [0, 5];
+const LOG_ACCOUNTS = [2];
+/** Blockhashes of recent slots (a round's deploys share a few hundred slots). */
+const BLOCKHASHES_KEPT = 512;
+
+/** Builds the json of one game transaction. */
+export class GameTransactionBuilder {
+  private readonly rent: { board: number; treasury: number; config: number; miner: number; var: number };
+  private readonly blockhashes = new Map<number, string>();
+
+  constructor(
+    private readonly keys: GameKeys,
+    private readonly ctx: RoundContext,
+    private readonly signatures: GameSignatures,
+  ) {
+    this.rent = {
+      board: keys.rent(SIZES.board),
+      treasury: keys.rent(SIZES.treasury),
+      config: keys.rent(SIZES.config),
+      miner: keys.rent(SIZES.miner),
+      var: keys.rent(SIZES.var),
+    };
+  }
+
+  deploy(round: DerivedRound, index: number): TransactionJson {
+    const d = deployAt(round.deploys, index);
+    const k = this.keys;
+    const m = k.miner(d.miner);
+    const program = k.program;
+    const roundAddress = k.round(round.id);
+    // Signer and authority are one wallet (a manual deploy): the key appears once.
+    const accountKeys = [m.authority, m.automation, k.board, k.config, m.miner, roundAddress, k.treasury, k.entropyVar, k.system, ENTROPY_PROGRAM, program];
+    const squares = popcount(d.deployed);
+    const lamports = d.amount * squares;
+    const inner: InstructionJson[] = [];
+    const logs = [`Program ${program} invoke [1]`];
+    if (lamports > 0) {
+      inner.push({ programIdIndex: 8, accounts: TRANSFER_ACCOUNTS, data: encodeBase58(transferData(lamports)), stackHeight: 2 });
+      logs.push(`Program ${k.system} invoke [2]`, `Program ${k.system} success`);
+    }
+    if (round.events.deployEvent !== 'none') {
+      const event = encodeDeployEvent({
+        authority: m.authorityBytes,
+        amount: d.amount,
+        // Until 2025-12-30 the event logged the squares asked for, held ones included.
+        mask: round.events.deployEvent === 'requested' ? d.requested : d.deployed,
+        roundId: round.id,
+        signer: m.authorityBytes,
+        strategy: null,
+        totalSquares: squares,
+        ts: blockTimeOf(d.slot),
+      });
+      inner.push({ programIdIndex: 10, accounts: LOG_ACCOUNTS, data: encodeBase58(logInstructionData(event)), stackHeight: 2 });
+      logs.push(`Program ${program} invoke [2]`, `Program ${program} consumed 1207 of ${CU_LIMIT - 30_000} compute units`, `Program ${program} success`);
+    }
+    const units = 28_000 + 4_100 * squares;
+    logs.push(
+      `Program log: Round #${round.id}: deploying ${formatSol(d.amount)} SOL to ${squares} squares`,
+      `Program ${program} consumed ${units} of ${CU_LIMIT} compute units`,
+      `Program ${program} success`,
+    );
+    const roundBefore = k.rent(round.layout) + d.roundLamportsBefore;
+    const others = [0, this.rent.board, this.rent.config, this.rent.miner, roundBefore, this.rent.treasury, this.rent.var, 1, 1, 1];
+    return this.transaction(d.slot, { kind: 'deploy', roundId: round.id, index }, {
+      accountKeys,
+      header: DEPLOY_HEADER,
+      // The program's order: signer, authority, automation, board, config, miner, round, treasury, system, ORE, var, entropy.
+      instruction: { programIdIndex: 10, accounts: DEPLOY_ACCOUNTS, data: encodeBase58(encodeDeployArgs({ amount: d.amount, squares: d.requested })) },
+      inner,
+      logs,
+      preBalances: [WALLET_LAMPORTS, ...others],
+      postBalances: [WALLET_LAMPORTS - FEE - lamports, ...others.map((b, i) => (i === 4 ? b + lamports : b))],
+      units,
+    });
+  }
+
+  reset(round: DerivedRound): TransactionJson {
+    const k = this.keys;
+    const program = k.program;
+    const nextLayout = layoutOf(this.ctx.eras, round.id + 1);
+    const nextRent = k.rent(nextLayout);
+    const topMiner = k.miner(round.topMiner ?? -1).miner;
+    const accountKeys = [
+      k.crank, k.board, k.config, ADMIN_FEE_COLLECTOR, k.mint, k.round(round.id), k.round(round.id + 1), topMiner, k.treasury, k.treasuryTokens, k.entropyVar,
+      k.oreMintAuthority, k.system, TOKEN_PROGRAM, program, SLOT_HASHES_SYSVAR, ENTROPY_PROGRAM, k.oreMintProgram,
+    ];
+    const event = encodeResetEvent(round.reset);
+    const winner = round.winningSquare;
+    const logs = [
+      `Program ${program} invoke [1]`,
+      'Program log: Ore accounts: 14',
+      'Program log: Other accounts: 4',
+      'Program log: Entropy accounts: 2',
+      'Program log: Mint accounts: 2',
+      `Program ${k.system} invoke [2]`,
+      `Program ${k.system} success`,
+      `Program log: var slothash: ${encodeBase58(hashOf('slothash', round.slotHash))}`,
+      `Program log: var seed: ${encodeBase58(hashOf('seed', round.slotHash))}`,
+      `${VAR_VALUE_LOG_PREFIX}${encodeBase58(round.slotHash)}`,
+    ];
+    if (winner !== null) {
+      logs.push(`Program log: Winning square: ${winner}`);
+      const onWinner = round.deployed[winner]!;
+      if (round.topMiner !== null && onWinner > 0) {
+        logs.push(`Program log: Top miner sample: ${reverseBits64(round.reset.rng ?? 0n) % BigInt(onWinner)}`, 'Program log: Top miner verified');
+      } else logs.push('Program log: Split round');
+    }
+    logs.push(
+      `Program ${program} invoke [2]`,
+      `Program ${program} consumed 1207 of 150000 compute units`,
+      `Program ${program} success`,
+      `Program ${program} consumed 61240 of ${CU_LIMIT} compute units`,
+      `Program ${program} success`,
+    );
+    const last = round.deploys.length - 1;
+    const stakes = last < 0 ? 0 : round.deploys.roundLamportsBefore[last]! + round.deploys.amount[last]! * popcount(round.deploys.deployed[last]!);
+    const pre = [WALLET_LAMPORTS, this.rent.board, this.rent.config, 0, 0, k.rent(round.layout) + stakes, 0, this.rent.miner, this.rent.treasury, 0, this.rent.var, 0, 1, 1, 1, 1, 1, 1];
+    const post = pre.map((b, i) => (i === 0 ? b - FEE - nextRent : i === 6 ? nextRent : b));
+    return this.transaction(round.resetSlot, { kind: 'reset', roundId: round.id, index: 0 }, {
+      accountKeys,
+      header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 6 },
+      // The program's 18 accounts: signer, board, config, fee collector, mint, round, next round, top miner,
+      // treasury, treasury tokens, system, token, ORE, SlotHashes, var, entropy, mint authority, ore-mint.
+      instruction: { programIdIndex: 14, accounts: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 10, 16, 11, 17], data: encodeBase58(Uint8Array.of(ORE_IX.reset)) },
+      inner: [
+        { programIdIndex: 12, accounts: [0, 6], data: encodeBase58(createAccountData(nextRent, nextLayout, k.programBytes)), stackHeight: 2 },
+        { programIdIndex: 14, accounts: [1], data: encodeBase58(logInstructionData(event)), stackHeight: 2 },
+      ],
+      logs,
+      preBalances: pre,
+      postBalances: post,
+      units: 61_240,
+    });
+  }
+
+  /** The crank's close of round `roundId` at `slot`: its rent goes back to the crank, who paid it. */
+  close(roundId: number, slot: number): TransactionJson {
+    const k = this.keys;
+    const program = k.program;
+    const rent = k.rent(layoutOf(this.ctx.eras, roundId));
+    return this.transaction(slot, { kind: 'close', roundId, index: 0 }, {
+      accountKeys: [k.crank, k.board, k.round(roundId), k.treasury, k.system, program],
+      header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 2 },
+      // signer, board, rent payer (the crank itself), round, treasury, system.
+      instruction: { programIdIndex: 5, accounts: [0, 1, 0, 2, 3, 4], data: encodeBase58(Uint8Array.of(ORE_IX.close)) },
+      inner: [],
+      logs: [`Program ${program} invoke [1]`, `Program ${program} consumed 4310 of ${CU_LIMIT} compute units`, `Program ${program} success`],
+      preBalances: [WALLET_LAMPORTS, this.rent.board, rent, this.rent.treasury, 1, 1],
+      postBalances: [WALLET_LAMPORTS - FEE + rent, this.rent.board, 0, this.rent.treasury, 1, 1],
+      units: 4_310,
+    });
+  }
+
+  private blockhash(slot: number): string {
+    let hash = this.blockhashes.get(slot);
+    if (hash === undefined) {
+      hash = encodeBase58(hashOf('blockhash', slot));
+      if (this.blockhashes.size >= BLOCKHASHES_KEPT) this.blockhashes.delete(this.blockhashes.keys().next().value!);
+      this.blockhashes.set(slot, hash);
+    }
+    return hash;
+  }
+
+  private transaction(
+    slot: number,
+    id: Parameters<GameSignatures['encode']>[0],
+    parts: {
+      accountKeys: string[];
+      header: TransactionJson['transaction']['message']['header'];
+      instruction: Omit<InstructionJson, 'stackHeight'>;
+      inner: InstructionJson[];
+      logs: string[];
+      preBalances: number[];
+      postBalances: number[];
+      units: number;
+    },
+  ): TransactionJson {
+    return {
+      slot,
+      blockTime: blockTimeOf(slot),
+      transaction: {
+        signatures: [this.signatures.encode(id)],
+        message: {
+          accountKeys: parts.accountKeys,
+          header: parts.header,
+          recentBlockhash: this.blockhash(slot - 2),
+          instructions: [{ ...parts.instruction, stackHeight: null }],
+        },
+      },
+      meta: {
+        err: null,
+        status: { Ok: null },
+        fee: FEE,
+        preBalances: parts.preBalances,
+        postBalances: parts.postBalances,
+        innerInstructions: parts.inner.length === 0 ? [] : [{ index: 0, instructions: parts.inner }],
+        logMessages: parts.logs,
+        preTokenBalances: [],
+        postTokenBalances: [],
+        rewards: [],
+        loadedAddresses: { writable: [], readonly: [] },
+        computeUnitsConsumed: parts.units,
+      },
+    };
+  }
+}
+
+function transferData(lamports: number): Uint8Array {
+  const data = new Uint8Array(12);
+  const view = new DataView(data.buffer);
+  view.setUint32(0, SYSTEM_TRANSFER, true);
+  view.setBigUint64(4, BigInt(lamports), true);
+  return data;
+}
+
+function hashOf(label: string, value: Uint8Array | number): Buffer {
+  return createHash('sha256').update(label).update(typeof value === 'number' ? String(value) : value).digest();
+}
+
+/** `lamports_to_sol(x)` as Rust's `{}` prints an f64: shortest form, no exponent. */
+export function formatSol(lamports: number): string {
+  const whole = Math.floor(lamports / LAMPORTS_PER_SOL);
+  const fraction = (lamports % LAMPORTS_PER_SOL).toString().padStart(9, '0').replace(/0+$/, '');
+  return fraction === '' ? String(whole) : `${whole}.${fraction}`;
+}
+
+function popcount(mask: number): number {
+  let n = 0;
+  for (let m = mask; m !== 0; m &= m - 1) n++;
+  return n;
+}
+
