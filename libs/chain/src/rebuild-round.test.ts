@@ -231,19 +231,29 @@ describe('rebuildRound', () => {
     expect(rebuilt.ok && rebuilt.account.totalMiners).toBe(2);
   });
 
+  it('counts only the Deploy instructions that name the round (a transaction may deploy to another)', () => {
+    const { txs } = chain({ ...sample, mode: 'instructions' });
+    const elsewhere = tx(1100, [{ program: PROGRAM, accounts: [address('miner-9'), address('miner-9'), address('automation'), BOARD, address('config'), address('miner-pda'), NEXT_ROUND], data: encodeDeployArgs({ amount: 7, squares: 1 }) }]);
+    expect(rebuild([...txs.slice(0, -1), elsewhere, txs.at(-1)!])).toEqual(rebuild(txs));
+  });
+
   it('refuses a round whose deploys do not add up to its ResetEvent, saying which total', () => {
     const { txs } = chain(sample);
     const missingDeploy = [txs[0]!, ...txs.slice(2)];
     expect(rebuild(missingDeploy)).toMatchObject({ ok: false, reason: 'mismatch', detail: expect.stringContaining('total_deployed') });
   });
 
-  it('refuses a reset that logged no randomness, and one of unknown layout', () => {
+  it('refuses a reset that logged no randomness, and a round whose layout nothing shows', () => {
     const { txs } = chain(sample);
     const last = txs.at(-1)!;
     const noVar = { ...last, meta: { ...last.meta!, logMessages: [] } };
     expect(rebuild([...txs.slice(0, -1), noVar])).toMatchObject({ ok: false, reason: 'no_randomness' });
-    expect(rebuild(txs.slice(1))).toMatchObject({ ok: false, reason: 'unknown_layout' });
-    expect(rebuild(txs.slice(1), 952)).toMatchObject({ ok: true });
+    // Without its creation, the round takes the layout of the round its reset created.
+    expect(rebuild(txs.slice(1))).toMatchObject({ ok: true, account: { layout: 952 } });
+    const resetOnly = txs.at(-1)!;
+    const noCreation = { ...resetOnly, meta: { ...resetOnly.meta!, innerInstructions: [{ index: 0, instructions: resetOnly.meta!.innerInstructions![0]!.instructions.slice(1) }] } };
+    expect(rebuild([...txs.slice(1, -1), noCreation])).toMatchObject({ ok: false, reason: 'unknown_layout' });
+    expect(rebuild([...txs.slice(1, -1), noCreation], 568)).toMatchObject({ ok: true, account: { layout: 568 } });
   });
 
   it('refuses a slot hash that does not give the event\'s winning square', () => {

@@ -67,24 +67,27 @@ export function rebuildRound(input: RebuildInput): RebuildResult {
   const ok = input.transactions.filter((t) => !t.failed);
   let reset: ResetEvent | undefined;
   let resetTx: OreTransaction | undefined;
+  let resets = 0;
   for (const tx of ok) {
     for (const e of tx.events) {
-      if (e.kind === 'reset' && e.roundId === roundId && reset === undefined) {
-        reset = e;
-        resetTx = tx;
-      }
+      if (e.kind !== 'reset' || e.roundId !== roundId) continue;
+      resets++;
+      reset = e;
+      resetTx = tx;
     }
   }
   if (reset === undefined || resetTx === undefined) return refuse('not_settled', `round ${roundId}: no transaction carries its ResetEvent`);
+  // A round is reset once: two events claiming to be its reset mean one is not the program's.
+  if (resets > 1) return refuse('mismatch', `round ${roundId}: ${resets} ResetEvents claim to be its reset`);
   const voided = reset.winningSquare === null;
   const slotHash = resetTx.varValue ?? (voided ? new Uint8Array(32).fill(0xff) : null);
   if (slotHash === null) return refuse('no_randomness', `round ${roundId}: the reset transaction ${resetTx.signature} logs no var value`);
 
-  const layout = layoutOf(input) ?? input.fallbackLayout;
+  const layout = layoutOf(input) ?? nextRoundLayout(resetTx) ?? input.fallbackLayout;
   if (layout === null) return refuse('unknown_layout', `round ${roundId}: no transaction shows the account's creation and no neighbour's layout is known`);
 
   const events = ok.flatMap((t) => t.events.filter((e): e is DeployEvent => e.kind === 'deploy' && e.roundId === roundId));
-  const tally = events.length > 0 ? tallyEvents(events) : tallyInstructions(ok);
+  const tally = events.length > 0 ? tallyEvents(events) : tallyInstructions(ok, input.roundAddress);
   if (typeof tally === 'string') return refuse('mismatch', `round ${roundId}: ${tally}`);
 
   const mismatch = check(reset, slotHash, tally);
@@ -100,6 +103,16 @@ export function rebuildRound(input: RebuildInput): RebuildResult {
 
 function refuse(reason: RebuildRefusal, detail: string): RebuildResult {
   return { ok: false, reason, detail };
+}
+
+/**
+ * The layout of the round the reset created (the next one): a round's own when no
+ * transaction shows its creation (the first round, created when the program started),
+ * since layouts change only at a migration.
+ */
+function nextRoundLayout(reset: OreTransaction): RoundLayout | null {
+  for (const created of reset.created) if (LAYOUTS.includes(created.space)) return created.space as RoundLayout;
+  return null;
 }
 
 function layoutOf(input: RebuildInput): RoundLayout | null {
@@ -129,11 +142,13 @@ function tallyEvents(events: readonly DeployEvent[]): Tally | string {
   return finish(t, held);
 }
 
-/** Before the DeployEvent (2025-12-08): the Deploy instructions of the successful transactions. */
-function tallyInstructions(transactions: readonly OreTransaction[]): Tally {
+/** Before the DeployEvent (2025-12-08): the successful Deploy instructions that name the round's account. */
+function tallyInstructions(transactions: readonly OreTransaction[], roundAddress: string): Tally {
   const t = newTally();
   const held = new Map<string, number>();
-  for (const tx of transactions) for (const d of tx.deploys) apply(t, held, d.authority, d.args.squares, d.args.amount);
+  for (const tx of transactions) {
+    for (const d of tx.deploys) if (d.accounts.includes(roundAddress)) apply(t, held, d.authority, d.args.squares, d.args.amount);
+  }
   return finish(t, held);
 }
 

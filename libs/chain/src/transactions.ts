@@ -38,10 +38,11 @@ export interface TransactionJson {
   } | null;
 }
 
-/** A Deploy instruction and the miner it deploys for (its second account). */
+/** A Deploy instruction, the miner it deploys for (its second account) and every account it names (its round among them). */
 export interface DeployCall {
   readonly authority: string;
   readonly args: DeployArgs;
+  readonly accounts: readonly string[];
 }
 
 /** An account a transaction created through the system program. */
@@ -113,7 +114,7 @@ export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransac
       return;
     }
     const args = decodeDeployArgs(data);
-    if (args !== null && ix.accounts.length >= 2) deploys.push({ authority: key(ix.accounts[1]!), args });
+    if (args !== null && ix.accounts.length >= 2) deploys.push({ authority: key(ix.accounts[1]!), args, accounts: ix.accounts.map(key) });
   };
   // Inner instructions run inside the top-level instruction they follow: keep that order.
   const innerByIndex = new Map<number, readonly InstructionJson[]>();

@@ -21,6 +21,7 @@ const SCHEMA = {
   DEVNET_INTERMISSION_SLOTS: int({ default: 35, min: 1, max: 100_000 }),
   DEVNET_SEED: int({ default: 1, min: 0 }),
   DEVNET_HISTORY_ROUNDS: int({ default: 0, min: 0, max: 10_000_000 }),
+  DEVNET_DEPLOYS_PER_ROUND: int({ default: 400, min: 2, max: 100_000 }),
   DEVNET_VOIDED_ROUND_RATE: num({ default: 0.002, min: 0, max: 1 }),
   DEVNET_ERA: oneOf(['mixed', 'v3', 'parimutuel-952', 'returns'] as const, { default: 'mixed' }),
   DEVNET_LEDGER_DIR: str({ default: '', minLength: 0 }),

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { OrePdas } from '@gridlab/chain';
+import { encodeResetEvent, logInstructionData, OrePdas, VAR_VALUE_LOG_PREFIX } from '@gridlab/chain';
 import type { Round } from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
 import { Keypair, PublicKey } from '@solana/web3.js';
@@ -43,6 +43,8 @@ export interface DevnetOptions {
   tokenMint?: string;
   /** Probability that a reset finds no slot hash (the round is voided). */
   voidedRoundRate?: number;
+  /** Deploys a round has on average (default 400, as on mainnet; tests use fewer). */
+  deploysPerRound?: number;
   /**
    * Which program eras the game plays (default `mixed`: the history in thirds — 568-byte
    * parimutuel, 952-byte parimutuel, 952-byte `returns` — and live rounds as today). A
@@ -104,6 +106,14 @@ export interface Devnet {
   setRawAccount(address: string, data: Uint8Array, owner?: string): void;
   /** Dev-only: mints payment tokens to the owner's associated token account. */
   mintTokens(owner: string, amountBaseUnits: bigint): Promise<string>;
+  /**
+   * Test hook: records a successful transaction naming `roundAddress` that forges round
+   * `roundId`'s ResetEvent (other totals): an ORE Log at the top level naming the board,
+   * and an inner ORE Log whose only account is the forger, as anyone may put in a
+   * transaction of their own program. The program signs its own Logs with the board, so
+   * neither is one of its events. Returns the signature.
+   */
+  recordForgedLog(roundAddress: string, roundId: number): string;
   /** Benchmark hook: called synchronously when the game writes an account, before notifications. */
   onAccountWrite(listener: (address: string, slot: number) => void): () => void;
   /** Saves the ledger file now (no-op without a ledger directory). */
@@ -189,6 +199,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     intermissionSlots: options.intermissionSlots ?? 35,
     voidedRoundRate: options.voidedRoundRate ?? 0.002,
     eras: eraStarts(options.eras ?? 'mixed', 1, historyRounds),
+    ...(options.deploysPerRound === undefined ? {} : { deploysPerRound: options.deploysPerRound }),
   };
   const genesisSlot = savedGame?.genesisSlot ?? GENESIS_SLOT;
   const started = Date.now();
@@ -277,6 +288,66 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   };
   // The genesis (its salt above all) is on disk before anyone sees the chain.
   if (ledgerFile !== null && saved === null) await save();
+
+  const recordForgedLog = (roundAddress: string, roundId: number): string => {
+    const forger = seededKeypair(`forger-${roundId}`, seed).publicKey;
+    const board = pdas.board.toBase58();
+    const memoProgram = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
+    const event = encodeResetEvent({
+      length: 144,
+      roundId,
+      startSlot: 0,
+      endSlot: 1,
+      winningSquare: 0,
+      topMiner: forger.toBytes(),
+      minersField: 1,
+      motherlode: 0,
+      totalDeployed: 1,
+      totalVaulted: 0,
+      totalWinnings: 1,
+      totalMinted: 0,
+      ts: 0,
+      rng: 0n,
+      deployedWinningSquare: 1,
+    });
+    const log = bs58.encode(logInstructionData(event));
+    const keys = [forger.toBase58(), roundAddress, board, programId, memoProgram];
+    const signature = bs58.encode(createHash('sha512').update(`gridlab-devnet-forged:${seed}:${roundAddress}:${slot}`).digest());
+    ledger.recordAsGiven({
+      signature,
+      slot,
+      blockTime: Math.floor(Date.now() / 1000),
+      err: null,
+      accounts: keys,
+      transaction: {
+        version: 'legacy',
+        signatures: [signature],
+        message: {
+          accountKeys: keys,
+          header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 3 },
+          recentBlockhash: svm.latestBlockhash(),
+          instructions: [
+            { programIdIndex: 3, accounts: [2], data: log, stackHeight: null },
+            { programIdIndex: 4, accounts: [1], data: bs58.encode(Buffer.from('forged')), stackHeight: null },
+          ],
+        },
+      },
+      meta: {
+        err: null,
+        status: { Ok: null },
+        fee: 5000,
+        preBalances: keys.map(() => 0),
+        postBalances: keys.map(() => 0),
+        preTokenBalances: [],
+        postTokenBalances: [],
+        logMessages: [`${VAR_VALUE_LOG_PREFIX}${bs58.encode(new Uint8Array(32).fill(7))}`],
+        innerInstructions: [{ index: 1, instructions: [{ programIdIndex: 3, accounts: [0], data: log, stackHeight: 2 }] }],
+        rewards: [],
+        loadedAddresses: { writable: [], readonly: [] },
+      },
+    });
+    return signature;
+  };
 
   const methods = rpcMethods({
     store,
@@ -368,6 +439,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       store.put(address, { lamports: Number(svm.minimumBalanceForRentExemption(BigInt(data.length))), data, owner, executable: false }, slot);
     },
     mintTokens,
+    recordForgedLog,
     onAccountWrite: (listener) => {
       writeListeners.add(listener);
       return () => writeListeners.delete(listener);

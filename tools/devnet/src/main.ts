@@ -16,6 +16,7 @@ async function main(): Promise<void> {
     seed: config.DEVNET_SEED,
     historyRounds: config.DEVNET_HISTORY_ROUNDS,
     voidedRoundRate: config.DEVNET_VOIDED_ROUND_RATE,
+    deploysPerRound: config.DEVNET_DEPLOYS_PER_ROUND,
     eras: config.DEVNET_ERA,
     programId: config.ORE_PROGRAM_ID,
     tokenMint: config.ORE_TOKEN_MINT,

@@ -172,6 +172,14 @@ export class Ledger {
     return signature;
   }
 
+  /**
+   * Records a transaction as given, without running it (a test hook: what another party's
+   * transaction on mainnet would look like, such as one forging an ORE event).
+   */
+  recordAsGiven(record: TxRecord): void {
+    this.commit(record, []);
+  }
+
   private commit(record: TxRecord, keys: readonly string[]): void {
     this.index(record);
     this.store.notifyChanged(keys, record.slot);

@@ -51,6 +51,8 @@ export interface RoundContext {
   readonly intermissionSlots: number;
   readonly voidedRoundRate: number;
   readonly eras: EraStarts;
+  /** Deploys a round has on average (mainnet: about 400). */
+  readonly deploysPerRound?: number;
 }
 
 /** One deploy as it landed. */
@@ -169,7 +171,7 @@ export function deriveRound(ctx: RoundContext, id: number, weights: Float64Array
   const count = new Array<number>(SQUARES).fill(0);
   const held = HELD;
   let miners = 0;
-  const plan = planRound(weights, streams.plan, ctx.roundSlots);
+  const plan = planRound(weights, streams.plan, ctx.roundSlots, ctx.deploysPerRound);
   const n = plan.length;
   const deploys: Deploys = {
     length: n,

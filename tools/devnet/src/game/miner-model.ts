@@ -42,6 +42,9 @@ const TOP_UP_PROBABILITY = 0.04;
  * functions of their Prng, so any round can be planned again from its own stream.
  */
 
+/** Deploys of a round on average: uniform from half to one and a half times it (mainnet: several hundred). */
+export const DEFAULT_DEPLOYS = 400;
+
 /** The crowd's per-square log-preferences before the first round. */
 export function initialWeights(random: Prng): Float64Array {
   const weights = new Float64Array(SQUARES);
@@ -58,11 +61,11 @@ export function driftWeights(weights: Float64Array, random: Prng): void {
 }
 
 /** The deploys of a round, sorted by slot offset within [0, roundSlots) (stable: a miner's top-up follows its deploy). */
-export function planRound(weights: Float64Array, random: Prng, roundSlots: number): Plan {
+export function planRound(weights: Float64Array, random: Prng, roundSlots: number, meanDeploys = DEFAULT_DEPLOYS): Plan {
   const r = random;
   let totalSol = MEDIAN_ROUND_SOL * Math.exp(r.normal() * ROUND_SIGMA);
   if (r.next() < WHALE_PROBABILITY) totalSol *= 5 + r.next() * 15;
-  const entries = 200 + r.int(400);
+  const entries = Math.floor(meanDeploys / 2) + r.int(meanDeploys);
   // Cumulative preference weights: a square is picked by one binary search.
   const cumulative = new Float64Array(SQUARES);
   let acc = 0;

@@ -1,0 +1,100 @@
+import { OrePdas, readOreTransaction, rebuildRound, SolanaRpc, type RoundLayout, type TransactionJson } from '@gridlab/chain';
+import { createPool, runMigrations } from '@gridlab/db';
+import { startDevnet } from '@gridlab/devnet';
+import { fillHistory, TransactionHistory, type FetchedRound, type FillStore } from '@gridlab/history';
+import { HistoryStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
+import { createTestDatabase } from '@gridlab/testing';
+import type { Bench } from './types';
+
+/** A day of mainnet: 1,200 rounds (about 185 slots each), about 400 deploys each. */
+const ROUNDS = 1200;
+/** Target: the day rebuilt in under a minute with no provider limit. */
+const TARGET_SECONDS = 60;
+/** Rounds whose transactions are decoded again and again for the baseline. */
+const BASELINE_ROUNDS = 60;
+const BASELINE_REPEATS = 3;
+const BATCH = 100;
+
+/** Counts what each round cost while fetching it. */
+class CountingHistory extends TransactionHistory {
+  readonly rounds: FetchedRound[] = [];
+
+  override async fetch(id: number, fallback: RoundLayout | null): Promise<FetchedRound> {
+    const fetched = await super.fetch(id, fallback);
+    this.rounds.push(fetched);
+    return fetched;
+  }
+}
+
+/**
+ * History from transactions: a day of mainnet-shaped history, every round closed, rebuilt
+ * into a fresh database through the devnet's JSON-RPC (getSignaturesForAddress, batched
+ * getTransaction), with no provider limit; beside it, decoding alone (the same rounds'
+ * transactions read and rebuilt from memory, no RPC and no database).
+ */
+const bench: Bench = async () => {
+  // Every history round closed before the fill starts; slow live slots: nothing else moves.
+  const devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 400, historyRounds: ROUNDS, eras: 'returns', roundExpirySlots: 1, seed: 5 });
+  const db = await createTestDatabase();
+  await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
+  const pool = createPool(db.url);
+  let requests = 0;
+  const rpc = new SolanaRpc(devnet.rpcUrl, { batchMax: BATCH, concurrency: 4, observe: () => requests++ });
+  const pdas = new OrePdas(devnet.programId);
+  try {
+    const repo = new RoundRepository(pool);
+    const history = new HistoryStore(pool);
+    const store: FillStore = {
+      missingIds: (a, b, n) => history.missingIds(a, b, n),
+      missingCount: (a, b) => history.missingCount(a, b),
+      insert: (rounds) => repo.insertMany(rounds),
+      markUnrecoverable: (rounds) => history.markUnrecoverable(rounds),
+      ruleBefore: (id) => repo.ruleBefore(id),
+    };
+    const fetcher = new CountingHistory(rpc, pdas);
+    const started = performance.now();
+    const result = await fillHistory({ fromId: 1, toId: ROUNDS }, fetcher, store, { concurrency: 4 });
+    const seconds = (performance.now() - started) / 1000;
+    const fillRequests = requests;
+    const over = fetcher.rounds.filter((r) => r.calls > 2 + Math.ceil(r.transactions / BATCH)).length;
+    const perRound = Math.max(...fetcher.rounds.map((r) => r.calls - Math.ceil(r.transactions / BATCH)));
+
+    // Decoding alone: the same transactions, held in memory, read and rebuilt.
+    const ids = { programId: pdas.programId.toBase58(), board: pdas.board.toBase58() };
+    const sample: { id: number; txs: TransactionJson[] }[] = [];
+    for (let id = 1; id <= BASELINE_ROUNDS; id++) {
+      const signatures = (await rpc.getSignaturesForAddress(pdas.round(id).toBase58())).filter((s) => s.err === null).map((s) => s.signature).reverse();
+      sample.push({ id, txs: (await rpc.getTransactions(signatures)) as TransactionJson[] });
+    }
+    // As they arrive: JSON text, parsed and decoded.
+    const texts = sample.map((s) => ({ id: s.id, text: JSON.stringify(s.txs) }));
+    let decoded = 0;
+    const decodeStarted = performance.now();
+    for (let k = 0; k < BASELINE_REPEATS; k++) {
+      for (const { id, text } of texts) {
+        const txs = (JSON.parse(text) as TransactionJson[]).map((t) => readOreTransaction(t, ids));
+        const rebuilt = rebuildRound({ roundId: id, roundAddress: pdas.round(id).toBase58(), transactions: txs, fallbackLayout: 952 });
+        if (!rebuilt.ok) throw new Error(`baseline round ${id} did not rebuild: ${rebuilt.detail}`);
+        decoded += txs.length;
+      }
+    }
+    const decodeRate = decoded / ((performance.now() - decodeStarted) / 1000);
+    const txRate = result.transactions / seconds;
+    return [
+      { key: 'history.seconds', label: `history from transactions: ${ROUNDS.toLocaleString('en')} closed rounds rebuilt (devnet, no provider limit)`, value: Math.round(seconds * 10) / 10, unit: 's', target: `< ${TARGET_SECONDS}`, met: seconds < TARGET_SECONDS && result.stored === ROUNDS },
+      { key: 'history.roundsPerSecond', label: 'history from transactions: rounds rebuilt and stored', value: Math.round(result.roundsPerSecond * 10) / 10, unit: 'rounds/s' },
+      { key: 'history.transactionsPerSecond', label: `history from transactions: transactions fetched and decoded (${Math.round(result.transactions / ROUNDS)} a round)`, value: Math.round(txRate), unit: 'tx/s' },
+      { key: 'history.decodeOnlyPerSecond', label: 'baseline, same run: the same transactions decoded and rebuilt from memory (JSON.parse included)', value: Math.round(decodeRate), unit: 'tx/s' },
+      { key: 'history.decodeShare', label: 'history fill ÷ decoding alone', value: Math.round((txRate / decodeRate) * 1000) / 1000, unit: 'ratio' },
+      { key: 'history.callsPerRound', label: 'RPC requests a round beyond its transaction batches (most of any round)', value: perRound, unit: 'requests', target: '<= 2', met: over === 0 },
+      { key: 'history.requests', label: `RPC requests in all (${ROUNDS.toLocaleString('en')} rounds, batches of ${BATCH})`, value: fillRequests, unit: 'requests' },
+    ];
+  } finally {
+    rpc.close();
+    await pool.end();
+    await db.drop();
+    await devnet.stop();
+  }
+};
+
+export default bench;

@@ -1,0 +1,180 @@
+/**
+ * History from transactions against a devnet that behaves like mainnet: rounds close
+ * after their expiry, so the indexer must rebuild them from the program's events; the
+ * provider refuses requests over its budgets and drops sockets.
+ */
+import { OrePdas } from '@gridlab/chain';
+import type { Round } from '@gridlab/contracts';
+import { createPool, type Pool } from '@gridlab/db';
+import { startDevnet, type Devnet } from '@gridlab/devnet';
+import { createLogger } from '@gridlab/logger';
+import { HistoryStore, RoundRepository } from '@gridlab/rounds-store';
+import { createTestDatabase, testNamespace, type TestDatabase, type TestNamespace } from '@gridlab/testing';
+import { Registry } from 'prom-client';
+import { parseRpcLimits } from '@gridlab/chain';
+import { startIndexer, type Indexer, type IndexerSettings } from '../src/indexer';
+
+const SEED = 77;
+const HISTORY = 240;
+/** Fast slots; rounds of 8 + 2 slots with about 30 deploys each (mainnet's 400 make the same transactions, only more). */
+const CHAIN = { slotMs: 20, roundSlots: 8, intermissionSlots: 2, historyRounds: HISTORY, seed: SEED, rpcPort: 0, wsPort: 0, deploysPerRound: 30 } as const;
+
+interface Run {
+  readonly devnet: Devnet;
+  readonly db: TestDatabase;
+  readonly ns: TestNamespace;
+  readonly pool: Pool;
+  readonly repo: RoundRepository;
+  readonly settings: IndexerSettings;
+  indexer: Indexer | null;
+}
+
+const runs: Run[] = [];
+
+async function run(devnet: Devnet, overrides: Partial<IndexerSettings> = {}): Promise<Run> {
+  const db = await createTestDatabase();
+  const ns = testNamespace();
+  const pool = createPool(db.url);
+  const settings: IndexerSettings = {
+    databaseUrl: db.url,
+    natsUrl: ns.natsUrl,
+    natsPrefix: ns.natsPrefix,
+    rpcUrl: devnet.rpcUrl,
+    wsUrl: devnet.wsUrl,
+    programId: devnet.programId,
+    pollIntervalMs: 200,
+    slotSeconds: CHAIN.slotMs / 1000,
+    leaderRetryMs: 100,
+    history: { fromRound: 1, recheckMs: 500 },
+    ...overrides,
+  };
+  const r: Run = { devnet, db, ns, pool, repo: new RoundRepository(pool), settings, indexer: null };
+  runs.push(r);
+  return r;
+}
+
+async function start(r: Run): Promise<void> {
+  r.indexer = await startIndexer(r.settings, { logger: createLogger({ service: 'indexer-history-test', silent: true }), metrics: new Registry() });
+}
+
+async function stop(r: Run): Promise<void> {
+  await r.indexer?.stop();
+  r.indexer = null;
+}
+
+afterAll(async () => {
+  for (const r of runs) {
+    await stop(r).catch(() => undefined);
+    await r.devnet.stop().catch(() => undefined);
+    await r.pool.end();
+    await r.db.drop();
+    await r.ns.cleanup();
+  }
+});
+
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Every round 1..upTo stored. */
+async function storedThrough(r: Run, upTo: number): Promise<Round[]> {
+  await waitFor(`rounds 1..${upTo} stored`, async () => (await r.repo.getRounds({ fromId: 1, toId: upTo, limit: upTo })).length === upTo);
+  return r.repo.getRounds({ fromId: 1, toId: upTo, limit: upTo });
+}
+
+/** What the chain cannot give back for a round rebuilt from its transactions (OpenAPI: Round.source). */
+function recoverable(round: Round): Omit<Round, 'settledAt' | 'productionCost' | 'source'> {
+  const { settledAt: _at, productionCost: _cost, source: _source, ...rest } = round;
+  return rest;
+}
+
+describe('history from transactions', () => {
+  it('stores every round, field by field as a chain where no round closed gives them, when most history closed before the indexer started', async () => {
+    // The same seed: the same chain. One closes rounds 300 slots after they end (most of the
+    // history exists only as transactions at genesis), the other never closes any.
+    const closing = await run(await startDevnet({ ...CHAIN, roundExpirySlots: 300 }));
+    const open = await run(await startDevnet({ ...CHAIN, roundExpirySlots: 1_000_000_000 }));
+    await Promise.all([start(closing), start(open)]);
+    const upTo = HISTORY + 10;
+    await Promise.all([closing.devnet.waitForSettled(upTo, 60_000), open.devnet.waitForSettled(upTo, 60_000)]);
+    const [rebuilt, read] = await Promise.all([storedThrough(closing, upTo), storedThrough(open, upTo)]);
+    expect(rebuilt.map(recoverable)).toEqual(read.map(recoverable));
+    // Most of the closing chain's history came from transactions, every round of the other from its account.
+    const fromTransactions = rebuilt.filter((r) => r.source === 'transactions');
+    expect(fromTransactions.length).toBeGreaterThan(HISTORY / 2);
+    expect(read.every((r) => r.source === 'account')).toBe(true);
+    expect(fromTransactions.every((r) => r.productionCost === null)).toBe(true);
+    // Nothing refused on the way.
+    expect((await new HistoryStore(closing.pool).unrecoverable()).byReason).toEqual({});
+    // And both equal the chain's own record of its rounds.
+    const truth = closing.devnet.settledRounds().filter((r) => r.id <= upTo);
+    expect(rebuilt.map(recoverable)).toEqual(truth.map(recoverable));
+    await Promise.all([stop(closing), stop(open)]);
+  });
+
+  it('catches up by itself after being away longer than rounds live', async () => {
+    const r = await run(await startDevnet({ ...CHAIN, historyRounds: 20, roundExpirySlots: 40 }));
+    await start(r);
+    await storedThrough(r, 25);
+    await stop(r);
+    // Away for ~60 rounds: every one of them is closed by the time the indexer is back.
+    const back = r.devnet.currentRoundId() + 60;
+    await r.devnet.waitForSettled(back, 60_000);
+    await start(r);
+    const upTo = back + 5;
+    await r.devnet.waitForSettled(upTo, 60_000);
+    const stored = await storedThrough(r, upTo);
+    const truth = r.devnet.settledRounds().filter((x) => x.id <= upTo);
+    expect(stored.map(recoverable)).toEqual(truth.map(recoverable));
+    expect(stored.filter((x) => x.source === 'transactions').length).toBeGreaterThanOrEqual(50);
+    await stop(r);
+  });
+
+  it('stays within the provider\'s budgets and loses nothing while its sockets are cut', async () => {
+    const limits = 'default=20/1s,getSignaturesForAddress=15/1s,getTransaction=300/1s,getProgramAccounts=3/1s';
+    const devnet = await startDevnet({ ...CHAIN, historyRounds: 80, roundExpirySlots: 200, rpcLimits: limits, wsIdleS: 1 });
+    // No ping within the socket's idle time: the provider cuts it, over and over.
+    const r = await run(devnet, { rpc: { limits: parseRpcLimits(limits), batchMax: 100, concurrency: 4 }, wsPingMs: 60_000 });
+    const cuts = setInterval(() => devnet.dropWebSockets(), 700);
+    try {
+      await start(r);
+      const upTo = 100;
+      await devnet.waitForSettled(upTo, 60_000);
+      const stored = await storedThrough(r, upTo);
+      const truth = devnet.settledRounds().filter((x) => x.id <= upTo);
+      expect(stored.map(recoverable)).toEqual(truth.map(recoverable));
+      expect(new Set(stored.map((x) => x.id)).size).toBe(stored.length);
+    } finally {
+      clearInterval(cuts);
+      await stop(r);
+    }
+    const stats = devnet.rpcStats();
+    const budgets = parseRpcLimits(limits);
+    for (const [method, s] of Object.entries(stats)) {
+      expect({ method, refused: s.refused }).toEqual({ method, refused: 0 });
+      const budget = budgets.byMethod.get(method) ?? budgets.fallback!;
+      expect(s.maxServedInWindow ?? 0).toBeLessThanOrEqual(budget.calls);
+    }
+    expect(stats['getTransaction']!.served).toBeGreaterThan(1000);
+  });
+
+  it('ignores a Log of the ORE program that its board did not sign', async () => {
+    const devnet = await startDevnet({ ...CHAIN, historyRounds: 30, roundExpirySlots: 100 });
+    const pdas = new OrePdas(devnet.programId);
+    // A successful transaction touching round 5 whose ORE Log's only account is another
+    // signer, carrying a ResetEvent for round 5 with other totals.
+    devnet.recordForgedLog(pdas.round(5).toBase58(), 5);
+    const r = await run(devnet);
+    await start(r);
+    const stored = await storedThrough(r, 30);
+    const truth = devnet.settledRounds().filter((x) => x.id <= 30);
+    expect(stored.map(recoverable)).toEqual(truth.map(recoverable));
+    expect(stored[4]!.source).toBe('transactions');
+    await stop(r);
+  });
+});
