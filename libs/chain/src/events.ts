@@ -8,7 +8,7 @@
  * MotherlodeEvent before it was the DeployEvent.
  */
 import { DecodeError } from '@gridlab/errors';
-import bs58 from 'bs58';
+import { decodeBase58, encodeBase58 } from './base58';
 import { readSafeU64, viewOf, writeU64 } from './bytes';
 import { SQUARES, U64_MAX } from './ore-layout';
 
@@ -131,7 +131,7 @@ function decodeReset(bytes: Uint8Array, view: DataView, length: ResetEventLength
     startSlot: readSafeU64(view, 16, 'start_slot'),
     endSlot: readSafeU64(view, 24, 'end_slot'),
     winningSquare: square === U64_MAX ? null : Number(square),
-    topMiner: bs58.encode(bytes.subarray(40, 72)),
+    topMiner: encodeBase58(bytes.subarray(40, 72)),
     minersField: o.miners === null ? null : readSafeU64(view, o.miners, 'total_miners'),
     motherlode: o.motherlode === null ? null : readSafeU64(view, o.motherlode, 'motherlode'),
     totalDeployed: readSafeU64(view, o.totalDeployed, 'total_deployed'),
@@ -149,11 +149,11 @@ function decodeDeploy(bytes: Uint8Array, view: DataView): DeployEvent {
   const strategy = view.getBigUint64(96, true);
   return {
     kind: 'deploy',
-    authority: bs58.encode(bytes.subarray(8, 40)),
+    authority: encodeBase58(bytes.subarray(8, 40)),
     amount: readSafeU64(view, 40, 'amount'),
     mask: Number(mask & BigInt(SQUARE_MASK)),
     roundId: readSafeU64(view, 56, 'round_id'),
-    signer: bs58.encode(bytes.subarray(64, 96)),
+    signer: encodeBase58(bytes.subarray(64, 96)),
     strategy: strategy === U64_MAX ? null : Number(strategy),
     totalSquares: readSafeU64(view, 104, 'total_squares'),
     ts: Number(view.getBigInt64(112, true)),
@@ -238,7 +238,7 @@ export function varValueFromLogs(logs: readonly string[] | null | undefined): Ui
   for (const line of logs) {
     if (!line.startsWith(VAR_VALUE_LOG_PREFIX)) continue;
     try {
-      const bytes = bs58.decode(line.slice(VAR_VALUE_LOG_PREFIX.length).trim());
+      const bytes = decodeBase58(line.slice(VAR_VALUE_LOG_PREFIX.length).trim());
       if (bytes.length === 32) return bytes;
     } catch {
       // not base58: not the program's line

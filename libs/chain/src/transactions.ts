@@ -11,7 +11,7 @@
  * transaction.
  */
 import { DecodeError } from '@gridlab/errors';
-import bs58 from 'bs58';
+import { decodeBase58, encodeBase58 } from './base58';
 import { decodeDeployArgs, decodeOreEvent, ORE_IX, varValueFromLogs, type DeployArgs, type OreEvent } from './events';
 
 /** An instruction as `getTransaction` (`json`) shows it: indexes into the account keys, data in base58. */
@@ -70,6 +70,12 @@ export interface OreTransaction {
 export const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 /** System instruction 0, CreateAccount: `u32 0 ++ lamports u64 ++ space u64 ++ owner [32]`. */
 const CREATE_ACCOUNT_LENGTH = 52;
+/**
+ * Base58 of 52 bytes has at least 52 characters (one per leading zero byte); a transfer's
+ * 12 bytes at most 17: system data shorter than this is not a CreateAccount, and is not
+ * decoded.
+ */
+const CREATE_ACCOUNT_MIN_TEXT = 40;
 
 export interface OreIds {
   readonly programId: string;
@@ -129,23 +135,24 @@ export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransac
 function decodeData(data: unknown, signature: string): Uint8Array {
   if (typeof data !== 'string') throw new DecodeError('bad_transaction', `transaction ${signature}: instruction data is not a string`);
   try {
-    return bs58.decode(data);
+    return decodeBase58(data);
   } catch (error) {
     throw new DecodeError('bad_transaction', `transaction ${signature}: instruction data is not base58`, { cause: error });
   }
 }
 
 function createdAccount(ix: InstructionJson, key: (index: number) => string): CreatedAccount | null {
+  if (typeof ix.data !== 'string' || ix.data.length < CREATE_ACCOUNT_MIN_TEXT) return null;
   let data: Uint8Array;
   try {
-    data = bs58.decode(ix.data);
+    data = decodeBase58(ix.data);
   } catch {
     return null;
   }
   if (data.length !== CREATE_ACCOUNT_LENGTH || ix.accounts.length < 2) return null;
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   if (view.getUint32(0, true) !== 0) return null;
-  return { address: key(ix.accounts[1]!), space: Number(view.getBigUint64(12, true)), owner: bs58.encode(data.subarray(20, 52)) };
+  return { address: key(ix.accounts[1]!), space: Number(view.getBigUint64(12, true)), owner: encodeBase58(data.subarray(20, 52)) };
 }
 
 /** The system program's CreateAccount data (for the devnet and tests). */

@@ -22,7 +22,7 @@ let devnet: Devnet;
 let pdas: OrePdas;
 
 beforeAll(async () => {
-  devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 10, roundSlots: 8, intermissionSlots: 2, historyRounds: HISTORY, seed: 23, eras: 'mixed' });
+  devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 10, roundSlots: 8, intermissionSlots: 2, historyRounds: HISTORY, seed: 23, eras: 'mixed', deploysPerRound: 40 });
   pdas = new OrePdas(devnet.programId);
   // A few live rounds too.
   await devnet.waitForSettled(HISTORY + 4, 30_000);

@@ -7,7 +7,7 @@
  * (a real one, or a tampered one) is not mistaken for one of its own.
  */
 import { createHash } from 'node:crypto';
-import { decodeBase58, encodeBase58 } from './base58';
+import { decodeBase58, encodeBase58 } from '@gridlab/chain';
 
 export type GameTxKind = 'deploy' | 'reset' | 'close';
 
@@ -46,7 +46,7 @@ export class GameSignatures {
 
   /** The transaction a signature names, or null when this devnet did not issue it. */
   decode(signature: string): GameTxId | null {
-    const decoded = decodeBase58(signature);
+    const decoded = base58OrNull(signature);
     if (decoded === null) return null;
     const bytes = Buffer.from(decoded.buffer, decoded.byteOffset, decoded.byteLength);
     if (bytes.length !== SIGNATURE_BYTES || !bytes.subarray(0, 4).equals(this.tag)) return null;
@@ -63,5 +63,13 @@ export class GameSignatures {
 
 /** Whether `value` is a base58 string of a 64-byte signature. */
 export function isSignature(value: unknown): value is string {
-  return typeof value === 'string' && value.length >= 64 && value.length <= 88 && decodeBase58(value)?.length === SIGNATURE_BYTES;
+  return typeof value === 'string' && value.length >= 64 && value.length <= 88 && base58OrNull(value)?.length === SIGNATURE_BYTES;
+}
+
+function base58OrNull(text: string): Uint8Array | null {
+  try {
+    return decodeBase58(text);
+  } catch {
+    return null;
+  }
 }

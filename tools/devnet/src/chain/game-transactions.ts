@@ -16,7 +16,7 @@ import {
   logInstructionData,
 } from '@gridlab/chain';
 import { blockTimeOf } from '../game/chain-time';
-import { encodeBase58 } from './base58';
+import { encodeBase58 } from '@gridlab/chain';
 import { type DerivedRound, deployAt, reverseBits64 } from '../game/derive-round';
 import { layoutOf } from '../game/eras';
 import type { RoundContext } from '../game/derive-round';
