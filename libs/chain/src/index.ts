@@ -22,7 +22,7 @@ export { toSettledRound, type SettlementContext } from './settled-round';
 export { toHex } from './bytes';
 export { decodeBase58, encodeBase58 } from './base58';
 export { SolanaRpc, retryAfterMs, type RawAccount, type SignatureInfo, type Commitment, type RpcOutcome, type RpcObserver, type SolanaRpcOptions } from './rpc-client';
-export { parseRpcLimits, parseRpcLimitsSetting, callsPerSecond, NO_LIMITS, PUBLIC_MAINNET_LIMITS, SlidingWindow, type Budget, type RpcLimits } from './rpc-limits';
+export { parseRpcLimits, parseRpcLimitsSetting, budgetOf, callsPerSecond, NO_LIMITS, PUBLIC_MAINNET_LIMITS, SlidingWindow, type Budget, type RpcLimits } from './rpc-limits';
 export {
   ORE_IX,
   RESET_EVENT_LENGTHS,

@@ -21,7 +21,7 @@ interface Stats {
   served: number;
   refused: number;
   maxServedInWindow: number | null;
-  budget: { requests: number; windowMs: number } | null;
+  budget: { calls: number; windowMs: number } | null;
 }
 
 describe('RPC budgets', () => {
@@ -37,8 +37,8 @@ describe('RPC budgets', () => {
     // Other methods have their own budget.
     expect((await call(devnet.rpcUrl, 'getHealth')).status).toBe(200);
     const stats = await rpc<Record<string, Stats>>(devnet.rpcUrl, 'devnet_rpcStats');
-    expect(stats['getSlot']).toEqual({ served: 3, refused: 2, maxServedInWindow: 3, budget: { requests: 3, windowMs: 2000 } });
-    expect(stats['getHealth']).toMatchObject({ served: 1, refused: 0, budget: { requests: 1000, windowMs: 10_000 } });
+    expect(stats['getSlot']).toEqual({ served: 3, refused: 2, maxServedInWindow: 3, budget: { calls: 3, windowMs: 2000 } });
+    expect(stats['getHealth']).toMatchObject({ served: 1, refused: 0, budget: { calls: 1000, windowMs: 10_000 } });
     expect(devnet.rpcStats()['getSlot']).toEqual(stats['getSlot']);
   });
 
@@ -75,7 +75,7 @@ describe('RPC budgets', () => {
   });
 
   it('refuses a malformed budget', async () => {
-    await expect(startDevnet({ rpcPort: 0, wsPort: 0, rpcLimits: 'getSlot=lots' })).rejects.toThrow(/method=requests\/window/);
+    await expect(startDevnet({ rpcPort: 0, wsPort: 0, rpcLimits: 'getSlot=lots' })).rejects.toThrow(/<method>=<calls>\/<window>/);
   });
 });
 
