@@ -7,7 +7,7 @@ import { addSchema, compileValidator } from './validate';
 import { keySharedSchema, liveSnapshotSchema, logEventSchema, roundOpenedSchema, roundSchema } from './schemas';
 
 export { natsNames, DUPLICATE_WINDOW_MS, CORRELATION_HEADER, type NatsNames } from './names';
-export type { Round, PayoutRule, RoundSource, LiveSnapshot, LiveStatus, RoundOpened, KeyShared, LogEvent, EventKind } from './messages';
+export type { Round, PayoutRule, RoundSource, LiveSnapshot, LiveGame, LiveStatus, RoundOpened, KeyShared, LogEvent, EventKind } from './messages';
 export { EVENT_KINDS } from './messages';
 export { roundSchema, liveSnapshotSchema, roundOpenedSchema, keySharedSchema, logEventSchema } from './schemas';
 export { compileValidator, type Validator } from './validate';

@@ -48,6 +48,33 @@ export interface Round {
 
 export type LiveStatus = 'waiting' | 'active' | 'intermission';
 
+/**
+ * Today's game on the live round: what decides where a stake buys the most ORE. ORE
+ * amounts are base units (1 ORE = 10^11), lamports integers.
+ */
+export interface LiveGame {
+  /** The rule the round pays by (the rule of the rounds settling now). */
+  readonly payoutRule: PayoutRule;
+  /** ORE the winning square's miners take: split pro rata, or all to one top miner drawn by stake. */
+  readonly oreReward: number;
+  /** ORE in the motherlode pool (the Treasury account), paid pro rata on the winning square one round in 500; null when not read. */
+  readonly motherlodePool: number | null;
+  /** The board's production cost, lamports per whole ORE; null before 952-byte rounds. */
+  readonly productionCost: number | null;
+  /**
+   * Per square: true when its prize would be split pro rata if it wins, false when one top
+   * miner takes it (fixed per round since 2026-07-29: `Round::distribution_mask`); null
+   * when the round decides for whichever square wins, from its randomness (the rule before).
+   */
+  readonly splitSquares: boolean[] | null;
+  /** The stake `evPerSol` is figured for, lamports. */
+  readonly evStakeLamports: number;
+  /** The ORE price `evPerSol` assumes, lamports per whole ORE: the production cost (0 when there is none). */
+  readonly evOrePriceLamports: number;
+  /** Per square: the expected result of that stake added now, per lamport staked (-0.05: 5% lost on average). */
+  readonly evPerSol: number[];
+}
+
 /** The live snapshot of the current round (GET /live, the SSE stream, the KV bucket). */
 export interface LiveSnapshot {
   readonly roundId: number;
@@ -64,6 +91,8 @@ export interface LiveSnapshot {
   readonly endSlot: number | null;
   readonly prevRound: Round | null;
   readonly updatedAt: string;
+  /** Today's game; absent from snapshots of indexers older than it. */
+  readonly game?: LiveGame;
 }
 
 /** The board moved to a new round: lab-forward records its predictions for it. */

@@ -84,6 +84,21 @@ export const liveSnapshotSchema: SchemaObject = {
     endSlot: { type: ['integer', 'null'], minimum: 0 },
     prevRound: { anyOf: [{ $ref: 'urn:gridlab:round' }, { type: 'null' }] },
     updatedAt: isoTime,
+    game: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['payoutRule', 'oreReward', 'motherlodePool', 'productionCost', 'splitSquares', 'evStakeLamports', 'evOrePriceLamports', 'evPerSol'],
+      properties: {
+        payoutRule: { type: 'string', enum: ['parimutuel', 'returns'] },
+        oreReward: lamports,
+        motherlodePool: { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+        productionCost: { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+        splitSquares: { type: ['array', 'null'], items: { type: 'boolean' }, minItems: 25, maxItems: 25 },
+        evStakeLamports: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+        evOrePriceLamports: lamports,
+        evPerSol: { type: 'array', items: { type: 'number' }, minItems: 25, maxItems: 25 },
+      },
+    },
   },
 };
 

@@ -36,6 +36,7 @@ const SCHEMA = {
     'The lowest round id the history fill rebuilds; auto: the oldest round the indexer found on chain when it first started (kept), so every round from then on is kept however long it is away',
   ),
   HISTORY_CONCURRENCY: int({ default: 4, min: 1, max: 64, doc: 'Rounds the history fill fetches at once' }),
+  LIVE_EV_STAKE_LAMPORTS: int({ default: 100_000_000, min: 1, max: 1_000_000_000_000_000, doc: 'The stake the live snapshot shows each square\'s EV per SOL for' }),
   WS_PING_MS: int({ default: 30_000, min: 1000, max: 600_000, doc: 'How often the account feed pings its WebSocket' }),
 };
 

@@ -54,6 +54,8 @@ export interface IndexerSettings {
   readonly history?: { readonly fromRound: number | 'auto'; readonly concurrency?: number; readonly recheckMs?: number };
   /** How often the account feed pings its WebSocket (providers drop idle sockets). */
   readonly wsPingMs?: number;
+  /** The stake the live snapshot's EV per square is figured for (LIVE_EV_STAKE_LAMPORTS; default 0.1 SOL). */
+  readonly evStakeLamports?: number;
 }
 
 export interface IndexerDeps {
@@ -95,6 +97,8 @@ const LINES_INTERVAL_MS = 1_000;
 /** Rounds per line-writing transaction: it holds the totals row's lock, which inserts wait for (~75 ms). */
 const LINE_BATCH = 5_000;
 const CHAIN_CHECK_MS = 5_000;
+/** A typical miner's stake on one square: 0.1 SOL. */
+const DEFAULT_EV_STAKE = 100_000_000;
 
 /**
  * The indexer: once started, competes for the leader lock. The leader runs a
@@ -258,6 +262,7 @@ export function createIndexer(settings: IndexerSettings, options: { readonly now
           logger: logger.child({ component: 'leader' }),
           pollIntervalMs: settings.pollIntervalMs,
           slotSeconds: settings.slotSeconds,
+          evStakeLamports: settings.evStakeLamports ?? DEFAULT_EV_STAKE,
           now,
         });
         await session.start();

@@ -18,6 +18,7 @@ async function main(): Promise<void> {
     rpc: { limits: config.RPC_LIMITS, batchMax: config.RPC_BATCH_MAX, concurrency: config.RPC_CONCURRENCY },
     ...(config.HISTORY_FILL ? { history: { fromRound: config.HISTORY_FROM_ROUND, concurrency: config.HISTORY_CONCURRENCY } } : {}),
     wsPingMs: config.WS_PING_MS,
+    evStakeLamports: config.LIVE_EV_STAKE_LAMPORTS,
   });
   const platform = await startPlatform('indexer', config, {
     ...INDEXER_PLATFORM,

@@ -1371,6 +1371,29 @@ export interface components {
             prevRound: components["schemas"]["Round"] | null;
             /** Format: date-time */
             updatedAt: string;
+            game?: components["schemas"]["LiveGame"];
+        };
+        /** @description Today's game on the live round: where a stake buys the most ORE. Under the `returns` rule every square wins with probability 1/25 and the SOL side loses about the same on every square, so what differs is the ORE: the prize (and, one round in 500, the motherlode pool) goes to the winning square's miners in proportion to their stake. ORE amounts are base units (1 ORE = 10^11). Absent while the indexer runs a version that does not publish it. */
+        LiveGame: {
+            /**
+             * @description the rule the round pays by (that of the rounds settling now)
+             * @enum {unknown}
+             */
+            payoutRule: "parimutuel" | "returns";
+            /** @description ORE the winning square's miners take (1 ORE), split pro rata or all to one top miner drawn by stake */
+            oreReward: number;
+            /** @description ORE in the motherlode pool (the Treasury account), paid pro rata on the winning square one round in 500; null while not read */
+            motherlodePool: number | null;
+            /** @description the board's production cost, lamports per whole ORE (an EMA of 20 rounds); null before 952-byte rounds */
+            productionCost: number | null;
+            /** @description per square: true when its prize would be split pro rata if it wins, false when one top miner takes it (fixed per round, Round::distribution_mask); null while the round decides for whichever square wins, from its randomness */
+            splitSquares: boolean[] | null;
+            /** @description the stake evPerSol is figured for (LIVE_EV_STAKE_LAMPORTS, 0.1 SOL by default) */
+            evStakeLamports: number;
+            /** @description the ORE price evPerSol assumes, lamports per whole ORE: the production cost, 0 when there is none */
+            evOrePriceLamports: number;
+            /** @description per square: the expected result of that stake added now, per lamport staked (-0.05: 5% lost on average). See GET /live/ev for any stake and ORE price. */
+            evPerSol: number[];
         };
         /** @description A LiveSnapshot as served by /live and /stream, with its freshness. */
         LiveView: components["schemas"]["LiveSnapshot"] & {

@@ -2,6 +2,7 @@ import {
   OrePdas,
   decodeBoard,
   decodeRound,
+  decodeTreasury,
   inferPayoutRule,
   layout,
   productionCost,
@@ -34,6 +35,8 @@ export interface SessionDeps {
   readonly logger: Logger;
   readonly pollIntervalMs: number;
   readonly slotSeconds: number;
+  /** The stake the live snapshot's EV per square is figured for, lamports. */
+  readonly evStakeLamports: number;
   readonly now: () => Date;
 }
 
@@ -83,7 +86,7 @@ export class LeaderSession {
     const latest = await this.deps.repo.latestId();
     if (latest !== null) this.prevRound = (await this.deps.repo.getRounds({ fromId: latest, toId: latest }))[0] ?? null;
     this.previousRule = this.prevRound?.payoutRule ?? null;
-    this.feed.watch([this.deps.pdas.board.toBase58()]);
+    this.feed.watch(this.watched());
     this.feed.start();
   }
 
@@ -196,13 +199,14 @@ export class LeaderSession {
     if (this.stopped) return;
     let effects: TrackerEffects;
     try {
-      effects = pubkey === this.deps.pdas.board.toBase58() ? this.tracker.onBoard(decodeBoard(data), slot) : this.tracker.onRound(decodeRound(data), slot);
+      if (pubkey === this.deps.pdas.board.toBase58()) effects = this.tracker.onBoard(decodeBoard(data), slot);
+      else if (pubkey === this.deps.pdas.treasury.toBase58()) effects = this.tracker.onTreasury(decodeTreasury(data), slot);
+      else effects = this.tracker.onRound(decodeRound(data), slot);
     } catch (error) {
       this.countDecodeError(pubkey, error);
       return;
     }
-    const board = this.tracker.board;
-    if (board !== null) this.feed.watch([this.deps.pdas.board.toBase58(), this.deps.pdas.round(board.roundId).toBase58()]);
+    this.feed.watch(this.watched());
     if (effects.snapshotChanged) this.publishSnapshot();
     if (effects.opened !== null) {
       const opened = { roundId: effects.opened.roundId, previousRoundId: effects.opened.previousRoundId, openedAt: this.deps.now().toISOString() };
@@ -214,10 +218,19 @@ export class LeaderSession {
     }
   }
 
+  /** The board, the Treasury (its motherlode pool) and the board's current round once known. */
+  private watched(): string[] {
+    const board = this.tracker.board;
+    const keys = [this.deps.pdas.board.toBase58(), this.deps.pdas.treasury.toBase58()];
+    if (board !== null) keys.push(this.deps.pdas.round(board.roundId).toBase58());
+    return keys;
+  }
+
   private publishSnapshot(): void {
     const board = this.tracker.board;
     if (board === null) return;
-    this.deps.publisher.snapshot(buildSnapshot(board, this.tracker.round, this.tracker.slot, this.prevRound, this.deps.slotSeconds, this.deps.now()));
+    const inputs = { motherlodePool: this.tracker.treasury?.motherlode ?? null, evStakeLamports: this.deps.evStakeLamports };
+    this.deps.publisher.snapshot(buildSnapshot(board, this.tracker.round, this.tracker.slot, this.prevRound, this.deps.slotSeconds, this.deps.now(), inputs));
     this.deps.metrics.snapshots.inc();
   }
 

@@ -1,5 +1,15 @@
-import type { BoardAccount, RoundAccount } from '@gridlab/chain';
-import type { LiveSnapshot, LiveStatus, Round } from '@gridlab/contracts';
+import { boardEv, distributionMask, layout, productionCost, type BoardAccount, type RoundAccount } from '@gridlab/chain';
+import type { LiveGame, LiveSnapshot, LiveStatus, Round } from '@gridlab/contracts';
+
+/** What the live game adds to the accounts: the Treasury's pool and the stake EV is shown for. */
+export interface GameInputs {
+  /** ORE base units in the motherlode pool, or null before the Treasury is read. */
+  readonly motherlodePool: number | null;
+  readonly evStakeLamports: number;
+}
+
+/** EV per lamport is shown to a millionth. */
+const EV_DIGITS = 1e6;
 
 /**
  * The live snapshot of the current round: `waiting` until the first deploy sets an end
@@ -14,6 +24,7 @@ export function buildSnapshot(
   prevRound: Round | null,
   slotSeconds: number,
   now: Date,
+  inputs: GameInputs | null = null,
 ): LiveSnapshot {
   const current = round !== null && round.id === board.roundId ? round : null;
   const deployed = current ? [...current.deployed] : new Array<number>(25).fill(0);
@@ -43,5 +54,33 @@ export function buildSnapshot(
     endSlot: board.endSlot,
     prevRound,
     updatedAt: now.toISOString(),
+    ...(inputs === null ? {} : { game: liveGame(board, current, deployed, prevRound, inputs) }),
+  };
+}
+
+/**
+ * Today's game: the rule and prize of the rounds settling now (the previous round's, 1 ORE
+ * before any 952-byte round), the pool, the board's production cost (952-byte rounds), the
+ * squares whose prize would split (the distribution mask of the rounds paid by `returns`,
+ * which came with it), and the EV per lamport of the configured stake on each square, the
+ * ORE at the production cost.
+ */
+export function liveGame(board: BoardAccount, round: RoundAccount | null, deployed: readonly number[], prevRound: Round | null, inputs: GameInputs): LiveGame {
+  const payoutRule = prevRound?.payoutRule ?? 'returns';
+  const oreReward = prevRound?.oreReward ?? layout.ORE_BASE_UNITS;
+  const roundLayout = round?.layout ?? (prevRound?.oreReward === null ? layout.ROUND_LEN_V3 : layout.ROUND_LEN_CURRENT);
+  const cost = productionCost(board, roundLayout);
+  const mask = payoutRule === 'returns' ? distributionMask(board.roundId) : null;
+  const price = cost ?? 0;
+  const evs = boardEv({ deployed, payoutRule, oreReward, motherlodePool: inputs.motherlodePool ?? 0 }, inputs.evStakeLamports, price);
+  return {
+    payoutRule,
+    oreReward,
+    motherlodePool: inputs.motherlodePool,
+    productionCost: cost,
+    splitSquares: mask === null ? null : Array.from({ length: 25 }, (_, s) => (mask & (1 << s)) === 0),
+    evStakeLamports: inputs.evStakeLamports,
+    evOrePriceLamports: price,
+    evPerSol: evs.map((e) => Math.round(e.evPerSol * EV_DIGITS) / EV_DIGITS),
   };
 }

@@ -63,3 +63,15 @@ describe('buildSnapshot', () => {
     expect(s.totalDeployed).toBe(0);
   });
 });
+
+describe('RoundTracker and the Treasury', () => {
+  it('asks for a new snapshot when the motherlode pool changes, not when it is read again', () => {
+    const tracker = new RoundTracker();
+    expect(tracker.treasury).toBeNull();
+    expect(tracker.onTreasury({ motherlode: 5 }, 10).snapshotChanged).toBe(true);
+    expect(tracker.onTreasury({ motherlode: 5 }, 11).snapshotChanged).toBe(false);
+    expect(tracker.onTreasury({ motherlode: 7 }, 12).snapshotChanged).toBe(true);
+    expect(tracker.treasury).toEqual({ motherlode: 7 });
+    expect(tracker.slot).toBe(12);
+  });
+});

@@ -1,4 +1,4 @@
-import type { BoardAccount, RoundAccount } from '@gridlab/chain';
+import type { BoardAccount, RoundAccount, TreasuryAccount } from '@gridlab/chain';
 
 /** What one account update asks the indexer to do. */
 export interface TrackerEffects {
@@ -23,6 +23,7 @@ export class RoundTracker {
   private boardState: BoardAccount | null = null;
   private roundState: RoundAccount | null = null;
   private slotState = 0;
+  private treasuryState: TreasuryAccount | null = null;
 
   get board(): BoardAccount | null {
     return this.boardState;
@@ -34,6 +35,19 @@ export class RoundTracker {
 
   get slot(): number {
     return this.slotState;
+  }
+
+  /** The Treasury as last seen (its motherlode pool), or null before it is read. */
+  get treasury(): TreasuryAccount | null {
+    return this.treasuryState;
+  }
+
+  /** A Treasury update: a new snapshot when the motherlode pool changed. */
+  onTreasury(treasury: TreasuryAccount, slot: number): TrackerEffects {
+    this.slotState = Math.max(this.slotState, slot);
+    if (this.treasuryState?.motherlode === treasury.motherlode) return NONE;
+    this.treasuryState = treasury;
+    return { ...NONE, snapshotChanged: true };
   }
 
   /** A board update observed at `slot`. */
