@@ -12,6 +12,7 @@ import { connectBus, decodeMessage } from '@gridlab/bus';
 import { isDateTime, natsNames, validateKeyShared, type KeyShared } from '@gridlab/contracts';
 import Ajv2020 from 'ajv/dist/2020';
 import { loadOpenApi } from '../src/http/openapi';
+import { bestSquares, boardEv } from '@gridlab/chain';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const SECRET = 'gateway-test-secret-0123456789abcdef';
@@ -177,6 +178,31 @@ describe('data endpoints', () => {
     const text = raw.encoding === 'gzip' ? gunzipSync(raw.body).toString() : raw.body.toString();
     expect(raw.encoding).toBe(Buffer.byteLength(text) > 1024 ? 'gzip' : undefined);
     expect(JSON.parse(text).roundId).toBeGreaterThanOrEqual(live.roundId);
+  });
+
+  it('serves every square\'s EV for a stake on the live round (/live/ev), the ORE at the production cost or the caller\'s price', async () => {
+    const res = await get(`${base}/api/v1/live/ev?stakeLamports=250000000&k=3`, apiKey);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-limit')).toBe('60');
+    const ev = (await res.json()) as { squares: { square: number; deployedLamports: number; evLamports: number; evPerSol: number; split: boolean | null }[]; best: number[]; payoutRule: 'returns' | 'parimutuel'; oreReward: number; motherlodePool: number | null; orePriceLamports: number; orePriceSource: string; stakeLamports: number };
+    openapi('LiveEv', ev);
+    // The devnet's live rounds are 952-byte `returns` rounds with a Treasury: a production cost, a pool, a distribution mask.
+    expect(ev).toMatchObject({ stakeLamports: 250_000_000, payoutRule: 'returns', orePriceSource: 'productionCost' });
+    expect(ev.motherlodePool).not.toBeNull();
+    expect(ev.squares.filter((s) => s.split === false)).toHaveLength(10);
+    const expected = boardEv({ deployed: ev.squares.map((s) => s.deployedLamports), payoutRule: ev.payoutRule, oreReward: ev.oreReward, motherlodePool: ev.motherlodePool ?? 0 }, 250_000_000, ev.orePriceLamports);
+    ev.squares.forEach((s, i) => expect(s.evLamports).toBeCloseTo(expected[i]!.evLamports, 2));
+    expect(ev.best).toEqual(bestSquares(expected, 3).map((e) => e.square));
+    const priced = (await (await get(`${base}/api/v1/live/ev?orePriceLamports=0`, apiKey)).json()) as typeof ev;
+    expect(priced).toMatchObject({ stakeLamports: 100_000_000, orePriceLamports: 0, orePriceSource: 'caller' });
+    for (const query of ['stakeLamports=0', 'stakeLamports=-5', 'stakeLamports=1.5', 'stakeLamports=abc', 'orePriceLamports=-1', 'k=26', 'k=0']) {
+      const bad = await get(`${base}/api/v1/live/ev?${query}`, apiKey);
+      expect([query, bad.status]).toEqual([query, 400]);
+      const problem = (await bad.json()) as { code: string; errors: { path: string }[] };
+      expect(problem.code).toBe('invalid_request');
+      expect(problem.errors[0]!.path).toBe(`/query/${query.split('=')[0]}`);
+    }
+    expect((await get(`${base}/api/v1/live/ev`)).status).toBe(401);
   });
 
   it('serves /stats whose per-square hits sum to the non-voided rounds', async () => {

@@ -52,6 +52,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/live/ev": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The expected value of a stake on every square of the live round
+         * @description For a stake added now to each square in turn: the exact expected SOL back under the round's rule (the square wins with probability 1/25, and the rule's integer fees apply to the square's new total), the expected ORE, 1/25 · stake/(square + stake) · (prize + motherlode pool/500), and their sum in lamports with ORE valued at `orePriceLamports` (default: the board's production cost; 0 when there is none). Deploys made after this moment are not known and not counted: the figures move as the board fills. From memory, as /live.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description lamports added to each square (default 0.1 SOL) */
+                    stakeLamports?: number;
+                    /** @description lamports per whole ORE (default: the production cost) */
+                    orePriceLamports?: number;
+                    /** @description how many best squares to list */
+                    k?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every square's expected value for the stake */
+                200: {
+                    headers: {
+                        "RateLimit-Limit"?: number;
+                        "RateLimit-Remaining"?: number;
+                        "RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LiveEv"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                402: components["responses"]["PaymentRequired"];
+                429: components["responses"]["RateLimited"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stream": {
         parameters: {
             query?: never;
@@ -1394,6 +1448,47 @@ export interface components {
             evOrePriceLamports: number;
             /** @description per square: the expected result of that stake added now, per lamport staked (-0.05: 5% lost on average). See GET /live/ev for any stake and ORE price. */
             evPerSol: number[];
+        };
+        LiveEv: {
+            roundId: number;
+            /** @enum {unknown} */
+            status: "waiting" | "active" | "intermission";
+            /** @enum {unknown} */
+            payoutRule: "parimutuel" | "returns";
+            stakeLamports: number;
+            orePriceLamports: number;
+            /**
+             * @description where the ORE price came from: the query, the board's production cost, or none (ORE valued at 0)
+             * @enum {unknown}
+             */
+            orePriceSource: "caller" | "productionCost" | "none";
+            /** @description ORE base units the winning square's miners take */
+            oreReward: number;
+            /** @description ORE base units in the motherlode pool; null while not read (counted as 0) */
+            motherlodePool: number | null;
+            squares: {
+                square: number;
+                /** @description on the square now, before the stake */
+                deployedLamports: number;
+                /** @description expected lamports won (positive) or lost: SOL back less the stake, plus the expected ORE at the price; to a thousandth */
+                evLamports: number;
+                /** @description evLamports per lamport staked, to a millionth */
+                evPerSol: number;
+                /** @description the stake included */
+                expectedSolBackLamports: number;
+                /** @description ORE base units expected */
+                expectedOre: number;
+                /** @description true: the prize would be split pro rata if the square wins; false: one top miner takes it; null: the round decides by its randomness */
+                split: boolean | null;
+            }[];
+            /** @description the k best squares for this stake, best first (ties: the lower square) */
+            best: number[];
+            /**
+             * Format: date-time
+             * @description when the indexer built the snapshot this is figured on
+             */
+            updatedAt: string;
+            stale: boolean;
         };
         /** @description A LiveSnapshot as served by /live and /stream, with its freshness. */
         LiveView: components["schemas"]["LiveSnapshot"] & {

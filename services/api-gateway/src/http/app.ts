@@ -18,6 +18,7 @@ import { computeGrid } from '../domain/grid';
 import type { StreamRegistry } from '../domain/stream-registry';
 import type { InFlight } from '../domain/in-flight';
 import { computeStats } from '../domain/stats';
+import { liveEv } from '../domain/live-ev';
 import { clientAddress, type ProxyMatcher } from './client-address';
 import { loadOpenApi } from './openapi';
 import { problem, sendProblem, toProblem } from './problem';
@@ -97,6 +98,10 @@ const NDJSON = 'application/x-ndjson';
 /** Responses over 1 KiB honour Accept-Encoding: gzip (SPEC 2). */
 const GZIP_THRESHOLD = 1024;
 const MAX_ROUND_ID = Number.MAX_SAFE_INTEGER;
+/** GET /live/ev's stake when none is given: 0.1 SOL, a typical miner's per square. */
+const DEFAULT_EV_STAKE = 100_000_000;
+/** A stake or price at most a million SOL (stakes beyond mean nothing on a real board). */
+const MAX_LAMPORTS = 1_000_000_000_000_000;
 
 /** RateLimit-* headers of a bucket decision (draft-ietf-httpapi-ratelimit-headers). */
 export function rateLimitHeaders(decision: BucketDecision): Record<string, string> {
@@ -208,6 +213,18 @@ export function createApp(deps: AppDeps): express.Express {
     res.locals['caller'] = caller;
     res.set(rateLimitHeaders(caller.decision));
     next();
+  });
+
+  paid.get('/live/ev', (req, res) => {
+    // Parameters first, each named when wrong; then the live round, held in memory.
+    const stakeLamports = intParam(req.query['stakeLamports'], 'stakeLamports', DEFAULT_EV_STAKE, 1, MAX_LAMPORTS)!;
+    const orePriceLamports = intParam(req.query['orePriceLamports'], 'orePriceLamports', undefined, 0, MAX_LAMPORTS);
+    const k = intParam(req.query['k'], 'k', 5, 1, 25)!;
+    const view = deps.live.view();
+    if (view === null) throw liveUnavailable();
+    const ev = liveEv(view.held.snapshot, { stakeLamports, k, ...(orePriceLamports === undefined ? {} : { orePriceLamports }) });
+    if (ev === null) throw new UnavailableError('the live round\'s game is not known yet (the indexer publishes it with each snapshot)', { retryAfterSeconds: 5 });
+    res.set('Cache-Control', 'no-store').json({ ...ev, stale: view.stale });
   });
 
   paid.get('/stats', async (_req, res) => {
