@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { KeyStore, BILLING_MIGRATIONS_DIR, BILLING_SCHEMA } from '@gridlab/billing-store';
 import { connectBus, openLiveBucket } from '@gridlab/bus';
+import { boardEv, distributionMask } from '@gridlab/chain';
 import { natsNames, validateLiveSnapshot, type LiveSnapshot } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { createLogger } from '@gridlab/logger';
@@ -25,10 +26,13 @@ export function freePort(): Promise<number> {
 /** A realistic snapshot (the same shape and size the indexer publishes). */
 export function sampleSnapshot(): LiveSnapshot {
   const squares = (base: number) => Array.from({ length: 25 }, (_, i) => base + i * 7919);
+  const deployed = squares(412_000_000);
+  const mask = distributionMask(123456);
+  const evs = boardEv({ deployed, payoutRule: 'returns', oreReward: 100_000_000_000, motherlodePool: 230_000_000_000_000 }, 100_000_000, 312_000_000);
   return validateLiveSnapshot({
     roundId: 123456,
     status: 'active',
-    deployed: squares(412_000_000),
+    deployed,
     count: squares(14).map((c) => c % 60),
     totalDeployed: 15_123_456_789,
     totalMiners: 412,
@@ -58,6 +62,16 @@ export function sampleSnapshot(): LiveSnapshot {
       source: 'account',
     },
     updatedAt: '2026-11-22T06:11:31.456Z',
+    game: {
+      payoutRule: 'returns',
+      oreReward: 100_000_000_000,
+      motherlodePool: 230_000_000_000_000,
+      productionCost: 312_000_000,
+      splitSquares: Array.from({ length: 25 }, (_, s) => (mask & (1 << s)) === 0),
+      evStakeLamports: 100_000_000,
+      evOrePriceLamports: 312_000_000,
+      evPerSol: evs.map((e) => Math.round(e.evPerSol * 1e6) / 1e6),
+    },
   });
 }
 

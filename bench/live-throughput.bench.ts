@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import autocannon from 'autocannon';
 import { freePort, startGatewayUnderTest } from './gateway-harness';
@@ -28,6 +29,9 @@ const KEYS = 5000;
 /** Fresh keys, each sent BURST requests at once after the throughput runs (issued with the others, never used by them). */
 const BURST_KEYS = 5;
 const BURST = 70;
+/** GET /live/ev load: a steady rate well within the keys' buckets. */
+const EV_RATE = 1000;
+const EV_SECONDS = 3;
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -35,10 +39,12 @@ async function load(
   url: string,
   headers: (i: number) => Record<string, string>,
   { overallRate, duration = DURATION_S }: { overallRate?: number; duration?: number } = {},
+  path?: () => string,
 ): Promise<autocannon.Result> {
   let i = 0;
   return autocannon({
     url,
+    ...(path === undefined ? {} : { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: path() }) }] }),
     // A fixed rate over many connections makes autocannon send in bursts (a bare server
     // shows a 140 ms p99 at 1,000 req/s over 50 connections); 10 spread it evenly.
     connections: overallRate === undefined ? CONNECTIONS : FIXED_RATE_CONNECTIONS,
@@ -64,6 +70,12 @@ async function burst(url: string, key: string, size: number): Promise<{ answered
     }),
   );
   return { answered: statuses.filter((s) => s === 200).length, refilled: Math.floor(((Date.now() - started) * 5) / 1000) };
+}
+
+/** CPU milliseconds (user + system) a process has used, from /proc (clock ticks of 10 ms). */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** Headers Node's http server writes itself, on the bare server as on the gateway. */
@@ -127,12 +139,25 @@ const bench: Bench = async () => {
     const bursts: { answered: number; refilled: number }[] = [];
     for (const key of gateway.keys.slice(KEYS)) bursts.push(await burst(`${gateway.url}/api/v1/live`, key, BURST));
     const burstMet = bursts.every(({ answered, refilled }) => answered >= 60 && answered <= 60 + refilled);
+    // GET /live/ev: the gateway's CPU per answer (its /proc stat), for stakes of every size.
+    const cpuBefore = processCpuMs(gateway.pid);
+    let stake = 0;
+    const evLoad = await load(`${gateway.url}/api/v1/live/ev`, auth, { overallRate: EV_RATE, duration: EV_SECONDS }, () => `/api/v1/live/ev?stakeLamports=${1 + ((stake = (stake * 7 + 12_345_679) % 999_999_999_937) % 1_000_000_000_000)}`);
+    const evCpuMs = (processCpuMs(gateway.pid) - cpuBefore) / Math.max(1, evLoad.requests.total);
     return [
       { key: 'live.gatewayRps', label: `GET /live with auth + rate limit (median of ${ROUNDS})`, value: Math.round(median(gatewayRps)), unit: 'req/s' },
       { key: 'live.bareRps', label: `bare Node http, the same response bytes (median of ${ROUNDS})`, value: Math.round(median(bareRps)), unit: 'req/s' },
       { key: 'live.ratio', label: 'GET /live ÷ bare http (median of alternating pairs)', value: Math.round(ratio * 1000) / 1000, unit: 'ratio', target: '>= 0.75', met: ratio >= 0.75 },
       { key: 'live.non2xx', label: 'GET /live non-2xx responses during the run', value: non2xx, unit: 'responses' },
       { key: 'live.p99At1000', label: 'GET /live p99 at 1,000 req/s', value: fixed.latency.p99, unit: 'ms', target: '< 20', met: fixed.latency.p99 < 20 },
+      {
+        key: 'live.evCpuMs',
+        label: `GET /live/ev: gateway CPU per answer (${EV_RATE.toLocaleString('en')} req/s for ${EV_SECONDS} s, stakes of 1 lamport to 1,000 SOL)`,
+        value: Math.round(evCpuMs * 1000) / 1000,
+        unit: 'ms',
+        target: '< 1',
+        met: evCpuMs < 1 && evLoad.non2xx === 0,
+      },
       {
         key: 'live.burstAnswered',
         label: `GET /live: fewest 200s of ${BURST} concurrent requests on a fresh key (${BURST_KEYS} keys, after the load)`,

@@ -14,6 +14,7 @@ import type {
   IssuedKey,
   Leaderboard,
   LeaderboardDetail,
+  LiveEv,
   LiveView,
   LogEvent,
   OkBody,
@@ -117,6 +118,15 @@ export class GridlabClient {
   /** GET /live: the current round, with `stale`. */
   live(opts?: CallOptions): Promise<OkBody<'/api/v1/live', 'get'>> {
     return this.get<LiveView>('/live', {}, opts);
+  }
+
+  /**
+   * GET /live/ev: every square's expected value for a stake added now (default 0.1 SOL),
+   * ORE valued at `orePriceLamports` (default: the board's production cost), and the `k`
+   * best squares.
+   */
+  liveEv(query: Query<'/api/v1/live/ev', 'get'> = {}, opts?: CallOptions): Promise<OkBody<'/api/v1/live/ev', 'get'>> {
+    return this.get<LiveEv>('/live/ev', query, opts);
   }
 
   /** GET /stats: whole-history statistics. */

@@ -87,6 +87,18 @@ describe('gridlab API commands', () => {
     expect(shown).toBeGreaterThanOrEqual(live['roundId'] as number);
     expect(board.stdout.split('\n').filter((l) => /^\s*\d+:/.test(l))).toHaveLength(5);
 
+    // --ev: each square's EV per SOL for the stake, the best squares, and what it assumes.
+    const ev = await until('the live EV', () => json('live', '--once', '--ev', '--stake', '0.5', '--ore-price', '0.25'), (e) => typeof e['roundId'] === 'number');
+    expect(ev).toMatchObject({ stakeLamports: 500_000_000, orePriceLamports: 250_000_000, orePriceSource: 'caller' });
+    expect(ev['squares']).toHaveLength(25);
+    const evTable = await gridlab('live', '--once', '--ev');
+    expect(evTable.code).toBe(0);
+    expect(evTable.stdout).toMatch(/stake 0\.1000 SOL a square/);
+    expect(evTable.stdout.split('\n').filter((l) => /^\s*\d+[ s1] [+-]\d\.\d{4}/.test(l))).toHaveLength(5);
+    expect(evTable.stdout).toMatch(/^best now: \d+ \(/m);
+    const badStake = await gridlab('live', '--once', '--ev', '--stake', 'lots');
+    expect([badStake.code, badStake.stderr]).toEqual([2, expect.stringContaining('--stake must be an amount of SOL')]);
+
     const missingKey = await runCli(['stats'], { ...env, GRIDLAB_API_KEY: '' });
     expect(missingKey.code).toBe(2);
   });

@@ -1,8 +1,11 @@
-import type { LiveView, StrategyDsl } from '@gridlab/client';
+import type { LiveEv, LiveView, StrategyDsl } from '@gridlab/client';
+import { InputError } from '@gridlab/errors';
 import type { Command } from 'commander';
 import { apiOptions, clientFor, print, printTable, readJsonFile, roundIdOption, type ApiOptions } from '../api';
 
 const LAMPORTS_PER_SOL = 1_000_000_000;
+/** `gridlab live --ev` asks for the EV at most this often within a round (each ask is a request against the key's limit). */
+const EV_REFRESH_MS = 2000;
 
 /** The 5x5 board of a snapshot: SOL deployed and miners per square. */
 export function renderBoard(view: LiveView): string {
@@ -23,25 +26,74 @@ export function renderBoard(view: LiveView): string {
   return lines.join('\n');
 }
 
+/** The EV of a stake on each square, as a 5x5 table of EV per SOL staked, the best squares and what it assumes. */
+export function renderEv(ev: LiveEv): string {
+  const sol = (lamports: number): string => (lamports / LAMPORTS_PER_SOL).toFixed(4);
+  const lines = [
+    `round ${ev.roundId}  ${ev.status}  ${ev.payoutRule}  stake ${sol(ev.stakeLamports)} SOL a square  ORE at ${sol(ev.orePriceLamports)} SOL (${ev.orePriceSource})` +
+      `  motherlode pool ${ev.motherlodePool === null ? 'unknown' : (ev.motherlodePool / 1e11).toFixed(2)} ORE${ev.stale ? '  (stale)' : ''}`,
+    'EV per SOL staked (s: the prize is split pro rata if the square wins; 1: one top miner takes it):',
+  ];
+  for (let row = 0; row < 5; row++) {
+    const cells: string[] = [];
+    for (let col = 0; col < 5; col++) {
+      const s = ev.squares[row * 5 + col]!;
+      const mark = s.split === null ? ' ' : s.split ? 's' : '1';
+      cells.push(`${String(s.square).padStart(2)}${mark} ${(s.evPerSol >= 0 ? '+' : '') + s.evPerSol.toFixed(4)}`);
+    }
+    lines.push(cells.join('  '));
+  }
+  lines.push(`best now: ${ev.best.map((n) => `${n} (${sol(ev.squares[n]!.evLamports)} SOL)`).join(', ')}`);
+  return lines.join('\n');
+}
+
+/** A SOL amount option as lamports. */
+function lamportsOf(value: string, what: string): number {
+  const sol = Number(value);
+  const lamports = Math.round(sol * LAMPORTS_PER_SOL);
+  if (!/^\d+(\.\d+)?$/.test(value) || !Number.isSafeInteger(lamports)) throw new InputError(`${what} must be an amount of SOL, like 0.1`);
+  return lamports;
+}
+
 /** `gridlab live`, `stats`, `backtest`, `strategies`: the API's reads, as tables or --json. */
 export function registerRead(program: Command): void {
   apiOptions(
     program
       .command('live')
-      .description('the board of the current round, refreshed as it changes (Ctrl-C stops); --once prints it once')
-      .option('--once', 'print the current board and exit', false),
-  ).action(async (opts: ApiOptions & { once: boolean }) => {
+      .description('the board of the current round, refreshed as it changes (Ctrl-C stops); --once prints it once; --ev shows each square\'s expected value for a stake instead')
+      .option('--once', 'print the current board and exit', false)
+      .option('--ev', 'each square\'s EV per SOL for a stake added now, and the best squares', false)
+      .option('--stake <sol>', 'with --ev: SOL added to a square (default 0.1)')
+      .option('--ore-price <sol>', 'with --ev: SOL per ORE (default: the board\'s production cost)'),
+  ).action(async (opts: ApiOptions & { once: boolean; ev: boolean; stake?: string; orePrice?: string }) => {
     const client = clientFor(opts);
+    const evQuery = {
+      ...(opts.stake === undefined ? {} : { stakeLamports: lamportsOf(opts.stake, '--stake') }),
+      ...(opts.orePrice === undefined ? {} : { orePriceLamports: lamportsOf(opts.orePrice, '--ore-price') }),
+    };
+    const show = async (view: LiveView | null): Promise<string> => {
+      if (opts.ev) {
+        const ev = await client.liveEv(evQuery);
+        return opts.json === true ? JSON.stringify(ev) : renderEv(ev);
+      }
+      return opts.json === true ? JSON.stringify(view) : renderBoard(view!);
+    };
     if (opts.once) {
-      const view = await client.live();
-      process.stdout.write(opts.json === true ? `${JSON.stringify(view)}\n` : `${renderBoard(view)}\n`);
+      process.stdout.write(`${await show(opts.ev ? null : await client.live())}\n`);
       return;
     }
     const stop = new AbortController();
     process.once('SIGINT', () => stop.abort());
+    // With --ev each redraw is a request: at most one every EV_REFRESH_MS, and on a new round.
+    let shownAt = 0;
+    let shownRound = -1;
     for await (const view of client.stream({ signal: stop.signal })) {
-      if (opts.json === true) process.stdout.write(`${JSON.stringify(view)}\n`);
-      else process.stdout.write(`${process.stdout.isTTY ? '\x1b[2J\x1b[H' : ''}${renderBoard(view)}\n${process.stdout.isTTY ? '' : '\n'}`);
+      if (opts.ev && view.roundId === shownRound && Date.now() - shownAt < EV_REFRESH_MS) continue;
+      shownAt = Date.now();
+      shownRound = view.roundId;
+      const text = await show(view);
+      if (opts.json === true) process.stdout.write(`${text}\n`);
+      else process.stdout.write(`${process.stdout.isTTY ? '\x1b[2J\x1b[H' : ''}${text}\n${process.stdout.isTTY ? '' : '\n'}`);
     }
   });
 
