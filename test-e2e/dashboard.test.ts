@@ -218,6 +218,48 @@ describeBrowser('the dashboard in a real browser', () => {
     await context.close();
   });
 
+  it('shows today\'s game on the live board: EV per SOL as the heatmap, the pool, who takes each square\'s prize, and the best squares for a typed stake', async () => {
+    const { context, page } = await openPage({ signIn: true });
+    const game = page.getByTestId('game');
+    await game.waitFor({ timeout: 20_000 });
+    expect(await game.textContent()).toMatch(/Motherlode pool[\d.,]+ ORE/);
+    expect(await game.textContent()).toMatch(/Production cost[\d.,]+ SOL per ORE/);
+    // The returns rule's distribution mask: 10 squares to one top miner, 15 split.
+    expect(await page.locator('[data-testid=grid] .cell-mark').allTextContents()).toHaveLength(25);
+    expect((await page.locator('[data-testid=grid] .cell-mark').allTextContents()).filter((t) => t.trim() === 'solo')).toHaveLength(10);
+    await page.getByTestId('metric-ev').check();
+    await waitUntil(
+      'the board coloured by EV per SOL',
+      () => page.locator('[data-testid=grid] .cell-sol').allTextContents(),
+      (texts) => texts.length === 25 && texts.every((t) => /^[+−]?\d\.\d{4}$/.test(t.trim())),
+      { timeoutMs: 20_000 },
+    );
+    expect(await page.getByTestId('legend').textContent()).toMatch(/SOL per SOL.*stake 0\.1 SOL, ORE at .* \(the production cost\)/);
+    const best = page.getByTestId('best-squares').locator('li');
+    expect(await best.count()).toBe(5);
+    // The best square first: its EV per SOL is the highest the board shows.
+    const firstBest = Number(/#(\d+)/.exec((await best.first().textContent()) ?? '')?.[1]);
+    const values = await page.locator('[data-testid=grid] td').evaluateAll((cells) => cells.map((c) => Number(c.getAttribute('data-value'))));
+    expect(values[firstBest]).toBe(Math.max(...values));
+    // A typed stake and price are what the figures assume; a bad one says so at its field.
+    await page.getByLabel('Your stake (SOL a square)').fill('2');
+    await page.getByLabel('ORE price (SOL per ORE)').fill('0');
+    await waitUntil('the EV for the typed stake', () => page.getByTestId('legend').textContent(), (t) => /stake 2 SOL, ORE at 0 SOL \(your price\)/.test(t ?? ''), { timeoutMs: 20_000 });
+    await page.getByLabel('Your stake (SOL a square)').fill('lots');
+    expect(await page.locator('[data-field=ev-stake] .field-error').textContent()).toContain('a positive amount of SOL');
+    await page.getByLabel('Your stake (SOL a square)').fill('0.1');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'live-ev.png'), fullPage: true });
+    await context.close();
+
+    const narrow = await openPage({ signIn: true, width: 360 });
+    await narrow.page.getByTestId('metric-ev').check();
+    await narrow.page.getByTestId('best-squares').waitFor({ timeout: 20_000 });
+    expect(await narrow.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+    await narrow.page.screenshot({ path: join(SHOTS, 'live-ev-360.png'), fullPage: true });
+    await narrow.context.close();
+  });
+
   it('refuses dashboard data without the session, and with the session from another origin', async () => {
     const { context, page } = await openPage({ signIn: true });
     const cookie = (await context.cookies()).find((c) => c.name === 'gridlab_session')!;

@@ -8,14 +8,38 @@ export interface GridCell {
   readonly note?: string;
 }
 
+/** What the heatmap colours by, when not the deployed SOL. */
+export interface GridMetric {
+  /** Per square: the value the colour follows (higher: hotter). */
+  readonly values: readonly number[];
+  /** Per square: the text shown large in the cell. */
+  readonly format: (value: number) => string;
+}
+
 /**
- * The 5x5 board as a heatmap of deployed SOL (square 0 top left, row by row), with each
- * square's miners; `highlight` marks squares (the last winner).
+ * The 5x5 board as a heatmap (square 0 top left, row by row): of deployed SOL, or of
+ * `metric`, with each square's miners; `highlight` marks squares (the last winner);
+ * `marks` adds a short tag to squares (who takes the prize if it wins).
  */
-export function Grid({ cells, highlight = [], caption, relative = false }: { cells: readonly GridCell[]; highlight?: readonly number[]; caption: string; relative?: boolean }) {
-  const max = Math.max(0, ...cells.map((c) => c.deployed));
-  // Relative: the scale runs from the smallest square to the largest (totals over many rounds are close).
-  const min = relative ? Math.min(...cells.map((c) => c.deployed)) : 0;
+export function Grid({
+  cells,
+  highlight = [],
+  caption,
+  relative = false,
+  metric,
+  marks,
+}: {
+  cells: readonly GridCell[];
+  highlight?: readonly number[];
+  caption: string;
+  relative?: boolean;
+  metric?: GridMetric;
+  marks?: readonly (string | null)[];
+}) {
+  const values = metric?.values ?? cells.map((c) => c.deployed);
+  const max = Math.max(0, ...values);
+  // Relative (and any metric that can be negative): the scale runs from the smallest square to the largest.
+  const min = relative || metric !== undefined ? Math.min(...values) : 0;
   return (
     <table class="grid" data-testid="grid">
       <caption class="visually-hidden">{caption}</caption>
@@ -25,7 +49,10 @@ export function Grid({ cells, highlight = [], caption, relative = false }: { cel
             {[0, 1, 2, 3, 4].map((col) => {
               const i = row * 5 + col;
               const cell = cells[i] ?? { deployed: 0, miners: 0 };
-              const heat = intensity(cell.deployed - min, max - min);
+              const value = values[i] ?? 0;
+              const heat = intensity(value - min, max - min);
+              const main = metric === undefined ? sol(cell.deployed, 3) : metric.format(value);
+              const mark = marks?.[i] ?? null;
               return (
                 <td
                   key={i}
@@ -33,10 +60,14 @@ export function Grid({ cells, highlight = [], caption, relative = false }: { cel
                   style={{ '--heat': heat.toFixed(3) }}
                   data-square={i}
                   data-deployed={cell.deployed}
-                  title={`Square ${i}: ${sol(cell.deployed)}, ${cell.note ?? `${cell.miners} miners`}`}
+                  data-value={value}
+                  title={`Square ${i}: ${main}, ${sol(cell.deployed)}, ${cell.note ?? `${cell.miners} miners`}${mark === null ? '' : `, ${mark}`}`}
                 >
-                  <span class="cell-index">#{i}</span>
-                  <span class="cell-sol">{sol(cell.deployed, 3)}</span>
+                  <span class="cell-index">
+                    #{i}
+                    {mark !== null && <span class="cell-mark"> {mark}</span>}
+                  </span>
+                  <span class="cell-sol">{main}</span>
                   <span class="cell-miners">{cell.note ?? `${cell.miners} miners`}</span>
                 </td>
               );

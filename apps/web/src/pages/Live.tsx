@@ -1,10 +1,35 @@
-import type { LiveView, Round } from '@gridlab/client';
+import type { LiveEv, LiveView, Round } from '@gridlab/client';
 import { useEffect, useState } from 'preact/hooks';
 import { api, describe } from '../api';
-import { Grid } from '../components/Grid';
+import { described, Field } from '../components/Field';
+import { Grid, type GridMetric } from '../components/Grid';
 import { Loaded, Loading, Stat } from '../components/Status';
-import { countdown, int, sol, when } from '../format';
+import { countdown, int, LAMPORTS_PER_SOL, sol, when } from '../format';
 import { useLoad, useNow } from '../hooks';
+
+type Metric = 'sol' | 'miners' | 'ev';
+
+const METRICS: { readonly value: Metric; readonly label: string }[] = [
+  { value: 'sol', label: 'SOL deployed' },
+  { value: 'miners', label: 'Miners' },
+  { value: 'ev', label: 'EV per SOL' },
+];
+/** ORE base units per whole ORE. */
+const ORE = 100_000_000_000;
+/** How often the EV of the typed stake is asked again while the page is open. */
+const EV_REFRESH_MS = 3000;
+
+/** `+0.0123` / `−0.0456`: an EV per SOL staked. */
+function signed(x: number): string {
+  return `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x).toFixed(4)}`;
+}
+
+/** A typed SOL amount as lamports; null while it is not one (empty, negative, or 0 when `positive`). */
+function lamports(text: string, positive = true): number | null {
+  if (!/^\d+(\.\d+)?$/.test(text.trim())) return null;
+  const value = Math.round(Number(text) * LAMPORTS_PER_SOL);
+  return (positive ? value > 0 : value >= 0) && Number.isSafeInteger(value) ? value : null;
+}
 
 /** The round's winning square, or null for a voided round. */
 function winner(round: Round): number | null {
@@ -32,12 +57,38 @@ export function LivePage() {
     return () => abort.abort();
   }, []);
   const [recent, reloadRecent] = useLoad((signal) => api.rounds({ limit: 10 }, { signal }), [live?.view.prevRound?.id]);
+  const [metric, setMetric] = useState<Metric>('sol');
+  const [stakeText, setStakeText] = useState('0.1');
+  const [priceText, setPriceText] = useState('');
+  const stake = lamports(stakeText);
+  const price = priceText.trim() === '' ? undefined : lamports(priceText, false);
+  const priceValid = price !== null;
+  const [ev] = useLoad<LiveEv | null>(
+    (signal) =>
+      stake === null || !priceValid ? Promise.resolve(null) : api.liveEv({ stakeLamports: stake, ...(price === undefined ? {} : { orePriceLamports: price }) }, { signal }),
+    [stake, price, live?.view.roundId],
+    EV_REFRESH_MS,
+  );
 
   if (live === null) return streamError === null ? <Loading what="the live round" /> : <p class="error" role="alert">{streamError}</p>;
   const v = live.view;
   const secondsLeft = v.secondsLeft === null ? null : Math.max(0, v.secondsLeft - (now - live.at) / 1000);
   const last = v.prevRound;
   const lastWinner = last === null ? null : winner(last);
+  const game = v.game;
+  const evNow = ev.state === 'ok' ? ev.value : null;
+  const cells = v.deployed.map((deployed, i) => ({ deployed, miners: v.count[i] ?? 0 }));
+  const gridMetric: GridMetric | undefined =
+    metric === 'miners'
+      ? { values: v.count, format: (n) => `${int(n)} miners` }
+      : metric === 'ev' && evNow !== null
+        ? { values: evNow.squares.map((s) => s.evPerSol), format: signed }
+        : undefined;
+  const shownValues = gridMetric?.values ?? v.deployed;
+  // EV not in yet: the board stays on SOL until it is.
+  const shown: Metric = metric === 'ev' && gridMetric === undefined ? 'sol' : metric;
+  const legendUnit = shown === 'sol' ? (x: number) => sol(x, 3) : shown === 'miners' ? (x: number) => `${int(x)} miners` : (x: number) => `${signed(x)} SOL per SOL`;
+  const marks = game?.splitSquares?.map((split) => (split ? 'split' : 'solo')) ?? undefined;
   return (
     <section aria-labelledby="live-title">
       <h1 id="live-title">
@@ -60,11 +111,66 @@ export function LivePage() {
         <Stat label="Miners" value={int(v.totalMiners)} />
         <Stat label="Slot" value={int(v.slot)} hint={`updated ${when(v.updatedAt)}`} />
       </div>
+      {game !== undefined && (
+        <div class="stats" data-testid="game">
+          <Stat label="Payout rule" value={game.payoutRule} />
+          <Stat label="Motherlode pool" value={game.motherlodePool === null ? '—' : `${(game.motherlodePool / ORE).toLocaleString('en-US', { maximumFractionDigits: 2 })} ORE`} hint="paid pro rata on the winning square one round in 500" />
+          <Stat label="Production cost" value={game.productionCost === null ? '—' : `${sol(game.productionCost)} per ORE`} hint="SOL lost for each ORE produced, over 20 rounds" />
+          <Stat label="Prize" value={`${(game.oreReward / ORE).toLocaleString('en-US')} ORE`} hint="to the winning square: split pro rata, or to one top miner drawn by stake" />
+        </div>
+      )}
+      <fieldset class="metric-toggle">
+        <legend>Colour the board by</legend>
+        {METRICS.map((m) => (
+          <label key={m.value} class="radio">
+            <input type="radio" name="metric" value={m.value} checked={metric === m.value} onChange={() => setMetric(m.value)} data-testid={`metric-${m.value}`} />
+            {m.label}
+          </label>
+        ))}
+      </fieldset>
       <Grid
-        cells={v.deployed.map((deployed, i) => ({ deployed, miners: v.count[i] ?? 0 }))}
+        cells={cells}
         highlight={lastWinner === null ? [] : [lastWinner]}
-        caption={`Deployed SOL per square in round ${v.roundId}; the previous winner is outlined`}
+        caption={`${METRICS.find((m) => m.value === shown)!.label} per square in round ${v.roundId}; the previous winner is outlined${marks === undefined ? '' : '; split: the prize is shared pro rata if the square wins, solo: one top miner takes it'}`}
+        {...(gridMetric === undefined ? {} : { metric: gridMetric })}
+        {...(marks === undefined ? {} : { marks })}
       />
+      <p class="legend muted" data-testid="legend">
+        <span class="legend-scale" aria-hidden="true" /> {legendUnit(Math.min(...shownValues))} (pale) to {legendUnit(Math.max(...shownValues))} (deep)
+        {metric === 'ev' && evNow !== null && <> · stake {sol(evNow.stakeLamports)}, ORE at {sol(evNow.orePriceLamports)} ({evNow.orePriceSource === 'caller' ? 'your price' : evNow.orePriceSource === 'productionCost' ? 'the production cost' : 'no price'})</>}
+        {marks !== undefined && <> · split: the prize is shared pro rata if the square wins; solo: one top miner, drawn by stake, takes it</>}
+      </p>
+      <section aria-labelledby="best-title" class="narrow">
+        <h2 id="best-title">Best squares now</h2>
+        <form onSubmit={(e) => e.preventDefault()} class="inline-form">
+          <Field id="ev-stake" label="Your stake (SOL a square)" hint="added now to each square in turn" error={stake === null ? 'a positive amount of SOL, like 0.1' : undefined}>
+            <input {...described('ev-stake', true, stake === null ? 'x' : undefined)} inputMode="decimal" value={stakeText} onInput={(e) => setStakeText(e.currentTarget.value)} />
+          </Field>
+          <Field id="ev-price" label="ORE price (SOL per ORE)" hint={`empty: the production cost${game?.productionCost == null ? '' : `, ${sol(game.productionCost)}`}`} error={priceValid ? undefined : 'an amount of SOL, or empty'}>
+            <input {...described('ev-price', true, priceValid ? undefined : 'x')} inputMode="decimal" value={priceText} placeholder={game?.productionCost == null ? '' : String(game.productionCost / LAMPORTS_PER_SOL)} onInput={(e) => setPriceText(e.currentTarget.value)} />
+          </Field>
+        </form>
+        {ev.state === 'error' && <p class="error" role="alert">{describe(ev.error)}</p>}
+        {evNow !== null && (
+          <ol class="best" data-testid="best-squares">
+            {evNow.best.map((square) => {
+              const s = evNow.squares[square]!;
+              return (
+                <li key={square}>
+                  Square #{square}: {signed(s.evPerSol)} SOL per SOL ({s.evLamports >= 0 ? '+' : '−'}
+                  {sol(Math.abs(s.evLamports))} expected, {(s.expectedOre / ORE).toLocaleString('en-US', { maximumFractionDigits: 5 })} ORE)
+                  {s.split === null ? '' : s.split ? ', split' : ', solo'}
+                </li>
+              );
+            })}
+          </ol>
+        )}
+        <p class="muted">
+          Each square wins once in 25. Under the {game?.payoutRule ?? 'round\'s'} rule the SOL side loses about the same on every square; what differs is the ORE: the prize, and the
+          motherlode pool one round in 500, go to the winning square's miners in proportion to stake, so a square with little SOL on it pays more ORE per SOL. Deploys made after
+          now are not counted.
+        </p>
+      </section>
       <h2>Last winners</h2>
       <Loaded load={recent} what="recent rounds" retry={reloadRecent}>
         {(list) => (
