@@ -156,7 +156,7 @@ describe.each(['k8s/overlays/dev', 'k8s/overlays/prod'])('%s least privilege', (
       // A rule without ports opens every port of the pod.
       const ingressPorts = policies
         .filter((p) => p.spec.policyTypes.includes('Ingress') && p.spec.ingress !== undefined && selects(p, labels))
-        .flatMap((p) => p.spec.ingress!.flatMap((r) => (r.ports === undefined || r.ports.length === 0 ? ['every port'] : r.ports.map((port) => port.port))));
+        .flatMap((p) => p.spec.ingress!.flatMap((r): (number | string)[] => (r.ports === undefined || r.ports.length === 0 ? ['every port'] : r.ports.map((port) => port.port))));
       const publicPorts = ingressPorts.filter((port) => typeof port !== 'number' || port < 9100 || port > 9199);
       expect({ service: d.metadata.name, publicPorts }).toEqual({ service: d.metadata.name, publicPorts: d.metadata.name === 'api-gateway' ? [8080] : [] });
       const egress = policies.filter((p) => p.spec.policyTypes.includes('Egress') && (p.spec as { egress?: unknown[] }).egress !== undefined && selects(p, labels));
