@@ -13,6 +13,8 @@ import { connectBus, consumeDurable, decodeMessage, encodeMessage, ensureRoundsS
 const logger = createLogger({ service: 'test', silent: true });
 /** Rounds published across the leader's death: a few before it, the rest during and after the election. */
 const PUBLISHED = 40;
+/** How long one round may go unacknowledged: an election takes seconds, not a minute. */
+const PUBLISH_DEADLINE_MS = 60_000;
 const names = natsNames(testNamespace().natsPrefix);
 let cluster: NatsCluster;
 let nc: NatsConnection;
@@ -70,13 +72,15 @@ describe('streams on a 3-node JetStream cluster', () => {
     const attemptTimes: number[] = [];
     const publishing = (async () => {
       for (const round of rounds) {
+        const deadline = Date.now() + PUBLISH_DEADLINE_MS;
         for (;;) {
           attemptTimes.push(Date.now());
           try {
             await publishDurable(js, names.subjects.roundSettled, encodeMessage(validateRound, round), `cluster-${round.id}`);
             break;
-          } catch {
+          } catch (error) {
             failedAttempts++;
+            if (Date.now() > deadline) throw new Error(`round ${round.id} not acknowledged within ${PUBLISH_DEADLINE_MS} ms: ${String(error)}`);
             await new Promise((r) => setTimeout(r, 100));
           }
         }
