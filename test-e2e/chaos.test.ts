@@ -221,7 +221,7 @@ async function expectEventsDerived(after: string): Promise<void> {
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     const progress = (await client.query<{ round: number; fact: number }>('SELECT round_id::int AS round, billing_fact_seq::int AS fact FROM events.progress')).rows[0]!;
-    const log = (await client.query<{ id: string; kind: string; ts: Date; body: Record<string, unknown> }>('SELECT id::text, kind, ts, body FROM events.events ORDER BY id')).rows;
+    const log = (await client.query<{ id: string; kind: string; ts: Date; body: Record<string, unknown> }>('SELECT e.id::text AS id, e.kind, e.ts, e.body FROM events.events e ORDER BY e.id')).rows;
     const rounds = (
       await client.query<StoredRoundFacts>(
         `SELECT id::int, winning_square AS "winningSquare", total_deployed::float8 AS "totalDeployed", total_miners::float8 AS "totalMiners", settled_at AS "settledAt"
