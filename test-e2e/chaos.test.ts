@@ -304,5 +304,6 @@ describe('chaos: one failure at a time, every invariant after each', () => {
     // The forward test settled rounds across the disruptions.
     const forward = (await api<{ roundsSettled: number }>(`/lab/strategies/${strategyId}/forward`)).body;
     expect(forward.roundsSettled).toBeGreaterThan(0);
-  });
+    // Twelve disruptions, each waited out (up to 2 minutes) and checked: far past jest's default.
+  }, 1_800_000);
 });
