@@ -19,6 +19,8 @@ const gate = new RedisGate(redis, options);
 /** Clients of other replicas, closed at the end even when a test fails half way. */
 const clients: Redis[] = [];
 const paidUntilMs = Date.now() + 86_400_000;
+/** Whole tokens a bucket refilling `perSecond` may have added since `started`. */
+const refilled = (started: number, perSecond: number): number => Math.floor(((Date.now() - started) * perSecond) / 1000);
 
 afterAll(async () => {
   const keys = await redis.keys(`${prefix}*`);
@@ -221,9 +223,13 @@ describe('RedisGate', () => {
     await new Promise((r) => setTimeout(r, 2600)); // the shared bucket would refill 13 tokens
     // Another replica bursting now finds the capacity less what is out on lease.
     const other = new RedisGate(redis, options);
+    const started = Date.now();
     const answers = await Promise.all(Array.from({ length: 60 }, () => other.check(hash, '10.0.0.3')));
     const served = answers.filter((r) => r.state === 'ok' && r.decision.allowed).length;
-    expect(served).toBe(50);
+    // The capacity less the lease, plus what refills while the burst is answered (a loaded
+    // machine can take a fifth of a second for it): never the lease's 10 on top.
+    expect(served).toBeGreaterThanOrEqual(50);
+    expect(served).toBeLessThanOrEqual(50 + refilled(started, 5));
   });
 
   it('stops serving a revoked key from its lease once told (the revocation fact)', async () => {
@@ -245,8 +251,6 @@ describe('RedisGate', () => {
     return new RedisGate(client, options);
   }
   const allowedOf = (answers: readonly CachedKey[]): number => answers.filter((r) => r.state === 'ok' && r.decision.allowed).length;
-  /** Whole tokens a bucket refilling `perSecond` may have added since `started`. */
-  const refilled = (started: number, perSecond: number): number => Math.floor(((Date.now() - started) * perSecond) / 1000);
 
   it.each([1, 2])('gives requests sent together on %i replica(s) the burst of 60 (plus what refills meanwhile), and rejects the rest with Retry-After 1', async (n) => {
     const hash = randomBytes(32);

@@ -120,3 +120,26 @@ describe('Authenticator.authenticate: the failure guard under concurrency', () =
     expect(answers).toEqual(Array.from({ length: 50 }, () => 'ok'));
   });
 });
+
+describe('Authenticator.authenticate: a key served in the last minute', () => {
+  it('is checked concurrently however many requests from one address arrive together (it is not in doubt)', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const gate: KeyGate = {
+      checkLeased: () => null,
+      check: async () => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 5));
+        inFlight--;
+        return ok(50);
+      },
+      remember: async () => undefined,
+      forget: () => undefined,
+    };
+    const auth = authenticator(gate);
+    await auth.authenticate(`Bearer ${KEY}`, '10.9.0.3');
+    await Promise.all(Array.from({ length: 50 }, () => auth.authenticate(`Bearer ${KEY}`, '10.9.0.3')));
+    // The failure burst (20) does not hold them back.
+    expect(most).toBe(50);
+  });
+});

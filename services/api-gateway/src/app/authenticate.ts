@@ -134,7 +134,7 @@ export class Authenticator {
    * concurrently only as far as its bucket could pay for all of them failing (see admit).
    */
   async authenticate(authorization: string | undefined, clientAddress: string, cost = 1): Promise<Caller> {
-    return this.guarded(clientAddress, () => this.check(authorization, clientAddress, cost));
+    return this.guarded(clientAddress, () => this.knownGood(authorization), () => this.check(authorization, clientAddress, cost));
   }
 
   /**
@@ -143,11 +143,27 @@ export class Authenticator {
    * key ends the session at its next request.
    */
   async authenticateKeyHash(keyHash: Buffer, clientAddress: string, cost = 1): Promise<Caller> {
-    return this.guarded(clientAddress, () => this.checkHash(keyHash, undefined, clientAddress, cost));
+    return this.guarded(clientAddress, () => this.recentlyGood(keyHash), () => this.checkHash(keyHash, undefined, clientAddress, cost));
   }
 
-  private async guarded(clientAddress: string, check: () => Promise<Caller>): Promise<Caller> {
-    const release = await this.admit(clientAddress);
+  /**
+   * Whether the presented key is one this process served in the last minute (found without
+   * hashing it: the memo of a key in use), so its check is unlikely to fail.
+   */
+  private knownGood(authorization: string | undefined): boolean {
+    const apiKey = bearerKey(authorization);
+    const hash = apiKey === undefined ? undefined : this.hashes.get(apiKey);
+    return hash !== undefined && this.recentlyGood(hash);
+  }
+
+  private recentlyGood(keyHash: Buffer): boolean {
+    const id = this.hexes.get(keyHash);
+    const entry = id === undefined ? undefined : this.recent.get(id);
+    return entry !== undefined && this.now() - entry.seenAtMs < (this.guard.positiveTtlMs ?? 60_000);
+  }
+
+  private async guarded(clientAddress: string, knownGood: () => boolean, check: () => Promise<Caller>): Promise<Caller> {
+    const release = await this.admit(clientAddress, knownGood);
     try {
       return await check();
     } catch (error) {
@@ -163,12 +179,19 @@ export class Authenticator {
    * check of it on its way plus this one; else waits until one of those ends (its
    * failure, if any, taken by then) and asks again; refuses (429) when none is on its way.
    * Peeking alone let a burst of concurrent unknown keys all pass the peek and reach
-   * PostgreSQL before the first failure was counted; a burst of good requests from one
-   * address only waits its turn.
+   * PostgreSQL before the first failure was counted. A key served in the last minute is
+   * not in doubt: it needs only a token left (its burst runs concurrently); a burst of a
+   * new good key from one address waits its turn until its first request is served.
    */
-  private async admit(clientAddress: string): Promise<() => void> {
+  private async admit(clientAddress: string, knownGood: () => boolean): Promise<() => void> {
     const policy = this.guard.failurePolicy;
     for (;;) {
+      if (knownGood()) {
+        if (!this.failures.allows(policy, clientAddress)) {
+          throw new RateLimitedWithDecision(this.failures.peek(policy, clientAddress), 'too many failed authentications from this client address; retry later', 'too_many_failed_auths');
+        }
+        return () => undefined;
+      }
       const entry = this.inDoubt.get(clientAddress);
       const pending = entry?.pending ?? 0;
       if (this.failures.allows(policy, clientAddress, pending + 1)) {
