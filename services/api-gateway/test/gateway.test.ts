@@ -47,7 +47,8 @@ async function startGateway(extraEnv: Record<string, string> = {}): Promise<stri
   });
   const url = `http://127.0.0.1:${port}`;
   gateways.push({ child, url });
-  const deadline = Date.now() + 30_000;
+  // Generous: beside other test files on two cores, tsx compiling the gateway took over 30 s.
+  const deadline = Date.now() + 120_000;
   for (;;) {
     try {
       if ((await fetch(`${url}/healthz`)).ok) return url;
@@ -104,7 +105,7 @@ beforeAll(async () => {
   while ((await repo.count().catch(() => 0)) < 45) await new Promise((r) => setTimeout(r, 50));
   [base, second] = await Promise.all([startGateway(), startGateway()]);
   apiKey = (await gridlab('admin', 'grant', '--owner', OWNER, '--days', '30'))['apiKey'] as string;
-});
+}, 300_000);
 
 afterAll(async () => {
   for (const g of gateways) g.child.kill('SIGTERM');
