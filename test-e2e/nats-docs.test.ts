@@ -94,7 +94,12 @@ describe('docs/nats-subjects.md examples', () => {
   });
 
   it('settled rounds: a durable consumer validates each round, and a restart continues after what it acked', async () => {
-    const ids = (out: string): number[] => [...out.matchAll(/^round (\d+): square (\d+|null), [\d.]+ SOL, (parimutuel|returns)$/gm)].map((m) => Number(m[1]));
+    const printed: string[] = [];
+    const ids = (out: string): number[] => {
+      const lines = [...out.matchAll(/^round (\d+): square (\d+|null), [\d.e-]+ SOL, (parimutuel|returns)$/gm)].map((m) => m[0]);
+      printed.push(...lines);
+      return lines.map((line) => Number(/^round (\d+)/.exec(line)![1]));
+    };
     const first = ids(await runExample('settled-rounds', { STOP_AFTER: '5' }));
     expect(first).toHaveLength(5);
     expect(first).toEqual([...first].sort((a, b) => a - b));
@@ -103,9 +108,13 @@ describe('docs/nats-subjects.md examples', () => {
     const second = ids(await runExample('settled-rounds', { STOP_AFTER: '3' }));
     expect(second).toHaveLength(3);
     expect(Math.min(...second)).toBeGreaterThan(first[4]!); // acked rounds are never delivered to this durable again
-    // Each printed round is the stored one.
-    const stored = await apiGet<{ id: number; winningSquare: number | null }>(`/api/v1/rounds/${second[0]}`);
-    expect(stored.id).toBe(second[0]);
+    // Each printed line is the stored round's, as the example formats it: square, SOL and payout rule.
+    const expected = [];
+    for (const id of [...first, ...second]) {
+      const r = await apiGet<{ id: number; winningSquare: number | null; totalDeployed: number; payoutRule: string }>(`/api/v1/rounds/${id}`);
+      expected.push(`round ${r.id}: square ${r.winningSquare}, ${r.totalDeployed / 1e9} SOL, ${r.payoutRule}`);
+    }
+    expect(printed).toEqual(expected);
   });
 
   it('event log: catches up from the API, then follows NATS live, resuming from its cursor without a gap or a repeat', async () => {

@@ -11,6 +11,10 @@ import { startNatsCluster, syntheticRounds, testNamespace, type NatsCluster } fr
 import { connectBus, consumeDurable, decodeMessage, encodeMessage, ensureRoundsStream, jetStreamOf, openLiveBucket, publishDurable, type NatsConnection } from '../src';
 
 const logger = createLogger({ service: 'test', silent: true });
+/** Rounds published across the leader's death: a few before it, the rest during and after the election. */
+const PUBLISHED = 40;
+/** How long one round may go unacknowledged: an election takes seconds, not a minute. */
+const PUBLISH_DEADLINE_MS = 60_000;
 const names = natsNames(testNamespace().natsPrefix);
 let cluster: NatsCluster;
 let nc: NatsConnection;
@@ -48,33 +52,65 @@ describe('streams on a 3-node JetStream cluster', () => {
     expect((await jsm.streams.info(`KV_${names.buckets.live}`)).config.num_replicas).toBe(3);
   });
 
-  it("loses no settled round when the stream's leader is killed", async () => {
-    const received: number[] = [];
+  it("loses no settled round published while the stream's leader is killed and a new one is elected", async () => {
+    const received = new Set<number>();
     const stop = await consumeDurable(nc, { stream: names.streams.rounds, durable: 'cluster_test', subject: names.subjects.roundSettled, logger }, async (msg) => {
-      received.push(decodeMessage(validateRound, msg.data).id);
+      received.add(decodeMessage(validateRound, msg.data).id);
     });
-    const [first, second] = syntheticRounds(2, { firstId: 7001 });
+    const rounds = syntheticRounds(PUBLISHED, { firstId: 7001 });
     const js = jetStreamOf(nc);
-    await publishDurable(js, names.subjects.roundSettled, encodeMessage(validateRound, first!), 'cluster-7001');
-
     const jsm = await jetstreamManager(nc);
     const leader = (await jsm.streams.info(names.streams.rounds)).cluster?.leader;
     const index = cluster.names.indexOf(leader ?? '');
     expect(index).toBeGreaterThanOrEqual(0);
-    await cluster.kill(index);
 
-    await retry('publishing after the election', () => publishDurable(js, names.subjects.roundSettled, encodeMessage(validateRound, second!), 'cluster-7002'));
+    // A publisher as the indexer is one: round after round, each retried until acknowledged,
+    // without waiting for the cluster to settle. The leader dies a few rounds in, so rounds
+    // are published while the election is under way.
+    const acked: number[] = [];
+    let failedAttempts = 0;
+    const attemptTimes: number[] = [];
+    const publishing = (async () => {
+      for (const round of rounds) {
+        const deadline = Date.now() + PUBLISH_DEADLINE_MS;
+        for (;;) {
+          attemptTimes.push(Date.now());
+          try {
+            await publishDurable(js, names.subjects.roundSettled, encodeMessage(validateRound, round), `cluster-${round.id}`);
+            break;
+          } catch (error) {
+            failedAttempts++;
+            if (Date.now() > deadline) throw new Error(`round ${round.id} not acknowledged within ${PUBLISH_DEADLINE_MS} ms: ${String(error)}`);
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+        acked.push(round.id);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    while (acked.length < 5) await new Promise((r) => setTimeout(r, 10));
+    const killedAt = Date.now();
+    await cluster.kill(index);
+    await publishing;
+
+    // The publisher kept going through the election: it tried to publish after the kill and
+    // before the stream had a new leader (some of those attempts failed and were retried).
+    expect(attemptTimes.some((t) => t > killedAt)).toBe(true);
+    expect(failedAttempts).toBeGreaterThan(0);
+    expect(acked).toEqual(rounds.map((r) => r.id));
     // A pull consumer whose server died resumes once its missed heartbeats tell it (tens of seconds).
     await retry(
-      'both rounds delivered',
+      'every acknowledged round delivered',
       async () => {
-        if (!(received.includes(7001) && received.includes(7002))) throw new Error(`received ${received.join(',')}`);
+        const missing = acked.filter((id) => !received.has(id));
+        if (missing.length > 0) throw new Error(`missing ${missing.join(',')}`);
       },
       120_000,
     );
     const after = await jsm.streams.info(names.streams.rounds);
     expect(after.cluster?.leader).not.toBe(leader);
-    expect(after.state.messages).toBe(2);
+    // Each round stored once: a retried publish whose first ack was lost is deduplicated by its id.
+    expect(after.state.messages).toBe(PUBLISHED);
     await stop();
   });
 });

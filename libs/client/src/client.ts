@@ -259,13 +259,23 @@ export class GridlabClient {
     }
   }
 
-  /** Round opened / updated / settled, from the snapshot stream. */
+  /**
+   * Round opened / updated / settled, from the snapshot stream. Every round that settles
+   * while watching is reported once and in order: those no snapshot showed (settled while
+   * the stream reconnected) are read from the history (/dump) first.
+   */
   async *watchRounds(options: StreamOptions = {}): AsyncGenerator<RoundWatchEvent> {
     let state = INITIAL_WATCH_STATE;
     for await (const snapshot of this.stream(options)) {
       const next = roundEvents(state, snapshot);
       state = next.state;
-      yield* next.events;
+      for (const event of next.events) {
+        if (event.type === 'settled' && next.missed !== null) {
+          const range = { from: next.missed.from, to: next.missed.to, ...(options.signal === undefined ? {} : { signal: options.signal }) };
+          for await (const round of this.dump(range)) yield { type: 'settled', roundId: round.id, round };
+        }
+        yield event;
+      }
     }
   }
 

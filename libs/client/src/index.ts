@@ -5,6 +5,6 @@
 export { GridlabClient, type GridlabClientOptions, type StreamOptions, type EventStreamOptions, type DumpOptions } from './client.ts';
 export { GridlabApiError, GridlabTimeoutError, GridlabNetworkError, isGridlabApiError, type RateLimit, type FieldError } from './errors.ts';
 export type { CallOptions, RetryOptions } from './transport.ts';
-export { roundEvents, INITIAL_WATCH_STATE, type RoundWatchEvent, type RoundWatchState } from './rounds.ts';
+export { roundEvents, INITIAL_WATCH_STATE, type RoundRange, type RoundWatchEvent, type RoundWatchState } from './rounds.ts';
 export { SseParser, type SseMessage } from './sse.ts';
 export type * from './types.ts';

@@ -75,4 +75,14 @@ describe('roundEvents', () => {
       ['opened', 11],
     ]);
   });
+
+  it('names the rounds that settled while no snapshot arrived (a reconnect), once, before the settlement it sees', () => {
+    let state = INITIAL_WATCH_STATE;
+    const missed = [view(10, 9), view(10, 9, 5), view(15, 14), view(16, 15)].map((v) => {
+      const next = roundEvents(state, v);
+      state = next.state;
+      return next.missed;
+    });
+    expect(missed).toEqual([null, null, { from: 10, to: 13 }, null]);
+  });
 });

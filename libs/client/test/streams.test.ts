@@ -156,11 +156,15 @@ describe('@gridlab/client against the gateway', () => {
     await it.return?.(undefined);
 
     expect(seen[0]!.type).toBe('opened');
+    // Every round that settled while watching, the restart included: ascending, none twice, no gap.
     const settledIds = settled().map((e) => e.roundId);
-    expect(new Set(settledIds).size).toBe(settledIds.length);
-    expect([...settledIds].sort((a, b) => a - b)).toEqual(settledIds);
+    expect(settledIds).toEqual(Array.from({ length: settledIds.length }, (_, i) => settledIds[0]! + i));
     const opened = seen.filter((e) => e.type === 'opened').map((e) => e.roundId);
     expect([...opened].sort((a, b) => a - b)).toEqual(opened);
+    // Updates carry new figures of the round open at the time (the last one opened before them).
+    const updated = seen.flatMap((e, i) => (e.type === 'updated' ? [{ e, current: opened.filter((id) => seen.findIndex((o) => o.type === 'opened' && o.roundId === id) < i).at(-1) }] : []));
+    expect(updated.length).toBeGreaterThan(0);
+    for (const { e, current } of updated) expect(e.roundId).toBe(current);
     // Each settled round is the stored round of that id.
     for (const e of settled()) if (e.type === 'settled') expect((await client.round(e.roundId)).slotHash).toBe(e.round.slotHash);
   });

@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -65,6 +65,41 @@ export function suiteChildren(suitePid: number, entry: string): { pid: number; o
         return []; // exited meanwhile
       }
     });
+}
+
+/**
+ * TCP ports process `pid` listens on (from its socket inodes and /proc/net/tcp{,6}): how a
+ * test finds a replica started on any free port (OPS_PORT=0). Empty once it has exited.
+ */
+export function listeningPorts(pid: number): number[] {
+  const inodes = new Set<string>();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (m !== null) inodes.add(m[1]!);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  } catch {
+    return []; // exited
+  }
+  const ports = new Set<number>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local_address is ADDR:PORT in hex, st 0A is LISTEN, inode is the tenth field.
+      if (f.length > 9 && f[3] === '0A' && inodes.has(f[9]!)) ports.add(parseInt(f[1]!.split(':')[1]!, 16));
+    }
+  }
+  return [...ports].sort((a, b) => a - b);
 }
 
 /** Polls `read` until `ok` holds; the error names `what`, the last value and `context()`. */

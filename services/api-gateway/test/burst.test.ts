@@ -167,5 +167,6 @@ describe('a key bursting concurrent requests', () => {
       }),
       { numRuns: 40 },
     );
-  });
+    // Forty scenarios of pauses and bursts against Redis: past jest's default on a loaded machine.
+  }, 600_000);
 });

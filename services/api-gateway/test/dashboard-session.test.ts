@@ -1,6 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { getPublicKey, sign } from '@noble/ed25519';
 import bs58 from 'bs58';
-import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, WORKSPACE_ROOT, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
 import { runMigrations } from '@gridlab/db';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
@@ -52,6 +55,10 @@ async function signIn(body: unknown): Promise<{ answer: Answer; cookie: string }
 }
 
 beforeAll(async () => {
+  // The page at / is the built dashboard: build it the way `make test` does when missing.
+  if (!existsSync(join(WORKSPACE_ROOT, 'apps/web/dist/index.html'))) {
+    execFileSync('corepack', ['pnpm', '--filter', '@gridlab/web', '-s', 'build'], { cwd: WORKSPACE_ROOT, stdio: 'ignore', env: { ...process.env, COREPACK_INTEGRITY_KEYS: '0' } });
+  }
   db = await createTestDatabase();
   // The schemas the read endpoints query (their services create them in a running suite).
   await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
@@ -167,12 +174,32 @@ describe('dashboard sessions (/api/live*)', () => {
     expect((await call('/api/live/config', { origin: 'https://evil.example' })).status).toBe(403);
   });
 
-  it('serves the dashboard page at / with a strict Content-Security-Policy', async () => {
+  it('serves the dashboard page at / with a strict Content-Security-Policy, and its hashed assets cached for a year', async () => {
     const res = await fetch(`${base}/`);
     expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
-    // Built by `make start`/`make test` (scripts/ensure-deps.sh); either the page or the reason it is missing.
-    if (res.status === 200) expect(await res.text()).toContain('<div id="app"');
-    else expect(((await res.json()) as { code: string }).code).toBe('dashboard_not_built');
+    // Built in beforeAll when missing, as `make start`/`make test` build it (scripts/ensure-deps.sh).
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('<div id="app"');
+    const script = html.match(/src="(\/assets\/[^"]+\.js)"/)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${base}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toContain('max-age=31536000');
+  });
+
+  it('says how to build the dashboard when there is no build', async () => {
+    const port = await freePort();
+    const unbuilt = await startService('services/api-gateway/src/main.ts', { ...env(), PORT: String(port), OPS_PORT: '0', WEB_ROOT: join(WORKSPACE_ROOT, '.gridlab', 'no-such-dashboard') }, () =>
+      answersOk(`http://127.0.0.1:${port}/healthz`),
+    );
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/`);
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { code: string }).code).toBe('dashboard_not_built');
+    } finally {
+      await unbuilt.stop();
+    }
   });
 });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { tombstoneKey } from '@gridlab/key-cache';
 import { RedisGate } from '../src/adapters/redis/redis-gate';
+import type { CachedKey } from '../src/app/ports';
 import { DEFAULT_LEASE_POLICY } from '../src/domain/token-lease';
 import { IP_POLICY, KEY_POLICY } from '../src/domain/token-bucket';
 
@@ -18,6 +19,8 @@ const gate = new RedisGate(redis, options);
 /** Clients of other replicas, closed at the end even when a test fails half way. */
 const clients: Redis[] = [];
 const paidUntilMs = Date.now() + 86_400_000;
+/** Whole tokens a bucket refilling `perSecond` may have added since `started`. */
+const refilled = (started: number, perSecond: number): number => Math.floor(((Date.now() - started) * perSecond) / 1000);
 
 afterAll(async () => {
   const keys = await redis.keys(`${prefix}*`);
@@ -220,9 +223,13 @@ describe('RedisGate', () => {
     await new Promise((r) => setTimeout(r, 2600)); // the shared bucket would refill 13 tokens
     // Another replica bursting now finds the capacity less what is out on lease.
     const other = new RedisGate(redis, options);
+    const started = Date.now();
     const answers = await Promise.all(Array.from({ length: 60 }, () => other.check(hash, '10.0.0.3')));
     const served = answers.filter((r) => r.state === 'ok' && r.decision.allowed).length;
-    expect(served).toBe(50);
+    // The capacity less the lease, plus what refills while the burst is answered (a loaded
+    // machine can take a fifth of a second for it): never the lease's 10 on top.
+    expect(served).toBeGreaterThanOrEqual(50);
+    expect(served).toBeLessThanOrEqual(50 + refilled(started, 5));
   });
 
   it('stops serving a revoked key from its lease once told (the revocation fact)', async () => {
@@ -235,6 +242,57 @@ describe('RedisGate', () => {
     expect(await check(hash, '10.0.0.7')).toMatchObject({ state: 'ok' }); // its lease still serves...
     leased.forget(hash.toString('hex')); // ...until the announcement (or access.key.revoked) arrives
     expect(await check(hash, '10.0.0.7')).toEqual({ state: 'invalid' });
+  });
+
+  /** A RedisGate on a Redis connection of its own: another gateway replica. */
+  function replica(): RedisGate {
+    const client = new Redis(REDIS_URL);
+    clients.push(client);
+    return new RedisGate(client, options);
+  }
+  const allowedOf = (answers: readonly CachedKey[]): number => answers.filter((r) => r.state === 'ok' && r.decision.allowed).length;
+
+  it.each([1, 2])('gives requests sent together on %i replica(s) the burst of 60 (plus what refills meanwhile), and rejects the rest with Retry-After 1', async (n) => {
+    const hash = randomBytes(32);
+    await gate.remember(hash, { subscriberId: 'sub_c1', paidUntilMs });
+    const gates = n === 1 ? [gate] : [gate, replica()];
+    const started = Date.now();
+    const answers = await Promise.all(Array.from({ length: 90 }, (_, i) => gates[i % n]!.check(hash, '10.0.1.1')));
+    const allowed = allowedOf(answers);
+    expect(allowed).toBeGreaterThanOrEqual(60);
+    expect(allowed).toBeLessThanOrEqual(60 + refilled(started, 5));
+    const rejected = answers.filter((r) => r.state === 'ok' && !r.decision.allowed);
+    expect(rejected).toHaveLength(90 - allowed);
+    for (const r of rejected) expect(r).toMatchObject({ state: 'ok', subscriberId: 'sub_c1', decision: { allowed: false, remaining: 0, retryAfterSeconds: 1 } });
+  });
+
+  it.each([1, 2])('serves a burst sent together at a steadily polled key, on %i replica(s), from its lease and the shared bucket: every token once', async (n) => {
+    const hash = randomBytes(32);
+    const { gate: polled, check } = polledGate();
+    await polled.remember(hash, { subscriberId: 'sub_c2', paidUntilMs });
+    const started = Date.now();
+    await check(hash, '10.0.1.2');
+    await check(hash, '10.0.1.2'); // 48 in Redis, 10 leased to `polled`
+    expect(await bucketField(hash, 'leased')).toBe(10);
+    // The burst on the polled replica (and, on two, half of it on another): the lease is on
+    // the replica that sends at least 10 of it, so every token is in reach.
+    const gates = n === 1 ? [polled] : [polled, replica()];
+    const answers = await Promise.all(Array.from({ length: 80 }, (_, i) => gates[i % n]!.check(hash, '10.0.1.2')));
+    const allowed = allowedOf(answers);
+    expect(allowed).toBeGreaterThanOrEqual(58);
+    expect(allowed).toBeLessThanOrEqual(58 + refilled(started, 5));
+  });
+
+  it.each([1, 2])('limits public endpoints per address for requests sent together on %i replica(s)', async (n) => {
+    const ip = `192.0.2.${randomBytes(1)[0]}`;
+    const gates = n === 1 ? [gate] : [gate, replica()];
+    await gate.takeForAddress(IP_POLICY, `${ip}-warm`); // the script is loaded before the clock starts
+    const ipKey = `${ip}-${n}`;
+    const started = Date.now();
+    const decisions = await Promise.all(Array.from({ length: 130 }, (_, i) => gates[i % n]!.takeForAddress(IP_POLICY, ipKey)));
+    const allowed = decisions.filter((d) => d.allowed).length;
+    expect(allowed).toBeGreaterThanOrEqual(100);
+    expect(allowed).toBeLessThanOrEqual(100 + refilled(started, 20));
   });
 
   it('limits public endpoints per address with their own policy', async () => {

@@ -77,6 +77,10 @@ async function wallet(): Promise<Keypair> {
   return w;
 }
 
+/** The subscriber's paid_until as the API writes it (ISO 8601). */
+const paidUntilOf = async (ownerPubkey: string): Promise<string> =>
+  ((await pool.query<{ paid_until: Date }>(`SELECT paid_until FROM billing.subscribers WHERE owner_pubkey = $1`, [ownerPubkey])).rows[0]!.paid_until).toISOString();
+
 const tokenBalance = async (owner: Keypair): Promise<bigint> =>
   BigInt((await connection.getTokenAccountBalance(getAssociatedTokenAddressSync(new PublicKey(devnet.tokenMint), owner.publicKey))).value.amount);
 
@@ -206,6 +210,7 @@ describe('a paid key is never lost after the commit', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     await billing.stop('SIGKILL');
+    const committedUntil = await paidUntilOf(paid.ownerPubkey);
     // Paid, committed, and the customer holds no key.
     const { rows: keys } = await pool.query(
       `SELECT count(*)::int AS n FROM billing.api_keys k JOIN billing.subscribers s ON s.id = k.subscriber_id WHERE s.owner_pubkey = $1`,
@@ -224,9 +229,13 @@ describe('a paid key is never lost after the commit', () => {
       expect(await paidGet(again.body['apiKey'], g)).toBe(200);
       expect(await paidGet(retried.body['apiKey'], g)).toBe(401);
     }
-    // Paid once: one payment row, no second debit.
+    // Paid once and credited once: one payment row, and neither retry extended the period the
+    // commit bought (a retry that redeemed the payment again would have added a month). The
+    // customer's balance shows no second transfer was asked of them.
     const { rows } = await pool.query(`SELECT count(*)::int AS n FROM billing.payments WHERE nonce = $1`, [paid.nonce]);
     expect(rows[0].n).toBe(1);
+    expect([retried.body['paidUntil'], again.body['paidUntil']]).toEqual([committedUntil, committedUntil]);
+    expect(await paidUntilOf(paid.ownerPubkey)).toBe(committedUntil);
     expect(await tokenBalance(owner)).toBe(balanceAfterPaying);
   });
 });
@@ -241,6 +250,7 @@ describe('a paid key is never lost: SIGKILL between the commit and the reply', (
     const balanceAfterPaying = await tokenBalance(owner);
     const signatureBase64 = await sign(owner, renewal.ownerPubkey, renewal.nonce);
 
+    let committedUntil = '';
     // After its commit billing delivers the replaced key's revocation, then replies; make that delivery hang.
     await pool.query(`CREATE FUNCTION billing.test_stall() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(30); RETURN NEW; END $$`);
     await pool.query(`CREATE TRIGGER test_stall BEFORE UPDATE ON billing.revocations FOR EACH ROW EXECUTE FUNCTION billing.test_stall()`);
@@ -255,6 +265,7 @@ describe('a paid key is never lost: SIGKILL between the commit and the reply', (
       }
       await billing.stop('SIGKILL');
       expect([503, 504]).toContain((await answer).status);
+      committedUntil = await paidUntilOf(renewal.ownerPubkey);
     } finally {
       await pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'UPDATE billing.revocations%'`);
       await pool.query(`DROP TRIGGER test_stall ON billing.revocations`);
@@ -268,12 +279,15 @@ describe('a paid key is never lost: SIGKILL between the commit and the reply', (
     const retried = await api('PUT', '/subscribe', { ...renewal, signatureBase64 }, gateways[1]);
     expect(retried.status).toBe(200);
     expect(new Date(retried.body['paidUntil']).getTime()).toBeGreaterThan(new Date(k0.body['paidUntil']).getTime());
+    // The renewal's period, as committed, and not extended again by the retry.
+    expect(retried.body['paidUntil']).toBe(committedUntil);
     for (const g of gateways) expect(await paidGet(retried.body['apiKey'], g)).toBe(200);
     // The replaced key's revocation, left pending by the kill, is delivered by the restarted billing's relay.
     while ((await paidGet(k0.body['apiKey'], gateways[0]!)) !== 401) await new Promise((r) => setTimeout(r, 100));
     expect(await paidGet(k0.body['apiKey'], gateways[1]!)).toBe(401);
-    // Paid once.
+    // Paid once, credited once.
     expect((await pool.query(`SELECT count(*)::int AS n FROM billing.payments WHERE nonce = $1`, [renewal.nonce])).rows[0].n).toBe(1);
+    expect(await paidUntilOf(renewal.ownerPubkey)).toBe(committedUntil);
     expect(await tokenBalance(owner)).toBe(balanceAfterPaying);
   });
 });

@@ -144,11 +144,20 @@ describe.each(['k8s/overlays/dev', 'k8s/overlays/prod'])('%s least privilege', (
   });
 
   it('denies by default; only the gateway takes traffic besides scrapes of the ops ports', () => {
-    expect(policies.some((p) => Object.keys(p.spec.podSelector).length === 0 || (Object.keys(p.spec.podSelector.matchLabels ?? {}).length === 0 && p.spec.podSelector.matchExpressions === undefined))).toBe(true);
+    // A default deny selects every pod for both directions and allows nothing: a rule in it
+    // (even `{}`) would allow instead.
+    const selectsAll = (p: (typeof policies)[number]): boolean => Object.keys(p.spec.podSelector.matchLabels ?? {}).length === 0 && (p.spec.podSelector.matchExpressions ?? []).length === 0;
+    const denyAll = policies.filter((p) => selectsAll(p) && p.spec.policyTypes.includes('Ingress') && p.spec.policyTypes.includes('Egress'));
+    expect(denyAll.map((p) => ({ name: p.metadata.name, ingress: p.spec.ingress ?? [], egress: (p.spec as { egress?: unknown[] }).egress ?? [] }))).toEqual([
+      { name: expect.any(String), ingress: [], egress: [] },
+    ]);
     for (const d of deployments) {
       const labels = (d.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
-      const ingressPorts = policies.filter((p) => p.spec.policyTypes.includes('Ingress') && p.spec.ingress !== undefined && selects(p, labels)).flatMap((p) => p.spec.ingress!.flatMap((r) => (r.ports ?? []).map((port) => port.port)));
-      const publicPorts = ingressPorts.filter((port) => port < 9100 || port > 9199);
+      // A rule without ports opens every port of the pod.
+      const ingressPorts = policies
+        .filter((p) => p.spec.policyTypes.includes('Ingress') && p.spec.ingress !== undefined && selects(p, labels))
+        .flatMap((p) => p.spec.ingress!.flatMap((r): (number | string)[] => (r.ports === undefined || r.ports.length === 0 ? ['every port'] : r.ports.map((port) => port.port))));
+      const publicPorts = ingressPorts.filter((port) => typeof port !== 'number' || port < 9100 || port > 9199);
       expect({ service: d.metadata.name, publicPorts }).toEqual({ service: d.metadata.name, publicPorts: d.metadata.name === 'api-gateway' ? [8080] : [] });
       const egress = policies.filter((p) => p.spec.policyTypes.includes('Egress') && (p.spec as { egress?: unknown[] }).egress !== undefined && selects(p, labels));
       expect({ service: d.metadata.name, egressPolicies: egress.length > 0 }).toEqual({ service: d.metadata.name, egressPolicies: true });

@@ -75,3 +75,71 @@ describe('Authenticator.authenticateNow', () => {
     expect(auth.authenticateNow(`Bearer ${KEY}`, '10.0.0.3')).toBeDefined();
   });
 });
+
+describe('Authenticator.authenticate: the failure guard under concurrency', () => {
+  /** A gate that misses every key (a PostgreSQL lookup follows), and a lookup that counts. */
+  function missing(known: boolean) {
+    let lookups = 0;
+    const cached = new Set<string>();
+    const gate: KeyGate = {
+      checkLeased: () => null,
+      check: async (hash) => (cached.has(hash.toString('hex')) ? ok(50) : { state: 'miss' }),
+      remember: async (hash) => void cached.add(hash.toString('hex')),
+      forget: () => undefined,
+    };
+    const keys: KeyLookup = {
+      hash: lookup.hash,
+      lookup: async () => {
+        lookups++;
+        await new Promise((r) => setTimeout(r, 5));
+        return known ? { subscriberId: 'sub_1', paidUntil: new Date(paidUntilMs) } : null;
+      },
+    };
+    const auth = new Authenticator(gate, keys, new MemoryLimiter(), { redisFallback: () => undefined, keySharing: () => undefined }, createLogger({ service: 'test', silent: true }));
+    return { auth, lookups: () => lookups };
+  }
+  const randomKey = (i: number): string => `grid_${String(i).padStart(43, 'B').replace(/0/g, 'C')}`;
+  const outcome = (p: Promise<unknown>): Promise<string> =>
+    p.then(
+      () => 'ok',
+      (e: unknown) => (e as { code?: string }).code ?? String(e),
+    );
+
+  it('lets a burst of concurrent unknown keys from one address look up no more keys than its failure burst', async () => {
+    const { auth, lookups } = missing(false);
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => outcome(auth.authenticate(`Bearer ${randomKey(i)}`, '10.9.0.1'))));
+    // The default burst is 20 failures (refilling 0.5 a second: none while this runs).
+    expect(answers.filter((a) => a === 'invalid_api_key')).toHaveLength(20);
+    expect(answers.filter((a) => a === 'too_many_failed_auths')).toHaveLength(30);
+    expect(lookups()).toBe(20);
+  });
+
+  it('serves every request of a concurrent burst of good keys from one address, beyond the failure burst', async () => {
+    const { auth } = missing(true);
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => outcome(auth.authenticate(`Bearer ${randomKey(i)}`, '10.9.0.2'))));
+    expect(answers).toEqual(Array.from({ length: 50 }, () => 'ok'));
+  });
+});
+
+describe('Authenticator.authenticate: a key served in the last minute', () => {
+  it('is checked concurrently however many requests from one address arrive together (it is not in doubt)', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const gate: KeyGate = {
+      checkLeased: () => null,
+      check: async () => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 5));
+        inFlight--;
+        return ok(50);
+      },
+      remember: async () => undefined,
+      forget: () => undefined,
+    };
+    const auth = authenticator(gate);
+    await auth.authenticate(`Bearer ${KEY}`, '10.9.0.3');
+    await Promise.all(Array.from({ length: 50 }, () => auth.authenticate(`Bearer ${KEY}`, '10.9.0.3')));
+    // The failure burst (20) does not hold them back.
+    expect(most).toBe(50);
+  });
+});

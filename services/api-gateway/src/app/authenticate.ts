@@ -71,10 +71,17 @@ const MAX_MEMO = 50_000;
  * down or slow, keys resolve from PostgreSQL and the in-process limiter applies the
  * same policy (fail-soft).
  */
+interface InDoubt {
+  pending: number;
+  waiters: (() => void)[];
+}
+
 export class Authenticator {
   private fallbackActive = false;
   private readonly hashes = new Map<string, Buffer>();
   private readonly failures: MemoryLimiter;
+  /** Per client address: checks on their way whose failure would take a token, and who waits for one to end. */
+  private readonly inDoubt = new Map<string, InDoubt>();
   private readonly unknown: NegativeCache;
   /**
    * Keys authenticated in the last minute (key hash hex → record), in process: a lookup
@@ -123,19 +130,11 @@ export class Authenticator {
   /**
    * An address that has failed too often is refused before anything is looked up (no
    * HMAC, no Redis, no PostgreSQL); every failure (missing, malformed, unknown, revoked
-   * key) takes a token from its address's failure bucket.
+   * key) takes a token from its address's failure bucket. Checks of one address run
+   * concurrently only as far as its bucket could pay for all of them failing (see admit).
    */
   async authenticate(authorization: string | undefined, clientAddress: string, cost = 1): Promise<Caller> {
-    const guard = this.failures.peek(this.guard.failurePolicy, clientAddress);
-    if (!guard.allowed) {
-      throw new RateLimitedWithDecision(guard, 'too many failed authentications from this client address; retry later', 'too_many_failed_auths');
-    }
-    try {
-      return await this.check(authorization, clientAddress, cost);
-    } catch (error) {
-      if (error instanceof AuthError) this.failures.take(this.guard.failurePolicy, clientAddress);
-      throw error;
-    }
+    return this.guarded(clientAddress, () => this.knownGood(authorization), () => this.check(authorization, clientAddress, cost));
   }
 
   /**
@@ -144,16 +143,76 @@ export class Authenticator {
    * key ends the session at its next request.
    */
   async authenticateKeyHash(keyHash: Buffer, clientAddress: string, cost = 1): Promise<Caller> {
-    const guard = this.failures.peek(this.guard.failurePolicy, clientAddress);
-    if (!guard.allowed) {
-      throw new RateLimitedWithDecision(guard, 'too many failed authentications from this client address; retry later', 'too_many_failed_auths');
-    }
+    return this.guarded(clientAddress, () => this.recentlyGood(keyHash), () => this.checkHash(keyHash, undefined, clientAddress, cost));
+  }
+
+  /**
+   * Whether the presented key is one this process served in the last minute (found without
+   * hashing it: the memo of a key in use), so its check is unlikely to fail.
+   */
+  private knownGood(authorization: string | undefined): boolean {
+    const apiKey = bearerKey(authorization);
+    const hash = apiKey === undefined ? undefined : this.hashes.get(apiKey);
+    return hash !== undefined && this.recentlyGood(hash);
+  }
+
+  private recentlyGood(keyHash: Buffer): boolean {
+    const id = this.hexes.get(keyHash);
+    const entry = id === undefined ? undefined : this.recent.get(id);
+    return entry !== undefined && this.now() - entry.seenAtMs < (this.guard.positiveTtlMs ?? 60_000);
+  }
+
+  private async guarded(clientAddress: string, knownGood: () => boolean, check: () => Promise<Caller>): Promise<Caller> {
+    const release = await this.admit(clientAddress, knownGood);
     try {
-      return await this.checkHash(keyHash, undefined, clientAddress, cost);
+      return await check();
     } catch (error) {
       if (error instanceof AuthError) this.failures.take(this.guard.failurePolicy, clientAddress);
       throw error;
+    } finally {
+      release();
     }
+  }
+
+  /**
+   * Admits one check of the address while its failure bucket holds a token for every
+   * check of it on its way plus this one; else waits until one of those ends (its
+   * failure, if any, taken by then) and asks again; refuses (429) when none is on its way.
+   * Peeking alone let a burst of concurrent unknown keys all pass the peek and reach
+   * PostgreSQL before the first failure was counted. A key served in the last minute is
+   * not in doubt: it needs only a token left (its burst runs concurrently); a burst of a
+   * new good key from one address waits its turn until its first request is served.
+   */
+  private async admit(clientAddress: string, knownGood: () => boolean): Promise<() => void> {
+    const policy = this.guard.failurePolicy;
+    for (;;) {
+      if (knownGood()) {
+        if (!this.failures.allows(policy, clientAddress)) {
+          throw new RateLimitedWithDecision(this.failures.peek(policy, clientAddress), 'too many failed authentications from this client address; retry later', 'too_many_failed_auths');
+        }
+        return () => undefined;
+      }
+      const entry = this.inDoubt.get(clientAddress);
+      const pending = entry?.pending ?? 0;
+      if (this.failures.allows(policy, clientAddress, pending + 1)) {
+        const admitted = entry ?? { pending: 0, waiters: [] };
+        admitted.pending++;
+        this.inDoubt.set(clientAddress, admitted);
+        return () => this.settleDoubt(clientAddress, admitted);
+      }
+      if (entry === undefined || pending === 0) {
+        throw new RateLimitedWithDecision(this.failures.peek(policy, clientAddress), 'too many failed authentications from this client address; retry later', 'too_many_failed_auths');
+      }
+      await new Promise<void>((resolve) => entry.waiters.push(resolve));
+    }
+  }
+
+  private settleDoubt(clientAddress: string, entry: InDoubt): void {
+    entry.pending--;
+    const waiters = entry.waiters;
+    entry.waiters = [];
+    if (entry.pending === 0 && this.inDoubt.get(clientAddress) === entry) this.inDoubt.delete(clientAddress);
+    for (const wake of waiters) wake();
   }
 
   /**
