@@ -224,7 +224,7 @@ async function expectEventsDerived(after: string): Promise<void> {
     const log = (await client.query<{ id: string; kind: string; ts: Date; body: Record<string, unknown> }>('SELECT e.id::text AS id, e.kind, e.ts, e.body FROM events.events e ORDER BY e.id')).rows;
     const rounds = (
       await client.query<StoredRoundFacts>(
-        `SELECT id::int, winning_square AS "winningSquare", total_deployed::float8 AS "totalDeployed", total_miners::float8 AS "totalMiners", settled_at AS "settledAt"
+        `SELECT id::int, winning_square AS "winningSquare", total_deployed::float8 AS "totalDeployed", total_miners::float8 AS "totalMiners", motherlode::float8 AS "motherlode", settled_at AS "settledAt"
          FROM indexer.rounds WHERE id <= $1 ORDER BY id`,
         [progress.round],
       )

@@ -21,6 +21,7 @@ export interface StoredRoundFacts {
   readonly winningSquare: number | null;
   readonly totalDeployed: number;
   readonly totalMiners: number;
+  readonly motherlode: number;
   readonly settledAt: string;
 }
 
@@ -46,7 +47,7 @@ const median = (values: readonly number[]): number => {
 
 /**
  * The round events of `rounds` (every stored round from the first, ascending), in the
- * log's order: per round drought_broken, big_round, streak, the rounds milestone, then the
+ * log's order: per round drought_broken, big_round, streak, motherlode, the rounds milestone, then the
  * deployed-SOL milestones it crossed. Voided rounds (no winner) are no hit, leave droughts,
  * streaks and the big-round window alone, and count for milestones.
  */
@@ -77,6 +78,7 @@ export function expectedRoundEvents(rounds: readonly StoredRoundFacts[], rules: 
       streak = w === streakSquare ? streak + 1 : 1;
       streakSquare = w;
       if (streak >= rules.streakMinLength) events.push({ kind: 'streak', ts: at, body: { grid: w, length: streak, roundId: r.id } });
+      if (r.motherlode > 0) events.push({ kind: 'motherlode', ts: at, body: { roundId: r.id, winningSquare: w, oreAmount: r.motherlode } });
       for (let s = 0; s < 25; s++) sinceWin[s]!++;
       sinceWin[w] = 0;
       window.push(r.totalDeployed);

@@ -8,6 +8,14 @@ export function sol(lamports: number, digits = 4): string {
   return `${value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 })} SOL`;
 }
 
+/** ORE base units per whole ORE (11 decimals). */
+export const ORE_BASE_UNITS = 100_000_000_000;
+
+/** ORE base units as whole ORE with up to `digits` decimals, without the unit: `46.2`. */
+export function ore(baseUnits: number, digits = 2): string {
+  return (baseUnits / ORE_BASE_UNITS).toLocaleString('en-US', { maximumFractionDigits: digits });
+}
+
 /** A signed SOL amount (already in SOL): `+0.12 SOL`, `−0.5 SOL`. */
 export function signedSol(value: number, digits = 4): string {
   const abs = Math.abs(value).toLocaleString('en-US', { maximumFractionDigits: digits });

@@ -11,6 +11,8 @@ export interface SettlementContext {
   readonly productionCost: number | null;
   /** Where the round was read (default: its account). */
   readonly source?: RoundSource;
+  /** The motherlode pool the round played for, as seen while it was live; null when not seen. */
+  readonly motherlodePool?: number | null;
 }
 
 /**
@@ -39,5 +41,7 @@ export function toSettledRound(account: RoundAccount, settledAt: Date, context: 
     split: current ? account.split : null,
     productionCost: current ? context.productionCost : null,
     source: context.source ?? 'account',
+    // A round that hit the motherlode paid out exactly the pool it played for.
+    motherlodePool: account.motherlode > 0 ? account.motherlode : (context.motherlodePool ?? null),
   };
 }

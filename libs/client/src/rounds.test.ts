@@ -21,6 +21,7 @@ const round = (id: number): Round => ({
   split: null,
   productionCost: null,
   source: 'account',
+  motherlodePool: null,
 });
 const view = (roundId: number, prev: number | null, totalDeployed = 0): LiveView => ({
   roundId,

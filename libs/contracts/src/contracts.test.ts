@@ -21,6 +21,7 @@ const round = {
   split: null,
   productionCost: null,
   source: 'account',
+  motherlodePool: null,
 };
 
 const returnsRound = {
@@ -30,6 +31,7 @@ const returnsRound = {
   topMiner: 'SpLiT11111111111111111111111111111111111112',
   split: true,
   productionCost: 312_000_000,
+  motherlodePool: 23_000_000_000_000,
 };
 
 describe('contracts', () => {

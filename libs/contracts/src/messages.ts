@@ -44,6 +44,12 @@ export interface Round {
    */
   readonly productionCost: number | null;
   readonly source: RoundSource;
+  /**
+   * ORE in the motherlode pool the round played for (the Treasury's `motherlode` while the
+   * round was live), base units; null where Gridlab did not watch the round live (history
+   * rebuilt from transactions, read back after an absence, or imported without it).
+   */
+  readonly motherlodePool: number | null;
 }
 
 export type LiveStatus = 'waiting' | 'active' | 'intermission';
@@ -114,7 +120,7 @@ export interface KeyShared {
 }
 
 /** The kinds of the event log (SPEC 6); `streak` is accepted as a filter too. */
-export const EVENT_KINDS = ['drought_broken', 'big_round', 'tier', 'milestone', 'subscription', 'streak'] as const;
+export const EVENT_KINDS = ['drought_broken', 'big_round', 'tier', 'milestone', 'subscription', 'streak', 'motherlode'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
 /** One entry of the event log as the API shows it: `{ id, ts, kind, ...fields of its kind }`. */

@@ -29,6 +29,7 @@ export const roundSchema: SchemaObject = {
     'split',
     'productionCost',
     'source',
+    'motherlodePool',
   ],
   properties: {
     id: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
@@ -50,6 +51,7 @@ export const roundSchema: SchemaObject = {
     split: { type: ['boolean', 'null'] },
     productionCost: { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
     source: { type: 'string', enum: ['account', 'transactions', 'import'] },
+    motherlodePool: { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
   },
 };
 
@@ -140,7 +142,7 @@ export const logEventSchema: SchemaObject = {
   properties: {
     id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     ts: isoTime,
-    kind: { type: 'string', enum: ['drought_broken', 'big_round', 'tier', 'milestone', 'subscription', 'streak'] },
+    kind: { type: 'string', enum: ['drought_broken', 'big_round', 'tier', 'milestone', 'subscription', 'streak', 'motherlode'] },
   },
   oneOf: [
     {
@@ -167,6 +169,11 @@ export const logEventSchema: SchemaObject = {
       additionalProperties: false,
       required: ['grid', 'length', 'roundId'],
       properties: { id: {}, ts: {}, kind: { const: 'streak' }, grid: square, length: { type: 'integer', minimum: 3 }, roundId: nonNegative },
+    },
+    {
+      additionalProperties: false,
+      required: ['roundId', 'winningSquare', 'oreAmount'],
+      properties: { id: {}, ts: {}, kind: { const: 'motherlode' }, roundId: nonNegative, winningSquare: square, oreAmount: nonNegative },
     },
     {
       additionalProperties: false,

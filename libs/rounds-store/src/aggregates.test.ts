@@ -23,6 +23,7 @@ function round(id: number, winningSquare: number | null, deployedEach = 1000): R
     split: null,
     productionCost: null,
     source: 'account',
+    motherlodePool: null,
   };
 }
 

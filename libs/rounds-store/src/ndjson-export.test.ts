@@ -43,6 +43,7 @@ function randomRound(random: () => number, id: number): Round {
     split: pick([true, false, null]),
     productionCost: nullable(),
     source: pick(['account', 'transactions', 'import'] as const),
+    motherlodePool: nullable(),
   };
 }
 

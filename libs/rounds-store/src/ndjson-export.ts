@@ -10,7 +10,7 @@ import * as table from './rounds-table';
 const { COPY_HEADER_BYTES, COPY_SIGNATURE, MAX_TUPLE_BYTES, SQUARES } = table;
 const {
   K_COUNT, K_DEPLOYED, K_END, K_ID, K_MOTHERLODE, K_ORE_REWARD, K_PAYOUT_RULE, K_PRODUCTION_COST, K_SETTLED_AT, K_SLOT_HASH, K_SPLIT,
-  K_SOURCE, K_TOP_MINER, K_TOP_MINER_REWARD, K_TOTAL_DEPLOYED, K_TOTAL_MINERS, K_TOTAL_VAULTED, K_TOTAL_WINNINGS, K_WINNING,
+  K_MOTHERLODE_POOL, K_SOURCE, K_TOP_MINER, K_TOP_MINER_REWARD, K_TOTAL_DEPLOYED, K_TOTAL_MINERS, K_TOTAL_VAULTED, K_TOTAL_WINNINGS, K_WINNING,
   V_FALSE, V_NULL, V_PARIMUTUEL, V_RETURNS, V_SOURCES, V_TRUE,
 } = line;
 
@@ -274,7 +274,9 @@ function writeRoundLine(data: Buffer, p: number, out: Buffer, w: number): number
   w = writeNullableInt8(data, p, out, put(out, w, K_PRODUCTION_COST));
   p += 4 + Math.max(0, data.readInt32BE(p));
   w = put(out, put(out, w, K_SOURCE), V_SOURCES[data.readInt16BE(p + 4)]!);
-  lineEnd = p + 6;
+  p += 6;
+  w = writeNullableInt8(data, p, out, put(out, w, K_MOTHERLODE_POOL));
+  lineEnd = p + 4 + Math.max(0, data.readInt32BE(p));
   w = put(out, w, K_END);
   out[w] = 0x0a;
   return w + 1;

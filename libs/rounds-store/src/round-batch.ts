@@ -43,6 +43,7 @@ export class RoundRow {
   productionCost = -1;
   /** A `SOURCE_CODES` value. */
   source = 0;
+  motherlodePool = -1;
 
   /** Fills this row from a validated round. */
   setRound(r: Round): this {
@@ -66,6 +67,7 @@ export class RoundRow {
     this.split = r.split === null ? -1 : r.split ? 1 : 0;
     this.productionCost = r.productionCost ?? -1;
     this.source = SOURCE_CODES[r.source];
+    this.motherlodePool = r.motherlodePool ?? -1;
     return this;
   }
 }
@@ -234,7 +236,7 @@ export class RoundBatch {
     o = row.productionCost < 0 ? putNull(view, o) : putInt8(view, o, row.productionCost);
     view.setInt32(o, 2);
     view.setInt16(o + 4, row.source);
-    return o + 6;
+    return row.motherlodePool < 0 ? putNull(view, o + 6) : putInt8(view, o + 6, row.motherlodePool);
   }
 }
 

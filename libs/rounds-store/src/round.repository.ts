@@ -11,7 +11,7 @@ import { writeRoundLines } from './round-lines';
 import { unpackSquares } from './packing';
 
 /** The outcome fields of a stored round (see `getOutcomes`). */
-export type RoundOutcome = Pick<Round, 'id' | 'winningSquare' | 'totalDeployed' | 'totalMiners' | 'settledAt'>;
+export type RoundOutcome = Pick<Round, 'id' | 'winningSquare' | 'totalDeployed' | 'totalMiners' | 'motherlode' | 'settledAt'>;
 
 /** An inclusive range of round ids missing between stored rounds. */
 export interface GapRange {
@@ -61,6 +61,7 @@ interface RoundRow {
   split: boolean | null;
   production_cost: number | null;
   source: number;
+  motherlode_pool: number | null;
 }
 
 const COLUMN_LIST = ROUND_COLUMNS.join(', ');
@@ -86,6 +87,7 @@ export function rowToRound(row: RoundRow): Round {
     split: row.split,
     productionCost: row.production_cost,
     source: SOURCES[row.source] ?? 'account',
+    motherlodePool: row.motherlode_pool,
   };
 }
 
@@ -329,8 +331,8 @@ export class RoundRepository {
    * `getRounds`.
    */
   async getOutcomes(range: { fromId: number; limit: number }): Promise<RoundOutcome[]> {
-    const { rows } = await this.pool.query<{ id: number; winning_square: number | null; total_deployed: number; total_miners: number; settled_at: Date }>(
-      `SELECT id, winning_square, total_deployed, total_miners, settled_at FROM indexer.rounds
+    const { rows } = await this.pool.query<{ id: number; winning_square: number | null; total_deployed: number; total_miners: number; motherlode: number; settled_at: Date }>(
+      `SELECT id, winning_square, total_deployed, total_miners, motherlode, settled_at FROM indexer.rounds
         WHERE id >= $1 ORDER BY id LIMIT $2`,
       [range.fromId, range.limit],
     );
@@ -339,6 +341,7 @@ export class RoundRepository {
       winningSquare: r.winning_square,
       totalDeployed: r.total_deployed,
       totalMiners: r.total_miners,
+      motherlode: r.motherlode,
       settledAt: r.settled_at.toISOString(),
     }));
   }

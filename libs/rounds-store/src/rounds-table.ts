@@ -18,6 +18,7 @@ export const ROUND_COLUMNS = [
   'split',
   'production_cost',
   'source',
+  'motherlode_pool',
 ] as const;
 
 /** `payout_rule` codes of the table. */
@@ -35,6 +36,7 @@ export const COPY_HEADER_BYTES = COPY_SIGNATURE.length + 8;
 /**
  * The longest tuple of indexer.rounds its CHECKs allow: the field count, 17 lengths, the id,
  * 25 x 8 bytes twice, the winning square, six totals, a 32-byte hash, the time, the rule,
- * the ORE reward, a 44-character address, the split, the production cost and the source.
+ * the ORE reward, a 44-character address, the split, the production cost, the source and
+ * the motherlode pool.
  */
-export const MAX_TUPLE_BYTES = 2 + ROUND_COLUMNS.length * 4 + 8 + 2 * SQUARES * 8 + 2 + 6 * 8 + 32 + 8 + 2 + 8 + 44 + 1 + 8 + 2;
+export const MAX_TUPLE_BYTES = 2 + ROUND_COLUMNS.length * 4 + 8 + 2 * SQUARES * 8 + 2 + 6 * 8 + 32 + 8 + 2 + 8 + 44 + 1 + 8 + 2 + 8;

@@ -66,6 +66,13 @@ describe('importRounds', () => {
     expect(await f.repo.getRounds({ fromId: 5000, limit: 1000 })).toEqual(mixed);
     expect((await f.repo.aggregates()).byRule.returns.rounds).toBe(mixed.filter((r) => r.payoutRule === 'returns' && r.winningSquare !== null).length);
 
+    // A dump written before rounds kept their motherlode pool: each reads back with none.
+    const beforePool = syntheticRounds(50, { seed: 14, firstId: 6000, payoutRule: 'returns' });
+    const poolFile = join(dir, 'before-pool.ndjson');
+    await writeFile(poolFile, ndjson(beforePool.map(({ motherlodePool: _m, ...old }) => old)));
+    expect(await importRounds([poolFile], f.repo)).toMatchObject({ read: 50, inserted: 50, invalid: 0 });
+    expect(await f.repo.getRounds({ fromId: 6000, limit: 1000 })).toEqual(beforePool.map((r) => ({ ...r, motherlodePool: null })));
+
     // A dump written before rounds carried a rule: the fields are absent. Each round's
     // totals decide: the parimutuel ones stay parimutuel, the returns ones are recognised.
     const legacy = syntheticRounds(200, { seed: 13, firstId: 7000, payoutRule: (i) => (i < 150 ? 'parimutuel' : 'returns') }).map(

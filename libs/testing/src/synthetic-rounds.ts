@@ -73,6 +73,7 @@ export function syntheticRounds(count: number, options: SyntheticOptions = {}): 
       split: null,
       productionCost: null,
       source: 'account',
+      motherlodePool: null,
     };
     if (rule === 'parimutuel') {
       out[i] = base;
@@ -85,7 +86,7 @@ export function syntheticRounds(count: number, options: SyntheticOptions = {}): 
       ...base,
       // The program zeroes a voided 952-byte round's deployed and records the refund.
       ...(winner === null ? { deployed: new Array<number>(25).fill(0) } : {}),
-      motherlode: winner !== null && random() < 1 / 500 ? Math.floor(random() * 50) * ORE : 0,
+      ...motherlodeOf(winner !== null && random() < 1 / 500 ? Math.floor(random() * 50) * ORE : 0, firstId + i),
       topMinerReward: winner === null ? 0 : ORE,
       oreReward: winner === null ? 0 : ORE,
       topMiner: split ? layout.SPLIT_ADDRESS : bs58.encode(miner),
@@ -96,12 +97,17 @@ export function syntheticRounds(count: number, options: SyntheticOptions = {}): 
   return out;
 }
 
+/** A round's motherlode payout and the pool it played for (0.2 ORE a round since the last hit, from its id; the payout when it hit). */
+function motherlodeOf(motherlode: number, id: number): Pick<Round, 'motherlode' | 'motherlodePool'> {
+  return { motherlode, motherlodePool: motherlode > 0 ? motherlode : (id % 500) * (ORE / 5) };
+}
+
 /**
  * Rounds as both the chain and the store know them: settledAt is when the indexer saw the
  * settlement, and the production cost is the board's when it saw it (a backfilled round
  * gets the board's cost at backfill: the chain keeps no past value); only whether one is
- * recorded is compared.
+ * recorded is compared. The motherlode pool is known only for rounds watched live: left out.
  */
-export function comparableRounds(rounds: readonly Round[]): (Omit<Round, 'settledAt' | 'productionCost'> & { productionCost: boolean })[] {
-  return rounds.map(({ settledAt: _settledAt, productionCost, ...rest }) => ({ ...rest, productionCost: productionCost !== null }));
+export function comparableRounds(rounds: readonly Round[]): (Omit<Round, 'settledAt' | 'productionCost' | 'motherlodePool'> & { productionCost: boolean })[] {
+  return rounds.map(({ settledAt: _settledAt, productionCost, motherlodePool: _pool, ...rest }) => ({ ...rest, productionCost: productionCost !== null }));
 }

@@ -35,11 +35,13 @@ interface Replica {
 }
 
 const replicas: Replica[] = [];
+/** Times a replica lost Redis and limited from memory instead (the bounds below are Redis'). */
+let fallbacks = 0;
 
 function replica(): Replica {
   const redis = new Redis(REDIS_URL, { commandTimeout: 2000 });
   const gate = new RedisGate(redis, { prefix, keyPolicy: KEY_POLICY, sharingWindowMs: 300_000, maxAddressesPerKey: 3, lease: DEFAULT_LEASE_POLICY });
-  const auth = new Authenticator(gate, lookup, new MemoryLimiter(), { redisFallback: () => undefined, keySharing: () => undefined }, createLogger({ service: 'test', silent: true }));
+  const auth = new Authenticator(gate, lookup, new MemoryLimiter(), { redisFallback: (active) => void (active && fallbacks++), keySharing: () => undefined }, createLogger({ service: 'test', silent: true }));
   const made = { redis, auth };
   replicas.push(made);
   return made;
@@ -157,6 +159,7 @@ describe('a key bursting concurrent requests', () => {
           const started = Date.now();
           const allowed = await burst(apiKey, size, (i) => replicas[count === 2 && split[i] === true ? 1 : 0]!);
           const ended = Date.now();
+          expect({ fallbacks }).toEqual({ fallbacks: 0 });
           expect(allowed).toBeGreaterThanOrEqual(Math.min(size, low));
           expect(allowed).toBeLessThanOrEqual(Math.min(size, Math.floor(bounds.highAtTime(ended) + 1e-9)));
           bounds.spent(allowed, size, started, ended);

@@ -124,6 +124,11 @@ describe('indexer against the devnet', () => {
     const devnetRecord = new Map(h.devnet.settledRounds().map((r) => [r.id, r]));
     expect(live.length).toBeGreaterThan(0);
     for (const r of live) expect(r.productionCost).toBe(devnetRecord.get(r.id)!.productionCost);
+    // ...and the motherlode pool they played for.
+    // (The first may have settled before the Treasury's first read reached the indexer: none then.)
+    const pooled = live.filter((r) => r.motherlodePool !== null);
+    expect(pooled.length).toBeGreaterThanOrEqual(live.length - 1);
+    expect(pooled.map((r) => [r.id, r.motherlodePool])).toEqual(pooled.map((r) => [r.id, devnetRecord.get(r.id)!.motherlodePool]));
     // Every stored round equals a decode of its account made here from SPEC 3's offsets.
     const rpc = new SolanaRpc(h.devnet.rpcUrl);
     for (const r of stored) {

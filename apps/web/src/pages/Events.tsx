@@ -2,13 +2,14 @@ import type { EventKind, LogEvent } from '@gridlab/client';
 import { useEffect, useState } from 'preact/hooks';
 import { api, describe } from '../api';
 import { Loading } from '../components/Status';
-import { int, sol, when } from '../format';
+import { int, ore, sol, when } from '../format';
 
-const KINDS: readonly EventKind[] = ['drought_broken', 'big_round', 'streak', 'milestone', 'tier', 'subscription'];
+const KINDS: readonly EventKind[] = ['drought_broken', 'big_round', 'streak', 'motherlode', 'milestone', 'tier', 'subscription'];
 const LABELS: Record<EventKind, string> = {
   drought_broken: 'Drought broken',
   big_round: 'Big round',
   streak: 'Streak',
+  motherlode: 'Motherlode',
   milestone: 'Milestone',
   tier: 'Price tier',
   subscription: 'Subscription',
@@ -23,6 +24,8 @@ function summary(e: LogEvent): string {
       return `Round ${e.roundId}: ${e.deployedSol.toFixed(2)} SOL deployed, ${e.multiplier.toFixed(1)}× the usual (threshold ${e.thresholdSol.toFixed(2)} SOL); square #${e.winningSquare} won`;
     case 'streak':
       return `Square #${e.grid} won ${e.length} rounds in a row (to round ${e.roundId})`;
+    case 'motherlode':
+      return `Round ${e.roundId} hit the motherlode: ${ore(e.oreAmount)} ORE shared on square #${e.winningSquare}`;
     case 'milestone':
       return e.metric === 'rounds' ? `${int(e.value)} rounds indexed (round ${e.roundId})` : `${sol(e.value * 1e9, 0)} deployed in all (round ${e.roundId})`;
     case 'tier':

@@ -4,7 +4,7 @@ import { api, describe } from '../api';
 import { described, Field } from '../components/Field';
 import { Grid, type GridMetric } from '../components/Grid';
 import { Loaded, Loading, Stat } from '../components/Status';
-import { countdown, int, LAMPORTS_PER_SOL, sol, when } from '../format';
+import { countdown, int, LAMPORTS_PER_SOL, ore, sol, when } from '../format';
 import { useLoad, useNow } from '../hooks';
 
 type Metric = 'sol' | 'miners' | 'ev';
@@ -14,8 +14,6 @@ const METRICS: { readonly value: Metric; readonly label: string }[] = [
   { value: 'miners', label: 'Miners' },
   { value: 'ev', label: 'EV per SOL' },
 ];
-/** ORE base units per whole ORE. */
-const ORE = 100_000_000_000;
 /** How often the EV of the typed stake is asked again while the page is open. */
 const EV_REFRESH_MS = 3000;
 
@@ -114,9 +112,9 @@ export function LivePage() {
       {game !== undefined && (
         <div class="stats" data-testid="game">
           <Stat label="Payout rule" value={game.payoutRule} />
-          <Stat label="Motherlode pool" value={game.motherlodePool === null ? '—' : `${(game.motherlodePool / ORE).toLocaleString('en-US', { maximumFractionDigits: 2 })} ORE`} hint="paid pro rata on the winning square one round in 500" />
+          <Stat label="Motherlode pool" value={game.motherlodePool === null ? '—' : `${ore(game.motherlodePool)} ORE`} hint="paid pro rata on the winning square one round in 500" />
           <Stat label="Production cost" value={game.productionCost === null ? '—' : `${sol(game.productionCost)} per ORE`} hint="SOL lost for each ORE produced, over 20 rounds" />
-          <Stat label="Prize" value={`${(game.oreReward / ORE).toLocaleString('en-US')} ORE`} hint="to the winning square: split pro rata, or to one top miner drawn by stake" />
+          <Stat label="Prize" value={`${ore(game.oreReward, 11)} ORE`} hint="to the winning square: split pro rata, or to one top miner drawn by stake" />
         </div>
       )}
       <fieldset class="metric-toggle">
@@ -158,7 +156,7 @@ export function LivePage() {
               return (
                 <li key={square}>
                   Square #{square}: {signed(s.evPerSol)} SOL per SOL ({s.evLamports >= 0 ? '+' : '−'}
-                  {sol(Math.abs(s.evLamports))} expected, {(s.expectedOre / ORE).toLocaleString('en-US', { maximumFractionDigits: 5 })} ORE)
+                  {sol(Math.abs(s.evLamports))} expected, {ore(s.expectedOre, 5)} ORE)
                   {s.split === null ? '' : s.split ? ', split' : ', solo'}
                 </li>
               );

@@ -697,7 +697,7 @@ export interface paths {
                     /** @description Cursor: only events with a greater id (default 0) */
                     since?: number;
                     limit?: number;
-                    kind?: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak";
+                    kind?: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak" | "motherlode";
                 };
                 header?: never;
                 path?: never;
@@ -743,7 +743,7 @@ export interface paths {
             parameters: {
                 query?: {
                     since?: number;
-                    kind?: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak";
+                    kind?: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak" | "motherlode";
                 };
                 header?: {
                     "Last-Event-ID"?: number;
@@ -1392,6 +1392,8 @@ export interface components {
              * @enum {string}
              */
             source: "account" | "transactions" | "import";
+            /** @description ORE base units in the motherlode pool the round played for (the Treasury's `motherlode` while the round was live; a round that hit the motherlode paid out exactly this). null where Gridlab did not watch the round live: rounds read back after an absence or rebuilt from transactions (the program logs only the payout), and imported rounds that did not carry it. */
+            motherlodePool: number | null;
         };
         RoundWithNeighbours: components["schemas"]["Round"] & {
             prevId: number | null;
@@ -1616,7 +1618,7 @@ export interface components {
             /** Format: date-time */
             ts: string;
             /** @enum {string} */
-            kind: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak";
+            kind: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak" | "motherlode";
         } & ({
             id?: unknown;
             ts?: unknown;
@@ -1644,6 +1646,14 @@ export interface components {
             grid: number;
             length: number;
             roundId: number;
+        } | {
+            id?: unknown;
+            ts?: unknown;
+            /** @constant */
+            kind?: "motherlode";
+            roundId: number;
+            winningSquare: number;
+            oreAmount: number;
         } | {
             id?: unknown;
             ts?: unknown;

@@ -28,6 +28,7 @@ const arbitraryRound: fc.Arbitrary<Round> = fc.record({
   split: fc.option(fc.boolean()),
   productionCost: fc.option(lamports),
   source: fc.constantFrom('account' as const, 'transactions' as const, 'import' as const),
+  motherlodePool: fc.option(lamports),
 });
 
 /** The bytes a row becomes: its COPY tuple, which is what the import stores. */

@@ -7,7 +7,7 @@ import * as table from '../rounds-table';
 const { SQUARES } = table;
 const {
   K_COUNT, K_DEPLOYED, K_END, K_ID, K_MOTHERLODE, K_ORE_REWARD, K_PAYOUT_RULE, K_PRODUCTION_COST, K_SETTLED_AT, K_SLOT_HASH, K_SPLIT,
-  K_SOURCE, K_TOP_MINER, K_TOP_MINER_REWARD, K_TOTAL_DEPLOYED, K_TOTAL_MINERS, K_TOTAL_VAULTED, K_TOTAL_WINNINGS, K_WINNING,
+  K_MOTHERLODE_POOL, K_SOURCE, K_TOP_MINER, K_TOP_MINER_REWARD, K_TOTAL_DEPLOYED, K_TOTAL_MINERS, K_TOTAL_VAULTED, K_TOTAL_WINNINGS, K_WINNING,
   V_FALSE, V_NULL, V_PARIMUTUEL, V_RETURNS, V_SOURCES, V_TRUE,
 } = line;
 
@@ -87,7 +87,8 @@ export class CanonicalRoundReader {
         break;
       }
     }
-    return row.source >= 0 && this.literal(K_END) && this.p === this.end;
+    if (row.source < 0 || !this.literal(K_MOTHERLODE_POOL) || (row.motherlodePool = this.nullableUint()) < -1) return false;
+    return this.literal(K_END) && this.p === this.end;
   }
 
   /** Consumes `lit` if the bytes at the cursor are exactly it. */

@@ -11,15 +11,20 @@ const ORE_FIELDS = ['oreReward', 'topMiner', 'split', 'productionCost'] as const
  * rule before 2026-08-12); its ORE fields are null, as for v3 rounds. A round with any
  * ORE field must name its `payoutRule`; a round with a rule lacks nothing else but the
  * ORE fields it may omit (null). A round that does not say where it came from (`source`)
- * came from the file: `import`. Anything else is left to validation.
+ * came from the file: `import`; one without `motherlodePool` has it null. Anything else is left to validation.
  */
 export function completeLegacyRound(value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const round = value as Record<string, unknown>;
   // The common case, a round of a current dump: nothing to complete (no allocation).
-  if ('payoutRule' in round && 'oreReward' in round && 'topMiner' in round && 'split' in round && 'productionCost' in round && 'source' in round) return value;
-  // A file that does not say where its rounds came from: they came from it.
-  const source: Record<string, unknown> = 'source' in round ? {} : { source: 'import' };
+  if ('payoutRule' in round && 'oreReward' in round && 'topMiner' in round && 'split' in round && 'productionCost' in round && 'source' in round && 'motherlodePool' in round) {
+    return value;
+  }
+  // A file that does not say where its rounds came from: they came from it. A pool it does not give was not seen.
+  const source: Record<string, unknown> = {
+    ...('source' in round ? {} : { source: 'import' }),
+    ...('motherlodePool' in round ? {} : { motherlodePool: null }),
+  };
   const missing = ORE_FIELDS.filter((f) => !(f in round));
   if ('payoutRule' in round) {
     const completed: Record<string, unknown> = { ...round, ...source };

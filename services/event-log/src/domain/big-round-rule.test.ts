@@ -18,7 +18,7 @@ function rounds(): DerivableRound[] {
     const voided = next() < 0.02;
     const spike = next() < 0.05 ? 1.5 + next() * 3 : 1;
     const deployed = i >= 1000 && i < 1040 ? 0 : 25 * Math.round(((5 + 3 * Math.sin(i / 200) + next()) * spike * SOL) / 25);
-    return { id, winningSquare: voided ? null : id % 25, totalDeployed: deployed, totalMiners: 100, settledAt: new Date(Date.UTC(2026, 0, 1) + id * 60_000).toISOString() };
+    return { id, winningSquare: voided ? null : id % 25, totalDeployed: deployed, totalMiners: 100, motherlode: 0, settledAt: new Date(Date.UTC(2026, 0, 1) + id * 60_000).toISOString() };
   });
 }
 

@@ -18,8 +18,8 @@ function ts(id: number): string {
 }
 
 /** A settled round; `winner` null means voided. Totals in SOL for readability. */
-function round(id: number, winner: number | null, deployedSol = 10, totalMiners = 300): DerivableRound {
-  return { id, winningSquare: winner, totalDeployed: Math.round(deployedSol * SOL), totalMiners, settledAt: ts(id) };
+function round(id: number, winner: number | null, deployedSol = 10, totalMiners = 300, motherlode = 0): DerivableRound {
+  return { id, winningSquare: winner, totalDeployed: Math.round(deployedSol * SOL), totalMiners, motherlode, settledAt: ts(id) };
 }
 
 function feed(deriver: Deriver, rounds: readonly DerivableRound[]): DerivedEvent<RoundEventBody>[] {
@@ -177,7 +177,7 @@ describe('milestone', () => {
 
   it('keeps the cumulative sum exact past 2^53 lamports', () => {
     const d = createDeriver({ deployedSolStep: 9_000_000 });
-    const big = { id: 1, winningSquare: 4, totalDeployed: 9_000_000_000_000_001, totalMiners: 1, settledAt: ts(1) };
+    const big = { id: 1, winningSquare: 4, totalDeployed: 9_000_000_000_000_001, totalMiners: 1, motherlode: 0, settledAt: ts(1) };
     d.onRound(big);
     const events = d.onRound({ ...big, id: 2 });
     expect(d.snapshot().cumulativeDeployedLamports).toBe('18000000000000002');
@@ -185,11 +185,26 @@ describe('milestone', () => {
   });
 });
 
+describe('motherlode', () => {
+  it('fires once for a round that paid the motherlode, with the square and the ORE paid', () => {
+    const d = createDeriver();
+    const events = feed(d, [round(1, 3), round(2, 7, 10, 300, 46_000_000_000_000), round(3, 7)]);
+    expect(events.map((e) => [e.dedupKey, e.ts, e.body])).toEqual([
+      ['motherlode:2', ts(2), { kind: 'motherlode', roundId: 2, winningSquare: 7, oreAmount: 46_000_000_000_000 }],
+    ]);
+  });
+
+  it('never fires for a voided round, and rejects a negative amount', () => {
+    expect(feed(createDeriver(), [round(1, null, 10, 300, 0)])).toEqual([]);
+    expect(() => createDeriver().onRound(round(1, 2, 10, 300, -1))).toThrow(/motherlode/);
+  });
+});
+
 describe('ordering and replay', () => {
   it('emits one round\'s events in a fixed order', () => {
     const d = createDeriver({ droughtThreshold: 1, bigRoundWindow: 10, bigRoundMinHistory: 1, milestoneRoundModulus: 4, deployedSolStep: 50 });
-    const events = feed(d, [round(1, 0, 10), round(2, 5, 10), round(3, 5, 10), round(4, 5, 30)]);
-    expect(kinds(events.filter((e) => e.body.roundId === 4))).toEqual(['big_round', 'streak', 'milestone', 'milestone']);
+    const events = feed(d, [round(1, 0, 10), round(2, 5, 10), round(3, 5, 10), round(4, 5, 30, 300, 1)]);
+    expect(kinds(events.filter((e) => e.body.roundId === 4))).toEqual(['big_round', 'streak', 'motherlode', 'milestone', 'milestone']);
     const e = createDeriver({ droughtThreshold: 2, bigRoundWindow: 10, bigRoundMinHistory: 1, milestoneRoundModulus: 4, deployedSolStep: 50 });
     const withDrought = feed(e, [round(1, 0, 10), round(2, 1, 10), round(3, 2, 10), round(4, 0, 30)]);
     expect(withDrought.filter((x) => x.body.roundId === 4).map((x) => x.dedupKey)).toEqual([

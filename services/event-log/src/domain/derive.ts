@@ -1,6 +1,6 @@
 /**
  * Incremental, deterministic derivation of the round events of SPEC 6 (drought_broken,
- * big_round, streak, milestone) from settled rounds fed in ascending id order.
+ * big_round, streak, motherlode, milestone) from settled rounds fed in ascending id order.
  *
  * The deriver is a small state machine: `onRound` returns the candidate events of one
  * round and advances the state; `snapshot` returns that state as plain JSON so the
@@ -61,7 +61,7 @@ export const DEFAULT_DERIVER_CONFIG: DeriverConfig = {
 };
 
 /** The fields of a settled round the derivation reads; a full `Round` fits. */
-export type DerivableRound = Pick<Round, 'id' | 'winningSquare' | 'totalDeployed' | 'totalMiners' | 'settledAt'>;
+export type DerivableRound = Pick<Round, 'id' | 'winningSquare' | 'totalDeployed' | 'totalMiners' | 'motherlode' | 'settledAt'>;
 
 /**
  * Everything the deriver remembers, as plain JSON (persist it with the watermark).
@@ -92,7 +92,7 @@ export interface Deriver {
   readonly lastRoundId: number | null;
   /**
    * Candidate events of `round`, in a fixed order (drought_broken, big_round, streak,
-   * rounds milestone, deployedSol milestones ascending). A round whose id is not above
+   * motherlode, rounds milestone, deployedSol milestones ascending). A round whose id is not above
    * the watermark returns [] and changes nothing, so replays are harmless.
    * @throws DecodeError when the round's fields are out of range (state untouched).
    */
@@ -239,6 +239,10 @@ export function createDeriver(config: Partial<DeriverConfig> = {}, state?: Deriv
         events.push({ dedupKey: dedupKeys.streak(roundId), ts, body: { kind: 'streak', grid: w, length: streakLength, roundId } });
       }
 
+      if (round.motherlode > 0) {
+        events.push({ dedupKey: dedupKeys.motherlode(roundId), ts, body: { kind: 'motherlode', roundId, winningSquare: w, oreAmount: round.motherlode } });
+      }
+
       for (let s = 0; s < SQUARES; s++) droughts[s]!++;
       droughts[w] = 0;
       window.push(round.totalDeployed);
@@ -307,5 +311,6 @@ function checkRound(round: DerivableRound): void {
   if (round.winningSquare !== null && !isSquare(round.winningSquare)) bad('winningSquare is neither null nor 0..24');
   if (!isCount(round.totalDeployed)) bad('totalDeployed is not a non-negative safe integer');
   if (!isCount(round.totalMiners)) bad('totalMiners is not a non-negative safe integer');
+  if (!isCount(round.motherlode)) bad('motherlode is not a non-negative safe integer');
   if (typeof round.settledAt !== 'string') bad('settledAt is not a string');
 }

@@ -6,7 +6,7 @@
  */
 
 /** Every kind the log holds; also the accepted values of the `kind` filter. */
-export const EVENT_KINDS = ['drought_broken', 'big_round', 'tier', 'milestone', 'subscription', 'streak'] as const;
+export const EVENT_KINDS = ['drought_broken', 'big_round', 'tier', 'milestone', 'subscription', 'streak', 'motherlode'] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];
 
@@ -38,6 +38,15 @@ export interface StreakBody {
   readonly grid: number;
   readonly length: number;
   readonly roundId: number;
+}
+
+/** The round hit the motherlode: its winning square's miners shared the pool. */
+export interface MotherlodeBody {
+  readonly kind: 'motherlode';
+  readonly roundId: number;
+  readonly winningSquare: number;
+  /** ORE paid out of the pool, base units (1 ORE = 10^11). */
+  readonly oreAmount: number;
 }
 
 export type MilestoneMetric = 'rounds' | 'deployedSol';
@@ -74,7 +83,7 @@ export interface SubscriptionBody {
   readonly activeSubs: number;
 }
 
-export type RoundEventBody = DroughtBrokenBody | BigRoundBody | StreakBody | MilestoneBody;
+export type RoundEventBody = DroughtBrokenBody | BigRoundBody | StreakBody | MotherlodeBody | MilestoneBody;
 export type BillingEventBody = TierBody | SubscriptionBody;
 export type EventBody = RoundEventBody | BillingEventBody;
 
@@ -92,6 +101,7 @@ export const dedupKeys = {
   droughtBroken: (roundId: number): string => `drought_broken:${roundId}`,
   bigRound: (roundId: number): string => `big_round:${roundId}`,
   streak: (roundId: number): string => `streak:${roundId}`,
+  motherlode: (roundId: number): string => `motherlode:${roundId}`,
   roundsMilestone: (roundId: number): string => `milestone:rounds:${roundId}`,
   deployedSolMilestone: (sol: number): string => `milestone:deployedSol:${sol}`,
   subscription: (factId: string): string => `subscription:${factId}`,

@@ -161,11 +161,11 @@ export class LeaderSession {
   }
 
   /**
-   * The stored form of a settled round account, with the rule that settled it and the
-   * board's production cost; null (counted, logged, kept for /readyz) when neither
+   * The stored form of a settled round account, with the rule that settled it, the
+   * board's production cost and the motherlode pool it played for when watched live; null (counted, logged, kept for /readyz) when neither
    * payout rule reproduces its totals: such a round is never stored under a guess.
    */
-  private toRound(decoded: RoundAccount, previous: PayoutRule | null, board: BoardAccount | null, now: Date): Round | null {
+  private toRound(decoded: RoundAccount, previous: PayoutRule | null, board: BoardAccount | null, now: Date, motherlodePool: number | null = null): Round | null {
     const inference = inferPayoutRule(decoded, previous);
     if (!inference.ok) {
       this.deps.metrics.ruleMismatches.inc();
@@ -177,7 +177,7 @@ export class LeaderSession {
       return null;
     }
     const cost = board === null ? null : productionCost(board, decoded.layout);
-    return toSettledRound(decoded, now, { payoutRule: inference.rule, productionCost: cost });
+    return toSettledRound(decoded, now, { payoutRule: inference.rule, productionCost: cost, motherlodePool });
   }
 
   private decode(account: RawAccount): RoundAccount | null {
@@ -260,7 +260,7 @@ export class LeaderSession {
       const decoded = this.decode(account);
       if (decoded === null) return;
       // The board has moved past the round: its cost word is the cost at this settlement.
-      round = this.toRound(decoded, previous, this.tracker.board, this.deps.now());
+      round = this.toRound(decoded, previous, this.tracker.board, this.deps.now(), this.tracker.poolOf(id));
     }
     if (round === null) return;
     this.previousRule = round.payoutRule;

@@ -74,4 +74,63 @@ describe('RoundTracker and the Treasury', () => {
     expect(tracker.treasury).toEqual({ motherlode: 7 });
     expect(tracker.slot).toBe(12);
   });
+
+  // Round 10 runs slots 100..250; its reset (slot 260) pays no motherlode and adds 0.2 ORE
+  // to the pool (20 -> 22), moving the board to round 11 in the same transaction.
+  const liveRound10 = (t: RoundTracker): void => {
+    t.onBoard(board(10, 100, null), 100);
+    t.onBoard(board(10, 100, 250), 110);
+  };
+
+  it('remembers the pool each round played for when the Treasury update comes after the board moves', () => {
+    const t = new RoundTracker();
+    liveRound10(t);
+    t.onTreasury({ motherlode: 20 }, 120);
+    t.onBoard(board(11, 261, null), 260);
+    t.onTreasury({ motherlode: 22 }, 260);
+    expect(t.poolOf(10)).toBe(20);
+    t.onBoard(board(11, 261, 411), 300);
+    t.onBoard(board(12, 421, null), 420);
+    expect(t.poolOf(11)).toBe(22);
+  });
+
+  it('does not credit a round with the pool its own reset wrote when that update comes first', () => {
+    const t = new RoundTracker();
+    liveRound10(t);
+    t.onTreasury({ motherlode: 20 }, 120);
+    t.onTreasury({ motherlode: 22 }, 260);
+    t.onBoard(board(11, 261, null), 260);
+    expect(t.poolOf(10)).toBe(20);
+    t.onBoard(board(11, 261, 411), 300);
+    t.onBoard(board(12, 421, null), 420);
+    expect(t.poolOf(11)).toBe(22);
+  });
+
+  it('carries the pool over a reset that left it unchanged (no update comes)', () => {
+    const t = new RoundTracker();
+    liveRound10(t);
+    t.onTreasury({ motherlode: 20 }, 120);
+    t.onBoard(board(11, 261, 411), 260);
+    t.onBoard(board(12, 421, null), 420);
+    expect(t.poolOf(11)).toBe(20);
+  });
+
+  it('knows no pool for a round it did not watch live, nor for rounds the board skipped', () => {
+    const t = new RoundTracker();
+    t.onBoard(board(10, 100, 250), 100);
+    expect(t.poolOf(9)).toBeNull();
+    t.onTreasury({ motherlode: 20 }, 120);
+    t.onBoard(board(13, 700, null), 700);
+    expect(t.poolOf(10)).toBe(20);
+    expect([t.poolOf(11), t.poolOf(12)]).toEqual([null, null]);
+  });
+
+  it('ignores a Treasury read older than one already seen', () => {
+    const t = new RoundTracker();
+    liveRound10(t);
+    t.onTreasury({ motherlode: 20 }, 130);
+    t.onTreasury({ motherlode: 18 }, 120);
+    t.onBoard(board(11, 261, null), 260);
+    expect(t.poolOf(10)).toBe(20);
+  });
 });

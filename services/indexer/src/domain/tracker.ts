@@ -12,18 +12,33 @@ export interface TrackerEffects {
 
 const NONE: TrackerEffects = { opened: null, settle: [], snapshotChanged: false };
 
+/** Settled rounds whose motherlode pool is remembered until they are stored. */
+const POOLS_KEPT = 64;
+
 /**
  * Follows the board and the current round from account updates (WebSocket or poll,
  * in any mix and with repeats). A round is settled once the board has moved past it:
  * the reset writes the slot hash and the totals in the same transaction that moves
  * the board. When the board jumps several rounds at once, every skipped one is
  * settled too. Pure: no I/O, no clock.
+ *
+ * It also follows the motherlode pool each round plays for. The pool changes only in a
+ * reset, in the transaction that moves the board, so the Treasury's update and the
+ * board's come at the same slot in either order: a Treasury read at or after the slot
+ * the board was first seen on a round, and before that round's end slot, is the pool that
+ * round plays for. A round the board skipped, or one not watched live, has none.
  */
 export class RoundTracker {
   private boardState: BoardAccount | null = null;
   private roundState: RoundAccount | null = null;
   private slotState = 0;
   private treasuryState: TreasuryAccount | null = null;
+  private treasurySlot = 0;
+  /** The slot the board was first seen on its current round. */
+  private roundSeenAt = 0;
+  /** The pool the board's current round plays for, once read while it was live. */
+  private currentPool: number | null = null;
+  private readonly settledPools = new Map<number, number>();
 
   get board(): BoardAccount | null {
     return this.boardState;
@@ -45,9 +60,21 @@ export class RoundTracker {
   /** A Treasury update: a new snapshot when the motherlode pool changed. */
   onTreasury(treasury: TreasuryAccount, slot: number): TrackerEffects {
     this.slotState = Math.max(this.slotState, slot);
+    if (slot < this.treasurySlot) return NONE;
+    this.treasurySlot = slot;
+    const board = this.boardState;
+    if (board !== null && slot >= this.roundSeenAt && (board.endSlot === null || slot < board.endSlot)) this.currentPool = treasury.motherlode;
     if (this.treasuryState?.motherlode === treasury.motherlode) return NONE;
     this.treasuryState = treasury;
     return { ...NONE, snapshotChanged: true };
+  }
+
+  /**
+   * The motherlode pool a settled round played for, as read while it was live; null when
+   * it was not (remembered for the last rounds settled).
+   */
+  poolOf(roundId: number): number | null {
+    return this.settledPools.get(roundId) ?? null;
   }
 
   /** A board update observed at `slot`. */
@@ -58,13 +85,29 @@ export class RoundTracker {
     if (previous !== null && sameBoard(previous, board)) return NONE;
     this.boardState = board;
     if (previous === null) {
+      this.onNewRound(null, slot);
       // First sight: the round before the current one is settled (if any).
       return { opened: null, settle: board.roundId > 0 ? [board.roundId - 1] : [], snapshotChanged: true };
     }
     if (board.roundId <= previous.roundId) return { ...NONE, snapshotChanged: true };
+    this.onNewRound(previous.roundId, slot);
     const settle: number[] = [];
     for (let id = previous.roundId; id < board.roundId; id++) settle.push(id);
     return { opened: { roundId: board.roundId, previousRoundId: board.roundId - 1 }, settle, snapshotChanged: true };
+  }
+
+  /**
+   * The board moved on at `slot`: the round it left keeps the pool read while it was live;
+   * the new one starts from the last Treasury read, which a read of this reset's slot or
+   * later replaces (the pool is unchanged by a reset that paid no ORE, and then no update comes).
+   */
+  private onNewRound(left: number | null, slot: number): void {
+    if (left !== null && this.currentPool !== null) {
+      this.settledPools.set(left, this.currentPool);
+      if (this.settledPools.size > POOLS_KEPT) this.settledPools.delete(this.settledPools.keys().next().value!);
+    }
+    this.roundSeenAt = slot;
+    this.currentPool = this.treasuryState === null ? null : this.treasuryState.motherlode;
   }
 
   /** A round account update observed at `slot`; only the board's current round matters here. */

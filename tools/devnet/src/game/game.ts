@@ -141,6 +141,7 @@ export class Game {
 
   /** The reset's effects beyond the round account: the motherlode pool, the board's cost, the stored record. */
   private settle(round: DerivedRound): SettledRound {
+    const poolBefore = this.pool;
     this.pool = round.poolAfter;
     if (round.productionCost !== null) {
       const ema = BigInt(this.productionCost);
@@ -150,6 +151,7 @@ export class Game {
     const record = toSettledRound(decodeRound(round.account), new Date(blockTimeOf(round.resetSlot) * 1000), {
       payoutRule: round.rule,
       productionCost: current ? this.productionCost : null,
+      motherlodePool: poolBefore,
     });
     return { round, record };
   }
