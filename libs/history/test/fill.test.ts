@@ -73,7 +73,7 @@ describe('fillHistory', () => {
     expect(stored.map((r) => r.id)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(stored.every((r) => r.source === 'transactions')).toBe(true);
     const truth = devnet.settledRounds().filter((r) => r.id <= 40);
-    const strip = (r: (typeof stored)[number]) => ({ ...r, settledAt: '', productionCost: null, source: 'account' });
+    const strip = (r: (typeof stored)[number]) => ({ ...r, settledAt: '', productionCost: null, source: 'account', motherlodePool: null });
     expect(stored.map(strip)).toEqual(truth.map(strip));
     // Nothing left: a third fill has nothing to do and makes no RPC call.
     expect(await fillHistory({ fromId: 0, toId: 40 }, fetcher, store)).toMatchObject({ total: 0, done: 0, calls: 0 });

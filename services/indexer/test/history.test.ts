@@ -87,9 +87,13 @@ async function storedThrough(r: Run, upTo: number): Promise<Round[]> {
   return r.repo.getRounds({ fromId: 1, toId: upTo, limit: upTo });
 }
 
-/** What the chain cannot give back for a round rebuilt from its transactions (OpenAPI: Round.source). */
-function recoverable(round: Round): Omit<Round, 'settledAt' | 'productionCost' | 'source'> {
-  const { settledAt: _at, productionCost: _cost, source: _source, ...rest } = round;
+/**
+ * What the chain gives back for a round rebuilt from its transactions (OpenAPI:
+ * Round.source): neither the production cost nor the motherlode pool (known only to a
+ * reader that watched the round live).
+ */
+function recoverable(round: Round): Omit<Round, 'settledAt' | 'productionCost' | 'source' | 'motherlodePool'> {
+  const { settledAt: _at, productionCost: _cost, source: _source, motherlodePool: _pool, ...rest } = round;
   return rest;
 }
 
