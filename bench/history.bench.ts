@@ -1,9 +1,8 @@
-import { OrePdas, readOreTransaction, rebuildRound, SolanaRpc, type RoundLayout, type TransactionJson } from '@gridlab/chain';
+import { decodeBoard, OrePdas, readOreTransaction, rebuildRound, SolanaRpc, type RoundLayout, type TransactionJson } from '@gridlab/chain';
 import { createPool, runMigrations } from '@gridlab/db';
-import { startDevnet } from '@gridlab/devnet';
 import { fillHistory, TransactionHistory, type FetchedRound, type FillStore } from '@gridlab/history';
 import { HistoryStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
-import { createTestDatabase } from '@gridlab/testing';
+import { createTestDatabase, freePort, startService } from '@gridlab/testing';
 import type { Bench } from './types';
 
 /** A day of mainnet: 1,200 rounds (about 185 slots each), about 400 deploys each. */
@@ -14,6 +13,9 @@ const TARGET_SECONDS = 60;
 const BASELINE_ROUNDS = 60;
 const BASELINE_REPEATS = 3;
 const BATCH = 100;
+
+/** The devnet's default program (ORE_PROGRAM_ID unset). */
+const PROGRAM_ID = 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv';
 
 /** Counts what each round cost while fetching it. */
 class CountingHistory extends TransactionHistory {
@@ -33,14 +35,40 @@ class CountingHistory extends TransactionHistory {
  * transactions read and rebuilt from memory, no RPC and no database).
  */
 const bench: Bench = async () => {
-  // Every history round closed before the fill starts; slow live slots: nothing else moves.
-  const devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 400, historyRounds: ROUNDS, eras: 'returns', roundExpirySlots: 1, seed: 5 });
+  // The devnet in its own process, as `make start` runs it (the RPC node is never the
+  // reader's process). Every history round closed before the fill starts; slow live
+  // slots: nothing else moves. No ledger directory: nothing of the user's is touched.
+  const [rpcPort, wsPort] = [await freePort(), await freePort()];
+  const rpcUrl = `http://127.0.0.1:${rpcPort}`;
+  const pdas = new OrePdas(PROGRAM_ID);
+  const probe = new SolanaRpc(rpcUrl);
+  const devnet = await startService(
+    'tools/devnet/src/main.ts',
+    {
+      ...process.env,
+      DEVNET_RPC_PORT: String(rpcPort),
+      DEVNET_WS_PORT: String(wsPort),
+      DEVNET_SLOT_MS: '400',
+      DEVNET_HISTORY_ROUNDS: String(ROUNDS),
+      DEVNET_ERA: 'returns',
+      DEVNET_ROUND_EXPIRY_SLOTS: '1',
+      DEVNET_SEED: '5',
+      DEVNET_LEDGER_DIR: '',
+      ORE_PROGRAM_ID: PROGRAM_ID,
+      LOG_LEVEL: 'warn',
+    },
+    async () => {
+      const board = await probe.getAccount(pdas.board.toBase58());
+      return board !== null && decodeBoard(board.data).roundId > ROUNDS;
+    },
+    120_000,
+  );
+  probe.close();
   const db = await createTestDatabase();
   await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
   const pool = createPool(db.url);
   let requests = 0;
-  const rpc = new SolanaRpc(devnet.rpcUrl, { batchMax: BATCH, concurrency: 4, observe: () => requests++ });
-  const pdas = new OrePdas(devnet.programId);
+  const rpc = new SolanaRpc(rpcUrl, { batchMax: BATCH, concurrency: 4, observe: () => requests++ });
   try {
     const repo = new RoundRepository(pool);
     const history = new HistoryStore(pool);
