@@ -60,6 +60,7 @@ export function sampleSnapshot(): LiveSnapshot {
       split: true,
       productionCost: 312_000_000,
       source: 'account',
+      motherlodePool: 229_800_000_000_000,
     },
     updatedAt: '2026-11-22T06:11:31.456Z',
     game: {

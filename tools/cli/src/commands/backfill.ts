@@ -123,7 +123,7 @@ async function estimate(range: { fromId: number; toId: number }, store: FillStor
   process.stderr.write(
     `backfill: ${missing.toLocaleString('en')} rounds to rebuild in ${range.fromId}..${range.toId}, about ${Math.round(perRound)} transactions each: ` +
       `about ${(pages + batches).toLocaleString('en')} RPC requests (${pages.toLocaleString('en')} signature pages, ${batches.toLocaleString('en')} batches of up to ${batch} transactions)` +
-      (Number.isFinite(seconds) ? `; at least ${formatDuration(seconds)} at the configured RPC_LIMITS\n` : '; no RPC_LIMITS: as fast as the node answers\n'),
+      (Number.isFinite(seconds) && seconds > 0 ? `; at least ${formatDuration(seconds)} at the configured RPC_LIMITS\n` : '; no RPC_LIMITS: as fast as the node answers\n'),
   );
 }
 
