@@ -14,8 +14,8 @@ const METRICS: { readonly value: Metric; readonly label: string }[] = [
   { value: 'miners', label: 'Miners' },
   { value: 'ev', label: 'EV per SOL' },
 ];
-/** How often the EV of the typed stake is asked again while the page is open. */
-const EV_REFRESH_MS = 3000;
+/** How often, at most, the EV of the typed stake follows the board (and at least, while the page is open). */
+const EV_REFRESH_MS = 2000;
 
 /** `+0.0123` / `−0.0456`: an EV per SOL staked. */
 function signed(x: number): string {
@@ -64,7 +64,9 @@ export function LivePage() {
   const [ev] = useLoad<LiveEv | null>(
     (signal) =>
       stake === null || !priceValid ? Promise.resolve(null) : api.liveEv({ stakeLamports: stake, ...(price === undefined ? {} : { orePriceLamports: price }) }, { signal }),
-    [stake, price, live?.view.roundId],
+    // Again when the board changes (at most once per EV_REFRESH_MS of updates: /live/ev counts
+    // against the key's rate limit), and every EV_REFRESH_MS in any case.
+    [stake, price, live?.view.roundId, live === null ? 0 : Math.floor(live.at / EV_REFRESH_MS)],
     EV_REFRESH_MS,
   );
 
