@@ -3,7 +3,6 @@
 # packages), start the infrastructure, and are safe to run again.
 
 SHELL := /bin/bash
-export COREPACK_INTEGRITY_KEYS := 0
 export COREPACK_ENABLE_DOWNLOAD_PROMPT := 0
 PNPM := corepack pnpm
 

@@ -5,7 +5,7 @@
 #   scripts/deploy-service.sh indexer /out        then: cd /out && node dist/main.js
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export COREPACK_INTEGRITY_KEYS=0 COREPACK_ENABLE_DOWNLOAD_PROMPT=0
+export COREPACK_ENABLE_DOWNLOAD_PROMPT=0
 
 name="${1:?usage: deploy-service.sh <service-or-tool> <out>}"
 out="${2:?usage: deploy-service.sh <service-or-tool> <out>}"

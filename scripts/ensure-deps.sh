@@ -5,9 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The registry mirror reachable here serves no package signatures, so corepack's
-# signature check must be off to fetch pnpm.
-export COREPACK_INTEGRITY_KEYS=0 COREPACK_ENABLE_DOWNLOAD_PROMPT=0
+# package.json pins pnpm by its sha512: corepack checks the download against it (no
+# registry signatures needed, and none are trusted instead of it).
+export COREPACK_ENABLE_DOWNLOAD_PROMPT=0
 
 node -e 'const [maj] = process.versions.node.split(".").map(Number); if (maj < 20) { console.error(`Node ${process.versions.node} is too old: Gridlab needs Node 20 or newer`); process.exit(1); }'
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure PostgreSQL, Redis and NATS (with JetStream) answer on their standard
 # loopback ports: installs the Debian packages that are missing, starts what is not
-# running, and lets the local `postgres` role connect over TCP without a password.
+# running, and lets the local `postgres` role (and no other) connect over loopback TCP
+# without a password. Says what it changes.
 # Idempotent: on a machine where everything runs it only checks.
 set -euo pipefail
 
@@ -33,15 +34,28 @@ if ! up 5432; then
   wait_up 5432 PostgreSQL
 fi
 command -v psql >/dev/null 2>&1 || apt_install postgresql-client
-if ! psql -h 127.0.0.1 -U postgres -d postgres -Atqc 'SELECT 1' >/dev/null 2>&1; then
-  # A fresh Debian cluster wants a password over TCP; development and tests connect as
-  # postgres@127.0.0.1 without one. Trust loopback only, before any other rule.
+# Development and tests connect as postgres@127.0.0.1 without a password; every other role
+# (the services' own, in tests as in a cluster) keeps the cluster's password rule.
+if [ -d /etc/postgresql ]; then
   version="$(ls /etc/postgresql | sort -V | tail -1)"
   hba="/etc/postgresql/$version/main/pg_hba.conf"
-  if ! $SUDO grep -q '# gridlab: trust loopback' "$hba"; then
-    echo "ensure-infra: allowing passwordless loopback connections in $hba"
-    $SUDO sed -i '1i # gridlab: trust loopback\nhost all all 127.0.0.1/32 trust\nhost all all ::1/128 trust' "$hba"
+  # An earlier version trusted every role on loopback: narrow that rule to postgres (without
+  # asking for a password: a user who cannot read the file is left as they are).
+  if ${SUDO:+$SUDO -n} grep -qx '# gridlab: trust loopback' "$hba" 2>/dev/null; then
+    $SUDO sed -i '/^# gridlab: trust loopback$/,+2d' "$hba"
     $SUDO pg_ctlcluster --skip-systemctl-redirect "$version" main reload
+    echo "ensure-infra: $hba: removed the passwordless loopback rule for every role (an earlier Gridlab's)"
+  fi
+fi
+if ! psql -h 127.0.0.1 -U postgres -d postgres -Atqc 'SELECT 1' >/dev/null 2>&1; then
+  # A fresh Debian cluster wants a password over TCP: trust loopback for postgres only,
+  # before any other rule.
+  version="$(ls /etc/postgresql | sort -V | tail -1)"
+  hba="/etc/postgresql/$version/main/pg_hba.conf"
+  if ! $SUDO grep -qx '# gridlab: trust loopback for postgres' "$hba"; then
+    $SUDO sed -i '1i # gridlab: trust loopback for postgres\nhost all postgres 127.0.0.1/32 trust\nhost all postgres ::1/128 trust' "$hba"
+    $SUDO pg_ctlcluster --skip-systemctl-redirect "$version" main reload
+    echo "ensure-infra: $hba: added 'host all postgres 127.0.0.1/32 trust' and 'host all postgres ::1/128 trust' (the postgres role, loopback only)"
   fi
   psql -h 127.0.0.1 -U postgres -d postgres -Atqc 'SELECT 1' >/dev/null
 fi

@@ -34,6 +34,8 @@ const rolePrefix = `${tag}_`;
 const redisPrefix = `${tag}:`;
 // A letter first: nats-server reads an environment variable's value as a config value, and a
 // password starting with a digit would parse as a (broken) number (k8s/README.md does the same).
+// Each service's PostgreSQL role has a password, as in the cluster (loopback trusts only postgres).
+const pgPasswords = Object.fromEntries(SERVICES.map((s) => [s, randomBytes(12).toString('hex')])) as Record<Service, string>;
 const natsPasswords = Object.fromEntries(SERVICES.map((s) => [s, `p${randomBytes(12).toString('hex')}`])) as Record<Service, string>;
 const redisPasswords = Object.fromEntries(REDIS_USERS.map((s) => [s, randomBytes(12).toString('hex')])) as Record<Service, string>;
 const redisUser = (service: Service): string => `${tag}-${service}`;
@@ -67,7 +69,7 @@ function natsConfig(port: number, storeDir: string): string {
 function urlAs(service: Service): string {
   const url = new URL(db.url);
   url.username = rolePrefix + service.replace(/-/g, '_');
-  url.password = '';
+  url.password = pgPasswords[service];
   return url.toString();
 }
 
@@ -123,6 +125,7 @@ beforeAll(async () => {
   await superuser.connect();
   await superuser.query(`SET gridlab.role_prefix = '${rolePrefix}'`);
   await superuser.query(readFileSync(join(WORKSPACE_ROOT, 'k8s/engines/postgres-roles.sql'), 'utf8'));
+  for (const s of SERVICES) await superuser.query(`ALTER ROLE ${rolePrefix}${s.replace(/-/g, '_')} PASSWORD '${pgPasswords[s]}'`);
   await superuser.end();
 
   // NATS with the chart's authorization block; the passwords come from the environment, as in the pod.

@@ -23,7 +23,7 @@ const SERVICES = ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-forward
 const TOOLS = ['devnet', 'cli'] as const;
 const SECRET = 'production-build-secret-0123456789abcdef';
 const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
-const env = { ...process.env, COREPACK_INTEGRITY_KEYS: '0' };
+const env = { ...process.env };
 
 let work: string;
 let context: string[];

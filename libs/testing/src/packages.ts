@@ -14,7 +14,7 @@ const run = promisify(execFile);
  * with the published package.json.
  */
 export async function installPacked(packageDir: string, consumer: string): Promise<Record<string, unknown>> {
-  const env = { ...process.env, COREPACK_INTEGRITY_KEYS: '0', COREPACK_ENABLE_DOWNLOAD_PROMPT: '0' };
+  const env = { ...process.env, COREPACK_ENABLE_DOWNLOAD_PROMPT: '0' };
   await run('corepack', ['pnpm', 'run', '--silent', 'build'], { cwd: packageDir, env });
   const packs = await mkdtemp(join(tmpdir(), 'gridlab-pack-'));
   try {

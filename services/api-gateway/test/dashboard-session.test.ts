@@ -57,7 +57,7 @@ async function signIn(body: unknown): Promise<{ answer: Answer; cookie: string }
 beforeAll(async () => {
   // The page at / is the built dashboard: build it the way `make test` does when missing.
   if (!existsSync(join(WORKSPACE_ROOT, 'apps/web/dist/index.html'))) {
-    execFileSync('corepack', ['pnpm', '--filter', '@gridlab/web', '-s', 'build'], { cwd: WORKSPACE_ROOT, stdio: 'ignore', env: { ...process.env, COREPACK_INTEGRITY_KEYS: '0' } });
+    execFileSync('corepack', ['pnpm', '--filter', '@gridlab/web', '-s', 'build'], { cwd: WORKSPACE_ROOT, stdio: 'ignore', env: process.env });
   }
   db = await createTestDatabase();
   // The schemas the read endpoints query (their services create them in a running suite).
@@ -116,6 +116,25 @@ describe('dashboard sessions (/api/live*)', () => {
     // The public API is unchanged: Bearer keys, and a cookie authorizes nothing there.
     expect((await call('/api/v1/stats', { bearer: apiKey, origin: null })).status).toBe(200);
     expect((await call('/api/v1/stats', { cookie, origin: null })).status).toBe(401);
+  });
+
+  it('marks every answer a session cookie authorizes private to that browser: Cache-Control private, no-store and Vary: Cookie', async () => {
+    const { cookie } = await signIn({ apiKey });
+    const privately = (a: Answer) => ({ status: a.status, cache: a.headers.get('cache-control'), vary: (a.headers.get('vary') ?? '').split(/,\s*/).includes('Cookie') });
+    const expected = (status: number) => ({ status, cache: 'private, no-store', vary: true });
+    // The memory hot path (gzip varies by Accept-Encoding too), a database read, the session itself, and a refusal.
+    const live = await call('/api/live/live', { cookie });
+    expect(privately(live)).toEqual(expected(live.status === 503 ? 503 : 200));
+    expect(privately(await call('/api/live/stats', { cookie }))).toEqual(expected(200));
+    expect(privately(await call('/api/live/session', { cookie }))).toEqual(expected(200));
+    expect(privately(await call('/api/live/stats', { cookie: `${cookie.slice(0, -3)}abc` }))).toEqual(expected(401));
+    // A stream's headers too (read them, then hang up).
+    const abort = new AbortController();
+    const stream = await fetch(`${base}/api/live/stream`, { headers: { Cookie: cookie, Origin: base }, signal: abort.signal });
+    expect({ cache: stream.headers.get('cache-control'), vary: (stream.headers.get('vary') ?? '').includes('Cookie') }).toEqual({ cache: 'private, no-store', vary: true });
+    abort.abort();
+    // The public API keeps its own caching rules.
+    expect((await call('/api/v1/stats', { bearer: apiKey, origin: null })).headers.get('cache-control')).not.toBe('private, no-store');
   });
 
   it('refuses a wrong key at sign-in and answers field errors for a malformed body', async () => {

@@ -42,6 +42,16 @@ describe('deploy/docker/Dockerfile', () => {
   });
 });
 
+describe('pnpm', () => {
+  it('is pinned by its sha512 in package.json, and nothing turns corepack\'s integrity check off', () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { packageManager: string };
+    expect(manifest.packageManager).toMatch(/^pnpm@\d+\.\d+\.\d+\+sha512\.[0-9a-f]{128}$/);
+    for (const file of ['deploy/docker/Dockerfile', 'Makefile', 'scripts/ensure-deps.sh', 'scripts/deploy-service.sh', 'scripts/ensure-infra.sh', '.ci/run']) {
+      expect({ file, disabled: /COREPACK_INTEGRITY_KEYS\s*[:=]/.test(readFileSync(join(ROOT, file), 'utf8')) }).toEqual({ file, disabled: false });
+    }
+  });
+});
+
 describe('.dockerignore', () => {
   it('leaves out what is built, installed or local', () => {
     const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());

@@ -230,6 +230,15 @@ describe('k8s/engines: the clustered engines', () => {
     const prod = rendered['k8s/overlays/prod']!.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'gridlab-config')!;
     expect(prod.data?.['NATS_STREAM_REPLICAS']).toBe('3');
   });
+
+  it('keeps each client\'s address up to the gateway: the ingress controller\'s Service is externalTrafficPolicy Local, and it believes no client-sent X-Forwarded-For', () => {
+    const ingress = readYaml('ingress-nginx-values.yaml');
+    expect(ingress['controller'].service).toMatchObject({ externalTrafficPolicy: 'Local' });
+    expect(ingress['controller'].config).toMatchObject({ 'use-forwarded-headers': 'false' });
+    // The gateway believes X-Forwarded-For from the controller's pods only.
+    const prod = rendered['k8s/overlays/prod']!.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'gridlab-config')!;
+    expect(prod.data?.['TRUSTED_PROXIES']).toMatch(/^\d+\.\d+\.\d+\.\d+\/\d+/);
+  });
 });
 
 describe('the validator', () => {

@@ -115,13 +115,40 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
     const url = req.url ?? '/';
     // The dashboard's mirror of the API: Origin and session checked, then served as /api/v1.
     if (isDashboardPath(url) && !isOpenDashboardPath(url)) {
+      sessionPrivate(res);
       deps.dashboard.admit(req).then(() => dispatch(req, res, id), fail(res, id));
       return;
     }
+    if (isDashboardPath(url)) sessionPrivate(res);
     dispatch(req, res, id);
   });
   server.on('clientError', answerMalformed);
   return server;
+}
+
+const PRIVATE = 'private, no-store';
+
+/**
+ * A response to a request a session cookie authorizes (or may authorize) belongs to that
+ * browser alone: no shared cache may keep it or serve it for another cookie. Whatever
+ * Cache-Control a handler sets becomes `private, no-store`, and Vary always names Cookie
+ * (headers passed to writeHead go through setHeader once one is set).
+ */
+function sessionPrivate(res: ServerResponse): void {
+  const set = res.setHeader.bind(res);
+  res.setHeader = (name: string, value: number | string | readonly string[]): ServerResponse => {
+    const lower = name.toLowerCase();
+    if (lower === 'cache-control') return set(name, PRIVATE);
+    if (lower === 'vary') return set(name, withCookie(value));
+    return set(name, value);
+  };
+  set('Cache-Control', PRIVATE);
+  set('Vary', 'Cookie');
+}
+
+function withCookie(vary: number | string | readonly string[]): string {
+  const fields = (Array.isArray(vary) ? vary.join(',') : String(vary)).split(',').map((f) => f.trim()).filter((f) => f !== '');
+  return fields.some((f) => f.toLowerCase() === 'cookie' || f === '*') ? fields.join(', ') : [...fields, 'Cookie'].join(', ');
 }
 
 /**
