@@ -196,7 +196,7 @@ export class GridlabClient {
   }
 
   /** PUT /subscribe: redeem a confirmed payment for a key. */
-  completeSubscription(body: SubscribeCompleteRequest & { signatureBase64?: string }, opts?: CallOptions): Promise<OkBody<'/api/v1/subscribe', 'put'>> {
+  completeSubscription(body: SubscribeCompleteRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/subscribe', 'put'>> {
     return this.http.json<IssuedKey>({ method: 'PUT', path: `${API}/subscribe`, body, auth: false }, opts);
   }
 
