@@ -927,7 +927,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a strategy with its predictions and leaderboard entry */
+        /**
+         * Delete a strategy (recoverable until it is purged)
+         * @description The strategy disappears at once from the list, get, forward, PATCH, the forward test (its session ends) and the leaderboard, and no longer counts toward the 100-strategy limit. Its owner can bring it back with POST /lab/strategies/{id}/restore until lab-forward purges it, with its predictions and figures, LAB_DELETED_RETENTION_DAYS (30 by default) after the deletion.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -1013,6 +1016,74 @@ export interface paths {
                 504: components["responses"]["Timeout"];
             };
         };
+        trace?: never;
+    };
+    "/api/v1/lab/strategies/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Strategy id (stg_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted strategy of the caller
+         * @description Brings back a strategy the caller deleted, with its record, until it is purged (LAB_DELETED_RETENTION_DAYS after the deletion, 30 by default). A strategy whose forward session was running when it was deleted starts a new session from the next round (as PATCH active=true would); one that was stopped stays stopped. No body.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Strategy id (stg_ + 22 base58 characters); anything else answers 404 */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The restored strategy */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StrategyResponse"];
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+                402: components["responses"]["PaymentRequired"];
+                /** @description strategy_not_found: the caller has no deleted strategy of this id (never deleted, already purged, or another owner's) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description strategy_limit_reached: the owner already holds 100 strategies */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                429: components["responses"]["RateLimited"];
+                503: components["responses"]["Unavailable"];
+                504: components["responses"]["Timeout"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/lab/strategies/{id}/forward": {
