@@ -356,7 +356,7 @@ describeBrowser('the dashboard in a real browser', () => {
     await context.close();
   });
 
-  it('creates a strategy, lists it and deletes it', async () => {
+  it('creates a strategy, lists it, deletes it and restores it', async () => {
     const { context, page } = await openPage({ signIn: true });
     const name = `browser test ${Date.now()}`;
     await go(page, 'lab');
@@ -371,6 +371,10 @@ describeBrowser('the dashboard in a real browser', () => {
     page.once('dialog', (dialog) => void dialog.accept());
     await card.getByRole('button', { name: /Delete/ }).click();
     await card.waitFor({ state: 'detached', timeout: 30_000 });
+    // A deletion is recoverable: the page offers the restore.
+    await page.getByTestId('strategy-deleted').getByRole('button', { name: 'Restore' }).click();
+    await card.waitFor({ timeout: 30_000 });
+    await page.getByTestId('strategy-deleted').waitFor({ state: 'detached' });
     await context.close();
   });
 
