@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { createTestDatabase, runCli, startKeyedSuite, testNamespace, waitUntil, WORKSPACE_ROOT, type KeyedSuite, type TestDatabase } from '@gridlab/testing';
-import { Keypair, Transaction } from '@solana/web3.js';
+import { Connection, Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction } from '@solana/web3.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 const SECRET = 'dashboard-secret-0123456789abcdef';
@@ -116,6 +116,57 @@ async function installTestWallet(context: BrowserContext, keypair: Keypair): Pro
 }
 
 /** axe-core's serious and critical violations on the page as it is now. */
+/** Pays a Solana Pay transfer request (solana:<to>?amount&spl-token&memo) from `payer`, as a wallet app would; the transaction signature. */
+async function payFromLink(payer: Keypair, link: URL): Promise<string> {
+  const connection = new Connection(running!.local.rpcUrl, 'confirmed');
+  const mint = new PublicKey(link.searchParams.get('spl-token')!);
+  const to = new PublicKey(link.pathname);
+  const mintAccount = (await connection.getAccountInfo(mint))!;
+  const tokenProgram = mintAccount.owner;
+  const decimals = mintAccount.data[44]!;
+  const [whole, fraction = ''] = link.searchParams.get('amount')!.split('.');
+  const amount = BigInt(whole!) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
+  const associatedTokenProgram = new PublicKey('ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL');
+  const ata = (owner: PublicKey) => PublicKey.findProgramAddressSync([owner.toBuffer(), tokenProgram.toBuffer(), mint.toBuffer()], associatedTokenProgram)[0];
+  const data = Buffer.alloc(10);
+  data.writeUInt8(12, 0); // TransferChecked
+  data.writeBigUInt64LE(amount, 1);
+  data.writeUInt8(decimals, 9);
+  const tx = new Transaction().add(
+    // CreateIdempotent of the treasury's token account.
+    new TransactionInstruction({
+      programId: associatedTokenProgram,
+      keys: [
+        { pubkey: payer.publicKey, isSigner: true, isWritable: true },
+        { pubkey: ata(to), isSigner: false, isWritable: true },
+        { pubkey: to, isSigner: false, isWritable: false },
+        { pubkey: mint, isSigner: false, isWritable: false },
+        { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
+        { pubkey: tokenProgram, isSigner: false, isWritable: false },
+      ],
+      data: Buffer.from([1]),
+    }),
+    new TransactionInstruction({
+      programId: tokenProgram,
+      keys: [
+        { pubkey: ata(payer.publicKey), isSigner: false, isWritable: true },
+        { pubkey: mint, isSigner: false, isWritable: false },
+        { pubkey: ata(to), isSigner: false, isWritable: true },
+        { pubkey: payer.publicKey, isSigner: true, isWritable: false },
+      ],
+      data,
+    }),
+    new TransactionInstruction({ programId: new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'), keys: [], data: Buffer.from(link.searchParams.get('memo')!) }),
+  );
+  tx.recentBlockhash = (await connection.getLatestBlockhash()).blockhash;
+  tx.feePayer = payer.publicKey;
+  tx.sign(payer);
+  const signature = await connection.sendRawTransaction(tx.serialize());
+  // Polled (the page's RPC URL names no WebSocket endpoint).
+  await waitUntil('the payment to be confirmed', async () => (await connection.getSignatureStatuses([signature])).value[0], (s) => s?.confirmationStatus === 'confirmed' || s?.confirmationStatus === 'finalized', { timeoutMs: 30_000 });
+  return signature;
+}
+
 async function axeViolations(page: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol: the page's CSP rightly refuses inline scripts.
   await page.evaluate(axeSource);
@@ -305,7 +356,7 @@ describeBrowser('the dashboard in a real browser', () => {
     await context.close();
   });
 
-  it('creates a strategy, lists it and deletes it', async () => {
+  it('creates a strategy, lists it, deletes it and restores it', async () => {
     const { context, page } = await openPage({ signIn: true });
     const name = `browser test ${Date.now()}`;
     await go(page, 'lab');
@@ -320,6 +371,10 @@ describeBrowser('the dashboard in a real browser', () => {
     page.once('dialog', (dialog) => void dialog.accept());
     await card.getByRole('button', { name: /Delete/ }).click();
     await card.waitFor({ state: 'detached', timeout: 30_000 });
+    // A deletion is recoverable: the page offers the restore.
+    await page.getByTestId('strategy-deleted').getByRole('button', { name: 'Restore' }).click();
+    await card.waitFor({ timeout: 30_000 });
+    await page.getByTestId('strategy-deleted').waitFor({ state: 'detached' });
     await context.close();
   });
 
@@ -385,6 +440,35 @@ describeBrowser('the dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
     await page.getByTestId('grid').waitFor({ timeout: 20_000 });
     expect(await page.locator('.who').textContent()).toContain(keypair.publicKey.toBase58().slice(0, 4));
+    await context.close();
+  });
+
+  it('redeems a Solana Pay payment only with the signature of the shown message (no wallet connected)', async () => {
+    const owner = Keypair.generate();
+    const funded = await runCli(['devnet', 'fund', '--owner', owner.publicKey.toBase58(), '--tokens', '100', '--rpc', running!.local.rpcUrl], running!.env);
+    expect(funded.code).toBe(0);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${base}/#/subscribe`);
+    await page.getByLabel('Wallet address (owner of the subscription)').fill(owner.publicKey.toBase58());
+    await page.getByRole('button', { name: 'Get payment instructions' }).click();
+    const link = new URL((await page.getByTestId('solana-pay-link').getAttribute('href'))!);
+    // Pay as a wallet app would from the Solana Pay link: TransferChecked of the amount with the memo.
+    const txSig = await payFromLink(owner, link);
+    await page.getByLabel('Payment transaction signature').fill(txSig);
+    const message = (await page.getByTestId('subscribe-message').textContent())!;
+    expect(message).toMatch(new RegExp(`^Gridlab API key subscribe\\ndomain: ${base.replace(/[.]/g, '\\.')}\\nowner: ${owner.publicKey.toBase58()}\\nnonce: pay-\\w+\\ntxSig: ${txSig}\\nexpires: \\S+$`));
+    const redeem = page.getByRole('button', { name: 'Redeem with the signature' });
+    expect(await redeem.isDisabled()).toBe(true);
+    expect(await page.locator('main').textContent()).not.toContain('cannot redeem');
+    // The owner signs the shown text elsewhere (a wallet's message signing) and pastes the base64 signature.
+    const key = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), owner.secretKey.subarray(0, 32)]), format: 'der', type: 'pkcs8' });
+    await page.getByLabel('Signature of the message (base64)').fill(signEd25519(null, Buffer.from(message, 'utf8'), key).toString('base64'));
+    await redeem.click();
+    const issued = page.getByTestId('issued-key');
+    await issued.waitFor({ timeout: 30_000 });
+    const bought = (await issued.locator('code').textContent())!.trim();
+    expect((await fetch(`${base}/api/v1/stats`, { headers: { Authorization: `Bearer ${bought}` } })).status).toBe(200);
     await context.close();
   });
 

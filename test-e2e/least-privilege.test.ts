@@ -154,7 +154,7 @@ beforeAll(async () => {
   gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   // Owners first: each migrates its schema and grants its readers (who may only start after).
   for (const s of SERVICES) {
-    const env = { ...serviceEnv(s), ...(s === 'api-gateway' ? { PORT: String(gatewayPort), HOST: '127.0.0.1' } : {}) };
+    const env = { ...serviceEnv(s), PUBLIC_ORIGIN: gatewayUrl, ...(s === 'api-gateway' ? { PORT: String(gatewayPort), HOST: '127.0.0.1' } : {}) };
     running.push(await startService(`services/${s}/src/main.ts`, env, async () => (await fetch(`http://127.0.0.1:${opsPorts[s]}/readyz`)).ok, 60_000));
   }
   // A real subscription: a token transfer on the devnet, verified by billing (which publishes the subscription fact).

@@ -47,7 +47,7 @@ beforeAll(async () => {
   gateway = `http://127.0.0.1:${gatewayPort}`;
   const started = await Promise.all([
     startService('services/indexer/src/main.ts', { ...env, OPS_PORT: String(indexerPort) }, () => answersOk(`http://127.0.0.1:${indexerPort}/healthz`)),
-    startService('services/billing/src/main.ts', { ...env, OPS_PORT: String(billingPort) }, () => answersOk(`http://127.0.0.1:${billingPort}/readyz`)),
+    startService('services/billing/src/main.ts', { ...env, OPS_PORT: String(billingPort), PUBLIC_ORIGIN: gateway }, () => answersOk(`http://127.0.0.1:${billingPort}/readyz`)),
     startService('services/api-gateway/src/main.ts', { ...env, PORT: String(gatewayPort) }, () => answersOk(`${gateway}/api/v1/pricing`)),
   ]);
   processes.push(...started);

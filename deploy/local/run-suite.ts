@@ -133,7 +133,8 @@ function start(spec: ProcessSpec, index: number): void {
   // `node --import tsx` keeps each service a single process, so signals reach it directly.
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, spec.entry)], {
     cwd: ROOT,
-    env: { ...process.env, API_KEY_HMAC_SECRET: localSecret(), ...spec.env },
+    // The gateway's own URL is the public origin here, unless set: signed subscribe messages name it.
+    env: { PUBLIC_ORIGIN: GATEWAY_URL, ...process.env, API_KEY_HMAC_SECRET: localSecret(), ...spec.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const tag = prefix(spec.name, index);

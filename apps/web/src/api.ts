@@ -55,11 +55,20 @@ export const session = {
   signOut: () => sessionCall<void>('DELETE', ''),
 };
 
-/** The page's settings from the gateway: the RPC a wallet payment goes through (null: none). */
-export async function dashboardConfig(signal?: AbortSignal): Promise<{ rpcUrl: string | null }> {
+/** The page's settings from the gateway. */
+export interface DashboardConfig {
+  /** The RPC a wallet payment goes through (null: none). */
+  readonly rpcUrl: string | null;
+  /** The API's public origin: the domain a signed subscribe message names. */
+  readonly publicOrigin: string;
+}
+
+/** The page's settings from the gateway (an older gateway names no public origin: the page's own). */
+export async function dashboardConfig(signal?: AbortSignal): Promise<DashboardConfig> {
   const res = await fetch('/api/live/config', { credentials: 'same-origin', ...(signal === undefined ? {} : { signal }) });
   if (!res.ok) throw new Error(`the dashboard settings could not be read (${res.status})`);
-  return (await res.json()) as { rpcUrl: string | null };
+  const body = (await res.json()) as { rpcUrl: string | null; publicOrigin?: string };
+  return { rpcUrl: body.rpcUrl, publicOrigin: body.publicOrigin ?? location.origin };
 }
 
 /** A short human sentence for any failure. */

@@ -14,7 +14,7 @@ import type { ConnectedWallet } from './wallet';
 
 export async function payWithWallet(
   wallet: ConnectedWallet,
-  options: { rpcUrl: string; plan: 'monthly' | 'annual'; referralCode?: string; onPayment: (p: { start: SubscriptionStart; txSig: string }) => void; signal?: AbortSignal },
+  options: { rpcUrl: string; domain: string; plan: 'monthly' | 'annual'; referralCode?: string; onPayment: (p: { start: SubscriptionStart; txSig: string }) => void; signal?: AbortSignal },
 ): Promise<IssuedKey> {
   const sign = wallet.signTransaction;
   if (sign === undefined) throw new Error(`${wallet.name} cannot sign transactions`);
@@ -28,6 +28,7 @@ export async function payWithWallet(
   return subscribe(client, {
     signer,
     connection: options.rpcUrl,
+    domain: options.domain,
     plan: options.plan,
     ...(options.referralCode === undefined ? {} : { referralCode: options.referralCode }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),

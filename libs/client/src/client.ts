@@ -196,7 +196,7 @@ export class GridlabClient {
   }
 
   /** PUT /subscribe: redeem a confirmed payment for a key. */
-  completeSubscription(body: SubscribeCompleteRequest & { signatureBase64?: string }, opts?: CallOptions): Promise<OkBody<'/api/v1/subscribe', 'put'>> {
+  completeSubscription(body: SubscribeCompleteRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/subscribe', 'put'>> {
     return this.http.json<IssuedKey>({ method: 'PUT', path: `${API}/subscribe`, body, auth: false }, opts);
   }
 
@@ -301,9 +301,14 @@ export class GridlabClient {
     return this.http.json<StrategyResponse>({ method: 'PATCH', path: `${API}/lab/strategies/${encodeURIComponent(id)}`, body }, opts);
   }
 
-  /** DELETE /lab/strategies/{id}. */
+  /** DELETE /lab/strategies/{id}: recoverable with restoreStrategy() until it is purged. */
   deleteStrategy(id: string, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/strategies/{id}', 'delete'>> {
     return this.http.json<StrategyDeleted>({ method: 'DELETE', path: `${API}/lab/strategies/${encodeURIComponent(id)}` }, opts);
+  }
+
+  /** POST /lab/strategies/{id}/restore: brings back a deleted strategy (404 once purged). */
+  restoreStrategy(id: string, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/strategies/{id}/restore', 'post'>> {
+    return this.http.json<StrategyResponse>({ method: 'POST', path: `${API}/lab/strategies/${encodeURIComponent(id)}/restore` }, opts);
   }
 
   /** GET /lab/strategies/{id}/forward: forward-test figures. */

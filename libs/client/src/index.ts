@@ -7,4 +7,5 @@ export { GridlabApiError, GridlabTimeoutError, GridlabNetworkError, isGridlabApi
 export type { CallOptions, RetryOptions } from './transport.ts';
 export { roundEvents, INITIAL_WATCH_STATE, type RoundRange, type RoundWatchEvent, type RoundWatchState } from './rounds.ts';
 export { SseParser, type SseMessage } from './sse.ts';
+export { subscribeMessage, type SubscribeMessageFields } from './subscribe-message.ts';
 export type * from './types.ts';

@@ -14,7 +14,10 @@ import { Connection, Keypair, PublicKey, Transaction, TransactionInstruction } f
 import type { GridlabClient } from './client.ts';
 import { GridlabApiError } from './errors.ts';
 import { sleep } from './transport.ts';
+import { subscribeMessage } from './subscribe-message.ts';
 import type { IssuedKey, SubscriptionStart } from './types.ts';
+
+export { subscribeMessage, type SubscribeMessageFields } from './subscribe-message.ts';
 
 /** A wallet: its public key, and signing of transactions and of arbitrary messages (ed25519). */
 export interface WalletSigner {
@@ -31,15 +34,8 @@ type InstructionData = NonNullable<ConstructorParameters<typeof TransactionInstr
 const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 const DEFAULT_CONFIRM_TIMEOUT_MS = 90_000;
 const DEFAULT_REDEEM_ATTEMPTS = 15;
-
-/**
- * The message the owner signs to redeem a subscription payment (PUT /subscribe
- * `signatureBase64`): it names the nonce, so a front-runner who copies the public nonce,
- * transaction and owner from the chain cannot sign it. The only place that knows the text.
- */
-export function subscribeMessage(nonce: string, ownerPubkey: string): string {
-  return `Gridlab API key subscribe\nowner: ${ownerPubkey}\nnonce: ${nonce}`;
-}
+/** How long a signed redemption message stays valid (the service accepts at most an hour). */
+const SIGNATURE_TTL_MS = 10 * 60_000;
 
 /** A Keypair as a WalletSigner; any other signer as it is. */
 export function asWalletSigner(signer: Signer): WalletSigner {
@@ -70,54 +66,78 @@ export interface SubscribeOptions {
   readonly signal?: AbortSignal;
   /** How long to wait for the payment to be confirmed (default 90 s). */
   readonly confirmTimeoutMs?: number;
+  /** The domain the signed redemption names: the API's public origin (default: the origin of the client's baseUrl). */
+  readonly domain?: string;
   /** Called once the payment is sent, with the nonce and transaction signature (keep them: they redeem the key). */
   readonly onPayment?: (payment: { readonly start: SubscriptionStart; readonly txSig: string }) => void;
 }
 
 /**
- * Buys (or renews) a subscription: POST /subscribe for a nonce, the token transfer with
- * the nonce as memo (signed by the signer), confirmation, then PUT /subscribe with the
- * owner's signature over the nonce. Sets `client.apiKey` to the issued key.
+ * Buys (or renews) a subscription: POST /subscribe for a nonce that only a signed PUT
+ * redeems (`requireSignature`), the token transfer with the nonce as memo (signed by the
+ * signer), confirmation, then PUT /subscribe with the owner's signed message. Sets
+ * `client.apiKey` to the issued key.
  */
 export async function subscribe(client: GridlabClient, options: SubscribeOptions): Promise<IssuedKey> {
   const wallet = asWalletSigner(options.signer);
   const ownerPubkey = wallet.publicKey.toBase58();
   const signal = options.signal;
   const start = await client.startSubscription(
-    { ownerPubkey, ...(options.plan === undefined ? {} : { plan: options.plan }), ...(options.referralCode === undefined ? {} : { referralCode: options.referralCode }) },
+    {
+      ownerPubkey,
+      requireSignature: true,
+      ...(options.plan === undefined ? {} : { plan: options.plan }),
+      ...(options.referralCode === undefined ? {} : { referralCode: options.referralCode }),
+    },
     signal === undefined ? {} : { signal },
   );
   const connection = typeof options.connection === 'string' ? new Connection(options.connection, 'confirmed') : options.connection;
   const txSig = await pay(connection, wallet, start, options.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS, signal);
   options.onPayment?.({ start, txSig });
-  const issued = await redeem(client, { wallet, nonce: start.nonce, txSig, ...(signal === undefined ? {} : { signal }) });
+  const issued = await redeem(client, {
+    wallet,
+    nonce: start.nonce,
+    txSig,
+    ...(options.domain === undefined ? {} : { domain: options.domain }),
+    ...(signal === undefined ? {} : { signal }),
+  });
   client.apiKey = issued.apiKey;
   return issued;
 }
 
 /**
- * PUT /subscribe for a confirmed payment, signed by the owner; retried while the gateway
- * answers payment_not_confirmed. Use it alone to redeem a payment made earlier.
+ * PUT /subscribe for a confirmed payment, signed by the owner (the message names
+ * `domain`, by default the origin of the client's baseUrl); retried while the gateway
+ * answers payment_not_confirmed, 503 or 504. Use it alone to redeem a payment made earlier.
  */
 export async function redeem(
   client: GridlabClient,
-  args: { readonly wallet: Signer; readonly nonce: string; readonly txSig: string; readonly signal?: AbortSignal; readonly attempts?: number },
+  args: {
+    readonly wallet: Signer;
+    readonly nonce: string;
+    readonly txSig: string;
+    readonly domain?: string;
+    readonly signal?: AbortSignal;
+    readonly attempts?: number;
+  },
 ): Promise<IssuedKey> {
   const wallet = asWalletSigner(args.wallet);
   const ownerPubkey = wallet.publicKey.toBase58();
-  const signature = await wallet.signMessage(new TextEncoder().encode(subscribeMessage(args.nonce, ownerPubkey)));
+  const domain = args.domain ?? new URL(client.baseUrl).origin;
   const body = { nonce: args.nonce, txSig: args.txSig, ownerPubkey };
   const opts = args.signal === undefined ? {} : { signal: args.signal };
-  let signed = true;
+  let signedUntil = 0;
+  let signed: { message: string; signatureBase64: string } | null = null;
   for (let attempt = 1; ; attempt++) {
+    // A fresh signature once the last one is within a minute of its expiry (long retries).
+    if (signed === null || Date.now() > signedUntil - 60_000) {
+      signedUntil = Date.now() + SIGNATURE_TTL_MS;
+      const message = subscribeMessage({ domain, ownerPubkey, nonce: args.nonce, txSig: args.txSig, expiresAt: new Date(signedUntil).toISOString() });
+      signed = { message, signatureBase64: base64(await wallet.signMessage(new TextEncoder().encode(message))) };
+    }
     try {
-      return await client.completeSubscription(signed ? { ...body, signatureBase64: base64(signature) } : body, opts);
+      return await client.completeSubscription({ ...body, ...signed }, opts);
     } catch (error) {
-      if (signed && rejectsSignatureField(error)) {
-        // A gateway from before signed redemption: the three fields of the contract.
-        signed = false;
-        continue;
-      }
       // A signed PUT is safe to repeat: a 503/504 after billing committed is answered by the
       // same request, which hands the paid key to its owner without paying again (issue 12).
       const retryable = error instanceof GridlabApiError && (error.code === 'payment_not_confirmed' || error.status === 503 || error.status === 504);
@@ -125,14 +145,6 @@ export async function redeem(
       await sleep(error.retryAfterMs ?? 2000, args.signal);
     }
   }
-}
-
-function rejectsSignatureField(error: unknown): boolean {
-  return (
-    error instanceof GridlabApiError &&
-    error.status === 400 &&
-    error.errors.some((e) => e.path === '/signatureBase64' && /not an accepted property/.test(e.message))
-  );
 }
 
 /** Rotates the API key: the wallet signs the reissue message. Sets `client.apiKey` to the new key. */

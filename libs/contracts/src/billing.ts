@@ -26,6 +26,12 @@ export interface SubscribeStartRequest {
   readonly ownerPubkey: string;
   readonly plan?: Plan;
   readonly referralCode?: string;
+  /**
+   * When true (default false) the nonce is redeemable only by a signed PUT: an unsigned
+   * one answers 403 signature_required, so nobody who copies the payment from the chain
+   * can redeem it first (issue 33). Every Gridlab client sets it.
+   */
+  readonly requireSignature?: boolean;
 }
 
 export interface SubscriptionStart {
@@ -40,19 +46,44 @@ export interface SubscribeCompleteRequest {
   readonly txSig: string;
   readonly ownerPubkey: string;
   /**
-   * Optional: the owner's ed25519 signature of subscribeMessage(ownerPubkey, nonce). A
-   * signed redemption cannot be front-run: it takes the key back from an unsigned one,
-   * and a signed retry after a lost reply returns a working key (SPEC 5, issue 12).
+   * Optional, with `message`: the owner's ed25519 signature of `message`, the text
+   * subscribeMessage() builds. A signed redemption cannot be front-run: it is required
+   * once the owner holds a working key (or the nonce asked for it), and a signed retry
+   * after a lost reply takes the key back once (SPEC 5, issues 12 and 33).
    */
   readonly signatureBase64?: string;
+  /** The signed text (subscribeMessage): required with `signatureBase64`. */
+  readonly message?: string;
 }
+
+/** What a signed `PUT /subscribe` message names. */
+export interface SubscribeMessageFields {
+  /** The service's public origin (`PUBLIC_ORIGIN`, e.g. `https://api.gridlab.example`): a signature made for another site is refused. */
+  readonly domain: string;
+  readonly ownerPubkey: string;
+  readonly nonce: string;
+  readonly txSig: string;
+  /** ISO 8601; the signature is refused from then on. */
+  readonly expiresAt: string;
+}
+
+const SUBSCRIBE_MESSAGE_RE =
+  /^Gridlab API key subscribe\ndomain: (?<domain>[^\s]+)\nowner: (?<ownerPubkey>[^\s]+)\nnonce: (?<nonce>[^\s]+)\ntxSig: (?<txSig>[^\s]+)\nexpires: (?<expiresAt>[^\s]+)$/;
 
 /**
  * The exact text the owner's wallet signs for a signed `PUT /subscribe`. It names the
- * payment nonce, so a signature redeems that payment only (the reissue scheme).
+ * site, the payment nonce and its transaction, and an expiry, so a signature redeems that
+ * payment only, at that site, for a while (the reissue scheme).
  */
-export function subscribeMessage(ownerPubkey: string, nonce: string): string {
-  return `Gridlab API key subscribe\nowner: ${ownerPubkey}\nnonce: ${nonce}`;
+export function subscribeMessage(f: SubscribeMessageFields): string {
+  return `Gridlab API key subscribe\ndomain: ${f.domain}\nowner: ${f.ownerPubkey}\nnonce: ${f.nonce}\ntxSig: ${f.txSig}\nexpires: ${f.expiresAt}`;
+}
+
+/** The fields of a subscribe message, or null when the text is not one. */
+export function parseSubscribeMessage(message: string): SubscribeMessageFields | null {
+  const m = SUBSCRIBE_MESSAGE_RE.exec(message)?.groups;
+  if (m === undefined) return null;
+  return { domain: m['domain']!, ownerPubkey: m['ownerPubkey']!, nonce: m['nonce']!, txSig: m['txSig']!, expiresAt: m['expiresAt']! };
 }
 
 export interface IssuedKeyReply {
@@ -179,7 +210,7 @@ export const subscribeStartRequestSchema: SchemaObject = {
   type: 'object',
   additionalProperties: false,
   required: ['ownerPubkey'],
-  properties: { ownerPubkey: pubkey, plan, referralCode: { type: 'string', minLength: 1, maxLength: 64 } },
+  properties: { ownerPubkey: pubkey, plan, referralCode: { type: 'string', minLength: 1, maxLength: 64 }, requireSignature: { type: 'boolean' } },
 };
 
 export const subscriptionStartSchema: SchemaObject = {
@@ -210,6 +241,7 @@ export const subscribeCompleteRequestSchema: SchemaObject = {
     txSig: { type: 'string', minLength: 64, maxLength: 88, pattern: base58 },
     ownerPubkey: pubkey,
     signatureBase64: { type: 'string', minLength: 1, maxLength: 200 },
+    message: { type: 'string', minLength: 1, maxLength: 600 },
   },
 };
 

@@ -28,6 +28,7 @@ export type {
   SubscribeStartRequest,
   SubscriptionStart,
   SubscribeCompleteRequest,
+  SubscribeMessageFields,
   IssuedKeyReply,
   ReissueStartRequest,
   ReissueStart,
@@ -57,6 +58,7 @@ export {
   subscriptionFactSchema,
   tierFactSchema,
   subscribeMessage,
+  parseSubscribeMessage,
   keyRevokedSchema,
 } from './billing';
 

@@ -44,6 +44,8 @@ export interface NatsNames {
     readonly strategyGet: string;
     readonly strategyUpdate: string;
     readonly strategyDelete: string;
+    /** Brings back a deleted strategy of the owner until it is purged (issue 33). */
+    readonly strategyRestore: string;
     readonly strategyForward: string;
     readonly leaderboardGet: string;
     readonly leaderboardEntry: string;
@@ -100,6 +102,7 @@ export function natsNames(prefix = ''): NatsNames {
       strategyGet: s('lab.strategy.get'),
       strategyUpdate: s('lab.strategy.update'),
       strategyDelete: s('lab.strategy.delete'),
+      strategyRestore: s('lab.strategy.restore'),
       strategyForward: s('lab.strategy.forward'),
       leaderboardGet: s('lab.leaderboard.get'),
       leaderboardEntry: s('lab.leaderboard.entry'),

@@ -78,7 +78,7 @@ export class WriterTx {
 
   async activeSessions(): Promise<ActiveSession[]> {
     const { rows } = await this.client.query<{ id: string; session_seq: number; session_start_round_id: number }>(
-      'SELECT id, session_seq, session_start_round_id FROM lab.strategies WHERE active',
+      'SELECT id, session_seq, session_start_round_id FROM lab.strategies WHERE active AND deleted_at IS NULL',
     );
     return rows.map((r) => ({ id: r.id, sessionSeq: r.session_seq, sessionStartRoundId: r.session_start_round_id }));
   }
@@ -206,7 +206,7 @@ export class WriterTx {
       `UPDATE lab.strategies s SET active = true, session_seq = s.session_seq + 1,
               session_start_round_id = greatest($1::bigint, ${roundReads.latestStoredIdSql}) + 1,
               stopped_reason = NULL, stopped_at_round_id = NULL, updated_at = $2
-        WHERE NOT s.active AND s.stopped_reason = 'subscription_expired'
+        WHERE NOT s.active AND s.stopped_reason = 'subscription_expired' AND s.deleted_at IS NULL
           AND ${billingReads.activeSubscriptionSql('s.owner', '$2')}`,
       [this.settledThrough ?? 0, at],
     );
@@ -233,7 +233,8 @@ export class WriterTx {
     await this.client.query(
       `INSERT INTO lab.leaderboard (rank, strategy_id, roi_percent, rounds_settled, net_lamports)
        SELECT row_number() OVER (ORDER BY roi_percent DESC, rounds_settled DESC, strategy_id), strategy_id, roi_percent, rounds_settled, net_lamports
-         FROM lab.forward_stats WHERE rounds_settled >= $1
+         FROM lab.forward_stats f WHERE rounds_settled >= $1
+          AND EXISTS (SELECT 1 FROM lab.strategies s WHERE s.id = f.strategy_id AND s.deleted_at IS NULL)
         ORDER BY roi_percent DESC, rounds_settled DESC, strategy_id LIMIT $2`,
       [minRounds, size],
     );

@@ -122,7 +122,9 @@ export class SessionTx {
   }
 
   async countOwned(owner: string): Promise<number> {
-    const { rows } = await this.client.query<{ n: number }>('SELECT count(*)::int AS n FROM lab.strategies WHERE owner = $1', [owner]);
+    const { rows } = await this.client.query<{ n: number }>('SELECT count(*)::int AS n FROM lab.strategies WHERE owner = $1 AND deleted_at IS NULL', [
+      owner,
+    ]);
     return rows[0]!.n;
   }
 
@@ -135,10 +137,22 @@ export class SessionTx {
     await this.client.query('INSERT INTO lab.forward_stats (strategy_id, session_seq) VALUES ($1, $2)', [row.id, row.sessionSeq]);
   }
 
-  /** The owner's strategy, locked for this transaction, or null. */
+  /** The owner's strategy (not deleted), locked for this transaction, or null. */
   async findForUpdate(owner: string, id: string): Promise<StrategyRow | null> {
-    const { rows } = await this.client.query(`SELECT ${STRATEGY_COLUMNS} FROM lab.strategies s WHERE s.id = $1 AND s.owner = $2 FOR UPDATE`, [id, owner]);
+    const { rows } = await this.client.query(
+      `SELECT ${STRATEGY_COLUMNS} FROM lab.strategies s WHERE s.id = $1 AND s.owner = $2 AND s.deleted_at IS NULL FOR UPDATE`,
+      [id, owner],
+    );
     return rows.length === 0 ? null : toStrategy(rows[0]);
+  }
+
+  /** The owner's deleted (not yet purged) strategy, locked, with whether its session ran when deleted; or null. */
+  async findDeletedForUpdate(owner: string, id: string): Promise<{ row: StrategyRow; wasActive: boolean } | null> {
+    const { rows } = await this.client.query(
+      `SELECT ${STRATEGY_COLUMNS}, s.deleted_active FROM lab.strategies s WHERE s.id = $1 AND s.owner = $2 AND s.deleted_at IS NOT NULL FOR UPDATE`,
+      [id, owner],
+    );
+    return rows.length === 0 ? null : { row: toStrategy(rows[0]), wasActive: rows[0].deleted_active === true };
   }
 
   async update(row: StrategyRow): Promise<void> {
@@ -154,9 +168,24 @@ export class SessionTx {
     await this.client.query('DELETE FROM lab.predictions WHERE strategy_id = $1 AND settled_at IS NULL', [id]);
   }
 
-  /** Deletes the strategy; its predictions, stats and board entry go with it. */
-  async delete(id: string): Promise<void> {
-    await this.client.query('DELETE FROM lab.strategies WHERE id = $1', [id]);
+  /**
+   * Deletes the strategy, recoverably: hidden from reads, the forward test (its session
+   * ends, its unsettled predictions dropped), the board and the owner's cap; its record
+   * stays until restore() or the purge.
+   */
+  async delete(row: StrategyRow, at: Date): Promise<void> {
+    await this.client.query('UPDATE lab.strategies SET deleted_at = $2, deleted_active = active, active = false, updated_at = $2 WHERE id = $1', [
+      row.id,
+      at,
+    ]);
+    await this.dropPending(row.id);
+    await this.client.query('DELETE FROM lab.leaderboard WHERE strategy_id = $1', [row.id]);
+  }
+
+  /** Brings a deleted strategy back (its fields as `row` says: a restore may start a new session). */
+  async restore(row: StrategyRow): Promise<void> {
+    await this.client.query('UPDATE lab.strategies SET deleted_at = NULL, deleted_active = NULL WHERE id = $1', [row.id]);
+    await this.update(row);
   }
 }
 
@@ -182,15 +211,27 @@ export class StrategyStore {
   async list(owner: string): Promise<{ strategy: StrategyRow; stats: StatsRow }[]> {
     const { rows } = await this.pool.query(
       `SELECT ${STRATEGY_COLUMNS}, ${STATS_COLUMNS} FROM lab.strategies s JOIN lab.forward_stats f ON f.strategy_id = s.id
-        WHERE s.owner = $1 ORDER BY s.created_at, s.id`,
+        WHERE s.owner = $1 AND s.deleted_at IS NULL ORDER BY s.created_at, s.id`,
       [owner],
     );
     return rows.map((r) => ({ strategy: toStrategy(r), stats: toStats(r) }));
   }
 
   async find(owner: string, id: string): Promise<StrategyRow | null> {
-    const { rows } = await this.pool.query(`SELECT ${STRATEGY_COLUMNS} FROM lab.strategies s WHERE s.id = $1 AND s.owner = $2`, [id, owner]);
+    const { rows } = await this.pool.query(`SELECT ${STRATEGY_COLUMNS} FROM lab.strategies s WHERE s.id = $1 AND s.owner = $2 AND s.deleted_at IS NULL`, [
+      id,
+      owner,
+    ]);
     return rows.length === 0 ? null : toStrategy(rows[0]);
+  }
+
+  /**
+   * Purges strategies deleted before `before`: the row goes, and its predictions, figures
+   * and board entry with it (ON DELETE CASCADE). Returns how many.
+   */
+  async purgeDeleted(before: Date): Promise<number> {
+    const { rowCount } = await this.pool.query('DELETE FROM lab.strategies WHERE deleted_at < $1', [before]);
+    return rowCount ?? 0;
   }
 
   async predictionCounts(id: string): Promise<{ total: number; pending: number }> {
@@ -207,7 +248,7 @@ export class StrategyStore {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const { rows } = await client.query(
         `SELECT ${STRATEGY_COLUMNS}, ${STATS_COLUMNS} FROM lab.strategies s JOIN lab.forward_stats f ON f.strategy_id = s.id
-          WHERE s.id = $1 AND s.owner = $2`,
+          WHERE s.id = $1 AND s.owner = $2 AND s.deleted_at IS NULL`,
         [id, owner],
       );
       if (rows.length === 0) return null;
@@ -223,7 +264,7 @@ export class StrategyStore {
       const meta = await client.query<{ generated_at: Date }>('SELECT generated_at FROM lab.leaderboard_meta');
       const { rows } = await client.query(
         `SELECT l.rank, s.id, s.name, s.owner, s.dsl, s.created_at, l.roi_percent, l.rounds_settled, l.net_lamports
-           FROM lab.leaderboard l JOIN lab.strategies s ON s.id = l.strategy_id ORDER BY l.rank`,
+           FROM lab.leaderboard l JOIN lab.strategies s ON s.id = l.strategy_id WHERE s.deleted_at IS NULL ORDER BY l.rank`,
       );
       return { generatedAt: meta.rows[0]!.generated_at, entries: rows.map(toLeaderboardRow) };
     });
@@ -235,7 +276,7 @@ export class StrategyStore {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const { rows } = await client.query(
         `SELECT l.rank, s.id, s.name, s.owner, s.dsl, s.created_at, l.roi_percent, l.rounds_settled, l.net_lamports
-           FROM lab.leaderboard l JOIN lab.strategies s ON s.id = l.strategy_id WHERE l.strategy_id = $1`,
+           FROM lab.leaderboard l JOIN lab.strategies s ON s.id = l.strategy_id WHERE l.strategy_id = $1 AND s.deleted_at IS NULL`,
         [id],
       );
       if (rows.length === 0) return null;

@@ -207,6 +207,8 @@ export async function localSuiteEnv(options: {
     POLL_INTERVAL_MS: '200',
     CATCH_UP_INTERVAL_MS: '200',
     PORT: String(gatewayPort),
+    // Signed subscribe messages name the gateway clients call.
+    PUBLIC_ORIGIN: `http://127.0.0.1:${gatewayPort}`,
     LAB_WORKERS: '1',
   };
   for (const service of options.services) {

@@ -55,6 +55,12 @@ const SCHEMA = {
     minLength: 0,
     doc: "A Solana RPC URL browsers may use (CORS) for the dashboard's wallet payment: it reads the mint and a blockhash and sends the signed transfer; empty: the dashboard offers the Solana Pay link only",
   }),
+  PUBLIC_ORIGIN: str({
+    default: 'http://127.0.0.1:8080',
+    pattern: /^https?:\/\/[^/\s?#]+$/,
+    format: 'an origin: scheme://host[:port], no path',
+    doc: "Public origin of the API (the same as billing's): the dashboard names it as the domain of a signed PUT /subscribe message",
+  }),
   WEB_ROOT: str({ default: '', minLength: 0, doc: 'Directory of the built dashboard served at / (default: apps/web/dist of this checkout)' }),
   POSITIVE_KEY_CACHE_SIZE: int({ default: 100_000, min: 100, max: 10_000_000, doc: 'Entries of that positive cache per process (oldest evicted first)' }),
 };

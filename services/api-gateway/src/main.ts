@@ -179,6 +179,7 @@ async function main(): Promise<void> {
     allowedOrigins: config.DASHBOARD_ORIGINS,
     clientAddress: (req) => clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for']?.toString(), proxies),
     publicRpcUrl: config.PUBLIC_RPC_URL,
+    publicOrigin: config.PUBLIC_ORIGIN,
     logger: logger.child({ component: 'dashboard' }),
   });
   const deps = {

@@ -189,7 +189,8 @@ describe('dashboard sessions (/api/live*)', () => {
   it("tells the page its settings without a session, from its own origin only", async () => {
     const config = await call('/api/live/config');
     expect(config.status).toBe(200);
-    expect(config.body).toEqual({ rpcUrl: null }); // PUBLIC_RPC_URL unset: Solana Pay only
+    // PUBLIC_RPC_URL unset: Solana Pay only; PUBLIC_ORIGIN unset: the loopback default.
+    expect(config.body).toEqual({ rpcUrl: null, publicOrigin: 'http://127.0.0.1:8080' });
     expect((await call('/api/live/config', { origin: 'https://evil.example' })).status).toBe(403);
   });
 

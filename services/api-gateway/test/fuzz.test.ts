@@ -50,6 +50,7 @@ const FORWARDED: Readonly<Record<string, keyof ReturnType<typeof natsNames>['com
   'GET /api/v1/lab/strategies/{id}': 'strategyGet',
   'PATCH /api/v1/lab/strategies/{id}': 'strategyUpdate',
   'DELETE /api/v1/lab/strategies/{id}': 'strategyDelete',
+  'POST /api/v1/lab/strategies/{id}/restore': 'strategyRestore',
   'GET /api/v1/lab/strategies/{id}/forward': 'strategyForward',
   'GET /api/v1/lab/leaderboard': 'leaderboardGet',
   'GET /api/v1/lab/leaderboard/{id}': 'leaderboardEntry',

@@ -27,6 +27,12 @@ const SCHEMA = {
     max: 30 * 86_400,
     doc: 'How long after a payment is redeemed a signed PUT /subscribe of it may take the key back (front-running, lost replies)',
   }),
+  PUBLIC_ORIGIN: str({
+    default: 'http://127.0.0.1:8080',
+    pattern: /^https?:\/\/[^/\s?#]+$/,
+    format: 'an origin: scheme://host[:port], no path',
+    doc: 'Public origin of the API (what clients call): a signed PUT /subscribe message must name it as its domain',
+  }),
   EXPIRY_SWEEP_MS: int({ default: 30_000, min: 100, max: 3_600_000, doc: 'How often ended subscriptions are announced' }),
   FACT_RELAY_MS: int({ default: 5_000, min: 100, max: 3_600_000, doc: 'How often unpublished facts are re-published' }),
   API_KEY_HMAC_SECRET: str({ secret: true, minLength: 32, doc: 'Server secret of the API key HMAC (shared with the gateway and the CLI)' }),

@@ -58,6 +58,7 @@ async function main(): Promise<void> {
       paymentNonceTtlMs: config.PAYMENT_NONCE_TTL_S * 1000,
       reissueNonceTtlMs: config.REISSUE_NONCE_TTL_S * 1000,
       reclaimWindowMs: config.RECLAIM_WINDOW_S * 1000,
+      publicOrigin: config.PUBLIC_ORIGIN,
     },
     logger,
   );

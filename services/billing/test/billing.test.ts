@@ -4,7 +4,7 @@
  */
 import { connectBus, type NatsConnection } from '@gridlab/bus';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { natsNames, type SubscriptionFact, type TierFact } from '@gridlab/contracts';
+import { natsNames, subscribeMessage, type SubscriptionFact, type TierFact } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
@@ -27,6 +27,8 @@ const TOKEN = 10n ** 11n;
 // 0.1 token a month below 3 active subscriptions, 0.2 from 3 on (a low threshold to cross in a test).
 const LADDER = '0:0.1,3:0.2';
 const MONTHLY = TOKEN / 10n;
+/** PUBLIC_ORIGIN of the billing under test: the domain signed subscribe messages name. */
+const ORIGIN = 'https://gridlab.test';
 
 let devnet: Devnet;
 let connection: Connection;
@@ -52,6 +54,7 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     TREASURY_ADDRESS: devnet.treasury,
     TOKEN_MINT: devnet.tokenMint,
     PRICE_LADDER: LADDER,
+    PUBLIC_ORIGIN: ORIGIN,
     EXPIRY_SWEEP_MS: '200',
     FACT_RELAY_MS: '200',
     ...extra,
@@ -131,17 +134,24 @@ async function startSubscription(owner: Keypair, extra: Record<string, unknown> 
   return res.body as { nonce: string; priceToken: number; instructions: { amountBaseUnits: string; to: string; memo: string; mint: string }; expiresAt: string };
 }
 
-/** The whole flow for `owner`: nonce, exact payment, redemption. */
+/** The owner's signed fields of a PUT /subscribe (every Gridlab client signs). */
+async function signed(owner: Keypair, nonce: string, txSig: string): Promise<{ message: string; signatureBase64: string }> {
+  const message = subscribeMessage({ domain: ORIGIN, ownerPubkey: owner.publicKey.toBase58(), nonce, txSig, expiresAt: new Date(Date.now() + 600_000).toISOString() });
+  return { message, signatureBase64: Buffer.from(await signAsync(new TextEncoder().encode(message), owner.secretKey.slice(0, 32))).toString('base64') };
+}
+
+/** The whole flow for `owner`: nonce, exact payment, signed redemption. */
 async function subscribe(owner: Keypair, extra: Record<string, unknown> = {}) {
   const start = await startSubscription(owner, extra);
   const txSig = await pay({ payer: owner, amount: BigInt(start.instructions.amountBaseUnits), memo: start.nonce });
-  const res = await api('PUT', '/subscribe', { nonce: start.nonce, txSig, ownerPubkey: owner.publicKey.toBase58() });
+  const res = await api('PUT', '/subscribe', { nonce: start.nonce, txSig, ownerPubkey: owner.publicKey.toBase58(), ...(await signed(owner, start.nonce, txSig)) });
   expect([res.status, res.body]).toEqual([200, expect.objectContaining({ apiKey: expect.stringMatching(/^grid_/) })]);
   return { ...(res.body as { apiKey: string; subscriberId: string; paidUntil: string }), txSig, nonce: start.nonce };
 }
 
-async function expectRejected(owner: Keypair, nonce: string, txSig: string, status: number, code: string, detail?: RegExp) {
-  const res = await api('PUT', '/subscribe', { nonce, txSig, ownerPubkey: owner.publicKey.toBase58() });
+/** A PUT /subscribe that fails with `status` and `code`; signed unless `sign` is false (an owner with a working key must sign). */
+async function expectRejected(owner: Keypair, nonce: string, txSig: string, status: number, code: string, detail?: RegExp, sign = true) {
+  const res = await api('PUT', '/subscribe', { nonce, txSig, ownerPubkey: owner.publicKey.toBase58(), ...(sign ? await signed(owner, nonce, txSig) : {}) });
   expect([res.status, res.body['code']]).toEqual([status, code]);
   expect(res.headers.get('content-type')).toContain('application/problem+json');
   if (detail !== undefined) expect(res.body['detail']).toMatch(detail);
@@ -219,6 +229,7 @@ describe('pricing and nonces', () => {
       [{ ownerPubkey: '1'.repeat(44) }, '/ownerPubkey'],
       [{ ownerPubkey: owner, plan: 'weekly' }, '/plan'],
       [{ ownerPubkey: owner, extra: 1 }, '/extra'],
+      [{ ownerPubkey: owner, requireSignature: 'yes' }, '/requireSignature'],
       [{ ownerPubkey: owner, referralCode: 'sub_1111111111111111111111' }, '/referralCode'],
     ];
     for (const [body, path] of cases) {
@@ -259,7 +270,7 @@ describe('subscribing with a real payment', () => {
     const start = await startSubscription(owner, { referralCode: referrer.subscriberId });
     expect(start.instructions.amountBaseUnits).toBe(String((BigInt(plain.instructions.amountBaseUnits) * 9n) / 10n));
     const txSig = await pay({ payer: owner, amount: BigInt(start.instructions.amountBaseUnits), memo: start.nonce });
-    const res = await api('PUT', '/subscribe', { nonce: start.nonce, txSig, ownerPubkey: owner.publicKey.toBase58() });
+    const res = await api('PUT', '/subscribe', { nonce: start.nonce, txSig, ownerPubkey: owner.publicKey.toBase58(), ...(await signed(owner, start.nonce, txSig)) });
     expect(res.status).toBe(200);
   });
 
@@ -369,7 +380,8 @@ describe('payment checks, each with its status and code', () => {
     const issued = await subscribe(owner);
     const start = await startSubscription(owner);
     await expectRejected(owner, start.nonce, issued.txSig, 409, 'tx_already_used');
-    await expectRejected(owner, issued.nonce, issued.txSig, 409, 'nonce_consumed');
+    // Unsigned: a signed PUT of a consumed nonce is a reclaim.
+    await expectRejected(owner, issued.nonce, issued.txSig, 409, 'nonce_consumed', undefined, false);
     await expectRejected(Keypair.generate(), start.nonce, issued.txSig, 404, 'nonce_not_found');
     await expectRejected(owner, 'pay-1111111111111111111111', issued.txSig, 404, 'nonce_not_found');
   });
@@ -388,14 +400,20 @@ describe('payment checks, each with its status and code', () => {
     expect(res.headers.get('retry-after')).toBe('2');
   });
 
-  it('issues exactly one key for 20 concurrent completions of one nonce', async () => {
-    const start = await startSubscription(owner);
-    const txSig = await pay({ payer: owner, amount: MONTHLY, memo: start.nonce });
-    const body = { nonce: start.nonce, txSig, ownerPubkey: owner.publicKey.toBase58() };
+  it('issues exactly one key for 20 concurrent unsigned completions of one nonce', async () => {
+    // A first subscription: unsigned redemptions are allowed until the owner holds a working key.
+    const fresh = await wallet();
+    const start = await startSubscription(fresh);
+    const txSig = await pay({ payer: fresh, amount: MONTHLY, memo: start.nonce });
+    const body = { nonce: start.nonce, txSig, ownerPubkey: fresh.publicKey.toBase58() };
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => api('PUT', '/subscribe', body, gateways[i % 2])));
     const ok = results.filter((r) => r.status === 200);
     expect(ok).toHaveLength(1);
-    for (const r of results.filter((x) => x.status !== 200)) expect([r.status, r.body['code']]).toEqual([409, expect.stringMatching(/^(nonce_consumed|tx_already_used)$/)]);
+    // A loser that looked after the winner's commit finds a working key: 403 signature_required.
+    for (const r of results.filter((x) => x.status !== 200)) {
+      expect([r.status, r.body['code']]).toEqual([expect.any(Number), expect.stringMatching(/^(nonce_consumed|tx_already_used|signature_required)$/)]);
+      expect(r.status).toBe(r.body['code'] === 'signature_required' ? 403 : 409);
+    }
     const { rows } = await pool.query(`SELECT count(*)::int AS n FROM billing.payments WHERE tx_sig = $1`, [txSig]);
     expect(rows[0].n).toBe(1);
   });

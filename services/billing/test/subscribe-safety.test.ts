@@ -18,6 +18,8 @@ const SECRET = 'billing-safety-secret-0123456789abcdef';
 const MEMO = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 const DECIMALS = 11;
 const TOKEN = 10n ** 11n;
+/** PUBLIC_ORIGIN of the billing under test: the domain signed subscribe messages name. */
+const ORIGIN = 'https://gridlab.test';
 
 let devnet: Devnet;
 let connection: Connection;
@@ -43,6 +45,7 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     COMMAND_TIMEOUT_MS: '1500',
     EXPIRY_SWEEP_MS: '200',
     FACT_RELAY_MS: '200',
+    PUBLIC_ORIGIN: ORIGIN,
     ...extra,
   };
 }
@@ -64,7 +67,7 @@ async function startBilling(): Promise<ServiceProcess> {
 
 async function api(method: 'POST' | 'PUT', path: string, body: unknown, gateway = gateways[0]!) {
   const res = await fetch(`${gateway}/api/v1${path}`, { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return { status: res.status, type: res.headers.get('content-type') ?? '', body: (await res.json()) as Record<string, any> };
 }
 
 const paidGet = (key: string, gateway: string) =>
@@ -85,9 +88,9 @@ const tokenBalance = async (owner: Keypair): Promise<bigint> =>
   BigInt((await connection.getTokenAccountBalance(getAssociatedTokenAddressSync(new PublicKey(devnet.tokenMint), owner.publicKey))).value.amount);
 
 /** POST /subscribe, then the exact TransferChecked + Memo payment, confirmed. */
-async function payFor(owner: Keypair): Promise<{ nonce: string; txSig: string; ownerPubkey: string }> {
+async function payFor(owner: Keypair, extra: Record<string, unknown> = {}): Promise<{ nonce: string; txSig: string; ownerPubkey: string }> {
   const ownerPubkey = owner.publicKey.toBase58();
-  const start = await api('POST', '/subscribe', { ownerPubkey });
+  const start = await api('POST', '/subscribe', { ownerPubkey, ...extra });
   expect(start.status).toBe(200);
   const mint = new PublicKey(devnet.tokenMint);
   const to = new PublicKey(devnet.treasury);
@@ -113,8 +116,17 @@ async function payFor(owner: Keypair): Promise<{ nonce: string; txSig: string; o
   return { nonce: start.body['nonce'] as string, txSig: signature, ownerPubkey };
 }
 
-async function sign(signer: Keypair, ownerPubkey: string, nonce: string): Promise<string> {
-  return Buffer.from(await signAsync(new TextEncoder().encode(subscribeMessage(ownerPubkey, nonce)), signer.secretKey.slice(0, 32))).toString('base64');
+/** The signed fields of a PUT /subscribe: the subscribe message for `nonce` and `txSig` and its signature by `signer`. */
+async function sign(
+  signer: Keypair,
+  ownerPubkey: string,
+  nonce: string,
+  txSig: string,
+  o: { domain?: string; expiresAt?: Date } = {},
+): Promise<{ message: string; signatureBase64: string }> {
+  const expiresAt = (o.expiresAt ?? new Date(Date.now() + 10 * 60_000)).toISOString();
+  const message = subscribeMessage({ domain: o.domain ?? ORIGIN, ownerPubkey, nonce, txSig, expiresAt });
+  return { message, signatureBase64: Buffer.from(await signAsync(new TextEncoder().encode(message), signer.secretKey.slice(0, 32))).toString('base64') };
 }
 
 beforeAll(async () => {
@@ -136,7 +148,7 @@ afterAll(async () => {
 });
 
 describe('front-running PUT /subscribe', () => {
-  it("an attacker's unsigned PUT gets a key; the owner's signed PUT takes it back on every gateway", async () => {
+  it("on a first subscription (no working key, no requireSignature) an attacker's unsigned PUT gets a key; the owner's signed PUT takes it back on every gateway", async () => {
     const owner = await wallet();
     const paid = await payFor(owner);
 
@@ -148,10 +160,10 @@ describe('front-running PUT /subscribe', () => {
     expect((await api('PUT', '/subscribe', paid, gateways[1])).body['code']).toBe('nonce_consumed');
 
     // The attacker cannot sign for the owner.
-    const forged = await api('PUT', '/subscribe', { ...paid, signatureBase64: await sign(Keypair.generate(), paid.ownerPubkey, paid.nonce) });
+    const forged = await api('PUT', '/subscribe', { ...paid, ...(await sign(Keypair.generate(), paid.ownerPubkey, paid.nonce, paid.txSig)) });
     expect([forged.status, forged.body['code']]).toEqual([422, 'signature_invalid']);
 
-    const mine = await api('PUT', '/subscribe', { ...paid, signatureBase64: await sign(owner, paid.ownerPubkey, paid.nonce) }, gateways[1]);
+    const mine = await api('PUT', '/subscribe', { ...paid, ...(await sign(owner, paid.ownerPubkey, paid.nonce, paid.txSig)) }, gateways[1]);
     expect(mine.status).toBe(200);
     expect(mine.body).toEqual({ apiKey: expect.stringMatching(/^grid_/), subscriberId: stolen.body['subscriberId'], paidUntil: stolen.body['paidUntil'] });
     expect(mine.body['apiKey']).not.toBe(stolen.body['apiKey']);
@@ -169,21 +181,21 @@ describe('front-running PUT /subscribe', () => {
     const first = await payFor(owner);
     const second = await payFor(owner);
     expect((await api('PUT', '/subscribe', first)).status).toBe(200);
-    const wrongNonce = await api('PUT', '/subscribe', { ...first, signatureBase64: await sign(owner, first.ownerPubkey, second.nonce) });
+    const wrongNonce = await api('PUT', '/subscribe', { ...first, ...(await sign(owner, first.ownerPubkey, second.nonce, first.txSig)) });
     expect([wrongNonce.status, wrongNonce.body['code']]).toEqual([422, 'signature_invalid']);
-    const otherTx = await api('PUT', '/subscribe', { ...first, txSig: second.txSig, signatureBase64: await sign(owner, first.ownerPubkey, first.nonce) });
+    const otherTx = await api('PUT', '/subscribe', { ...first, txSig: second.txSig, ...(await sign(owner, first.ownerPubkey, first.nonce, second.txSig)) });
     expect([otherTx.status, otherTx.body['code']]).toEqual([409, 'nonce_consumed']);
   });
 
   it('a signed first redemption is recorded as signed; past the reclaim window a signed retry answers 410', async () => {
     const owner = await wallet();
     const paid = await payFor(owner);
-    const signatureBase64 = await sign(owner, paid.ownerPubkey, paid.nonce);
-    expect((await api('PUT', '/subscribe', { ...paid, signatureBase64 })).status).toBe(200);
+    const signed = await sign(owner, paid.ownerPubkey, paid.nonce, paid.txSig);
+    expect((await api('PUT', '/subscribe', { ...paid, ...signed })).status).toBe(200);
     const { rows } = await pool.query(`SELECT consumed_signed FROM billing.payment_nonces WHERE nonce = $1`, [paid.nonce]);
     expect(rows[0].consumed_signed).toBe(true);
     await pool.query(`UPDATE billing.payment_nonces SET consumed_at = now() - interval '2 days' WHERE nonce = $1`, [paid.nonce]);
-    const late = await api('PUT', '/subscribe', { ...paid, signatureBase64 });
+    const late = await api('PUT', '/subscribe', { ...paid, ...signed });
     expect([late.status, late.body['code']]).toEqual([410, 'reclaim_expired']);
   });
 });
@@ -193,13 +205,13 @@ describe('a paid key is never lost after the commit', () => {
     const owner = await wallet();
     const paid = await payFor(owner);
     const balanceAfterPaying = await tokenBalance(owner);
-    const signatureBase64 = await sign(owner, paid.ownerPubkey, paid.nonce);
+    const signed = await sign(owner, paid.ownerPubkey, paid.nonce, paid.txSig);
 
     // Hold billing inside its redemption (the payments table locked) until the gateway gives up.
     const blocker = await pool.connect();
     await blocker.query('BEGIN');
     await blocker.query('LOCK TABLE billing.payments IN EXCLUSIVE MODE');
-    const stalled = await api('PUT', '/subscribe', { ...paid, signatureBase64 });
+    const stalled = await api('PUT', '/subscribe', { ...paid, ...signed });
     expect([stalled.status, stalled.body['code']]).toEqual([504, 'timeout']);
     // Let billing commit (its reply goes nowhere), then kill it before anything else.
     await blocker.query('COMMIT');
@@ -219,22 +231,20 @@ describe('a paid key is never lost after the commit', () => {
     expect(keys[0].n).toBe(1);
 
     billing = await startBilling();
-    const retried = await api('PUT', '/subscribe', { ...paid, signatureBase64 }, gateways[1]);
+    const retried = await api('PUT', '/subscribe', { ...paid, ...signed }, gateways[1]);
     expect(retried.status).toBe(200);
     for (const g of gateways) expect(await paidGet(retried.body['apiKey'], g)).toBe(200);
-    // A second retry (its reply lost too, say) still yields a working key; the previous one stops.
-    const again = await api('PUT', '/subscribe', { ...paid, signatureBase64 }, gateways[0]);
-    expect(again.status).toBe(200);
-    for (const g of gateways) {
-      expect(await paidGet(again.body['apiKey'], g)).toBe(200);
-      expect(await paidGet(retried.body['apiKey'], g)).toBe(401);
-    }
+    // A reclaim is made once: a second one is refused and the key the first returned keeps working
+    // (a reply lost again is recovered with /reissue).
+    const again = await api('PUT', '/subscribe', { ...paid, ...signed }, gateways[0]);
+    expect([again.status, again.body['code']]).toEqual([409, 'reclaim_used']);
+    for (const g of gateways) expect(await paidGet(retried.body['apiKey'], g)).toBe(200);
     // Paid once and credited once: one payment row, and neither retry extended the period the
     // commit bought (a retry that redeemed the payment again would have added a month). The
     // customer's balance shows no second transfer was asked of them.
     const { rows } = await pool.query(`SELECT count(*)::int AS n FROM billing.payments WHERE nonce = $1`, [paid.nonce]);
     expect(rows[0].n).toBe(1);
-    expect([retried.body['paidUntil'], again.body['paidUntil']]).toEqual([committedUntil, committedUntil]);
+    expect(retried.body['paidUntil']).toBe(committedUntil);
     expect(await paidUntilOf(paid.ownerPubkey)).toBe(committedUntil);
     expect(await tokenBalance(owner)).toBe(balanceAfterPaying);
   });
@@ -244,18 +254,18 @@ describe('a paid key is never lost: SIGKILL between the commit and the reply', (
   it('a renewal committed but never answered (billing killed while delivering the old key\'s revocation) is redeemed by the signed retry', async () => {
     const owner = await wallet();
     const first = await payFor(owner);
-    const k0 = await api('PUT', '/subscribe', { ...first, signatureBase64: await sign(owner, first.ownerPubkey, first.nonce) });
+    const k0 = await api('PUT', '/subscribe', { ...first, ...(await sign(owner, first.ownerPubkey, first.nonce, first.txSig)) });
     expect(k0.status).toBe(200);
     const renewal = await payFor(owner);
     const balanceAfterPaying = await tokenBalance(owner);
-    const signatureBase64 = await sign(owner, renewal.ownerPubkey, renewal.nonce);
+    const signed = await sign(owner, renewal.ownerPubkey, renewal.nonce, renewal.txSig);
 
     let committedUntil = '';
     // After its commit billing delivers the replaced key's revocation, then replies; make that delivery hang.
     await pool.query(`CREATE FUNCTION billing.test_stall() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(30); RETURN NEW; END $$`);
     await pool.query(`CREATE TRIGGER test_stall BEFORE UPDATE ON billing.revocations FOR EACH ROW EXECUTE FUNCTION billing.test_stall()`);
     try {
-      const answer = api('PUT', '/subscribe', { ...renewal, signatureBase64 });
+      const answer = api('PUT', '/subscribe', { ...renewal, ...signed });
       // Committed (the nonce is consumed) and stuck after the commit, before the reply.
       for (;;) {
         const consumed = (await pool.query(`SELECT consumed_at FROM billing.payment_nonces WHERE nonce = $1`, [renewal.nonce])).rows[0].consumed_at;
@@ -276,7 +286,7 @@ describe('a paid key is never lost: SIGKILL between the commit and the reply', (
     expect(payments[0].n).toBe(1);
 
     billing = await startBilling();
-    const retried = await api('PUT', '/subscribe', { ...renewal, signatureBase64 }, gateways[1]);
+    const retried = await api('PUT', '/subscribe', { ...renewal, ...signed }, gateways[1]);
     expect(retried.status).toBe(200);
     expect(new Date(retried.body['paidUntil']).getTime()).toBeGreaterThan(new Date(k0.body['paidUntil']).getTime());
     // The renewal's period, as committed, and not extended again by the retry.
@@ -321,5 +331,144 @@ describe('nonce cleanup (item 7)', () => {
       ).rows.map((r) => r.nonce);
     while ((await remaining()).includes(payStale) || (await remaining()).includes(reiStale)) await new Promise((r) => setTimeout(r, 100));
     expect((await remaining()).sort()).toEqual([paid.nonce, payRecent].sort());
+  });
+});
+
+/** POST and PUT /reissue signed by the owner: the new key. */
+async function reissue(owner: Keypair): Promise<string> {
+  const ownerPubkey = owner.publicKey.toBase58();
+  const start = await api('POST', '/reissue', { ownerPubkey });
+  expect(start.status).toBe(200);
+  const signatureBase64 = Buffer.from(await signAsync(new TextEncoder().encode(start.body['message'] as string), owner.secretKey.slice(0, 32))).toString('base64');
+  const done = await api('PUT', '/reissue', { nonce: start.body['nonce'], ownerPubkey, signatureBase64 });
+  expect(done.status).toBe(200);
+  return done.body['apiKey'] as string;
+}
+
+const consumedAt = async (nonce: string): Promise<Date | null> =>
+  (await pool.query<{ consumed_at: Date | null }>(`SELECT consumed_at FROM billing.payment_nonces WHERE nonce = $1`, [nonce])).rows[0]!.consumed_at;
+
+describe('unsigned redemptions cannot hurt an owner (issue 33)', () => {
+  it("a bot's unsigned PUT of a renewal answers 403 signature_required, consumes nothing, and the owner's key keeps working", async () => {
+    const owner = await wallet();
+    const first = await payFor(owner);
+    const k0 = await api('PUT', '/subscribe', first);
+    expect(k0.status).toBe(200);
+    const renewal = await payFor(owner);
+
+    // Everything the bot sends is public on chain once the renewal lands.
+    for (const g of gateways) {
+      const bot = await api('PUT', '/subscribe', renewal, g);
+      expect([bot.status, bot.body['code']]).toEqual([403, 'signature_required']);
+      expect(bot.type).toContain('application/problem+json');
+    }
+    for (const g of gateways) expect(await paidGet(k0.body['apiKey'], g)).toBe(200);
+    expect(await consumedAt(renewal.nonce)).toBeNull();
+
+    // The owner redeems the renewal, signed: nothing was lost to the bot.
+    const mine = await api('PUT', '/subscribe', { ...renewal, ...(await sign(owner, renewal.ownerPubkey, renewal.nonce, renewal.txSig)) });
+    expect(mine.status).toBe(200);
+    expect(mine.body['subscriberId']).toBe(k0.body['subscriberId']);
+    expect(new Date(mine.body['paidUntil']).getTime()).toBeGreaterThan(new Date(k0.body['paidUntil']).getTime());
+    for (const g of gateways) expect(await paidGet(mine.body['apiKey'], g)).toBe(200);
+  });
+
+  it('an unsigned PUT for a nonce started with requireSignature answers 403 and consumes nothing; the signed PUT then succeeds', async () => {
+    const owner = await wallet();
+    const paid = await payFor(owner, { requireSignature: true });
+    const bot = await api('PUT', '/subscribe', paid);
+    expect([bot.status, bot.body['code']]).toEqual([403, 'signature_required']);
+    expect(bot.type).toContain('application/problem+json');
+    expect(await consumedAt(paid.nonce)).toBeNull();
+    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM billing.subscribers WHERE owner_pubkey = $1`, [paid.ownerPubkey]);
+    expect(rows[0].n).toBe(0);
+
+    const mine = await api('PUT', '/subscribe', { ...paid, ...(await sign(owner, paid.ownerPubkey, paid.nonce, paid.txSig)) }, gateways[1]);
+    expect(mine.status).toBe(200);
+    for (const g of gateways) expect(await paidGet(mine.body['apiKey'], g)).toBe(200);
+  });
+
+  it('POST /subscribe accepts requireSignature only as a boolean (400 naming the field)', async () => {
+    const ownerPubkey = Keypair.generate().publicKey.toBase58();
+    for (const requireSignature of ['true', 1, null]) {
+      const res = await api('POST', '/subscribe', { ownerPubkey, requireSignature });
+      expect([res.status, res.body['code']]).toEqual([400, 'invalid_request']);
+      expect(res.type).toContain('application/problem+json');
+      expect(res.body['errors']).toEqual(expect.arrayContaining([expect.objectContaining({ path: '/requireSignature' })]));
+    }
+    expect((await api('POST', '/subscribe', { ownerPubkey, requireSignature: false })).status).toBe(200);
+  });
+
+  it('a first subscription redeemed with the three unsigned fields still works', async () => {
+    const owner = await wallet();
+    const paid = await payFor(owner);
+    const issued = await api('PUT', '/subscribe', paid);
+    expect(issued.status).toBe(200);
+    for (const g of gateways) expect(await paidGet(issued.body['apiKey'], g)).toBe(200);
+  });
+
+  it('an unsigned PUT after the paid period ended (no working key) renews as a first subscription would', async () => {
+    const owner = await wallet();
+    const first = await payFor(owner);
+    const k0 = await api('PUT', '/subscribe', first);
+    await pool.query(`UPDATE billing.subscribers SET paid_until = now() - interval '1 second' WHERE id = $1`, [k0.body['subscriberId']]);
+    const renewal = await payFor(owner);
+    const k1 = await api('PUT', '/subscribe', renewal);
+    expect(k1.status).toBe(200);
+    expect(await paidGet(k1.body['apiKey'], gateways[0]!)).toBe(200);
+  });
+
+  it('refuses a signed message made for another domain or past its expiry (422), consuming nothing', async () => {
+    const owner = await wallet();
+    const paid = await payFor(owner, { requireSignature: true });
+    const cases: [{ domain?: string; expiresAt?: Date }, string][] = [
+      [{ domain: 'https://evil.example' }, 'signature_wrong_domain'],
+      [{ expiresAt: new Date(Date.now() - 1000) }, 'signature_expired'],
+      [{ expiresAt: new Date(Date.now() + 2 * 3600_000) }, 'signature_invalid'],
+    ];
+    for (const [o, code] of cases) {
+      const res = await api('PUT', '/subscribe', { ...paid, ...(await sign(owner, paid.ownerPubkey, paid.nonce, paid.txSig, o)) });
+      expect([res.status, res.body['code']]).toEqual([422, code]);
+    }
+    // A message naming another transaction than the body's is not this redemption's.
+    const other = await api('PUT', '/subscribe', { ...paid, ...(await sign(owner, paid.ownerPubkey, paid.nonce, '1'.repeat(64))) });
+    expect([other.status, other.body['code']]).toEqual([422, 'signature_invalid']);
+    const unsent = await api('PUT', '/subscribe', { ...paid, signatureBase64: (await sign(owner, paid.ownerPubkey, paid.nonce, paid.txSig)).signatureBase64 });
+    expect([unsent.status, unsent.body['code']]).toEqual([400, 'invalid_request']);
+    expect(await consumedAt(paid.nonce)).toBeNull();
+    expect((await api('PUT', '/subscribe', { ...paid, ...(await sign(owner, paid.ownerPubkey, paid.nonce, paid.txSig)) })).status).toBe(200);
+  });
+
+  it('a reclaim succeeds once; a second is refused (409 reclaim_used) and the reclaimed key keeps working', async () => {
+    const owner = await wallet();
+    const paid = await payFor(owner, { requireSignature: true });
+    const k1 = await api('PUT', '/subscribe', { ...paid, ...(await sign(owner, paid.ownerPubkey, paid.nonce, paid.txSig)) });
+    expect(k1.status).toBe(200);
+    // The reply was lost, say: the signed retry takes the key back once.
+    const k2 = await api('PUT', '/subscribe', { ...paid, ...(await sign(owner, paid.ownerPubkey, paid.nonce, paid.txSig)) }, gateways[1]);
+    expect(k2.status).toBe(200);
+    for (const g of gateways) {
+      expect(await paidGet(k1.body['apiKey'], g)).toBe(401);
+      expect(await paidGet(k2.body['apiKey'], g)).toBe(200);
+    }
+    const k3 = await api('PUT', '/subscribe', { ...paid, ...(await sign(owner, paid.ownerPubkey, paid.nonce, paid.txSig)) });
+    expect([k3.status, k3.body['code']]).toEqual([409, 'reclaim_used']);
+    expect(k3.type).toContain('application/problem+json');
+    for (const g of gateways) expect(await paidGet(k2.body['apiKey'], g)).toBe(200);
+  });
+
+  it("a successful /reissue ends the reclaim window of the owner's earlier payments (410 reclaim_expired)", async () => {
+    const owner = await wallet();
+    const paid = await payFor(owner, { requireSignature: true });
+    expect((await api('PUT', '/subscribe', { ...paid, ...(await sign(owner, paid.ownerPubkey, paid.nonce, paid.txSig)) })).status).toBe(200);
+    const rotated = await reissue(owner);
+    const late = await api('PUT', '/subscribe', { ...paid, ...(await sign(owner, paid.ownerPubkey, paid.nonce, paid.txSig)) });
+    expect([late.status, late.body['code']]).toEqual([410, 'reclaim_expired']);
+    expect(late.body['detail']).toMatch(/reissued/);
+    for (const g of gateways) expect(await paidGet(rotated, g)).toBe(200);
+    // A payment redeemed after the reissue has its own window.
+    const renewal = await payFor(owner, { requireSignature: true });
+    expect((await api('PUT', '/subscribe', { ...renewal, ...(await sign(owner, renewal.ownerPubkey, renewal.nonce, renewal.txSig)) })).status).toBe(200);
+    expect((await api('PUT', '/subscribe', { ...renewal, ...(await sign(owner, renewal.ownerPubkey, renewal.nonce, renewal.txSig)) })).status).toBe(200);
   });
 });

@@ -10,7 +10,7 @@ import { consumeDurable, ensureRoundsStream, serveCommands } from '@gridlab/bus'
 import { natsNames } from '@gridlab/contracts';
 import { ForwardStore, LAB_MIGRATIONS_DIR, LAB_SCHEMA, StrategyStore } from '@gridlab/lab-store';
 import { holdWriterLock, startPlatform } from '@gridlab/platform';
-import { consumerMetrics, retryUntilDone } from '@gridlab/runtime';
+import { consumerMetrics, repeatEvery, retryUntilDone } from '@gridlab/runtime';
 import { HistoryStore, RoundRepository } from '@gridlab/rounds-store';
 import { forwardMetrics } from './adapters/metrics';
 import { strategyRoutes } from './adapters/nats/strategy-routes';
@@ -18,6 +18,8 @@ import { ForwardWriter } from './app/forward-writer';
 import { StrategyCommands } from './app/strategy-commands';
 import { loadServiceConfig } from './config';
 import { newStrategyId } from './domain/records';
+
+const DAY_MS = 86_400_000;
 
 /** Aborted when shutdown begins: start-up steps still running then fail harmlessly. */
 const abort = new AbortController();
@@ -50,11 +52,15 @@ async function main(): Promise<void> {
   const { logger, metrics, pool, nc } = platform;
   const delivered = consumerMetrics(metrics);
 
-  const commands = new StrategyCommands(
-    { records: new StrategyStore(pool), now: () => new Date(), newId: () => newStrategyId((max) => randomInt(max)) },
-    config.LAB_MIN_ROUNDS_TO_QUALIFY,
-  );
+  const records = new StrategyStore(pool);
+  const commands = new StrategyCommands({ records, now: () => new Date(), newId: () => newStrategyId((max) => randomInt(max)) }, config.LAB_MIN_ROUNDS_TO_QUALIFY);
   serveCommands(nc, names.queues.labForward, strategyRoutes(names, commands), logger);
+  // Every replica purges (an idempotent delete): deleted strategies past their restore window go for good.
+  const stopPurge = repeatEvery(config.LAB_PURGE_INTERVAL_MS, 'deleted strategy purge', async () => {
+    const purged = await records.purgeDeleted(new Date(Date.now() - config.LAB_DELETED_RETENTION_DAYS * DAY_MS));
+    if (purged > 0) logger.info('deleted strategies purged', { purged, retentionDays: config.LAB_DELETED_RETENTION_DAYS });
+  }, logger);
+  stops.push(async () => stopPurge());
 
   const counters = forwardMetrics(metrics);
 

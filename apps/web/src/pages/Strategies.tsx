@@ -42,6 +42,8 @@ export function StrategiesPage({ selected }: { selected: string | null }) {
   const [list, reload] = useLoad((signal) => api.listStrategies({ signal }), []);
   const [failure, setFailure] = useState<unknown>(null);
   const [busy, setBusy] = useState<string | null>(null);
+  // The last strategy deleted here: restorable until the purge (LAB_DELETED_RETENTION_DAYS).
+  const [deleted, setDeleted] = useState<{ id: string; name: string } | null>(null);
   const act = async (id: string, call: () => Promise<unknown>) => {
     setBusy(id);
     setFailure(null);
@@ -58,6 +60,24 @@ export function StrategiesPage({ selected }: { selected: string | null }) {
     <section aria-labelledby="strategies-title">
       <h1 id="strategies-title">My strategies</h1>
       {failure !== null && <ErrorBox error={failure} />}
+      {deleted !== null && (
+        <p role="status" data-testid="strategy-deleted">
+          Deleted “{deleted.name}”; it can be restored with its record for a while.{' '}
+          <button
+            type="button"
+            class="secondary"
+            disabled={busy === deleted.id}
+            onClick={() =>
+              void act(deleted.id, async () => {
+                await api.restoreStrategy(deleted.id);
+                setDeleted(null);
+              })
+            }
+          >
+            Restore
+          </button>
+        </p>
+      )}
       <Loaded load={list} what="your strategies" retry={reload}>
         {(l) =>
           l.count === 0 ? (
@@ -85,7 +105,12 @@ export function StrategiesPage({ selected }: { selected: string | null }) {
                       class="danger"
                       disabled={busy === s.id}
                       onClick={() => {
-                        if (confirm(`Delete the strategy “${s.name}” and its forward record?`)) void act(s.id, () => api.deleteStrategy(s.id));
+                        if (confirm(`Delete the strategy “${s.name}”? It can be restored with its forward record until it is purged.`)) {
+                          void act(s.id, async () => {
+                            await api.deleteStrategy(s.id);
+                            setDeleted({ id: s.id, name: s.name });
+                          });
+                        }
                       }}
                     >
                       Delete <span class="visually-hidden">{s.name}</span>

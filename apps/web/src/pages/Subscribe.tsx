@@ -1,5 +1,5 @@
 import type { IssuedKey, SubscriptionStart } from '@gridlab/client';
-import { isGridlabApiError } from '@gridlab/client';
+import { isGridlabApiError, subscribeMessage } from '@gridlab/client';
 import qrcode from 'qrcode-generator';
 import { useMemo, useState } from 'preact/hooks';
 import { api, dashboardConfig, describe } from '../api';
@@ -10,10 +10,8 @@ import { int, solanaPayUrl, when } from '../format';
 import { useLoad } from '../hooks';
 import type { ConnectedWallet } from '../wallet';
 
-/** The text the owner signs to redeem a payment (the same as @gridlab/client/wallet's subscribeMessage). */
-function subscribeMessage(nonce: string, owner: string): string {
-  return `Gridlab API key subscribe\nowner: ${owner}\nnonce: ${nonce}`;
-}
+/** How long a signed redemption message stays valid (the service accepts at most an hour ahead). */
+const SIGNATURE_TTL_MS = 30 * 60_000;
 
 function Qr({ text }: { text: string }) {
   const src = useMemo(() => {
@@ -44,6 +42,7 @@ export function SubscribePage() {
   const [pricing, reloadPricing] = useLoad((signal) => api.pricing({ signal }), []);
   const [config] = useLoad((signal) => dashboardConfig(signal), []);
   const rpcUrl = config.state === 'ok' ? config.value.rpcUrl : null;
+  const publicOrigin = config.state === 'ok' ? config.value.publicOrigin : location.origin;
   const [progress, setProgress] = useState<string | null>(null);
   const [wallet, setWallet] = useState<ConnectedWallet | null>(null);
   const [owner, setOwner] = useState('');
@@ -51,6 +50,9 @@ export function SubscribePage() {
   const [referral, setReferral] = useState('');
   const [start, setStart] = useState<SubscriptionStart | null>(null);
   const [txSig, setTxSig] = useState('');
+  const [signatureBase64, setSignatureBase64] = useState('');
+  // The expiry the shown message names: set when it is first shown, renewed on request.
+  const [signUntil, setSignUntil] = useState(() => Date.now() + SIGNATURE_TTL_MS);
   const [issued, setIssued] = useState<IssuedKey | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [failure, setFailure] = useState<unknown>(null);
@@ -98,8 +100,11 @@ export function SubscribePage() {
         onSubmit={(e) => {
           e.preventDefault();
           void run(async () => {
-            setStart(await api.startSubscription({ ownerPubkey: ownerKey, plan, ...(referral.trim() === '' ? {} : { referralCode: referral.trim() }) }));
+            // Only a signed redemption redeems this nonce: copying the payment from the chain is no use.
+            setStart(await api.startSubscription({ ownerPubkey: ownerKey, plan, requireSignature: true, ...(referral.trim() === '' ? {} : { referralCode: referral.trim() }) }));
             setIssued(null);
+            setSignatureBase64('');
+            setSignUntil(Date.now() + SIGNATURE_TTL_MS);
           });
         }}
       >
@@ -124,6 +129,7 @@ export function SubscribePage() {
                     const { payWithWallet } = await import('../pay');
                     const key = await payWithWallet(wallet, {
                       rpcUrl,
+                      domain: publicOrigin,
                       plan,
                       ...(referral.trim() === '' ? {} : { referralCode: referral.trim() }),
                       onPayment: ({ start: s, txSig: sig }) => {
@@ -173,23 +179,47 @@ export function SubscribePage() {
             );
           })()}
           <h2>3. Get your key</h2>
+          <p>
+            The transfer is public once it lands, so the key goes only to a redemption signed by the owner's wallet
+            {wallet === null ? ': sign the message below with it (off-chain message signing, ed25519) and paste the base64 signature, or connect the wallet above.' : '.'}
+          </p>
           <form
             onSubmit={(e) => {
               e.preventDefault();
               void run(async () => {
-                const body = { nonce: start.nonce, txSig: txSig.trim(), ownerPubkey: ownerKey };
-                // With the owner's wallet connected, the redemption is signed: a front-runner who copies the
-                // payment from the chain cannot redeem it.
-                const signatureBase64 = wallet === null ? undefined : await wallet.signMessage(subscribeMessage(start.nonce, ownerKey));
-                setIssued(await api.completeSubscription(signatureBase64 === undefined ? body : { ...body, signatureBase64 }));
+                const message = subscribeMessage({ domain: publicOrigin, ownerPubkey: ownerKey, nonce: start.nonce, txSig: txSig.trim(), expiresAt: new Date(signUntil).toISOString() });
+                // Every redemption is signed: the nonce asked for it, and a payment copied from the chain is of no use without it.
+                const signature = wallet === null ? signatureBase64.trim() : await wallet.signMessage(message);
+                setIssued(await api.completeSubscription({ nonce: start.nonce, txSig: txSig.trim(), ownerPubkey: ownerKey, message, signatureBase64: signature }));
               });
             }}
           >
             <Field id="txsig" label="Payment transaction signature" hint="from your wallet's activity, once the transfer is confirmed" error={errors['txSig']}>
               <input {...described('txsig', true, errors['txSig'])} value={txSig} spellcheck={false} onInput={(e) => setTxSig((e.target as HTMLInputElement).value)} />
             </Field>
-            <button type="submit" disabled={busy || txSig.trim() === ''}>
-              {wallet === null ? 'Redeem' : 'Sign and redeem'}
+            {wallet === null && txSig.trim() !== '' && (
+              <>
+                <p>
+                  Message to sign with <code>{ownerKey}</code> (valid until {when(new Date(signUntil).toISOString())}){' '}
+                  <button type="button" class="secondary" onClick={() => setSignUntil(Date.now() + SIGNATURE_TTL_MS)}>
+                    New expiry
+                  </button>
+                </p>
+                <pre class="message" data-testid="subscribe-message">
+                  {subscribeMessage({ domain: publicOrigin, ownerPubkey: ownerKey, nonce: start.nonce, txSig: txSig.trim(), expiresAt: new Date(signUntil).toISOString() })}
+                </pre>
+                <Field id="signature" label="Signature of the message (base64)" hint="the owner wallet's ed25519 signature of the message's UTF-8 text" error={errors['signatureBase64'] ?? errors['message']}>
+                  <input
+                    {...described('signature', true, errors['signatureBase64'] ?? errors['message'])}
+                    value={signatureBase64}
+                    spellcheck={false}
+                    onInput={(e) => setSignatureBase64((e.target as HTMLInputElement).value)}
+                  />
+                </Field>
+              </>
+            )}
+            <button type="submit" disabled={busy || txSig.trim() === '' || (wallet === null && signatureBase64.trim() === '')}>
+              {wallet === null ? 'Redeem with the signature' : 'Sign and redeem'}
             </button>
           </form>
         </div>

@@ -446,11 +446,11 @@ export interface paths {
         get?: never;
         /**
          * Complete a subscription with a confirmed transfer carrying the nonce as memo
-         * @description Checks in order: nonce exists for this owner (404 nonce_not_found), not consumed (409 nonce_consumed), not expired (410 nonce_expired), txSig unused (409 tx_already_used), transaction visible at confirmed (409 payment_not_confirmed, Retry-After 2), then the chain checks (422 payment_invalid, detail names the check: transaction_failed, memo, owner_signature, treasury_credit, owner_debit, block_time). RPC unreachable: 502 chain_unavailable. On success the previous key of the subscriber is revoked at once.
+         * @description Checks in order: nonce exists for this owner (404 nonce_not_found), the signature when one is sent (below), not consumed (409 nonce_consumed), an unsigned PUT allowed (403 signature_required, below), not expired (410 nonce_expired), txSig unused (409 tx_already_used), transaction visible at confirmed (409 payment_not_confirmed, Retry-After 2), then the chain checks (422 payment_invalid, detail names the check: transaction_failed, memo, owner_signature, treasury_credit, owner_debit, block_time). RPC unreachable: 502 chain_unavailable. On success the previous key of the subscriber is revoked at once.
          *
-         *     Signed redemption (recommended; the gridlab CLI always signs): add signatureBase64, the owner wallet's ed25519 signature (base64 of 64 bytes) of the UTF-8 text "Gridlab API key subscribe\nowner: <ownerPubkey>\nnonce: <nonce>" (lines joined by a line feed, no trailing newline). A bad signature answers 422 signature_invalid before anything else is checked. A signed PUT for a nonce that is already consumed by the same txSig does not pay again: within RECLAIM_WINDOW (24 h by default) of the redemption it revokes the key that redemption issued and returns a new one to the signer, so a key is never lost to a front-runner nor to a reply lost after the payment committed (a 503/504: retry the same signed PUT). A consumed nonce named with another txSig answers 409 nonce_consumed; after the window, 410 reclaim_expired (use the signed POST/PUT /reissue flow).
+         *     Unsigned redemption (the three fields): nonce, txSig and ownerPubkey are public on chain once the payment lands, so anyone watching the treasury could send them. An unsigned PUT is therefore accepted only for a first subscription: it answers 403 signature_required, consuming nothing (the owner can still redeem the payment signed), when the nonce was started with requireSignature: true, or when the owner already holds a working key (not revoked, paid period not ended), which it would otherwise replace. So an unsigned PUT never takes a working key away.
          *
-         *     Residual risk of unsigned redemption: nonce, txSig and ownerPubkey are public on chain once the payment lands, so anyone watching the treasury can redeem an unsigned payment first and receive the key. The owner then recovers it with a signed PUT (or /reissue), which revokes the front-runner's key at once on every gateway; until then the front-runner holds a working key. Clients that can sign should always sign.
+         *     Signed redemption (every Gridlab client signs): add message and signatureBase64, the owner wallet's ed25519 signature (base64 of 64 bytes) of the UTF-8 bytes of message, which is exactly "Gridlab API key subscribe\ndomain: <origin>\nowner: <ownerPubkey>\nnonce: <nonce>\ntxSig: <txSig>\nexpires: <ISO 8601 UTC, toISOString>" (lines joined by a line feed, no trailing newline). domain is the API's public origin (the setting PUBLIC_ORIGIN, e.g. https://api.gridlab.example; http://127.0.0.1:8080 by default). The signature is checked before anything else: a message that is not of this form, names another owner, nonce or txSig than the body, expires more than an hour ahead, or is not signed by ownerPubkey answers 422 signature_invalid; one made for another domain 422 signature_wrong_domain; one past its expiry 422 signature_expired; message without signatureBase64 or the reverse, 400. A signed PUT for a nonce that is already consumed by the same txSig (a reclaim) does not pay again: it revokes the key that redemption issued and returns a new one to the signer, so a key is never lost to a reply lost after the payment committed (a 503/504: retry the signed PUT). A reclaim can be made once (then 409 reclaim_used) and within RECLAIM_WINDOW (24 h by default) of the redemption, and not after a successful PUT /reissue of the owner (410 reclaim_expired in both cases: use the signed POST/PUT /reissue flow). A consumed nonce named with another txSig answers 409 nonce_consumed.
          */
         put: {
             parameters: {
@@ -475,6 +475,15 @@ export interface paths {
                     };
                 };
                 400: components["responses"]["BadRequest"];
+                /** @description signature_required (an unsigned PUT for a nonce started with requireSignature, or for an owner holding a working key; nothing consumed) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description nonce_not_found */
                 404: {
                     headers: {
@@ -484,7 +493,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description nonce_consumed | tx_already_used | payment_not_confirmed (Retry-After) */
+                /** @description nonce_consumed | tx_already_used | payment_not_confirmed (Retry-After) | reclaim_used */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -502,7 +511,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description payment_invalid | signature_invalid */
+                /** @description payment_invalid | signature_invalid | signature_wrong_domain | signature_expired */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -527,7 +536,7 @@ export interface paths {
         };
         /**
          * Start a subscription: a 15-minute payment nonce with the price locked in
-         * @description plan monthly (default) or annual (12 months for 3x); referralCode = an active subscriber id of another wallet, 10% off monthly (ignored for annual).
+         * @description plan monthly (default) or annual (12 months for 3x); referralCode = an active subscriber id of another wallet, 10% off monthly (ignored for annual); requireSignature (boolean, default false) = only a PUT signed by the owner redeems this nonce (an unsigned one answers 403 signature_required), so nobody who copies the payment from the chain can redeem it first. Every Gridlab client sets it.
          */
         post: {
             parameters: {
@@ -918,7 +927,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a strategy with its predictions and leaderboard entry */
+        /**
+         * Delete a strategy (recoverable until it is purged)
+         * @description The strategy disappears at once from the list, get, forward, PATCH, the forward test (its session ends) and the leaderboard, and no longer counts toward the 100-strategy limit. Its owner can bring it back with POST /lab/strategies/{id}/restore until lab-forward purges it, with its predictions and figures, LAB_DELETED_RETENTION_DAYS (30 by default) after the deletion.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -1004,6 +1016,74 @@ export interface paths {
                 504: components["responses"]["Timeout"];
             };
         };
+        trace?: never;
+    };
+    "/api/v1/lab/strategies/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Strategy id (stg_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted strategy of the caller
+         * @description Brings back a strategy the caller deleted, with its record, until it is purged (LAB_DELETED_RETENTION_DAYS after the deletion, 30 by default). A strategy whose forward session was running when it was deleted starts a new session from the next round (as PATCH active=true would); one that was stopped stays stopped. No body.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Strategy id (stg_ + 22 base58 characters); anything else answers 404 */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The restored strategy */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StrategyResponse"];
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+                402: components["responses"]["PaymentRequired"];
+                /** @description strategy_not_found: the caller has no deleted strategy of this id (never deleted, already purged, or another owner's) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description strategy_limit_reached: the owner already holds 100 strategies */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                429: components["responses"]["RateLimited"];
+                503: components["responses"]["Unavailable"];
+                504: components["responses"]["Timeout"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/lab/strategies/{id}/forward": {
@@ -1574,6 +1654,7 @@ export interface components {
             /** @enum {string} */
             plan?: "monthly" | "annual";
             referralCode?: string;
+            requireSignature?: boolean;
         };
         SubscriptionStart: {
             nonce: string;
@@ -1592,6 +1673,7 @@ export interface components {
             txSig: string;
             ownerPubkey: string;
             signatureBase64?: string;
+            message?: string;
         };
         IssuedKey: {
             apiKey: string;

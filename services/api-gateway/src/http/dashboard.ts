@@ -44,6 +44,8 @@ export interface DashboardDeps {
   readonly clientAddress: (req: IncomingMessage) => string;
   /** An RPC URL the page may use for wallet payments (empty: none). */
   readonly publicRpcUrl: string;
+  /** The API's public origin (PUBLIC_ORIGIN): the domain the page's signed subscribe messages name. */
+  readonly publicOrigin: string;
   readonly logger: Logger;
   readonly now?: () => number;
 }
@@ -123,7 +125,7 @@ export class Dashboard {
     };
     // What the page needs to know besides the API: where a wallet payment is sent.
     router.get(CONFIG_PATH, origin, (_req, res) => {
-      res.set('Cache-Control', 'no-cache').json({ rpcUrl: this.deps.publicRpcUrl === '' ? null : this.deps.publicRpcUrl });
+      res.set('Cache-Control', 'no-cache').json({ rpcUrl: this.deps.publicRpcUrl === '' ? null : this.deps.publicRpcUrl, publicOrigin: this.deps.publicOrigin });
     });
     router.post(`${SESSION_PATH}/challenge`, origin, byAddress, (req, res) => {
       const wallet = walletOf(req.body);

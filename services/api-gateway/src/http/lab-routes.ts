@@ -46,6 +46,10 @@ export function addLabRoutes(app: Express, paid: Router, byAddress: RequestHandl
   paid.delete('/lab/strategies/:id', async (req, res) => {
     res.json(await strategies.delete(callerOf(res).subscriberId, strategyId(req.params['id']), requestIdOf(res)));
   });
+  // A deletion is recoverable until the purge (LAB_DELETED_RETENTION_DAYS): the owner restores it.
+  paid.post('/lab/strategies/:id/restore', async (req, res) => {
+    res.json(await strategies.restore(callerOf(res).subscriberId, strategyId(req.params['id']), requestIdOf(res)));
+  });
   paid.get('/lab/strategies/:id/forward', async (req, res) => {
     res.set('Cache-Control', 'no-store').json(await strategies.forward(callerOf(res).subscriberId, strategyId(req.params['id']), requestIdOf(res)));
   });

@@ -4,6 +4,7 @@ import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
 import { ConflictError, GoneError } from '@gridlab/errors';
 import type { BillingStore, KeyChange, OutboxFact, PaymentNonce, Reclaim, ReissueNonce, VerifiedPayment } from '../app/ports';
 import { planMonths, priceSheet, tierIndex, type PriceLadder } from '../domain/pricing';
+import { signatureRequired } from '../domain/subscribe-signature';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -38,11 +39,15 @@ export class BillingRepository implements BillingStore {
     return rows[0] ?? null;
   }
 
+  async hasActiveKey(ownerPubkey: string, now: Date): Promise<boolean> {
+    return hasActiveKey(this.pool, ownerPubkey, now);
+  }
+
   async createPaymentNonce(n: Omit<PaymentNonce, 'consumed'> & { readonly referralId: string | null }): Promise<void> {
     await this.pool.query(
-      `INSERT INTO billing.payment_nonces (nonce, owner_pubkey, plan, referral_id, amount_base_units, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [n.nonce, n.ownerPubkey, n.plan, n.referralId, n.amountBaseUnits.toString(), n.createdAt, n.expiresAt],
+      `INSERT INTO billing.payment_nonces (nonce, owner_pubkey, plan, referral_id, amount_base_units, created_at, expires_at, require_signature)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [n.nonce, n.ownerPubkey, n.plan, n.referralId, n.amountBaseUnits.toString(), n.createdAt, n.expiresAt, n.requireSignature],
     );
   }
 
@@ -54,9 +59,11 @@ export class BillingRepository implements BillingStore {
       created_at: Date;
       expires_at: Date;
       consumed_at: Date | null;
-    }>(`SELECT owner_pubkey, plan, amount_base_units::text, created_at, expires_at, consumed_at FROM billing.payment_nonces WHERE nonce = $1`, [
-      nonce,
-    ]);
+      require_signature: boolean;
+    }>(
+      `SELECT owner_pubkey, plan, amount_base_units::text, created_at, expires_at, consumed_at, require_signature FROM billing.payment_nonces WHERE nonce = $1`,
+      [nonce],
+    );
     const row = rows[0];
     if (row === undefined) return null;
     return {
@@ -67,6 +74,7 @@ export class BillingRepository implements BillingStore {
       createdAt: row.created_at,
       expiresAt: row.expires_at,
       consumed: row.consumed_at !== null,
+      requireSignature: row.require_signature,
     };
   }
 
@@ -79,17 +87,23 @@ export class BillingRepository implements BillingStore {
    * Records a verified payment in one transaction: the nonce is consumed, the payment
    * stored (its signature unique), the subscription created or extended, a new key issued
    * (revoking the previous one) and the facts written. The nonce row lock makes
-   * concurrent completions of one nonce wait; the loser sees it consumed.
+   * concurrent completions of one nonce wait; the loser sees it consumed. An owner lock
+   * serializes redemptions of one owner's nonces, so an unsigned one never replaces a
+   * working key, not even one a concurrent redemption is issuing (issue 33).
    */
   async completePayment(payment: VerifiedPayment, now: Date): Promise<KeyChange> {
     return withTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<{ plan: Plan; amount_base_units: string; consumed_at: Date | null }>(
-        `SELECT plan, amount_base_units::text, consumed_at FROM billing.payment_nonces WHERE nonce = $1 FOR UPDATE`,
+      await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('billing.owner:' || $1, 0))`, [payment.ownerPubkey]);
+      const { rows } = await client.query<{ plan: Plan; amount_base_units: string; consumed_at: Date | null; require_signature: boolean }>(
+        `SELECT plan, amount_base_units::text, consumed_at, require_signature FROM billing.payment_nonces WHERE nonce = $1 FOR UPDATE`,
         [payment.nonce],
       );
       const nonce = rows[0];
       if (nonce === undefined) throw new Error(`payment nonce ${payment.nonce} vanished`);
       if (nonce.consumed_at !== null) throw new ConflictError('nonce_consumed', 'this payment nonce has already been used');
+      if (!payment.signed && (nonce.require_signature || (await hasActiveKey(client, payment.ownerPubkey, now)))) {
+        throw signatureRequired(nonce.require_signature);
+      }
       const previous = await client.query<{ paid_until: Date }>(
         `SELECT paid_until FROM billing.subscribers WHERE owner_pubkey = $1 FOR UPDATE`,
         [payment.ownerPubkey],
@@ -131,12 +145,19 @@ export class BillingRepository implements BillingStore {
    * A signed redemption of a consumed payment nonce: the payment is not recorded again;
    * the subscriber's active key (the one that redemption issued, or a front-runner's) is
    * revoked and a new one issued, under the nonce's row lock so concurrent retries
-   * serialize. Only for the transaction that consumed the nonce, within the window.
+   * serialize. Only for the transaction that consumed the nonce, within the window, and
+   * once: the reclaim closes the window, as does a later /reissue (issue 33).
    */
   async reclaimPayment(r: Reclaim, now: Date): Promise<IssuedKey> {
     return withTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<{ consumed_at: Date | null; consumed_tx_sig: string | null; owner_pubkey: string }>(
-        `SELECT consumed_at, consumed_tx_sig, owner_pubkey FROM billing.payment_nonces WHERE nonce = $1 FOR UPDATE`,
+      const { rows } = await client.query<{
+        consumed_at: Date | null;
+        consumed_tx_sig: string | null;
+        owner_pubkey: string;
+        reclaim_closed_by: 'reclaim' | 'reissue' | null;
+        reclaim_closed_at: Date | null;
+      }>(
+        `SELECT consumed_at, consumed_tx_sig, owner_pubkey, reclaim_closed_by, reclaim_closed_at FROM billing.payment_nonces WHERE nonce = $1 FOR UPDATE`,
         [r.nonce],
       );
       const nonce = rows[0];
@@ -152,7 +173,19 @@ export class BillingRepository implements BillingStore {
           `a signed retry could take this key back until ${new Date(nonce.consumed_at.getTime() + r.windowMs).toISOString()}; use the signed /reissue flow`,
         );
       }
-      await client.query(`UPDATE billing.payment_nonces SET consumed_signed = true WHERE nonce = $1`, [r.nonce]);
+      if (nonce.reclaim_closed_by === 'reclaim') {
+        throw new ConflictError('reclaim_used', 'the key of this payment has already been taken back once; use the signed /reissue flow');
+      }
+      if (nonce.reclaim_closed_by === 'reissue') {
+        throw new GoneError(
+          'reclaim_expired',
+          `the key was reissued at ${nonce.reclaim_closed_at!.toISOString()}, which ended this payment's reclaim window; use the signed /reissue flow`,
+        );
+      }
+      await client.query(
+        `UPDATE billing.payment_nonces SET consumed_signed = true, reclaim_closed_at = $2, reclaim_closed_by = 'reclaim' WHERE nonce = $1`,
+        [r.nonce, now],
+      );
       const subscriber = await client.query<{ id: string }>(`SELECT id FROM billing.subscribers WHERE owner_pubkey = $1`, [r.ownerPubkey]);
       const id = subscriber.rows[0]?.id;
       if (id === undefined) throw new Error(`subscriber of ${r.ownerPubkey} vanished`);
@@ -185,6 +218,12 @@ export class BillingRepository implements BillingStore {
         [nonce, now],
       );
       if ((consumed.rowCount ?? 0) === 0) throw new ConflictError('nonce_consumed', 'this reissue nonce has already been used');
+      // The owner has proved the wallet: earlier payments can no longer take the key back.
+      await client.query(
+        `UPDATE billing.payment_nonces SET reclaim_closed_at = $2, reclaim_closed_by = 'reissue'
+          WHERE owner_pubkey = $1 AND consumed_at IS NOT NULL AND reclaim_closed_at IS NULL`,
+        [ownerPubkey, now],
+      );
       const { rows } = await client.query<{ id: string }>(`SELECT id FROM billing.subscribers WHERE owner_pubkey = $1`, [ownerPubkey]);
       const subscriber = rows[0];
       if (subscriber === undefined) throw new Error(`subscriber of ${ownerPubkey} vanished`);
@@ -310,3 +349,14 @@ export class BillingRepository implements BillingStore {
     return { seq: Number(rows[0]!.seq), kind, payload } as OutboxFact;
   }
 }
+
+/** Whether the owner holds a working key: not revoked, its paid period not ended. */
+async function hasActiveKey(db: Pool | PoolClient, ownerPubkey: string, now: Date): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM billing.subscribers s JOIN billing.api_keys k ON k.subscriber_id = s.id
+      WHERE s.owner_pubkey = $1 AND s.paid_until > $2 AND k.revoked_at IS NULL`,
+    [ownerPubkey, now],
+  );
+  return (rowCount ?? 0) > 0;
+}
+

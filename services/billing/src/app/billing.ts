@@ -9,13 +9,13 @@ import type {
   SubscribeStartRequest,
   SubscriptionStart,
 } from '@gridlab/contracts';
-import { subscribeMessage } from '@gridlab/contracts';
 import { ConflictError, GoneError, InputError, NotFoundError, UnprocessableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import bs58 from 'bs58';
 import type { BillingStore, OutboxFact } from './ports';
 import { priceSheet, quote, toTokens, type PriceLadder } from '../domain/pricing';
 import { isValidSignature, reissueMessage } from '../domain/reissue';
+import { checkSubscribeSignature, signatureRequired } from '../domain/subscribe-signature';
 import { checkPayment, type PaymentTx } from '../domain/verify-payment';
 
 /** Where the chain is read (the adapter over @solana/web3.js). */
@@ -38,6 +38,8 @@ export interface BillingSettings {
   readonly reissueNonceTtlMs: number;
   /** How long after a redemption a signed PUT of the same payment may take the key back. */
   readonly reclaimWindowMs: number;
+  /** The origin a signed subscribe message must name (PUBLIC_ORIGIN). */
+  readonly publicOrigin: string;
 }
 
 /** Seconds a client should wait before retrying a payment not yet visible at `confirmed`. */
@@ -81,7 +83,8 @@ export class Billing {
     const amount = quote(this.settings.ladder, await this.repo.activeCount(now), plan, referralId !== null);
     const nonce = newNonce('pay', this.random);
     const expiresAt = new Date(now.getTime() + this.settings.paymentNonceTtlMs);
-    await this.repo.createPaymentNonce({ nonce, ownerPubkey: owner, plan, referralId, amountBaseUnits: amount, createdAt: now, expiresAt });
+    const requireSignature = request.requireSignature ?? false;
+    await this.repo.createPaymentNonce({ nonce, ownerPubkey: owner, plan, referralId, amountBaseUnits: amount, createdAt: now, expiresAt, requireSignature });
     return {
       nonce,
       priceToken: toTokens(amount, this.settings.ladder.decimals),
@@ -91,11 +94,14 @@ export class Billing {
   }
 
   /**
-   * Redeems a payment for a key. Unsigned (the three fields of the contract) the first
-   * redemption wins. Signed by the owner's wallet (`signatureBase64` over
-   * subscribeMessage), a redemption cannot be lost: when the nonce is already consumed by
-   * the same transaction — by a front-runner, or by this owner whose reply was lost after
-   * the commit — the key is taken back (revoked) and a new one issued, without paying again.
+   * Redeems a payment for a key. Unsigned (the three fields of the contract, all public
+   * once the payment lands) it is accepted only for a nonce that did not ask for a
+   * signature and an owner with no working key, so it can never take a working key away
+   * (403 signature_required, nothing consumed). Signed by the owner's wallet
+   * (`signatureBase64` over `message`, see subscribeMessage), a redemption cannot be
+   * lost: when the nonce is already consumed by the same transaction — by a front-runner,
+   * or by this owner whose reply was lost after the commit — the key is taken back
+   * (revoked) and a new one issued, once, without paying again.
    */
   async completeSubscription(request: SubscribeCompleteRequest): Promise<IssuedKeyReply> {
     const owner = walletKey(request.ownerPubkey, '/ownerPubkey');
@@ -104,13 +110,21 @@ export class Billing {
       throw new NotFoundError('nonce_not_found', `no payment nonce ${request.nonce} was issued to ${owner}`);
     }
     const signed = request.signatureBase64 !== undefined;
-    if (signed && !isValidSignature(subscribeMessage(owner, nonce.nonce), request.signatureBase64!, owner)) {
-      throw new UnprocessableError('signature_invalid', 'the signature is not an ed25519 signature of the subscribe message by ownerPubkey');
+    if (signed) {
+      checkSubscribeSignature(
+        { ownerPubkey: owner, nonce: nonce.nonce, txSig: request.txSig, message: request.message, signatureBase64: request.signatureBase64! },
+        this.settings.publicOrigin,
+        this.now().getTime(),
+      );
+    } else if (request.message !== undefined) {
+      throw new InputError('signatureBase64 is required with message', { errors: [{ path: '/signatureBase64', message: 'is required with message' }] });
     }
     if (nonce.consumed) {
       if (signed) return this.reclaim(nonce.nonce, owner, request.txSig);
       throw new ConflictError('nonce_consumed', 'this payment nonce has already been used; its owner can take the key back with a signed PUT');
     }
+    // Checked again under the owner's lock when the payment is recorded; here it spares the chain lookup.
+    if (!signed && (nonce.requireSignature || (await this.repo.hasActiveKey(owner, this.now())))) throw signatureRequired(nonce.requireSignature);
     if (nonce.expiresAt.getTime() <= this.now().getTime()) {
       throw new GoneError('nonce_expired', `the payment nonce expired at ${nonce.expiresAt.toISOString()}; start again with POST /subscribe`);
     }

@@ -13,6 +13,8 @@ export interface PaymentNonce {
   readonly createdAt: Date;
   readonly expiresAt: Date;
   readonly consumed: boolean;
+  /** Only a PUT signed by the owner redeems it (POST /subscribe requireSignature). */
+  readonly requireSignature: boolean;
 }
 
 export interface ReissueNonce {
@@ -59,6 +61,8 @@ export interface BillingStore {
   activeCount(now: Date): Promise<number>;
   activeSubscriber(subscriberId: string, now: Date): Promise<{ ownerPubkey: string } | null>;
   subscriberOf(ownerPubkey: string): Promise<{ id: string } | null>;
+  /** Whether the owner holds a working key: not revoked, its paid period not ended. */
+  hasActiveKey(ownerPubkey: string, now: Date): Promise<boolean>;
   createPaymentNonce(n: Omit<PaymentNonce, 'consumed'> & { readonly referralId: string | null }): Promise<void>;
   findPaymentNonce(nonce: string): Promise<PaymentNonce | null>;
   txSigUsed(txSig: string): Promise<boolean>;

@@ -121,13 +121,49 @@ export class StrategyCommands {
     });
   }
 
+  /**
+   * DELETE, recoverably: the strategy disappears from reads, the forward test, the board
+   * and the owner's cap at once, and restore() brings it back until the purge removes it
+   * for good (LAB_DELETED_RETENTION_DAYS after the deletion).
+   */
   async delete(req: StrategyIdRequest): Promise<StrategyDeleteReply> {
     const owner = await this.owner(req.subscriberId);
     return this.ports.records.session(async (tx) => {
       const row = await tx.findForUpdate(owner, req.id);
       if (row === null) throw notFound(req.id);
-      await tx.delete(row.id);
+      await tx.delete(row, this.ports.now());
       return { ok: true as const };
+    });
+  }
+
+  /**
+   * Brings back the owner's deleted, unpurged strategy with its record. One whose
+   * session was running when it was deleted starts a new session (as PATCH active=true
+   * would); the rounds in between are not in its record. Counts toward the cap again.
+   */
+  async restore(req: StrategyIdRequest): Promise<StrategyReply> {
+    const owner = await this.owner(req.subscriberId);
+    return this.ports.records.session(async (tx) => {
+      await tx.lockOwner(owner);
+      const found = await tx.findDeletedForUpdate(owner, req.id);
+      if (found === null) throw new NotFoundError('strategy_not_found', `no deleted strategy ${req.id} to restore (never deleted, or already purged)`);
+      if ((await tx.countOwned(owner)) >= MAX_STRATEGIES_PER_OWNER) {
+        throw new ConflictError('strategy_limit_reached', `an owner may hold at most ${MAX_STRATEGIES_PER_OWNER} strategies; delete one first`);
+      }
+      const now = this.ports.now();
+      let row: StrategyRow = { ...found.row, updatedAt: now };
+      if (found.wasActive) {
+        row = {
+          ...row,
+          active: true,
+          sessionSeq: row.sessionSeq + 1,
+          sessionStartRoundId: sessionStartRound(tx.settledThrough, tx.latestStored),
+          stoppedReason: null,
+          stoppedAtRoundId: null,
+        };
+      }
+      await tx.restore(row);
+      return { strategy: toWireStrategy(row) };
     });
   }
 

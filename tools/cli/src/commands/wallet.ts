@@ -24,14 +24,15 @@ export function registerWallet(program: Command): void {
     .command('subscribe')
     .description(
       'Buy or renew a subscription: asks the API for a price and nonce, pays it on chain (TransferChecked + Memo, ' +
-        'signed with --keypair), then redeems the payment; prints {"apiKey","subscriberId","paidUntil"}',
+        'signed with --keypair), then redeems the payment with the wallet\'s signature (the nonce accepts no other); prints {"apiKey","subscriberId","paidUntil"}',
     )
     .requiredOption('--keypair <file>', 'Solana keypair JSON file of the paying wallet')
     .option('--plan <plan>', 'monthly or annual (12 months for 3x)', 'monthly')
     .option('--referral <subscriberId>', "an active subscriber's id: 10% off a monthly plan")
     .option('--api <url>', 'Gridlab API base URL', DEFAULT_API)
     .option('--rpc <url>', 'Solana JSON-RPC URL', DEFAULT_RPC)
-    .action(async (opts: { keypair: string; plan: string; referral?: string; api: string; rpc: string }) => {
+    .option('--domain <origin>', "the API's public origin the signed redemption names (default: the origin of --api)")
+    .action(async (opts: { keypair: string; plan: string; referral?: string; api: string; rpc: string; domain?: string }) => {
       print(await (await flows()).subscribeFlow(opts));
     });
 

@@ -35,9 +35,11 @@ export interface SubscribeOptions {
   readonly referral?: string;
   readonly api: string;
   readonly rpc: string;
+  /** The API's public origin the signed redemption names (default: the origin of `api`). */
+  readonly domain?: string;
 }
 
-/** The customer's subscribe flow (@gridlab/client/wallet): nonce, signed payment, confirmation, signed redemption. */
+/** The customer's subscribe flow (@gridlab/client/wallet): a nonce only a signed PUT redeems, signed payment, confirmation, signed redemption. */
 export async function subscribeFlow(opts: SubscribeOptions): Promise<IssuedKey> {
   if (opts.plan !== 'monthly' && opts.plan !== 'annual') throw new InputError('--plan must be monthly or annual');
   const wallet = readKeypair(opts.keypair);
@@ -46,6 +48,7 @@ export async function subscribeFlow(opts: SubscribeOptions): Promise<IssuedKey> 
     connection: opts.rpc,
     plan: opts.plan,
     ...(opts.referral === undefined ? {} : { referralCode: opts.referral }),
+    ...(opts.domain === undefined ? {} : { domain: opts.domain }),
     onPayment: ({ start, txSig }) =>
       process.stderr.write(`paid ${start.priceToken} tokens to ${start.instructions.to}: nonce ${start.nonce}, transaction ${txSig}\n`),
   });

@@ -31,6 +31,10 @@ export class StrategiesClient extends CommandClient {
     return this.send(this.c.strategyDelete, { subscriberId, id }, contracts.validateStrategyDeleteReply, requestId);
   }
 
+  restore(subscriberId: string, id: string, requestId: string): Promise<contracts.StrategyReply> {
+    return this.send(this.c.strategyRestore, { subscriberId, id }, contracts.validateStrategyReply, requestId);
+  }
+
   forward(subscriberId: string, id: string, requestId: string): Promise<contracts.ForwardStats> {
     return this.send(this.c.strategyForward, { subscriberId, id }, contracts.validateForwardStats, requestId);
   }

@@ -11,6 +11,7 @@ export function strategyRoutes(names: contracts.NatsNames, commands: StrategyCom
     route({ subject: c.strategyGet, request: contracts.validateStrategyIdRequest, result: contracts.validateStrategyDetailReply, handle: (r) => commands.get(r) }),
     route({ subject: c.strategyUpdate, request: contracts.validateStrategyUpdateRequest, result: contracts.validateStrategyReply, handle: (r) => commands.update(r) }),
     route({ subject: c.strategyDelete, request: contracts.validateStrategyIdRequest, result: contracts.validateStrategyDeleteReply, handle: (r) => commands.delete(r) }),
+    route({ subject: c.strategyRestore, request: contracts.validateStrategyIdRequest, result: contracts.validateStrategyReply, handle: (r) => commands.restore(r) }),
     route({ subject: c.strategyForward, request: contracts.validateStrategyIdRequest, result: contracts.validateForwardStats, handle: (r) => commands.forward(r) }),
     route({ subject: c.leaderboardGet, request: contracts.validateLeaderboardRequest, result: contracts.validateLeaderboard, handle: () => commands.leaderboard() }),
     route({ subject: c.leaderboardEntry, request: contracts.validateLeaderboardEntryRequest, result: contracts.validateLeaderboardDetail, handle: (r) => commands.leaderboardEntry(r) }),
