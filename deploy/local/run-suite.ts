@@ -134,7 +134,8 @@ function start(spec: ProcessSpec, index: number): void {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, spec.entry)], {
     cwd: ROOT,
     // The gateway's own URL is the public origin here, unless set: signed subscribe messages name it.
-    env: { PUBLIC_ORIGIN: GATEWAY_URL, ...process.env, API_KEY_HMAC_SECRET: localSecret(), ...spec.env },
+    // The dashboard opened as localhost works too (PUBLIC_ORIGIN names 127.0.0.1).
+    env: { PUBLIC_ORIGIN: GATEWAY_URL, DASHBOARD_ORIGINS: GATEWAY_URL.replace('//127.0.0.1:', '//localhost:'), ...process.env, API_KEY_HMAC_SECRET: localSecret(), ...spec.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const tag = prefix(spec.name, index);

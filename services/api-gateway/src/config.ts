@@ -49,7 +49,7 @@ const SCHEMA = {
   LAB_JOBS_PER_KEY: int({ default: 2, min: 1, max: 100, doc: 'Strategy Lab backtests and analytics in flight per API key and replica, then 429 too_many_lab_jobs' }),
   POSITIVE_KEY_CACHE_TTL_S: int({ default: 60, min: 1, max: 600, doc: 'Keys authenticated within this long keep working while PostgreSQL is unreachable (in process; dropped at once by access.key.revoked)' }),
   SESSION_TTL_S: int({ default: 43_200, min: 60, max: 2_592_000, doc: 'Lifetime of a dashboard browser session (never beyond the paid period of its key)' }),
-  DASHBOARD_ORIGINS: list({ default: [], doc: "Origins besides the gateway's own allowed to call /api/live (a dashboard served from another host)" }),
+  DASHBOARD_ORIGINS: list({ default: [], doc: 'Origins besides PUBLIC_ORIGIN allowed to call /api/live (a dashboard served from another host)' }),
   PUBLIC_RPC_URL: str({
     default: '',
     minLength: 0,
@@ -59,7 +59,7 @@ const SCHEMA = {
     default: 'http://127.0.0.1:8080',
     pattern: /^https?:\/\/[^/\s?#]+$/,
     format: 'an origin: scheme://host[:port], no path',
-    doc: "Public origin of the API (the same as billing's): the dashboard names it as the domain of a signed PUT /subscribe message",
+    doc: "Public origin of the API and dashboard (the same as billing's): the origin /api/live requests must come from, the domain and URI of Sign-In With Solana messages, and the domain of a signed PUT /subscribe message",
   }),
   WEB_ROOT: str({ default: '', minLength: 0, doc: 'Directory of the built dashboard served at / (default: apps/web/dist of this checkout)' }),
   POSITIVE_KEY_CACHE_SIZE: int({ default: 100_000, min: 100, max: 10_000_000, doc: 'Entries of that positive cache per process (oldest evicted first)' }),

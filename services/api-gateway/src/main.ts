@@ -17,7 +17,7 @@ import { StrategiesClient } from './adapters/nats/strategies-client';
 import { EventFeed } from './adapters/nats/event-feed';
 import { LiveCache, followLive } from './adapters/nats/live-feed';
 import { RedisGate } from './adapters/redis/redis-gate';
-import { RedisSessionDenylist } from './adapters/redis/session-denylist';
+import { RedisSessionDenylist, RedisSiwsNonces } from './adapters/redis/session-denylist';
 import { followTombstones } from './adapters/redis/tombstones';
 import { followRevocations } from './adapters/nats/revocations';
 import { StreamRegistry } from './domain/stream-registry';
@@ -174,6 +174,7 @@ async function main(): Promise<void> {
     authenticator,
     wallets: keyStore,
     denylist: new RedisSessionDenylist(redis, config.REDIS_PREFIX, logger.child({ component: 'sessions' })),
+    siwsNonces: new RedisSiwsNonces(redis, config.REDIS_PREFIX),
     secret: config.API_KEY_HMAC_SECRET,
     sessionTtlMs: config.SESSION_TTL_S * 1000,
     allowedOrigins: config.DASHBOARD_ORIGINS,

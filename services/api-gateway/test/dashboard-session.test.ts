@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { request as httpRequest } from 'node:http';
 import { getPublicKey, sign } from '@noble/ed25519';
 import bs58 from 'bs58';
 import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, WORKSPACE_ROOT, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
@@ -65,7 +66,7 @@ beforeAll(async () => {
   await runMigrations({ databaseUrl: db.url, schema: EVENTS_SCHEMA, dir: EVENTS_MIGRATIONS_DIR });
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  gateway = await startService('services/api-gateway/src/main.ts', { ...env(), PORT: String(port), OPS_PORT: '0' }, () => answersOk(`${base}/healthz`));
+  gateway = await startService('services/api-gateway/src/main.ts', { ...env(), PORT: String(port), OPS_PORT: '0', PUBLIC_ORIGIN: base }, () => answersOk(`${base}/healthz`));
   apiKey = await grant(KEY_OWNER);
 });
 afterAll(async () => {
@@ -178,6 +179,9 @@ describe('dashboard sessions (/api/live*)', () => {
     expect(answer.status).toBe(201);
     expect(answer.body).toMatchObject({ via: 'wallet', wallet: WALLET });
     expect((await call('/api/live/stats', { cookie })).status).toBe(200);
+    // The signed message signed in once: a replay of it (from a log, a proxy, another tab) is refused.
+    const replayed = await call('/api/live/session', { method: 'POST', body: { wallet: WALLET, message, signatureBase64: signature } });
+    expect([replayed.status, replayed.body['code'], replayed.headers.get('set-cookie')]).toEqual([401, 'invalid_signature', null]);
 
     // Revoking the wallet's key ends the session at its next request.
     await runCli(['admin', 'revoke', '--owner', WALLET], { ...process.env, ...env() });
@@ -186,11 +190,41 @@ describe('dashboard sessions (/api/live*)', () => {
     expect(revoked.body['code']).toBe('invalid_api_key');
   });
 
+  it('binds Sign-In With Solana to PUBLIC_ORIGIN: a challenge asked with a foreign Host still names the real site, and a message for another site is refused', async () => {
+    // Host is the client's to write (a proxy, a phishing page relaying the call): it names nothing here.
+    const port = new URL(base).port;
+    const foreign = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port, path: '/api/live/session/challenge', method: 'POST', headers: { Host: 'evil.example', Origin: base, 'Content-Type': 'application/json' } },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify({ wallet: WALLET }));
+    });
+    expect(foreign.status).toBe(200);
+    const message = String((JSON.parse(foreign.body) as { message: string }).message);
+    expect(message.startsWith(`${new URL(base).host} wants you to sign in with your Solana account:\n`)).toBe(true);
+    expect(message).toContain(`\nURI: ${base}\n`);
+    expect(message).not.toContain('evil.example');
+    // A message naming another site (as a challenge made elsewhere would) is refused.
+    const other = message.replace(new URL(base).host, 'evil.example');
+    const signature = Buffer.from(sign(new TextEncoder().encode(other), WALLET_SECRET)).toString('base64');
+    const refused = await call('/api/live/session', { method: 'POST', body: { wallet: WALLET, message: other, signatureBase64: signature } });
+    expect([refused.status, refused.body['code']]).toEqual([401, 'invalid_signature']);
+    // And the page's requests must come from PUBLIC_ORIGIN, whatever Host says.
+    const { cookie } = await signIn({ apiKey });
+    expect((await call('/api/live/stats', { cookie, origin: 'http://evil.example' })).status).toBe(403);
+  });
+
   it("tells the page its settings without a session, from its own origin only", async () => {
     const config = await call('/api/live/config');
     expect(config.status).toBe(200);
-    // PUBLIC_RPC_URL unset: Solana Pay only; PUBLIC_ORIGIN unset: the loopback default.
-    expect(config.body).toEqual({ rpcUrl: null, publicOrigin: 'http://127.0.0.1:8080' });
+    // PUBLIC_RPC_URL unset: Solana Pay only; PUBLIC_ORIGIN: this gateway's.
+    expect(config.body).toEqual({ rpcUrl: null, publicOrigin: base });
     expect((await call('/api/live/config', { origin: 'https://evil.example' })).status).toBe(403);
   });
 

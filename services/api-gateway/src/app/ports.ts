@@ -42,6 +42,12 @@ export interface KeyGate {
 }
 
 /** Signed-out dashboard sessions, denied until they would have expired (Redis in production). */
+/** Sign-in messages already used: a signed SIWS message signs in once, on any replica. */
+export interface SiwsNonces {
+  /** Records `nonce` as used until `untilMs`; false when it already was. Throws when it cannot tell. */
+  consume(nonce: string, untilMs: number): Promise<boolean>;
+}
+
 export interface SessionDenylist {
   deny(sid: string, untilMs: number): Promise<void>;
   /** Fails open (false) when the store cannot answer: sessions are short-lived and HttpOnly. */

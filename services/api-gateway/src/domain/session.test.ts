@@ -42,14 +42,15 @@ describe('cookies', () => {
 });
 
 describe('sameOrigin', () => {
-  it('accepts the own origin or a same-origin fetch without Origin, and nothing else', () => {
-    expect(sameOrigin({ origin: 'http://127.0.0.1:8080', host: '127.0.0.1:8080' }, [])).toBe(true);
-    expect(sameOrigin({ origin: 'https://gridlab.example', host: 'gridlab.example' }, [])).toBe(true);
-    expect(sameOrigin({ origin: 'https://app.example', host: 'api.example' }, ['https://app.example'])).toBe(true);
-    expect(sameOrigin({ origin: 'https://evil.example', host: '127.0.0.1:8080' }, [])).toBe(false);
-    expect(sameOrigin({ origin: 'null', host: '127.0.0.1:8080' }, [])).toBe(false);
-    expect(sameOrigin({ host: '127.0.0.1:8080', secFetchSite: 'same-origin' }, [])).toBe(true);
-    expect(sameOrigin({ host: '127.0.0.1:8080', secFetchSite: 'cross-site' }, [])).toBe(false);
-    expect(sameOrigin({ host: '127.0.0.1:8080' }, [])).toBe(false);
+  const site = ['https://gridlab.example'];
+  it('accepts the configured origins, or a same-origin fetch without Origin, and nothing else', () => {
+    expect(sameOrigin({ origin: 'https://gridlab.example' }, site)).toBe(true);
+    expect(sameOrigin({ origin: 'https://app.example' }, [...site, 'https://app.example'])).toBe(true);
+    expect(sameOrigin({ origin: 'https://evil.example' }, site)).toBe(false);
+    expect(sameOrigin({ origin: 'http://gridlab.example' }, site)).toBe(false);
+    expect(sameOrigin({ origin: 'null' }, site)).toBe(false);
+    expect(sameOrigin({ secFetchSite: 'same-origin' }, site)).toBe(true);
+    expect(sameOrigin({ secFetchSite: 'cross-site' }, site)).toBe(false);
+    expect(sameOrigin({}, site)).toBe(false);
   });
 });

@@ -101,20 +101,13 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * Whether a request comes from the dashboard's own page: its Origin equals the
- * server's own origin, or, where browsers send no Origin (same-origin GET), its
+ * Whether a request comes from the dashboard's own page: its Origin is one of `allowed`
+ * (the site's configured public origin first: never derived from the Host header, which
+ * the client writes), or, where browsers send no Origin (same-origin GET), its
  * `Sec-Fetch-Site` is `same-origin`. Anything else (another site, a plain HTTP client
  * replaying the cookie without them) is refused.
  */
-export function sameOrigin(
-  headers: { readonly origin?: string | undefined; readonly host?: string | undefined; readonly secFetchSite?: string | undefined },
-  allowed: readonly string[],
-): boolean {
-  if (headers.origin !== undefined) {
-    if (headers.origin === 'null') return false;
-    if (allowed.includes(headers.origin)) return true;
-    if (headers.host === undefined) return false;
-    return headers.origin === `http://${headers.host}` || headers.origin === `https://${headers.host}`;
-  }
+export function sameOrigin(headers: { readonly origin?: string | undefined; readonly secFetchSite?: string | undefined }, allowed: readonly string[]): boolean {
+  if (headers.origin !== undefined) return headers.origin !== 'null' && allowed.includes(headers.origin);
   return headers.secFetchSite === 'same-origin';
 }

@@ -17,7 +17,7 @@ describe('Sign-In With Solana', () => {
   it('accepts the wallet signing a message this server issued, for this domain, in time', () => {
     const message = siwsMessage(KEY, CHALLENGE);
     expect(message.split('\n')[0]).toBe('127.0.0.1:8080 wants you to sign in with your Solana account:');
-    expect(verifySiws(KEY, { message, signatureBase64: signed(message), wallet: WALLET, domain: CHALLENGE.domain, nowMs: NOW + 1000 })).toEqual({ ok: true, wallet: WALLET });
+    expect(verifySiws(KEY, { message, signatureBase64: signed(message), wallet: WALLET, domain: CHALLENGE.domain, nowMs: NOW + 1000 })).toEqual({ ok: true, wallet: WALLET, nonce: expect.stringMatching(/^[A-Za-z0-9_-]{36}$/), expiresAtMs: CHALLENGE.expiresAtMs });
   });
 
   it('refuses another signer, an altered message, another domain, another wallet, an expired or foreign message', () => {

@@ -2,7 +2,8 @@
  * Sign-In With Solana for the dashboard: the server hands out a message in the SIWS
  * text form (the EIP-4361 layout with a Solana account) carrying a nonce that is a MAC
  * over the wallet, the domain and the expiry, so no state is kept between the challenge
- * and the sign-in; the wallet signs the message's UTF-8 bytes with ed25519.
+ * and the sign-in; the wallet signs the message's UTF-8 bytes with ed25519. A message
+ * signs in once: the caller consumes its nonce (see SiwsNonces).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { hashes, verify } from '@noble/ed25519';
@@ -50,7 +51,9 @@ function render(c: Challenge, nonce: string): string {
 const MESSAGE_RE =
   /^(?<domain>[^\s]+) wants you to sign in with your Solana account:\n(?<wallet>[1-9A-HJ-NP-Za-km-z]{32,44})\n\n(?<statement>[^\n]*)\n\nURI: (?<uri>[^\n]+)\nVersion: 1\nChain ID: mainnet\nNonce: (?<nonce>[A-Za-z0-9_-]{36})\nIssued At: (?<issued>[^\n]+)\nExpiration Time: (?<expires>[^\n]+)$/;
 
-export type SiwsVerdict = { readonly ok: true; readonly wallet: string } | { readonly ok: false; readonly reason: string };
+export type SiwsVerdict =
+  | { readonly ok: true; readonly wallet: string; readonly nonce: string; readonly expiresAtMs: number }
+  | { readonly ok: false; readonly reason: string };
 
 /**
  * Checks a signed sign-in message: issued by this server (nonce), for this domain and
@@ -85,5 +88,5 @@ export function verifySiws(key: Buffer, input: { message: string; signatureBase6
   } catch {
     valid = false;
   }
-  return valid ? { ok: true, wallet: input.wallet } : { ok: false, reason: 'the signature is not an ed25519 signature of the message by the wallet' };
+  return valid ? { ok: true, wallet: input.wallet, nonce, expiresAtMs } : { ok: false, reason: 'the signature is not an ed25519 signature of the message by the wallet' };
 }

@@ -11,7 +11,7 @@ import { AuthError, ForbiddenError, InputError, NotFoundError } from '@gridlab/e
 import type { Logger } from '@gridlab/logger';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Authenticator, Caller } from '../app/authenticate';
-import type { SessionDenylist, WalletKeys } from '../app/ports';
+import type { SessionDenylist, SiwsNonces, WalletKeys } from '../app/ports';
 import {
   clearedCookie,
   cookieValue,
@@ -36,15 +36,21 @@ export interface DashboardDeps {
   readonly authenticator: Authenticator;
   readonly wallets: WalletKeys;
   readonly denylist: SessionDenylist;
+  /** Sign-in messages already used (a message signs in once). */
+  readonly siwsNonces: SiwsNonces;
   /** The server secret (API_KEY_HMAC_SECRET): session and sign-in MAC keys are derived from it. */
   readonly secret: string;
   readonly sessionTtlMs: number;
-  /** Origins besides the server's own allowed to call /api/live (a dashboard served elsewhere). */
+  /** Origins besides PUBLIC_ORIGIN allowed to call /api/live (a dashboard served elsewhere). */
   readonly allowedOrigins: readonly string[];
   readonly clientAddress: (req: IncomingMessage) => string;
   /** An RPC URL the page may use for wallet payments (empty: none). */
   readonly publicRpcUrl: string;
-  /** The API's public origin (PUBLIC_ORIGIN): the domain the page's signed subscribe messages name. */
+  /**
+   * The site's public origin (PUBLIC_ORIGIN): the origin the dashboard's requests must come
+   * from, the domain and URI its sign-in messages name, and the domain the page's signed
+   * subscribe messages name. Never the request's Host header, which the client writes.
+   */
   readonly publicOrigin: string;
   readonly logger: Logger;
   readonly now?: () => number;
@@ -79,15 +85,20 @@ export class Dashboard {
   private readonly siwsKey: Buffer;
   private readonly now: () => number;
 
+  private readonly siteDomain: string;
+  private readonly origins: readonly string[];
+
   constructor(private readonly deps: DashboardDeps) {
     this.sessionKey = derivedKey(deps.secret, 'dashboard-session');
     this.siwsKey = derivedKey(deps.secret, 'dashboard-siws');
     this.now = deps.now ?? Date.now;
+    this.siteDomain = new URL(deps.publicOrigin).host;
+    this.origins = [new URL(deps.publicOrigin).origin, ...deps.allowedOrigins];
   }
 
-  /** 403 origin_mismatch unless the request comes from the dashboard's own page (CSRF defence). */
+  /** 403 origin_mismatch unless the request comes from the dashboard's page at PUBLIC_ORIGIN (CSRF defence). */
   checkOrigin(req: IncomingMessage): void {
-    const ok = sameOrigin({ origin: header(req, 'origin'), host: header(req, 'host'), secFetchSite: header(req, 'sec-fetch-site') }, this.deps.allowedOrigins);
+    const ok = sameOrigin({ origin: header(req, 'origin'), secFetchSite: header(req, 'sec-fetch-site') }, this.origins);
     if (!ok) throw new ForbiddenError('origin_mismatch', 'dashboard requests must come from the dashboard page (Origin or Sec-Fetch-Site)');
   }
 
@@ -129,9 +140,8 @@ export class Dashboard {
     });
     router.post(`${SESSION_PATH}/challenge`, origin, byAddress, (req, res) => {
       const wallet = walletOf(req.body);
-      const host = header(req, 'host') ?? '';
       const nowMs = this.now();
-      const message = siwsMessage(this.siwsKey, { domain: host, uri: originOf(req), wallet, issuedAtMs: nowMs, expiresAtMs: nowMs + CHALLENGE_TTL_MS });
+      const message = siwsMessage(this.siwsKey, { domain: this.siteDomain, uri: this.origins[0]!, wallet, issuedAtMs: nowMs, expiresAtMs: nowMs + CHALLENGE_TTL_MS });
       res.set('Cache-Control', 'no-store').json({ message, expiresAt: new Date(nowMs + CHALLENGE_TTL_MS).toISOString() });
     });
     router.post(SESSION_PATH, origin, byAddress, async (req, res) => {
@@ -144,10 +154,14 @@ export class Dashboard {
         const wallet = walletOf(body);
         const message = stringField(body, 'message');
         const signatureBase64 = stringField(body, 'signatureBase64');
-        const verdict = verifySiws(this.siwsKey, { message, signatureBase64, wallet, domain: header(req, 'host') ?? '', nowMs: this.now() });
+        const verdict = verifySiws(this.siwsKey, { message, signatureBase64, wallet, domain: this.siteDomain, nowMs: this.now() });
         if (!verdict.ok) throw new AuthError('invalid_signature', verdict.reason);
         const key = await this.deps.wallets.activeKeyOf(wallet);
         if (key === null) throw new NotFoundError('no_subscription', 'this wallet has no active API key: subscribe first');
+        // A signed message signs in once (a copy of it, seen in transit or in a log, is worthless).
+        if (!(await this.deps.siwsNonces.consume(verdict.nonce, verdict.expiresAtMs))) {
+          throw new AuthError('invalid_signature', 'this sign-in message was used already; ask for a new one');
+        }
         started = { caller: await this.deps.authenticator.authenticateKeyHash(key.keyHash, address), via: 'wallet', wallet };
       } else {
         throw new InputError('send { apiKey } or { wallet, message, signatureBase64 }', {
@@ -191,10 +205,6 @@ function view(session: Session, caller: Caller) {
     paidUntil: new Date(caller.paidUntilMs).toISOString(),
     expiresAt: new Date(session.expiresAtMs).toISOString(),
   };
-}
-
-function originOf(req: Request): string {
-  return header(req, 'origin') ?? `${req.protocol}://${header(req, 'host') ?? ''}`;
 }
 
 function stringField(body: Record<string, unknown>, name: string): string {

@@ -1,6 +1,6 @@
 import type { Logger } from '@gridlab/logger';
 import type { Redis } from 'ioredis';
-import type { SessionDenylist } from '../../app/ports';
+import type { SessionDenylist, SiwsNonces } from '../../app/ports';
 
 /**
  * Signed-out dashboard session ids in Redis, each kept until its token would have expired
@@ -32,5 +32,23 @@ export class RedisSessionDenylist implements SessionDenylist {
       this.logger.warn('session denylist unavailable; session accepted', { err: error });
       return false;
     }
+  }
+}
+
+/**
+ * Used sign-in nonces in Redis (shared by every replica), each kept until its message
+ * expires: SET NX consumes one atomically, so of two sign-ins with one message, one wins.
+ * When Redis cannot answer, the sign-in is refused (it throws): a replay must never pass.
+ */
+export class RedisSiwsNonces implements SiwsNonces {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async consume(nonce: string, untilMs: number): Promise<boolean> {
+    const ttl = Math.max(1, Math.ceil(untilMs - this.now()));
+    return (await this.redis.set(`${this.prefix}siws:used:${nonce}`, '1', 'PX', ttl, 'NX')) === 'OK';
   }
 }
