@@ -1,3 +1,4 @@
+import { UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import type { Redis } from 'ioredis';
 import type { SessionDenylist, SiwsNonces } from '../../app/ports';
@@ -49,6 +50,10 @@ export class RedisSiwsNonces implements SiwsNonces {
 
   async consume(nonce: string, untilMs: number): Promise<boolean> {
     const ttl = Math.max(1, Math.ceil(untilMs - this.now()));
-    return (await this.redis.set(`${this.prefix}siws:used:${nonce}`, '1', 'PX', ttl, 'NX')) === 'OK';
+    try {
+      return (await this.redis.set(`${this.prefix}siws:used:${nonce}`, '1', 'PX', ttl, 'NX')) === 'OK';
+    } catch (error) {
+      throw new UnavailableError('wallet sign-in is unavailable for a moment; sign in with an API key or try again', { cause: error });
+    }
   }
 }
