@@ -107,6 +107,9 @@ describe('streams on a 3-node JetStream cluster', () => {
       },
       120_000,
     );
+    // A publisher that lost an ack publishes again: the new leader knows the ids and drops the copies.
+    const again = await Promise.all(rounds.slice(0, 5).map((r) => publishDurable(js, names.subjects.roundSettled, encodeMessage(validateRound, r), `cluster-${r.id}`)));
+    expect(again.map((a) => a.duplicate)).toEqual([true, true, true, true, true]);
     const after = await jsm.streams.info(names.streams.rounds);
     expect(after.cluster?.leader).not.toBe(leader);
     // Each round stored once: a retried publish whose first ack was lost is deduplicated by its id.

@@ -100,7 +100,8 @@ class BucketBounds {
       this.highAt = startedMs;
     } else {
       this.low = Math.max(0, this.low - allowed);
-      this.high = this.highAtTime(endedMs) - allowed;
+      // The bucket refills while the burst drains it: capped after the spending, not before.
+      this.high = Math.min(CAPACITY, this.high + ((endedMs - this.highAt) * RATE) / 1000 - allowed);
       this.highAt = endedMs;
     }
   }
