@@ -61,6 +61,8 @@ export function LivePage() {
   const stake = lamports(stakeText);
   const price = priceText.trim() === '' ? undefined : lamports(priceText, false);
   const priceValid = price !== null;
+  const stakeError = stake === null ? 'a positive amount of SOL, like 0.1' : undefined;
+  const priceError = priceValid ? undefined : 'an amount of SOL, or empty';
   const [ev] = useLoad<LiveEv | null>(
     (signal) =>
       stake === null || !priceValid ? Promise.resolve(null) : api.liveEv({ stakeLamports: stake, ...(price === undefined ? {} : { orePriceLamports: price }) }, { signal }),
@@ -143,11 +145,11 @@ export function LivePage() {
       <section aria-labelledby="best-title" class="narrow">
         <h2 id="best-title">Best squares now</h2>
         <form onSubmit={(e) => e.preventDefault()} class="inline-form">
-          <Field id="ev-stake" label="Your stake (SOL a square)" hint="added now to each square in turn" error={stake === null ? 'a positive amount of SOL, like 0.1' : undefined}>
-            <input {...described('ev-stake', true, stake === null ? 'x' : undefined)} inputMode="decimal" value={stakeText} onInput={(e) => setStakeText(e.currentTarget.value)} />
+          <Field id="ev-stake" label="Your stake (SOL a square)" hint="added now to each square in turn" error={stakeError}>
+            <input {...described('ev-stake', true, stakeError)} inputMode="decimal" value={stakeText} onInput={(e) => setStakeText(e.currentTarget.value)} />
           </Field>
-          <Field id="ev-price" label="ORE price (SOL per ORE)" hint={`empty: the production cost${game?.productionCost == null ? '' : `, ${sol(game.productionCost)}`}`} error={priceValid ? undefined : 'an amount of SOL, or empty'}>
-            <input {...described('ev-price', true, priceValid ? undefined : 'x')} inputMode="decimal" value={priceText} placeholder={game?.productionCost == null ? '' : String(game.productionCost / LAMPORTS_PER_SOL)} onInput={(e) => setPriceText(e.currentTarget.value)} />
+          <Field id="ev-price" label="ORE price (SOL per ORE)" hint={`empty: the production cost${game?.productionCost == null ? '' : `, ${sol(game.productionCost)}`}`} error={priceError}>
+            <input {...described('ev-price', true, priceError)} inputMode="decimal" value={priceText} placeholder={game?.productionCost == null ? '' : String(game.productionCost / LAMPORTS_PER_SOL)} onInput={(e) => setPriceText(e.currentTarget.value)} />
           </Field>
         </form>
         {ev.state === 'error' && <p class="error" role="alert">{describe(ev.error)}</p>}

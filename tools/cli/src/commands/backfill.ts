@@ -4,11 +4,10 @@ import { createPool, runMigrations } from '@gridlab/db';
 import { InputError } from '@gridlab/errors';
 import { fillHistory, TransactionHistory, type FillProgress, type FillStore } from '@gridlab/history';
 import { HistoryStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
-import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { loadCliConfig } from '../config';
+import { progressReporter, type ProgressReporter } from '../progress';
 
-const PLAIN_PROGRESS_MS = 2000;
 /** Rounds whose signatures are counted first, for the estimate. */
 const SAMPLE = 3;
 
@@ -58,7 +57,7 @@ export function registerBackfill(program: Command): void {
         abort.abort();
       };
       process.once('SIGINT', interrupt);
-      const reporter = progressReporter();
+      const reporter = backfillProgress();
       try {
         const repo = new RoundRepository(pool);
         const history = new HistoryStore(pool);
@@ -148,35 +147,17 @@ function summary(p: FillProgress): Record<string, unknown> {
   };
 }
 
-/** A progress bar on a terminal; a line every few seconds on stderr otherwise. */
-function progressReporter(): { update: (p: FillProgress) => void; stop: () => void } {
-  if (process.stderr.isTTY) {
-    const bar = new SingleBar(
-      { format: 'backfill [{bar}] {percentage}% | {value}/{total} rounds | {txRate} tx/s | {calls} RPC calls | ETA {eta_formatted}', stream: process.stderr, etaBuffer: 20 },
-      Presets.shades_classic,
-    );
-    let started = false;
-    return {
-      update: (p) => {
-        if (!started) bar.start(p.total, 0, { txRate: 0, calls: 0 });
-        started = true;
-        bar.update(p.done, { txRate: Math.round(p.transactionsPerSecond), calls: p.calls });
-      },
-      stop: () => {
-        if (started) bar.stop();
-        started = false;
-      },
-    };
-  }
-  let last = 0;
-  return {
-    update: (p) => {
-      const now = Date.now();
-      if (now - last < PLAIN_PROGRESS_MS && p.done < p.total) return;
-      last = now;
-      const eta = p.etaSeconds === null ? '' : `, ${formatDuration(p.etaSeconds)} left`;
-      process.stderr.write(`backfill: ${p.done}/${p.total} rounds (${p.stored} stored, ${p.refused} refused), ${Math.round(p.roundsPerSecond * 10) / 10} rounds/s${eta}\n`);
-    },
-    stop: () => undefined,
-  };
+/** The fill's progress: rounds done of those missing, transactions a second, calls made. */
+function backfillProgress(): ProgressReporter<FillProgress> {
+  return progressReporter<FillProgress>({
+    format: 'backfill [{bar}] {percentage}% | {value}/{total} rounds | {txRate} tx/s | {calls} RPC calls | ETA {eta_formatted}',
+    etaBuffer: 20,
+    total: (p) => p.total,
+    value: (p) => p.done,
+    payload: (p) => ({ txRate: Math.round(p.transactionsPerSecond), calls: p.calls }),
+    line: (p) =>
+      `backfill: ${p.done}/${p.total} rounds (${p.stored} stored, ${p.refused} refused), ${Math.round(p.roundsPerSecond * 10) / 10} rounds/s` +
+      (p.etaSeconds === null ? '' : `, ${formatDuration(p.etaSeconds)} left`),
+    final: (p) => p.done >= p.total,
+  });
 }

@@ -1,10 +1,9 @@
 import { createPool, runMigrations } from '@gridlab/db';
 import { DEFAULT_IMPORT_BATCH, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, importRounds, type ImportProgress } from '@gridlab/rounds-store';
-import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
 import { loadCliConfig } from '../config';
+import { progressReporter, type ProgressReporter } from '../progress';
 
-const PLAIN_PROGRESS_MS = 2000;
 
 /** `gridlab import <file...>`: load history from NDJSON or `/api/v1/dump` pages. */
 export function registerImport(program: Command): void {
@@ -22,7 +21,7 @@ export function registerImport(program: Command): void {
       const config = loadCliConfig();
       await runMigrations({ databaseUrl: config.DATABASE_URL, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
       const pool = createPool(config.DATABASE_URL, { max: 2, applicationName: 'gridlab-cli' });
-      const reporter = progressReporter();
+      const reporter = importProgress();
       try {
         const summary = await importRounds(files, new RoundRepository(pool), {
           skipInvalid: opts.skipInvalid,
@@ -39,37 +38,18 @@ export function registerImport(program: Command): void {
     });
 }
 
-/** A progress bar on a terminal; a line every few seconds on stderr otherwise. */
-function progressReporter(): { update: (p: ImportProgress) => void; stop: () => void } {
-  if (process.stderr.isTTY) {
-    const bar = new SingleBar(
-      { format: 'import [{bar}] {percentage}% | {read} read, {inserted} new | {rate} rounds/s | ETA {eta_formatted}', stream: process.stderr, etaBuffer: 50 },
-      Presets.shades_classic,
-    );
-    let started = false;
-    const since = Date.now();
-    return {
-      update: (p) => {
-        if (!started) bar.start(p.totalBytes, 0, { read: 0, inserted: 0, rate: 0 });
-        started = true;
-        const seconds = (Date.now() - since) / 1000;
-        bar.update(p.bytesRead, { read: p.read, inserted: p.inserted, rate: seconds > 0 ? Math.round(p.read / seconds) : 0 });
-      },
-      stop: () => {
-        if (started) bar.stop();
-        started = false;
-      },
-    };
-  }
-  let last = 0;
-  return {
-    update: (p) => {
-      const now = Date.now();
-      if (now - last < PLAIN_PROGRESS_MS) return;
-      last = now;
-      const pct = p.totalBytes > 0 ? Math.floor((100 * p.bytesRead) / p.totalBytes) : 100;
-      process.stderr.write(`import: ${pct}% of bytes, ${p.read} read, ${p.inserted} new\n`);
+/** The import's progress: bytes of the files read, rounds read and new. */
+function importProgress(): ProgressReporter<ImportProgress> {
+  const since = Date.now();
+  return progressReporter<ImportProgress>({
+    format: 'import [{bar}] {percentage}% | {read} read, {inserted} new | {rate} rounds/s | ETA {eta_formatted}',
+    etaBuffer: 50,
+    total: (p) => p.totalBytes,
+    value: (p) => p.bytesRead,
+    payload: (p) => {
+      const seconds = (Date.now() - since) / 1000;
+      return { read: p.read, inserted: p.inserted, rate: seconds > 0 ? Math.round(p.read / seconds) : 0 };
     },
-    stop: () => undefined,
-  };
+    line: (p) => `import: ${p.totalBytes > 0 ? Math.floor((100 * p.bytesRead) / p.totalBytes) : 100}% of bytes, ${p.read} read, ${p.inserted} new`,
+  });
 }
