@@ -22,12 +22,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(historyRounds = 30): Promise<Harness> {
-  const devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 10, roundSlots: 8, intermissionSlots: 2, historyRounds, seed: 21 });
-  const db = await createTestDatabase();
-  const ns = testNamespace();
-  const pool = createPool(db.url);
-  const settings: IndexerSettings = {
+/** An indexer's settings for a test: its own database and namespace, the devnet's RPC, fast polling and elections. */
+export function indexerSettings(devnet: Devnet, db: TestDatabase, ns: TestNamespace, slotSeconds: number): IndexerSettings {
+  return {
     databaseUrl: db.url,
     natsUrl: ns.natsUrl,
     natsPrefix: ns.natsPrefix,
@@ -35,9 +32,17 @@ export async function harness(historyRounds = 30): Promise<Harness> {
     wsUrl: devnet.wsUrl,
     programId: devnet.programId,
     pollIntervalMs: 200,
-    slotSeconds: 0.01,
+    slotSeconds,
     leaderRetryMs: 100,
   };
+}
+
+export async function harness(historyRounds = 30): Promise<Harness> {
+  const devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 10, roundSlots: 8, intermissionSlots: 2, historyRounds, seed: 21 });
+  const db = await createTestDatabase();
+  const ns = testNamespace();
+  const pool = createPool(db.url);
+  const settings = indexerSettings(devnet, db, ns, 0.01);
   const running: Indexer[] = [];
   return {
     devnet,

@@ -13,6 +13,7 @@ import { createTestDatabase, testNamespace, type TestDatabase, type TestNamespac
 import { Registry } from 'prom-client';
 import { parseRpcLimits } from '@gridlab/chain';
 import { startIndexer, type Indexer, type IndexerSettings } from '../src/indexer';
+import { indexerSettings } from './harness';
 
 const SEED = 77;
 const HISTORY = 240;
@@ -35,19 +36,7 @@ async function run(devnet: Devnet, overrides: Partial<IndexerSettings> = {}): Pr
   const db = await createTestDatabase();
   const ns = testNamespace();
   const pool = createPool(db.url);
-  const settings: IndexerSettings = {
-    databaseUrl: db.url,
-    natsUrl: ns.natsUrl,
-    natsPrefix: ns.natsPrefix,
-    rpcUrl: devnet.rpcUrl,
-    wsUrl: devnet.wsUrl,
-    programId: devnet.programId,
-    pollIntervalMs: 200,
-    slotSeconds: CHAIN.slotMs / 1000,
-    leaderRetryMs: 100,
-    history: { fromRound: 1, recheckMs: 500 },
-    ...overrides,
-  };
+  const settings: IndexerSettings = { ...indexerSettings(devnet, db, ns, CHAIN.slotMs / 1000), history: { fromRound: 1, recheckMs: 500 }, ...overrides };
   const r: Run = { devnet, db, ns, pool, repo: new RoundRepository(pool), settings, indexer: null };
   runs.push(r);
   return r;
