@@ -133,4 +133,19 @@ describe('RoundTracker and the Treasury', () => {
     t.onBoard(board(11, 261, null), 260);
     expect(t.poolOf(10)).toBe(20);
   });
+
+  it('does not credit a round with a later reset read by a poll that had not yet seen the board move (its end slot unseen)', () => {
+    const t = new RoundTracker();
+    t.onBoard(board(10, 100, null), 100);
+    t.onTreasury({ motherlode: 20 }, 100);
+    // The poll reads the Treasury after round 10's reset at 260, then the board (already round 11).
+    t.onTreasury({ motherlode: 22 }, 300);
+    t.onBoard(board(11, 261, null), 300);
+    expect(t.poolOf(10)).toBe(20);
+    // A later read of the board still on round 11 confirms a read made before it.
+    t.onBoard(board(11, 261, null), 320);
+    t.onTreasury({ motherlode: 22 }, 310);
+    t.onBoard(board(12, 421, null), 430);
+    expect(t.poolOf(11)).toBe(22);
+  });
 });

@@ -24,9 +24,11 @@ const POOLS_KEPT = 64;
  *
  * It also follows the motherlode pool each round plays for. The pool changes only in a
  * reset, in the transaction that moves the board, so the Treasury's update and the
- * board's come at the same slot in either order: a Treasury read at or after the slot
- * the board was first seen on a round, and before that round's end slot, is the pool that
- * round plays for. A round the board skipped, or one not watched live, has none.
+ * board's come at the same slot in either order, and a poll may read the Treasury later
+ * than it last saw the board. A Treasury read belongs to the board's current round when
+ * it was made at or after the slot the board was first seen on that round, and either no
+ * later than a read of the board still showing it or before the round's end slot (no
+ * reset comes earlier). A round the board skipped, or one not watched live, has none.
  */
 export class RoundTracker {
   private boardState: BoardAccount | null = null;
@@ -34,8 +36,9 @@ export class RoundTracker {
   private slotState = 0;
   private treasuryState: TreasuryAccount | null = null;
   private treasurySlot = 0;
-  /** The slot the board was first seen on its current round. */
+  /** The slots the board was first and last seen on its current round. */
   private roundSeenAt = 0;
+  private roundSeenUntil = 0;
   /** The pool the board's current round plays for, once read while it was live. */
   private currentPool: number | null = null;
   private readonly settledPools = new Map<number, number>();
@@ -63,7 +66,9 @@ export class RoundTracker {
     if (slot < this.treasurySlot) return NONE;
     this.treasurySlot = slot;
     const board = this.boardState;
-    if (board !== null && slot >= this.roundSeenAt && (board.endSlot === null || slot < board.endSlot)) this.currentPool = treasury.motherlode;
+    if (board !== null && slot >= this.roundSeenAt && (slot <= this.roundSeenUntil || (board.endSlot !== null && slot < board.endSlot))) {
+      this.currentPool = treasury.motherlode;
+    }
     if (this.treasuryState?.motherlode === treasury.motherlode) return NONE;
     this.treasuryState = treasury;
     return { ...NONE, snapshotChanged: true };
@@ -82,6 +87,7 @@ export class RoundTracker {
     const previous = this.boardState;
     if (slot < this.slotState && previous !== null && board.roundId < previous.roundId) return NONE;
     this.slotState = Math.max(this.slotState, slot);
+    if (previous !== null && board.roundId === previous.roundId) this.roundSeenUntil = Math.max(this.roundSeenUntil, slot);
     if (previous !== null && sameBoard(previous, board)) return NONE;
     this.boardState = board;
     if (previous === null) {
@@ -107,6 +113,7 @@ export class RoundTracker {
       if (this.settledPools.size > POOLS_KEPT) this.settledPools.delete(this.settledPools.keys().next().value!);
     }
     this.roundSeenAt = slot;
+    this.roundSeenUntil = slot;
     this.currentPool = this.treasuryState === null ? null : this.treasuryState.motherlode;
   }
 
