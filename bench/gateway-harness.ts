@@ -9,7 +9,7 @@ import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { createLogger } from '@gridlab/logger';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
-import { createTestDatabase, testNamespace, type TestDatabase, type TestNamespace } from '@gridlab/testing';
+import { createTestDatabase, testNamespace, type TestDatabase, type TestNamespace, TEST_SESSION_SECRET } from '@gridlab/testing';
 
 const ROOT = join(__dirname, '..');
 const SECRET = 'bench-secret-0123456789abcdef0123456789';
@@ -114,7 +114,7 @@ export async function startGatewayUnderTest(
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [...(process.env['GATEWAY_NODE_ARGS'] ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(ROOT, 'services/api-gateway/src/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, API_KEY_HMAC_SECRET: SECRET, PORT: String(port), LOG_LEVEL: 'warn', ...extraEnv },
+    env: { ...process.env, DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, API_KEY_HMAC_SECRET: SECRET, SESSION_SECRET: TEST_SESSION_SECRET, PORT: String(port), LOG_LEVEL: 'warn', ...extraEnv },
     stdio: 'ignore',
   });
   const url = `http://127.0.0.1:${port}`;

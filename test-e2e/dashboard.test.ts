@@ -331,6 +331,34 @@ describeBrowser('the dashboard in a real browser', () => {
     await context.close();
   });
 
+  it('signs out: the page asks to sign in again and a copy of the cookie is refused; when the server cannot end the session, the page says so', async () => {
+    const { context, page } = await openPage({ signIn: true });
+    const cookie = (await context.cookies()).find((c) => c.name === 'gridlab_session')!;
+    const replay = async () => (await fetch(`${base}/api/live/stats`, { headers: { Origin: base, Cookie: `gridlab_session=${cookie.value}` } })).status;
+    expect(await replay()).toBe(200);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect((await context.cookies()).find((c) => c.name === 'gridlab_session')).toBeUndefined();
+    expect(await replay()).toBe(401);
+    await expect(page.locator('main > p.warning').count()).resolves.toBe(0);
+
+    // The gateway's answer when billing could not record the sign-out (its test is
+    // services/api-gateway/test/session-end.test.ts): the page must not claim success.
+    await page.getByLabel('API key').fill(apiKey);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByTestId('grid').waitFor({ timeout: 20_000 });
+    const detail = 'this browser has forgotten the session, but the server could not end it: a copy of its cookie works until 2026-11-28T00:00:00.000Z. Sign in and sign out again to end it';
+    await page.route('**/api/live/session', (route) =>
+      route.request().method() === 'DELETE'
+        ? route.fulfill({ status: 503, contentType: 'application/problem+json', body: JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, code: 'sign_out_incomplete', detail }) })
+        : route.fallback(),
+    );
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page.locator('main > p.warning').textContent()).resolves.toBe(`Signed out in this browser only: ${detail}.`);
+    await page.getByLabel('API key').waitFor();
+    await context.close();
+  });
+
   it('backtests and draws the equity curve; an invalid parameter shows its error at the field', async () => {
     const { context, page } = await openPage({ signIn: true });
     await go(page, 'lab');

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
-import { createTestDatabase, freePort, runCli, startService, waitUntil, WORKSPACE_ROOT, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { createTestDatabase, freePort, runCli, startService, waitUntil, WORKSPACE_ROOT, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Keypair } from '@solana/web3.js';
@@ -89,7 +89,7 @@ function serviceEnv(service: Service): NodeJS.ProcessEnv {
     NATS_PREFIX: '',
     REDIS_PREFIX: redisPrefix,
     ...(REDIS_USERS.includes(service) ? { REDIS_URL: redisUrlOf(service) } : {}),
-    ...(service === 'api-gateway' || service === 'billing' ? { API_KEY_HMAC_SECRET: SECRET } : {}),
+    ...(service === 'api-gateway' || service === 'billing' ? { API_KEY_HMAC_SECRET: SECRET, SESSION_SECRET: TEST_SESSION_SECRET } : {}),
     OPS_PORT: String(opsPorts[service]),
     LOG_LEVEL: 'warn',
     SOLANA_RPC_URL: devnet.rpcUrl,
@@ -211,6 +211,20 @@ describe('least privilege: each service with only its own credentials', () => {
     apiKey = (await cli('reissue', '--keypair', keypairFile))['apiKey'] as string;
     expect((await fetch(`${gatewayUrl}/api/v1/live`, { headers: { Authorization: `Bearer ${previous}` } })).status).toBe(401);
     expect((await api('/live')).status).toBe(200);
+    // A dashboard session: the gateway reads the subscriber's session epoch under its role;
+    // sign-out is billing's to record (its role writes the epoch, its NATS user announces it).
+    const dashboard = (method: string, cookie?: string, body?: unknown) =>
+      fetch(`${gatewayUrl}/api/live/session`, {
+        method,
+        headers: { 'Sec-Fetch-Site': 'same-origin', ...(cookie === undefined ? {} : { Cookie: cookie }), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const signedIn = await dashboard('POST', undefined, { apiKey });
+    expect(signedIn.status).toBe(201);
+    const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+    expect((await dashboard('GET', cookie)).status).toBe(200);
+    expect((await dashboard('DELETE', cookie)).status).toBe(204);
+    expect((await dashboard('GET', cookie)).status).toBe(401);
     // The gateway's rate limits ran in Redis under its ACL user (no fallback to in-process limits).
     expect(await admin.keys(`${redisPrefix}bucket:*`)).not.toHaveLength(0);
     const metrics = await (await fetch(`http://127.0.0.1:${opsPorts['api-gateway']}/metrics`)).text();

@@ -17,7 +17,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, st
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { answersOk, createTestDatabase, freePort, startNode, testNamespace, WORKSPACE_ROOT, type ProcessUser, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { answersOk, createTestDatabase, freePort, startNode, testNamespace, WORKSPACE_ROOT, type ProcessUser, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 
 const SERVICES = ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-forward', 'lab-backtest'] as const;
 const TOOLS = ['devnet', 'cli'] as const;
@@ -103,6 +103,7 @@ beforeAll(async () => {
     NATS_PREFIX: ns.natsPrefix,
     REDIS_PREFIX: ns.redisPrefix,
     API_KEY_HMAC_SECRET: SECRET,
+    SESSION_SECRET: TEST_SESSION_SECRET,
     LOG_LEVEL: 'warn',
     SOLANA_RPC_URL: `http://127.0.0.1:${rpcPort}`,
     SOLANA_WS_URL: `ws://127.0.0.1:${wsPort}`,

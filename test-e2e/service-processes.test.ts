@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { runMigrations } from '@gridlab/db';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
-import { createTestDatabase, testNamespace, type TestDatabase } from '@gridlab/testing';
+import { createTestDatabase, testNamespace, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 
 const ROOT = join(__dirname, '..');
 const SERVICES = [
@@ -65,6 +65,7 @@ describe.each(SERVICES)('$name process', ({ name, portVar, checks }) => {
         NATS_PREFIX: ns.natsPrefix,
         REDIS_PREFIX: ns.redisPrefix,
         API_KEY_HMAC_SECRET: 'test-secret-of-at-least-32-characters!',
+        SESSION_SECRET: TEST_SESSION_SECRET,
         PORT: String(await freePort()),
         [portVar]: String(port),
         LOG_LEVEL: 'warn',

@@ -16,6 +16,7 @@ import {
   testNamespace,
   type ServiceProcess,
   type TestDatabase,
+  TEST_SESSION_SECRET,
 } from '@gridlab/testing';
 import { Keypair } from '@solana/web3.js';
 
@@ -36,6 +37,7 @@ beforeAll(async () => {
     NATS_PREFIX: ns.natsPrefix,
     REDIS_PREFIX: ns.redisPrefix,
     API_KEY_HMAC_SECRET: SECRET,
+    SESSION_SECRET: TEST_SESSION_SECRET,
     LOG_LEVEL: 'warn',
     SOLANA_RPC_URL: devnet.rpcUrl,
     SOLANA_WS_URL: devnet.wsUrl,

@@ -89,19 +89,24 @@ function replica(spec: ProcessSpec, n: number): ProcessSpec {
 }
 
 /**
- * The API key HMAC secret of this checkout: from the environment, else generated once
- * into .gridlab/ (git-ignored, mode 0600), where `pnpm -s gridlab admin ...` finds it too.
+ * A secret of this checkout: from the environment, else generated once into .gridlab/
+ * (git-ignored, mode 0600), where `pnpm -s gridlab admin ...` finds the API key one too.
  */
-function localSecret(): string {
-  const fromEnv = process.env['API_KEY_HMAC_SECRET'];
+function localSecret(envName: string, file: string, generate: () => string): string {
+  const fromEnv = process.env[envName];
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  const file = join(DATA_DIR, 'api-key-hmac-secret');
-  if (!existsSync(file)) {
+  const path = join(DATA_DIR, file);
+  if (!existsSync(path)) {
     mkdirSync(DATA_DIR, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+    writeFileSync(path, generate(), { mode: 0o600 });
   }
-  return readFileSync(file, 'utf8').trim();
+  return readFileSync(path, 'utf8').trim();
 }
+
+/** The API key HMAC secret (billing, the gateway and the CLI share it). */
+const apiKeySecret = (): string => localSecret('API_KEY_HMAC_SECRET', 'api-key-hmac-secret', () => randomBytes(32).toString('hex'));
+/** The dashboard session keys (the gateway's alone; key id `local`). */
+const sessionSecret = (): string => localSecret('SESSION_SECRET', 'session-secret', () => `local:${randomBytes(32).toString('hex')}`);
 
 const COLORS = [36, 33, 32, 35, 34, 31, 90];
 const width = Math.max(...SUITE.map((s) => s.name.length));
@@ -135,7 +140,7 @@ function start(spec: ProcessSpec, index: number): void {
     cwd: ROOT,
     // The gateway's own URL is the public origin here, unless set: signed subscribe messages name it.
     // The dashboard opened as localhost works too (PUBLIC_ORIGIN names 127.0.0.1).
-    env: { PUBLIC_ORIGIN: GATEWAY_URL, DASHBOARD_ORIGINS: GATEWAY_URL.replace('//127.0.0.1:', '//localhost:'), ...process.env, API_KEY_HMAC_SECRET: localSecret(), ...spec.env },
+    env: { PUBLIC_ORIGIN: GATEWAY_URL, DASHBOARD_ORIGINS: GATEWAY_URL.replace('//127.0.0.1:', '//localhost:'), ...process.env, API_KEY_HMAC_SECRET: apiKeySecret(), SESSION_SECRET: sessionSecret(), ...spec.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const tag = prefix(spec.name, index);

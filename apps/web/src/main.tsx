@@ -1,5 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { isGridlabApiError } from '@gridlab/client';
 import { describe, session, type SessionInfo } from './api';
 import { Loading } from './components/Status';
 import { useRoute } from './hooks';
@@ -44,8 +45,19 @@ function App() {
     return () => removeEventListener('unhandledrejection', onRejection);
   }, []);
   const page = PAGES.find((p) => p.path === route.path) ?? PAGES[0];
+  // The gateway forgets the cookie whatever happens; whether the session is over everywhere
+  // (every copy of the cookie refused) is what the page must say.
   const signOut = async () => {
-    await session.signOut().catch(() => undefined);
+    try {
+      await session.signOut();
+      setProblem(null);
+    } catch (error) {
+      setProblem(
+        isGridlabApiError(error) && error.code === 'sign_out_incomplete'
+          ? `Signed out in this browser only: ${error.detail}.`
+          : `Sign-out could not be confirmed (${describe(error)}): sign in and sign out again to end the session everywhere.`,
+      );
+    }
     setMe(null);
   };
 
@@ -104,7 +116,7 @@ function App() {
               <span class="muted" title={`session until ${when(me.expiresAt)}`}>
                 {me.wallet === null ? `subscriber ${me.subscriberId.slice(0, 8)}…` : `${me.wallet.slice(0, 4)}…${me.wallet.slice(-4)}`}
               </span>{' '}
-              <button type="button" class="secondary" onClick={() => void signOut()}>
+              <button type="button" class="secondary" title="Ends every dashboard session of this subscription" onClick={() => void signOut()}>
                 Sign out
               </button>
             </>

@@ -69,6 +69,15 @@ export class KeyStore {
   }
 
   /**
+   * The dashboard session epoch of each subscriber given (sessions signed in below it are
+   * over); an unknown subscriber is absent from the map.
+   */
+  async sessionEpochs(subscriberIds: readonly string[]): Promise<Map<string, number>> {
+    const { rows } = await this.pool.query<{ id: string; session_epoch: number }>('SELECT id, session_epoch FROM billing.subscribers WHERE id = ANY($1::text[])', [subscriberIds]);
+    return new Map(rows.map((row) => [row.id, row.session_epoch]));
+  }
+
+  /**
    * Operator grant: creates the subscriber or extends its period by `days` from
    * max(now, paidUntil), revokes its previous key and issues a new one.
    */

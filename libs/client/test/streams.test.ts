@@ -8,7 +8,7 @@ import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA, appendEvents } from '@gridlab/events-store';
 import { RoundRepository } from '@gridlab/rounds-store';
-import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 import { GridlabApiError, GridlabClient, type LogEvent, type RoundWatchEvent } from '../src/index';
 
 const SECRET = 'client-streams-secret-0123456789abcdef';
@@ -28,6 +28,7 @@ const env = (): NodeJS.ProcessEnv => ({
   NATS_PREFIX: ns.natsPrefix,
   REDIS_PREFIX: ns.redisPrefix,
   API_KEY_HMAC_SECRET: SECRET,
+  SESSION_SECRET: TEST_SESSION_SECRET,
   LOG_LEVEL: 'warn',
 });
 

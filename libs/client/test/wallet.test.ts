@@ -6,7 +6,7 @@
 import { runMigrations } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
-import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 import { Keypair, type Transaction } from '@solana/web3.js';
 import { signAsync } from '@noble/ed25519';
 import { GridlabApiError, GridlabClient } from '../src/index';
@@ -29,6 +29,7 @@ beforeAll(async () => {
     NATS_PREFIX: ns.natsPrefix,
     REDIS_PREFIX: ns.redisPrefix,
     API_KEY_HMAC_SECRET: SECRET,
+    SESSION_SECRET: TEST_SESSION_SECRET,
     LOG_LEVEL: 'warn',
     SOLANA_RPC_URL: devnet.rpcUrl,
     SOLANA_WS_URL: devnet.wsUrl,

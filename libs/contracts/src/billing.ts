@@ -128,6 +128,31 @@ export interface KeyRevoked {
   readonly revokedAt: string;
 }
 
+/**
+ * Ends the dashboard sessions of a subscriber signed in at `epoch` or before (sign-out):
+ * billing raises the subscriber's session epoch past it, durably, then announces it.
+ */
+export interface SessionEndRequest {
+  readonly subscriberId: string;
+  readonly epoch: number;
+}
+
+/** The subscriber's session epoch after the sign-out: sessions signed in below it are over. */
+export interface SessionEndReply {
+  readonly subscriberId: string;
+  readonly epoch: number;
+}
+
+/**
+ * Dashboard sessions of a subscriber signed in below `epoch` are over (core NATS, after
+ * billing's commit): gateways refuse them and close their streams and dumps at once.
+ */
+export interface SessionEnded {
+  readonly subscriberId: string;
+  readonly epoch: number;
+  readonly endedAt: string;
+}
+
 /** The kinds of a command's failure (those of @gridlab/errors' ErrorKind that cross the bus). */
 export const COMMAND_ERROR_KINDS = [
   'input',
@@ -305,6 +330,24 @@ export const keyRevokeReplySchema: SchemaObject = {
   properties: { revoked: { type: 'boolean' } },
 };
 
+const sessionEpoch = { type: 'integer', minimum: 0, maximum: 2_147_483_647 } as const;
+
+export const sessionEndRequestSchema: SchemaObject = {
+  $id: 'urn:gridlab:session-end-request',
+  type: 'object',
+  additionalProperties: false,
+  required: ['subscriberId', 'epoch'],
+  properties: { subscriberId, epoch: sessionEpoch },
+};
+
+export const sessionEndReplySchema: SchemaObject = {
+  $id: 'urn:gridlab:session-end-reply',
+  type: 'object',
+  additionalProperties: false,
+  required: ['subscriberId', 'epoch'],
+  properties: { subscriberId, epoch: sessionEpoch },
+};
+
 /** The envelope of every billing reply; `result` is checked against the command's own schema. */
 export const commandReplySchema: SchemaObject = {
   $id: 'urn:gridlab:command-reply',
@@ -386,4 +429,12 @@ export const keyRevokedSchema: SchemaObject = {
     keyHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
     revokedAt: isoTime,
   },
+};
+
+export const sessionEndedSchema: SchemaObject = {
+  $id: 'urn:gridlab:session-ended',
+  type: 'object',
+  additionalProperties: false,
+  required: ['subscriberId', 'epoch', 'endedAt'],
+  properties: { subscriberId, epoch: sessionEpoch, endedAt: isoTime },
 };

@@ -36,6 +36,9 @@ export type {
   KeyRevokeRequest,
   KeyRevokeReply,
   KeyRevoked,
+  SessionEndRequest,
+  SessionEndReply,
+  SessionEnded,
   CommandError,
   CommandReply,
   SubscriptionFact,
@@ -60,6 +63,9 @@ export {
   subscribeMessage,
   parseSubscribeMessage,
   keyRevokedSchema,
+  sessionEndRequestSchema,
+  sessionEndReplySchema,
+  sessionEndedSchema,
 } from './billing';
 
 export const validatePricingRequest = compileValidator<Record<string, never>>(billing.pricingRequestSchema, 'pricing request');
@@ -83,6 +89,9 @@ export const validateReissueCompleteRequest = compileValidator<billing.ReissueCo
 export const validateKeyRevokeRequest = compileValidator<billing.KeyRevokeRequest>(billing.keyRevokeRequestSchema, 'key revocation');
 export const validateKeyRevokeReply = compileValidator<billing.KeyRevokeReply>(billing.keyRevokeReplySchema, 'key revocation reply');
 export const validateKeyRevoked = compileValidator<billing.KeyRevoked>(billing.keyRevokedSchema, 'key revoked');
+export const validateSessionEndRequest = compileValidator<billing.SessionEndRequest>(billing.sessionEndRequestSchema, 'session end request');
+export const validateSessionEndReply = compileValidator<billing.SessionEndReply>(billing.sessionEndReplySchema, 'session end reply');
+export const validateSessionEnded = compileValidator<billing.SessionEnded>(billing.sessionEndedSchema, 'session ended');
 export const validateCommandReply = compileValidator<billing.CommandReply<unknown>>(billing.commandReplySchema, 'command reply');
 export const validateSubscriptionFact = compileValidator<billing.SubscriptionFact>(billing.subscriptionFactSchema, 'subscription fact');
 export const validateTierFact = compileValidator<billing.TierFact>(billing.tierFactSchema, 'tier fact');

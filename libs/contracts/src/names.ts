@@ -19,6 +19,8 @@ export interface NatsNames {
     readonly keyShared: string;
     /** A key was revoked (core NATS, from billing's revocation outbox; gateways drop it at once). */
     readonly keyRevoked: string;
+    /** A subscriber's dashboard sessions below an epoch ended (core NATS, after billing's commit; gateways close them at once). */
+    readonly sessionEnded: string;
     /** A subscription was activated, renewed or expired (JetStream, stream BILLING, Nats-Msg-Id = factId). */
     readonly subscriptionChanged: string;
     /** The active subscription count crossed a pricing threshold (JetStream, stream BILLING, Nats-Msg-Id = factId). */
@@ -34,6 +36,8 @@ export interface NatsNames {
     readonly reissueStart: string;
     readonly reissueComplete: string;
     readonly keyRevoke: string;
+    /** Sign-out: ends a subscriber's dashboard sessions (billing raises its session epoch). */
+    readonly sessionEnd: string;
     /** Strategy Lab backtest (request/reply, queue group `lab-backtest`; chunked replies). */
     readonly labBacktest: string;
     /** Strategy Lab analytics (request/reply, queue group `lab-backtest`; chunked replies). */
@@ -84,6 +88,7 @@ export function natsNames(prefix = ''): NatsNames {
       liveUpdated: s('grid.live.updated'),
       keyShared: s('access.key.shared'),
       keyRevoked: s('access.key.revoked'),
+      sessionEnded: s('access.session.ended'),
       subscriptionChanged: s('billing.subscription.changed'),
       tierChanged: s('billing.tier.changed'),
       eventAppended: s('events.event.appended'),
@@ -95,6 +100,7 @@ export function natsNames(prefix = ''): NatsNames {
       reissueStart: s('billing.key.reissue-start'),
       reissueComplete: s('billing.key.reissue-complete'),
       keyRevoke: s('billing.key.revoke'),
+      sessionEnd: s('billing.session.end'),
       labBacktest: s('lab.backtest.run'),
       labAnalytics: s('lab.analytics.run'),
       strategyCreate: s('lab.strategy.create'),

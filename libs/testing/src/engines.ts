@@ -13,6 +13,10 @@ export interface Engine {
   readonly url: string;
   /** kill -9 (PostgreSQL: an immediate-mode stop, which is its crash), then start again on the same port and data. */
   crashAndRestart(): Promise<void>;
+  /** kill -9 and stay down (an outage) until `start`. */
+  crash(): Promise<void>;
+  /** Starts again on the same port and data after `crash`. */
+  start(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -58,6 +62,8 @@ async function processEngine(name: string, url: string, port: number, command: s
       await kill9(child);
       await start();
     },
+    crash: () => kill9(child),
+    start,
     stop: async () => {
       await kill9(child);
       rmSync(dir, { recursive: true, force: true });
@@ -95,17 +101,20 @@ export async function startPostgresServer(): Promise<Engine> {
   if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })));
   const data = join(dir, 'data');
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync']);
-  const start = (): void =>
+  const start = async (): Promise<void> => {
     run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start']);
-  start();
-  await untilListening(port, 'postgres');
+    await untilListening(port, 'postgres');
+  };
+  const crash = async (): Promise<void> => run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
+  await start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     crashAndRestart: async () => {
-      run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
-      start();
-      await untilListening(port, 'postgres');
+      await crash();
+      await start();
     },
+    crash,
+    start,
     stop: async () => {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);

@@ -11,4 +11,4 @@ export { startTcpProxy, type TcpProxy } from './tcp-proxy';
 export { startNatsCluster, type NatsCluster } from './nats-cluster';
 export { startPostgresServer, startRedisServer, startNatsServer, type Engine } from './engines';
 export { installPacked, linkDependency } from './packages';
-export { startLocalSuite, suiteChildren, listeningPorts, waitUntil, markdownExamples, runTypeScript, typeCheck, writeExampleProject, localSuiteEnv, startKeyedSuite, type KeyedSuite, type LocalSuite, type LocalSuiteEnv } from './suite';
+export { TEST_SESSION_SECRET, startLocalSuite, suiteChildren, listeningPorts, waitUntil, markdownExamples, runTypeScript, typeCheck, writeExampleProject, localSuiteEnv, startKeyedSuite, type KeyedSuite, type LocalSuite, type LocalSuiteEnv } from './suite';

@@ -6,6 +6,9 @@ import { pathToFileURL } from 'node:url';
 import { WORKSPACE_ROOT, runCli } from './cli';
 import { freePort } from './processes';
 
+/** The dashboard session keys of every test gateway (SESSION_SECRET: one key, id `test`). */
+export const TEST_SESSION_SECRET = 'test:session-secret-of-the-test-gateways-0123456789';
+
 /** The local suite (deploy/local/run-suite.ts, what `make start` runs) as a child process. */
 export interface LocalSuite {
   /** The runner's process id (its children are the suite's processes). */
@@ -192,6 +195,7 @@ export async function localSuiteEnv(options: {
     NATS_PREFIX: options.natsPrefix,
     REDIS_PREFIX: options.redisPrefix,
     API_KEY_HMAC_SECRET: options.secret,
+    SESSION_SECRET: TEST_SESSION_SECRET,
     LOG_LEVEL: 'warn',
     DEVNET_RPC_PORT: String(rpcPort),
     DEVNET_WS_PORT: String(wsPort),

@@ -48,7 +48,13 @@ const SCHEMA = {
   DUMP_IDLE_TIMEOUT_S: int({ default: 30, min: 1, max: 3600, doc: 'An NDJSON dump whose client has read nothing for this long is dropped' }),
   LAB_JOBS_PER_KEY: int({ default: 2, min: 1, max: 100, doc: 'Strategy Lab backtests and analytics in flight per API key and replica, then 429 too_many_lab_jobs' }),
   POSITIVE_KEY_CACHE_TTL_S: int({ default: 60, min: 1, max: 600, doc: 'Keys authenticated within this long keep working while PostgreSQL is unreachable (in process; dropped at once by access.key.revoked)' }),
-  SESSION_TTL_S: int({ default: 43_200, min: 60, max: 2_592_000, doc: 'Lifetime of a dashboard browser session (never beyond the paid period of its key)' }),
+  SESSION_SECRET: str({
+    secret: true,
+    pattern: /^[A-Za-z0-9_-]{1,32}:[^,]{32,}(,[A-Za-z0-9_-]{1,32}:[^,]{32,})*$/,
+    format: 'kid:secret[,kid:secret...], each secret at least 32 characters',
+    doc: 'MAC keys of dashboard sessions by key id: the first signs new sessions, every one verifies (rotate by putting a new key first; drop a key to end every session it signed). Never the API key secret',
+  }),
+  SESSION_TTL_S: int({ default: 43_200, min: 5, max: 2_592_000, doc: 'Lifetime of a dashboard browser session (never beyond the paid period of its key)' }),
   DASHBOARD_ORIGINS: list({ default: [], doc: 'Origins besides PUBLIC_ORIGIN allowed to call /api/live (a dashboard served from another host)' }),
   PUBLIC_RPC_URL: str({
     default: '',

@@ -17,15 +17,17 @@ import { StrategiesClient } from './adapters/nats/strategies-client';
 import { EventFeed } from './adapters/nats/event-feed';
 import { LiveCache, followLive } from './adapters/nats/live-feed';
 import { RedisGate } from './adapters/redis/redis-gate';
-import { RedisSessionDenylist, RedisSiwsNonces } from './adapters/redis/session-denylist';
+import { RedisSiwsNonces } from './adapters/redis/siws-nonces';
 import { followTombstones } from './adapters/redis/tombstones';
-import { followRevocations } from './adapters/nats/revocations';
+import { followRevocations, followSessionEnds } from './adapters/nats/revocations';
 import { StreamRegistry } from './domain/stream-registry';
 import { InFlight } from './domain/in-flight';
 import { Authenticator } from './app/authenticate';
+import { SessionGuard } from './app/session-guard';
 import { keySharingResponder } from './app/key-sharing';
 import { loadGatewayConfig } from './config';
 import { MemoryLimiter } from './domain/memory-limiter';
+import { parseSessionSecrets } from './domain/session';
 import { IP_POLICY, KEY_POLICY } from './domain/token-bucket';
 import { DEFAULT_LEASE_POLICY } from './domain/token-lease';
 import { createApp } from './http/app';
@@ -39,6 +41,7 @@ const SHARING_WINDOW_MS = 5 * 60 * 1000;
 
 async function main(): Promise<void> {
   const config = loadGatewayConfig(process.env);
+  const sessionKeys = parseSessionSecrets(config.SESSION_SECRET);
   const redis = new Redis(config.REDIS_URL, {
     lazyConnect: true,
     commandTimeout: config.REDIS_TIMEOUT_MS,
@@ -158,13 +161,24 @@ async function main(): Promise<void> {
   // every revoker's tombstone announced in Redis (the CLI's too).
   const stopFacts = followRevocations(nc, names, revoked, logger.child({ component: 'revocations' }));
   const stopTombstones = followTombstones(redis, config.REDIS_PREFIX, revoked, logger.child({ component: 'revocations' }));
+  const sessions = new SessionGuard(
+    { current: (ids) => keyStore.sessionEpochs(ids), end: (subscriberId, epoch) => billing.endSessions(subscriberId, epoch) },
+    (subscriberId, epoch) => {
+      const closed = streams.endSessions(subscriberId, epoch) + dumps.endSessions(subscriberId, epoch);
+      if (closed > 0) logger.info('closed the streams of signed-out dashboard sessions', { streams: closed, subscriberId });
+    },
+  );
+  const stopSessionEnds = followSessionEnds(nc, names, (subscriberId, epoch) => sessions.ended(subscriberId, epoch), logger.child({ component: 'sessions' }));
   stopRevocations = () => {
     stopFacts();
     stopTombstones();
+    stopSessionEnds();
   };
   expiryTimer = setInterval(() => {
     const closed = streams.closeExpired(Date.now()) + dumps.closeExpired(Date.now());
-    if (closed > 0) logger.info('closed the streams of expired keys', { streams: closed });
+    if (closed > 0) logger.info('closed the streams of expired keys and sessions', { streams: closed });
+    // A sign-out announcement this replica missed still ends the session's streams here.
+    sessions.recheck([...new Set([...streams.sessionSubscribers(), ...dumps.sessionSubscribers()])]).catch((error: unknown) => logger.warn('session epochs not re-checked', { err: error }));
   }, config.STREAM_EXPIRY_CHECK_S * 1000);
   expiryTimer.unref();
   const dumpPool = createPool(config.DATABASE_URL, { max: config.DUMP_POOL_SIZE, applicationName: 'api-gateway-dump' });
@@ -173,9 +187,9 @@ async function main(): Promise<void> {
   const dashboard = new Dashboard({
     authenticator,
     wallets: keyStore,
-    denylist: new RedisSessionDenylist(redis, config.REDIS_PREFIX, logger.child({ component: 'sessions' })),
+    sessions,
     siwsNonces: new RedisSiwsNonces(redis, config.REDIS_PREFIX),
-    secret: config.API_KEY_HMAC_SECRET,
+    keys: sessionKeys,
     sessionTtlMs: config.SESSION_TTL_S * 1000,
     allowedOrigins: config.DASHBOARD_ORIGINS,
     clientAddress: (req) => clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for']?.toString(), proxies),

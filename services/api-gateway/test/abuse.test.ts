@@ -8,7 +8,7 @@ import { keyCacheKeys, tombstoneKey } from '@gridlab/key-cache';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
-import { answersOk, startTcpProxy, syntheticRounds, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { answersOk, startTcpProxy, syntheticRounds, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 import { Redis } from 'ioredis';
 
 const SECRET = 'gateway-abuse-secret-0123456789abcdef';
@@ -38,6 +38,7 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     NATS_PREFIX: ns.natsPrefix,
     REDIS_PREFIX: ns.redisPrefix,
     API_KEY_HMAC_SECRET: SECRET,
+    SESSION_SECRET: TEST_SESSION_SECRET,
     LOG_LEVEL: 'warn',
     TRUSTED_PROXIES: '127.0.0.0/8,::1',
     AUTH_FAILURE_BURST: '5',

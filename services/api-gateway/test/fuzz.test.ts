@@ -13,7 +13,7 @@ import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA, KeyStore } from '@gridlab/billi
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
-import { answersOk, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { answersOk, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 import { connectBus, type NatsConnection } from '@gridlab/bus';
 import { natsNames, STRATEGY_ID_RE } from '@gridlab/contracts';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
@@ -285,6 +285,7 @@ beforeAll(async () => {
     NATS_PREFIX: ns.natsPrefix,
     REDIS_PREFIX: ns.redisPrefix,
     API_KEY_HMAC_SECRET: SECRET,
+    SESSION_SECRET: TEST_SESSION_SECRET,
     LOG_LEVEL: 'error',
     SOLANA_RPC_URL: devnet.rpcUrl,
     SOLANA_WS_URL: devnet.wsUrl,

@@ -7,7 +7,7 @@ import { createPool, type Pool } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { createLogger } from '@gridlab/logger';
 import { RoundRepository } from '@gridlab/rounds-store';
-import { answersOk, createTestDatabase, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { answersOk, createTestDatabase, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 import { connectBus, decodeMessage } from '@gridlab/bus';
 import { isDateTime, natsNames, validateKeyShared, type KeyShared } from '@gridlab/contracts';
 import Ajv2020 from 'ajv/dist/2020';
@@ -36,7 +36,7 @@ function freePort(): Promise<number> {
 }
 
 function env(): NodeJS.ProcessEnv {
-  return { ...process.env, DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, API_KEY_HMAC_SECRET: SECRET, LOG_LEVEL: 'warn' };
+  return { ...process.env, DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, API_KEY_HMAC_SECRET: SECRET, SESSION_SECRET: TEST_SESSION_SECRET, LOG_LEVEL: 'warn' };
 }
 
 async function startGateway(extraEnv: Record<string, string> = {}): Promise<string> {

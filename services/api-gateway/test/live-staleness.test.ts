@@ -1,7 +1,7 @@
 import { encodeMessage, connectBus, type NatsConnection } from '@gridlab/bus';
 import { natsNames, validateLiveSnapshot, type LiveSnapshot } from '@gridlab/contracts';
 import { createLogger } from '@gridlab/logger';
-import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 
 const SECRET = 'gateway-test-secret-0123456789abcdef';
 const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
@@ -17,7 +17,7 @@ let apiKey: string;
 let nc: NatsConnection;
 
 function env(): NodeJS.ProcessEnv {
-  return { DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, API_KEY_HMAC_SECRET: SECRET, LOG_LEVEL: 'warn' };
+  return { DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, API_KEY_HMAC_SECRET: SECRET, SESSION_SECRET: TEST_SESSION_SECRET, LOG_LEVEL: 'warn' };
 }
 
 function snapshot(roundId: number, slot: number, updatedAt: Date): LiveSnapshot {

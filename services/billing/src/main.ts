@@ -5,7 +5,7 @@
  * outbox.
  */
 import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA, KeyStore } from '@gridlab/billing-store';
-import { ensureBillingStream, route, serveCommands } from '@gridlab/bus';
+import { encodeMessage, ensureBillingStream, route, serveCommands } from '@gridlab/bus';
 import * as contracts from '@gridlab/contracts';
 import { startPlatform } from '@gridlab/platform';
 import { redisCheck, repeatEvery } from '@gridlab/runtime';
@@ -50,7 +50,11 @@ async function main(): Promise<void> {
   const billing = new Billing(
     repo,
     new SolanaPayments(config.SOLANA_RPC_URL, config.SOLANA_RPC_TIMEOUT_MS),
-    { revoked: (hash, at) => revocations.deliver(hash, at), facts: async (list) => void (await facts.publish(list)) },
+    {
+      revoked: (hash, at) => revocations.deliver(hash, at),
+      facts: async (list) => void (await facts.publish(list)),
+      sessionsEnded: (subscriberId, epoch, at) => nc.publish(names.subjects.sessionEnded, encodeMessage(contracts.validateSessionEnded, { subscriberId, epoch, endedAt: at.toISOString() })),
+    },
     {
       treasury: config.TREASURY_ADDRESS,
       tokenMint: config.TOKEN_MINT,
@@ -99,6 +103,7 @@ async function main(): Promise<void> {
         result: contracts.validateKeyRevokeReply,
         handle: async (r) => ({ revoked: await billing.revokeKey(Buffer.from(r.keyHash, 'hex'), r.reason) }),
       }),
+      route({ subject: c.sessionEnd, request: contracts.validateSessionEndRequest, result: contracts.validateSessionEndReply, handle: (r) => billing.endSessions(r) }),
     ],
     logger,
   );

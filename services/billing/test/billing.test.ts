@@ -9,7 +9,7 @@ import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { createLogger } from '@gridlab/logger';
-import { answersOk, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { answersOk, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 import { signAsync } from '@noble/ed25519';
 import {
   createAssociatedTokenAccountIdempotentInstruction,
@@ -49,6 +49,7 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     NATS_PREFIX: ns.natsPrefix,
     REDIS_PREFIX: ns.redisPrefix,
     API_KEY_HMAC_SECRET: SECRET,
+    SESSION_SECRET: TEST_SESSION_SECRET,
     LOG_LEVEL: 'warn',
     SOLANA_RPC_URL: devnet.rpcUrl,
     TREASURY_ADDRESS: devnet.treasury,

@@ -20,6 +20,7 @@ import {
   testNamespace,
   type ServiceProcess,
   type TestDatabase,
+  TEST_SESSION_SECRET,
 } from '@gridlab/testing';
 import { createDeriver, type DeriverConfig } from '../src/domain/derive';
 
@@ -50,7 +51,7 @@ const processes: ServiceProcess[] = [];
 const history: Round[] = syntheticRounds(6000, { seed: 77, firstId: 1, voidedRate: 0.01 });
 
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, API_KEY_HMAC_SECRET: SECRET, LOG_LEVEL: process.env['GRIDLAB_TEST_SERVICE_LOGS'] === '1' ? 'info' : 'warn', ...ENV, ...extra };
+  return { DATABASE_URL: db.url, NATS_PREFIX: ns.natsPrefix, REDIS_PREFIX: ns.redisPrefix, API_KEY_HMAC_SECRET: SECRET, SESSION_SECRET: TEST_SESSION_SECRET, LOG_LEVEL: process.env['GRIDLAB_TEST_SERVICE_LOGS'] === '1' ? 'info' : 'warn', ...ENV, ...extra };
 }
 
 async function startWriter(): Promise<ServiceProcess> {

@@ -20,6 +20,7 @@ import {
   testNamespace,
   type ServiceProcess,
   type TestDatabase,
+  TEST_SESSION_SECRET,
 } from '@gridlab/testing';
 import Ajv2020 from 'ajv/dist/2020';
 import { parse } from 'yaml';
@@ -59,6 +60,7 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     NATS_PREFIX: ns.natsPrefix,
     REDIS_PREFIX: ns.redisPrefix,
     API_KEY_HMAC_SECRET: SECRET,
+    SESSION_SECRET: TEST_SESSION_SECRET,
     LOG_LEVEL: process.env['GRIDLAB_TEST_SERVICE_LOGS'] === '1' ? 'info' : 'warn',
     ...extra,
   };

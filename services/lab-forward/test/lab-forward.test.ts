@@ -9,7 +9,7 @@ import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { History, backtest, normalizeDsl } from '@gridlab/strategy';
-import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 
 const SECRET = 'lab-forward-test-secret-0123456789abcdef';
 const OWNER_A = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
@@ -52,6 +52,7 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     NATS_PREFIX: ns.natsPrefix,
     REDIS_PREFIX: ns.redisPrefix,
     API_KEY_HMAC_SECRET: SECRET,
+    SESSION_SECRET: TEST_SESSION_SECRET,
     LOG_LEVEL: process.env['GRIDLAB_TEST_SERVICE_LOGS'] === '1' ? 'info' : 'warn',
     ...extra,
   };

@@ -8,7 +8,7 @@ import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA } from '@gridlab/billing-store';
 import { MAX_STRATEGIES_PER_OWNER } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
-import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 
 const SECRET = 'lab-soft-delete-secret-0123456789abcdef';
 const OWNER_A = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
@@ -32,6 +32,7 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     NATS_PREFIX: ns.natsPrefix,
     REDIS_PREFIX: ns.redisPrefix,
     API_KEY_HMAC_SECRET: SECRET,
+    SESSION_SECRET: TEST_SESSION_SECRET,
     LOG_LEVEL: 'warn',
     ...extra,
   };

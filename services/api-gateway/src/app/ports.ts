@@ -41,17 +41,21 @@ export interface KeyGate {
   forget(keyHashHex: string): void;
 }
 
-/** Signed-out dashboard sessions, denied until they would have expired (Redis in production). */
 /** Sign-in messages already used: a signed SIWS message signs in once, on any replica. */
 export interface SiwsNonces {
   /** Records `nonce` as used until `untilMs`; false when it already was. Throws when it cannot tell. */
   consume(nonce: string, untilMs: number): Promise<boolean>;
 }
 
-export interface SessionDenylist {
-  deny(sid: string, untilMs: number): Promise<void>;
-  /** Fails open (false) when the store cannot answer: sessions are short-lived and HttpOnly. */
-  isDenied(sid: string): Promise<boolean>;
+/**
+ * Dashboard session epochs, kept durably by billing (a subscriber's sessions signed in
+ * below its epoch are over): read from billing's store, raised by billing on sign-out.
+ */
+export interface SessionEpochs {
+  /** The epoch of each subscriber given (an unknown one is absent). Throws when the store cannot answer. */
+  current(subscriberIds: readonly string[]): Promise<ReadonlyMap<string, number>>;
+  /** Raises the subscriber's epoch past `epoch` durably; the epoch now. Throws when that is not certain. */
+  end(subscriberId: string, epoch: number): Promise<number>;
 }
 
 /** The active key of a wallet's subscription, by hash (billing's store). */

@@ -1,23 +1,52 @@
-import { clearedCookie, cookieValue, derivedKey, isLoopbackHost, newSessionId, sameOrigin, sessionCookie, signSession, verifySession, type Session } from './session';
+import { clearedCookie, cookieValue, derivedKey, isLoopbackHost, newSessionId, parseSessionSecrets, sameOrigin, sessionCookie, signSession, verifySession, type Session } from './session';
 
-const KEY = derivedKey('s'.repeat(40), 'dashboard-session');
+const A = `a1:${'s'.repeat(40)}`;
+const B = `b2:${'t'.repeat(40)}`;
+const KEYS = parseSessionSecrets(A);
 const NOW = Date.UTC(2026, 10, 24, 8);
-const SESSION: Session = { sid: newSessionId(), keyHash: 'ab'.repeat(32), via: 'key', expiresAtMs: NOW + 60_000 };
+const SESSION: Session = { sid: newSessionId(), keyHash: 'ab'.repeat(32), subscriberId: 'sub_aaaaaaaaaaaaaaaaaaaaaa', epoch: 3, via: 'key', expiresAtMs: NOW + 60_000 };
 
 describe('session tokens', () => {
   it('round-trip, and refuse a forged, truncated, expired or foreign-keyed token', () => {
-    const token = signSession(KEY, SESSION);
-    expect(verifySession(KEY, token, NOW)).toEqual(SESSION);
+    const token = signSession(KEYS, SESSION);
+    expect(token.startsWith('a1.')).toBe(true);
+    expect(verifySession(KEYS, token, NOW)).toEqual(SESSION);
     const wallet = { ...SESSION, via: 'wallet' as const, wallet: '11111111111111111111111111111111' };
-    expect(verifySession(KEY, signSession(KEY, wallet), NOW)).toEqual(wallet);
-    const [payload, mac] = token.split('.') as [string, string];
-    const forged = Buffer.from(JSON.stringify({ v: 1, ...SESSION, keyHash: 'cd'.repeat(32) })).toString('base64url');
-    expect(verifySession(KEY, `${forged}.${mac}`, NOW)).toBeNull();
-    expect(verifySession(KEY, `${payload}.${mac.slice(0, -2)}`, NOW)).toBeNull();
-    expect(verifySession(KEY, payload, NOW)).toBeNull();
-    expect(verifySession(KEY, token, SESSION.expiresAtMs)).toBeNull();
-    expect(verifySession(derivedKey('t'.repeat(40), 'dashboard-session'), token, NOW)).toBeNull();
-    expect(verifySession(KEY, 'x'.repeat(3000), NOW)).toBeNull();
+    expect(verifySession(KEYS, signSession(KEYS, wallet), NOW)).toEqual(wallet);
+    const [kid, payload, mac] = token.split('.') as [string, string, string];
+    const forged = Buffer.from(JSON.stringify({ v: 2, ...SESSION, epoch: 9 })).toString('base64url');
+    expect(verifySession(KEYS, `${kid}.${forged}.${mac}`, NOW)).toBeNull();
+    expect(verifySession(KEYS, `${kid}.${payload}.${mac.slice(0, -2)}`, NOW)).toBeNull();
+    expect(verifySession(KEYS, `${kid}.${payload}`, NOW)).toBeNull();
+    expect(verifySession(KEYS, `${payload}.${mac}`, NOW)).toBeNull();
+    expect(verifySession(KEYS, `${token}.x`, NOW)).toBeNull();
+    expect(verifySession(KEYS, token, SESSION.expiresAtMs)).toBeNull();
+    expect(verifySession(parseSessionSecrets(B), token, NOW)).toBeNull();
+    expect(verifySession(KEYS, 'x'.repeat(3000), NOW)).toBeNull();
+    // Renaming the key id moves nothing: the MAC covers it.
+    expect(verifySession(parseSessionSecrets(`${A},b2:${'s'.repeat(40)}`), `b2.${payload}.${mac}`, NOW)).toBeNull();
+  });
+
+  it('rotate: a new key signs, the old one still verifies until it is dropped, and dropping it ends its sessions', () => {
+    const old = signSession(KEYS, SESSION);
+    const rotated = parseSessionSecrets(`${B},${A}`);
+    const fresh = signSession(rotated, SESSION);
+    expect(fresh.startsWith('b2.')).toBe(true);
+    expect(verifySession(rotated, old, NOW)).toEqual(SESSION);
+    expect(verifySession(rotated, fresh, NOW)).toEqual(SESSION);
+    const dropped = parseSessionSecrets(B);
+    expect(verifySession(dropped, old, NOW)).toBeNull();
+    expect(verifySession(dropped, fresh, NOW)).toEqual(SESSION);
+    // Sign-in nonces follow the signing secret.
+    expect(rotated.siws.equals(dropped.siws)).toBe(true);
+    expect(rotated.siws.equals(KEYS.siws)).toBe(false);
+  });
+
+  it('SESSION_SECRET is kid:secret[,kid:secret...] with secrets of 32 characters or more', () => {
+    for (const bad of ['', 's'.repeat(40), `a1:${'s'.repeat(31)}`, `a b:${'s'.repeat(40)}`, `${A},${A}`, `${A},`]) {
+      expect(() => parseSessionSecrets(bad)).toThrow(/SESSION_SECRET/);
+    }
+    expect([...parseSessionSecrets(`${A},${B}`).byKid.keys()]).toEqual(['a1', 'b2']);
   });
 
   it('keys derived for different purposes differ', () => {

@@ -40,4 +40,30 @@ describe('StreamRegistry', () => {
     expect(closed).toEqual(['k1', 'k1', 'k2']);
     expect(registry.size).toBe(1);
   });
+
+  it("closes a dashboard session's streams when the session is signed out or expires, and no other stream", () => {
+    const registry = new StreamRegistry({ perKey: 5, perAddress: 50 });
+    const closed: string[] = [];
+    const open = (name: string, o: StreamOwner): void => {
+      const lease = registry.open(o, () => {
+        closed.push(name);
+        if ('release' in lease) lease.release();
+      });
+    };
+    const sub = 'sub_aaaaaaaaaaaaaaaaaaaaaa';
+    open('bearer', owner('k1', 'a'));
+    open('epoch0', { ...owner('k1', 'a'), session: { subscriberId: sub, epoch: 0, expiresAtMs: 1_000 } });
+    open('epoch1', { ...owner('k1', 'a'), session: { subscriberId: sub, epoch: 1, expiresAtMs: 500 } });
+    open('other', { ...owner('k2', 'b'), session: { subscriberId: 'sub_bbbbbbbbbbbbbbbbbbbbbb', epoch: 0, expiresAtMs: 1_000 } });
+    expect(registry.sessionSubscribers().sort()).toEqual([sub, 'sub_bbbbbbbbbbbbbbbbbbbbbb']);
+    // Signed out at epoch 0: the subscriber's epoch is now 1.
+    expect(registry.endSessions(sub, 1)).toBe(1);
+    expect(closed).toEqual(['epoch0']);
+    expect(registry.endSessions(sub, 1)).toBe(0);
+    // The epoch-1 session expires at 500 although the key is paid for longer.
+    expect(registry.closeExpired(499)).toBe(0);
+    expect(registry.closeExpired(500)).toBe(1);
+    expect(closed).toEqual(['epoch0', 'epoch1']);
+    expect(registry.size).toBe(2);
+  });
 });

@@ -1,7 +1,7 @@
 /**
  * The open long-lived responses (SSE streams, NDJSON dumps) of one gateway process, by
- * key and by client address: the concurrency caps are checked here, and a revoked or
- * expired key's streams are found here to be closed.
+ * key and by client address: the concurrency caps are checked here, and the streams of a
+ * revoked or expired key, or of a dashboard session that ended, are found here to be closed.
  */
 export interface StreamCaps {
   /** Concurrent streams per API key. */
@@ -16,6 +16,15 @@ export interface StreamOwner {
   readonly address: string;
   /** End of the key's paid period. */
   readonly paidUntilMs: number;
+  /** The dashboard session the stream was opened with, if any: it closes when the session ends. */
+  readonly session?: StreamSession;
+}
+
+export interface StreamSession {
+  readonly subscriberId: string;
+  /** The subscriber's session epoch at sign-in (over once the epoch is higher). */
+  readonly epoch: number;
+  readonly expiresAtMs: number;
 }
 
 /** Which cap refused a stream, and its value. */
@@ -72,12 +81,28 @@ export class StreamRegistry {
     return entries.length;
   }
 
-  /** Closes every stream whose key's paid period has ended by `nowMs`; returns how many. */
+  /** Closes every stream whose key's paid period, or whose session, has ended by `nowMs`; returns how many. */
   closeExpired(nowMs: number): number {
-    const expired: Entry[] = [];
-    for (const set of this.byKey.values()) for (const entry of set) if (entry.owner.paidUntilMs <= nowMs) expired.push(entry);
-    for (const entry of expired) entry.close();
-    return expired.length;
+    return this.closeWhere(({ paidUntilMs, session }) => paidUntilMs <= nowMs || (session !== undefined && session.expiresAtMs <= nowMs));
+  }
+
+  /** Closes the streams of the subscriber's dashboard sessions signed in below `epoch` (signed out); returns how many. */
+  endSessions(subscriberId: string, epoch: number): number {
+    return this.closeWhere(({ session }) => session !== undefined && session.subscriberId === subscriberId && session.epoch < epoch);
+  }
+
+  /** The subscribers with a stream open by a dashboard session (their epochs are re-checked). */
+  sessionSubscribers(): string[] {
+    const ids = new Set<string>();
+    for (const set of this.byKey.values()) for (const { owner } of set) if (owner.session !== undefined) ids.add(owner.session.subscriberId);
+    return [...ids];
+  }
+
+  private closeWhere(ended: (owner: StreamOwner) => boolean): number {
+    const closing: Entry[] = [];
+    for (const set of this.byKey.values()) for (const entry of set) if (ended(entry.owner)) closing.push(entry);
+    for (const entry of closing) entry.close();
+    return closing.length;
   }
 
   /** Open streams of one key (for tests and metrics). */

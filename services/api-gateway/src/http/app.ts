@@ -15,7 +15,7 @@ import type { LiveCache } from '../adapters/nats/live-feed';
 import { RateLimitedWithDecision, type Authenticator, type Caller } from '../app/authenticate';
 import type { BucketDecision } from '../domain/token-bucket';
 import { computeGrid } from '../domain/grid';
-import type { StreamRegistry } from '../domain/stream-registry';
+import type { StreamOwner, StreamRegistry } from '../domain/stream-registry';
 import type { InFlight } from '../domain/in-flight';
 import { computeStats } from '../domain/stats';
 import { liveEv } from '../domain/live-ev';
@@ -75,13 +75,24 @@ export function capExceeded(code: string, limit: number, detail: string): RateLi
   return new RateLimitedWithDecision({ allowed: false, limit, remaining: 0, resetSeconds: CAP_RETRY_AFTER_S, retryAfterSeconds: CAP_RETRY_AFTER_S }, detail, code);
 }
 
+/** Who holds a stream open: the key, the address, and the dashboard session, if any (the stream ends with it). */
+function streamOwner(caller: Caller, req: IncomingMessage): StreamOwner {
+  const session = sessionOf(req);
+  return {
+    key: caller.keyHash.toString('hex'),
+    address: caller.address,
+    paidUntilMs: caller.paidUntilMs,
+    ...(session === undefined ? {} : { session: { subscriberId: session.subscriberId, epoch: session.epoch, expiresAtMs: session.expiresAtMs } }),
+  };
+}
+
 /**
  * Registers an authorized stream under the caps (429 too_many_streams per key,
  * too_many_streams_from_address per address); the stream is closed when its key is
- * revoked or expires, and its slot freed when the response closes.
+ * revoked or expires or its dashboard session ends, and its slot freed when the response closes.
  */
-export function admitStream(streams: StreamRegistry, caller: Caller, res: ServerResponse): void {
-  const lease = streams.open({ key: caller.keyHash.toString('hex'), address: caller.address, paidUntilMs: caller.paidUntilMs }, () => {
+export function admitStream(streams: StreamRegistry, caller: Caller, req: IncomingMessage, res: ServerResponse): void {
+  const lease = streams.open(streamOwner(caller, req), () => {
     res.end();
     res.destroy();
   });
@@ -271,7 +282,7 @@ export function createApp(deps: AppDeps): express.Express {
     const totals = await deps.rounds.aggregates();
     const range = { from: from ?? totals.firstId ?? 0, to: to ?? totals.lastId ?? 0 };
     if (req.accepts(['application/json', NDJSON]) === NDJSON) {
-      admitDump(deps.dumps, res.locals['caller'] as Caller, res);
+      admitDump(deps.dumps, res.locals['caller'] as Caller, req, res);
       return streamDump(deps.dumps, range, res);
     }
     const rows = totals.lastId === null ? [] : await deps.rounds.getRounds({ fromId: range.from, toId: range.to, limit: limit + 1 });
@@ -326,8 +337,8 @@ async function withLabSlot<T>(jobs: InFlight, caller: Caller, run: () => Promise
 }
 
 /** Registers an NDJSON dump under its caps (429 too_many_dumps per key or address, 503 when every slot of the replica is busy). */
-function admitDump(dumps: DumpSettings, caller: Caller, res: Response): void {
-  const lease = dumps.registry.open({ key: caller.keyHash.toString('hex'), address: caller.address, paidUntilMs: caller.paidUntilMs }, () => res.destroy());
+function admitDump(dumps: DumpSettings, caller: Caller, req: IncomingMessage, res: Response): void {
+  const lease = dumps.registry.open(streamOwner(caller, req), () => res.destroy());
   if ('refused' in lease) {
     const { cap, limit } = lease.refused;
     throw capExceeded(cap === 'key' ? 'too_many_dumps' : 'too_many_dumps_from_address', limit, `at most ${limit} concurrent NDJSON dumps per ${cap === 'key' ? 'API key' : 'client address'}`);

@@ -7,15 +7,15 @@
  */
 import { existsSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import { AuthError, ForbiddenError, InputError, NotFoundError } from '@gridlab/errors';
+import { AuthError, ForbiddenError, InputError, NotFoundError, UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Authenticator, Caller } from '../app/authenticate';
-import type { SessionDenylist, SiwsNonces, WalletKeys } from '../app/ports';
+import type { SiwsNonces, WalletKeys } from '../app/ports';
+import type { SessionGuard } from '../app/session-guard';
 import {
   clearedCookie,
   cookieValue,
-  derivedKey,
   isLoopbackHost,
   newSessionId,
   sameOrigin,
@@ -23,6 +23,7 @@ import {
   signSession,
   verifySession,
   type Session,
+  type SessionKeys,
 } from '../domain/session';
 import { siwsMessage, verifySiws } from '../domain/siws';
 
@@ -35,11 +36,12 @@ const WALLET_RE = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 export interface DashboardDeps {
   readonly authenticator: Authenticator;
   readonly wallets: WalletKeys;
-  readonly denylist: SessionDenylist;
+  /** Whether a session was signed out (the subscriber's session epoch), and sign-out itself. */
+  readonly sessions: SessionGuard;
   /** Sign-in messages already used (a message signs in once). */
   readonly siwsNonces: SiwsNonces;
-  /** The server secret (API_KEY_HMAC_SECRET): session and sign-in MAC keys are derived from it. */
-  readonly secret: string;
+  /** The session and sign-in MAC keys (SESSION_SECRET), never derived from the API key secret. */
+  readonly keys: SessionKeys;
   readonly sessionTtlMs: number;
   /** Origins besides PUBLIC_ORIGIN allowed to call /api/live (a dashboard served elsewhere). */
   readonly allowedOrigins: readonly string[];
@@ -81,16 +83,12 @@ export function isOpenDashboardPath(url: string): boolean {
 }
 
 export class Dashboard {
-  private readonly sessionKey: Buffer;
-  private readonly siwsKey: Buffer;
   private readonly now: () => number;
 
   private readonly siteDomain: string;
   private readonly origins: readonly string[];
 
   constructor(private readonly deps: DashboardDeps) {
-    this.sessionKey = derivedKey(deps.secret, 'dashboard-session');
-    this.siwsKey = derivedKey(deps.secret, 'dashboard-siws');
     this.now = deps.now ?? Date.now;
     this.siteDomain = new URL(deps.publicOrigin).host;
     this.origins = [new URL(deps.publicOrigin).origin, ...deps.allowedOrigins];
@@ -105,9 +103,9 @@ export class Dashboard {
   /** The request's live session, or 401 session_required. */
   async session(req: IncomingMessage): Promise<Session> {
     const token = cookieValue(header(req, 'cookie'), COOKIE);
-    const session = token === undefined ? null : verifySession(this.sessionKey, token, this.now());
+    const session = token === undefined ? null : verifySession(this.deps.keys, token, this.now());
     if (session === null) throw new AuthError('session_required', 'sign in to the dashboard first (the session is missing or has expired)');
-    if (await this.deps.denylist.isDenied(session.sid)) throw new AuthError('session_required', 'this session was signed out; sign in again');
+    await this.deps.sessions.check(session);
     return session;
   }
 
@@ -141,7 +139,7 @@ export class Dashboard {
     router.post(`${SESSION_PATH}/challenge`, origin, byAddress, (req, res) => {
       const wallet = walletOf(req.body);
       const nowMs = this.now();
-      const message = siwsMessage(this.siwsKey, { domain: this.siteDomain, uri: this.origins[0]!, wallet, issuedAtMs: nowMs, expiresAtMs: nowMs + CHALLENGE_TTL_MS });
+      const message = siwsMessage(this.deps.keys.siws, { domain: this.siteDomain, uri: this.origins[0]!, wallet, issuedAtMs: nowMs, expiresAtMs: nowMs + CHALLENGE_TTL_MS });
       res.set('Cache-Control', 'no-store').json({ message, expiresAt: new Date(nowMs + CHALLENGE_TTL_MS).toISOString() });
     });
     router.post(SESSION_PATH, origin, byAddress, async (req, res) => {
@@ -154,7 +152,7 @@ export class Dashboard {
         const wallet = walletOf(body);
         const message = stringField(body, 'message');
         const signatureBase64 = stringField(body, 'signatureBase64');
-        const verdict = verifySiws(this.siwsKey, { message, signatureBase64, wallet, domain: this.siteDomain, nowMs: this.now() });
+        const verdict = verifySiws(this.deps.keys.siws, { message, signatureBase64, wallet, domain: this.siteDomain, nowMs: this.now() });
         if (!verdict.ok) throw new AuthError('invalid_signature', verdict.reason);
         const key = await this.deps.wallets.activeKeyOf(wallet);
         if (key === null) throw new NotFoundError('no_subscription', 'this wallet has no active API key: subscribe first');
@@ -168,17 +166,20 @@ export class Dashboard {
           errors: [{ path: '/apiKey', message: 'is required unless signing in with a wallet' }],
         });
       }
+      const epoch = await this.deps.sessions.epochOf(started.caller.subscriberId);
       const nowMs = this.now();
       const expiresAtMs = Math.min(nowMs + this.deps.sessionTtlMs, started.caller.paidUntilMs);
       const session: Session = {
         sid: newSessionId(),
         keyHash: started.caller.keyHash.toString('hex'),
+        subscriberId: started.caller.subscriberId,
+        epoch,
         via: started.via,
         ...(started.wallet === undefined ? {} : { wallet: started.wallet }),
         expiresAtMs,
       };
       const secure = !isLoopbackHost(header(req, 'host') ?? '');
-      res.set('Set-Cookie', sessionCookie(COOKIE, signSession(this.sessionKey, session), { maxAgeSeconds: Math.max(1, Math.floor((expiresAtMs - nowMs) / 1000)), secure }));
+      res.set('Set-Cookie', sessionCookie(COOKIE, signSession(this.deps.keys, session), { maxAgeSeconds: Math.max(1, Math.floor((expiresAtMs - nowMs) / 1000)), secure }));
       this.deps.logger.info('dashboard session started', { via: session.via, subscriberId: started.caller.subscriberId });
       res.status(201).set('Cache-Control', 'no-store').json(view(session, started.caller));
     });
@@ -187,11 +188,26 @@ export class Dashboard {
       const caller = await this.authorize(session, req);
       res.set('Cache-Control', 'no-store').json(view(session, caller));
     });
+    // Sign-out: the browser forgets the cookie whatever happens next; 204 only once billing
+    // has raised the subscriber's session epoch (every copy of the cookie, on every replica,
+    // is then refused), else a 503 that says the session still works elsewhere.
     router.delete(SESSION_PATH, origin, async (req, res) => {
+      res.set({ 'Set-Cookie': clearedCookie(COOKIE, !isLoopbackHost(header(req, 'host') ?? '')), 'Cache-Control': 'no-store' });
       const token = cookieValue(header(req, 'cookie'), COOKIE);
-      const session = token === undefined ? null : verifySession(this.sessionKey, token, this.now());
-      if (session !== null) await this.deps.denylist.deny(session.sid, session.expiresAtMs);
-      res.set('Set-Cookie', clearedCookie(COOKIE, !isLoopbackHost(header(req, 'host') ?? ''))).status(204).end();
+      const session = token === undefined ? null : verifySession(this.deps.keys, token, this.now());
+      if (session !== null) {
+        try {
+          await this.deps.sessions.signOut(session);
+        } catch (error) {
+          this.deps.logger.warn('sign-out not recorded: the session stays usable until it expires', { err: error, subscriberId: session.subscriberId });
+          throw new UnavailableError(
+            `this browser has forgotten the session, but the server could not end it: a copy of its cookie works until ${new Date(session.expiresAtMs).toISOString()}. Sign in and sign out again to end it`,
+            { code: 'sign_out_incomplete', retryAfterSeconds: 5, cause: error },
+          );
+        }
+        this.deps.logger.info('dashboard session signed out', { subscriberId: session.subscriberId });
+      }
+      res.status(204).end();
     });
     return router;
   }

@@ -72,7 +72,7 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
   const subscribe = async (req: IncomingMessage, res: ServerResponse, id: string): Promise<void> => {
     // A stream costs one token, at connect.
     const caller = await authorize(deps, req);
-    admitStream(deps.streams, caller, res);
+    admitStream(deps.streams, caller, req, res);
     stream.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) });
   };
 
@@ -82,7 +82,7 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
     const lastEventId = req.headers['last-event-id'];
     const { since, kind } = streamParams(url.searchParams, Array.isArray(lastEventId) ? lastEventId[0] : lastEventId);
     const caller = await authorize(deps, req);
-    admitStream(deps.streams, caller, res);
+    admitStream(deps.streams, caller, req, res);
     await events.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) }, since, kind);
   };
 

@@ -236,6 +236,19 @@ export class BillingRepository implements BillingStore {
   }
 
   /**
+   * Raises the subscriber's session epoch past `epoch` (sessions signed in at `epoch` or
+   * before are over) and returns it; a session already below the epoch changes nothing.
+   * Null for an unknown subscriber.
+   */
+  async endSessions(subscriberId: string, epoch: number): Promise<number | null> {
+    const { rows } = await this.pool.query<{ session_epoch: number }>(
+      `UPDATE billing.subscribers SET session_epoch = GREATEST(session_epoch, $2::int + 1) WHERE id = $1 RETURNING session_epoch`,
+      [subscriberId, epoch],
+    );
+    return rows[0]?.session_epoch ?? null;
+  }
+
+  /**
    * Announces subscriptions whose paid period has ended (one `expired` fact per
    * subscriber and paid period) and any tier crossing; returns the facts to publish.
    */

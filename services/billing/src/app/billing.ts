@@ -5,6 +5,8 @@ import type {
   ReissueCompleteRequest,
   ReissueStart,
   ReissueStartRequest,
+  SessionEndReply,
+  SessionEndRequest,
   SubscribeCompleteRequest,
   SubscribeStartRequest,
   SubscriptionStart,
@@ -28,6 +30,8 @@ export interface AfterCommit {
   /** Delivers a committed revocation now (false: left to the outbox relay). */
   revoked(keyHash: Buffer, revokedAt: Date): Promise<unknown>;
   facts(facts: readonly OutboxFact[]): Promise<void>;
+  /** Announces that a subscriber's dashboard sessions below `epoch` are over (gateways close them at once). */
+  sessionsEnded(subscriberId: string, epoch: number, endedAt: Date): void;
 }
 
 export interface BillingSettings {
@@ -217,6 +221,17 @@ export class Billing {
     const revoked = await this.repo.revokeKeyHash(keyHash, reason, now);
     if (revoked) await this.after.revoked(keyHash, now);
     return revoked;
+  }
+
+  /**
+   * Sign-out: ends the subscriber's dashboard sessions signed in at `epoch` or before,
+   * durably (the raised epoch is in PostgreSQL before the reply), then tells every gateway.
+   */
+  async endSessions(request: SessionEndRequest): Promise<SessionEndReply> {
+    const epoch = await this.repo.endSessions(request.subscriberId, request.epoch);
+    if (epoch === null) throw new NotFoundError('unknown_subscriber', 'no subscriber has this id');
+    this.after.sessionsEnded(request.subscriberId, epoch, this.now());
+    return { subscriberId: request.subscriberId, epoch };
   }
 
   /** Announces ended subscriptions and tier crossings (the lifecycle scheduler's tick). */

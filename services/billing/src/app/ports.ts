@@ -72,5 +72,7 @@ export interface BillingStore {
   findReissueNonce(nonce: string): Promise<ReissueNonce | null>;
   completeReissue(nonce: string, ownerPubkey: string, now: Date): Promise<IssuedKey>;
   revokeKeyHash(keyHash: Buffer, reason: string, now: Date): Promise<boolean>;
+  /** Raises the subscriber's dashboard session epoch past `epoch`; the epoch now, or null for an unknown subscriber. */
+  endSessions(subscriberId: string, epoch: number): Promise<number | null>;
   expireDue(now: Date, limit?: number): Promise<OutboxFact[]>;
 }

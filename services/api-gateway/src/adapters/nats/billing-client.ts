@@ -32,4 +32,10 @@ export class BillingClient extends CommandClient {
     const request: contracts.KeyRevokeRequest = { keyHash: keyHash.toString('hex'), reason: 'key_sharing' };
     return (await this.send(this.c.keyRevoke, request, contracts.validateKeyRevokeReply, requestId)).revoked;
   }
+
+  /** Sign-out: billing raises the subscriber's dashboard session epoch past `epoch`; the epoch now. */
+  async endSessions(subscriberId: string, epoch: number, requestId?: string): Promise<number> {
+    const request: contracts.SessionEndRequest = { subscriberId, epoch };
+    return (await this.send(this.c.sessionEnd, request, contracts.validateSessionEndReply, requestId)).epoch;
+  }
 }
