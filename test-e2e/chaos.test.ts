@@ -55,7 +55,6 @@ let suite: LocalSuite | null = null;
 let databaseUrl: string;
 let pool: Pool;
 let gateways: string[];
-let opsPorts: Readonly<Record<string, number>>;
 let apiKey: string;
 let strategyId: string;
 const recovery: { disruption: string; seconds: number }[] = [];
@@ -131,7 +130,6 @@ beforeAll(async () => {
   pool = createPool(databaseUrl, { max: 2 });
   devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 40, roundSlots: 15, intermissionSlots: 4, historyRounds: 20, seed: 77 });
   const local = await localSuiteEnv({ services: [...SERVICES], databaseUrl, natsPrefix: 'chaos', redisPrefix: 'chaos:', secret: SECRET, dataDir: join(work, 'data'), historyRounds: 20 });
-  opsPorts = local.opsPorts;
   const port = Number(new URL(local.gatewayUrl).port);
   gateways = [local.gatewayUrl, `http://127.0.0.1:${port + 1}`];
   const env = {

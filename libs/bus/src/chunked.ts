@@ -1,5 +1,5 @@
 import { CHUNK_HEADER, CHUNKS_HEADER, CORRELATION_HEADER, validateCommandReply, type Validator } from '@gridlab/contracts';
-import { TimeoutError, UnavailableError, errorFromWire } from '@gridlab/errors';
+import { TimeoutError, UnavailableError } from '@gridlab/errors';
 import { createInbox, headers, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { inboxPrefixOf } from './connect';
 import { checkedReply, type RequestOptions } from './commands';

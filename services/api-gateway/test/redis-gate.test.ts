@@ -147,7 +147,7 @@ describe('RedisGate', () => {
 
   it('serves a steadily polled key from a lease of its tokens: one script call per lease, exact near the limit', async () => {
     const hash = randomBytes(32);
-    const { gate: leased, check, calls, client } = polledGate();
+    const { gate: leased, check, calls } = polledGate();
     await leased.remember(hash, { subscriberId: 'sub_l', paidUntilMs });
     const remaining: number[] = [];
     for (let i = 0; i < 12; i++) {
@@ -189,7 +189,7 @@ describe('RedisGate', () => {
 
   it('gives a lease\'s unused tokens back with the next call, and counts an expired lease until the bucket\'s own clock ends it', async () => {
     const hash = randomBytes(32);
-    const { gate: leased, check, advance, client } = polledGate();
+    const { gate: leased, check, advance } = polledGate();
     await leased.remember(hash, { subscriberId: 'sub_g', paidUntilMs });
     await check(hash, '10.0.0.8'); // 59
     await check(hash, '10.0.0.8'); // 58: 48 in Redis, 10 leased
@@ -203,7 +203,7 @@ describe('RedisGate', () => {
 
   it('releases a lease given back within its time to live, so the bucket refills to the whole capacity again', async () => {
     const hash = randomBytes(32);
-    const { gate: leased, check, client } = polledGate();
+    const { gate: leased, check } = polledGate();
     await leased.remember(hash, { subscriberId: 'sub_q', paidUntilMs });
     await check(hash, '10.0.0.4');
     await check(hash, '10.0.0.4'); // 10 leased
@@ -216,7 +216,7 @@ describe('RedisGate', () => {
 
   it('never lets the bucket and its leases hold more than the capacity, however long a lease is out', async () => {
     const hash = randomBytes(32);
-    const { gate: leased, check, client } = polledGate();
+    const { gate: leased, check } = polledGate();
     await leased.remember(hash, { subscriberId: 'sub_c', paidUntilMs });
     await check(hash, '10.0.0.3');
     await check(hash, '10.0.0.3'); // 48 in Redis, 10 leased
@@ -234,7 +234,7 @@ describe('RedisGate', () => {
 
   it('stops serving a revoked key from its lease once told (the revocation fact)', async () => {
     const hash = randomBytes(32);
-    const { gate: leased, check, client } = polledGate();
+    const { gate: leased, check } = polledGate();
     await leased.remember(hash, { subscriberId: 'sub_v', paidUntilMs });
     expect(await check(hash, '10.0.0.7')).toMatchObject({ state: 'ok' });
     expect(await check(hash, '10.0.0.7')).toMatchObject({ state: 'ok' }); // leased

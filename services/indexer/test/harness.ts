@@ -1,5 +1,5 @@
 import { OrePdas } from '@gridlab/chain';
-import { natsNames, type NatsNames, type Round } from '@gridlab/contracts';
+import { natsNames, type NatsNames } from '@gridlab/contracts';
 import { createPool, type Pool } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { createLogger } from '@gridlab/logger';

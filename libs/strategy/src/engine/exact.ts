@@ -11,7 +11,6 @@ const INV_18 = 1 / TWO_18;
 const TWO_32 = 4_294_967_296;
 const TWO_51 = 2 ** 51;
 const TWO_52 = 2 ** 52;
-const TWO_53 = 2 ** 53;
 
 /**
  * floor(a / c) for non-negative integers a < 2^53 and c >= 1.
@@ -55,11 +54,6 @@ export function mulDivFloor(a: number, b: number, c: number): number {
 /** floor(a * b / c) in BigInt (kept out of the hot functions, which then stay small). */
 function mulDivBig(a: number, b: number, c: number): number {
   return Number((BigInt(a) * BigInt(b)) / BigInt(c));
-}
-
-/** (a * b) mod c in BigInt. */
-function mulModBig(a: number, b: number, c: number): number {
-  return mulModBig(a, b, c);
 }
 
 /** (a * b) mod c for non-negative integers a, b < 2^53 and 1 <= c, exactly. */

@@ -43,7 +43,7 @@ describe('TokenLeases', () => {
   });
 
   it('gives a lease back with the next call: its unused tokens, and all it was granted while it is within its time to live', () => {
-    const { l, advance } = leases();
+    const { l } = leases();
     granted(l, 'k', 6);
     expect(l.take('k', 2)).not.toBeNull();
     expect(l.begin('k')).toMatchObject({ refund: 4, released: 6 });
