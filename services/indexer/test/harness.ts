@@ -19,6 +19,8 @@ export interface Harness {
   readonly pdas: OrePdas;
   readonly settings: IndexerSettings;
   startIndexer(overrides?: Partial<IndexerSettings>): Promise<{ indexer: Indexer; metrics: Registry }>;
+  /** Stops every indexer started so far (after each test: a failed test's leader must not starve the next). */
+  stopIndexers(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -59,8 +61,11 @@ export async function harness(historyRounds = 30): Promise<Harness> {
       running.push(indexer);
       return { indexer, metrics };
     },
+    stopIndexers: async () => {
+      await Promise.all(running.splice(0).map((i) => i.stop().catch(() => undefined)));
+    },
     close: async () => {
-      await Promise.all(running.map((i) => i.stop().catch(() => undefined)));
+      await Promise.all(running.splice(0).map((i) => i.stop().catch(() => undefined)));
       await devnet.stop();
       await pool.end();
       await db.drop();

@@ -37,6 +37,7 @@ const linedBelow = async (): Promise<number> => Number((await h.pool.query('SELE
 beforeAll(async () => {
   h = await harness(30);
 });
+afterEach(() => h.stopIndexers());
 afterAll(() => h.close());
 
 describe('indexer against the devnet', () => {

@@ -259,8 +259,9 @@ export class LeaderSession {
     } else {
       const decoded = this.decode(account);
       if (decoded === null) return;
-      // The board has moved past the round: its cost word is the cost at this settlement.
-      round = this.toRound(decoded, previous, this.tracker.board, this.deps.now(), this.tracker.poolOf(id));
+      // The board that first moved past the round holds the cost at its settlement (a later
+      // one may hold the cost of a later round, when settling lags behind the chain).
+      round = this.toRound(decoded, previous, this.tracker.boardPast(id) ?? this.tracker.board, this.deps.now(), this.tracker.poolOf(id));
     }
     if (round === null) return;
     this.previousRule = round.payoutRule;

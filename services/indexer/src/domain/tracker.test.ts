@@ -32,6 +32,19 @@ describe('RoundTracker', () => {
     expect(t.board?.roundId).toBe(11);
   });
 
+  it('remembers the board that first moved past each round, whose cost word is that settlement\'s, when settling lags', () => {
+    const t = new RoundTracker();
+    t.onBoard({ ...board(10, 100, 250), epochOrCost: 7 }, 120);
+    t.onBoard({ ...board(11, 290, null), epochOrCost: 8 }, 290);
+    t.onBoard({ ...board(11, 292, 442), epochOrCost: 8 }, 292);
+    t.onBoard({ ...board(12, 480, null), epochOrCost: 9 }, 480);
+    // Round 10 settled at the board of round 11, though the tracker's board is now round 12's.
+    expect([t.boardPast(10)?.epochOrCost, t.boardPast(11)?.epochOrCost, t.board?.epochOrCost]).toEqual([8, 9, 9]);
+    t.onBoard({ ...board(15, 900, null), epochOrCost: 12 }, 900);
+    expect([12, 13, 14].map((id) => t.boardPast(id)?.epochOrCost)).toEqual([12, 12, 12]);
+    expect(t.boardPast(9)).toBeNull();
+  });
+
   it('tracks only the current round and drops repeats', () => {
     const t = new RoundTracker();
     t.onBoard(board(10, 100, 250), 120);

@@ -12,7 +12,7 @@ export interface TrackerEffects {
 
 const NONE: TrackerEffects = { opened: null, settle: [], snapshotChanged: false };
 
-/** Settled rounds whose motherlode pool is remembered until they are stored. */
+/** Settled rounds whose motherlode pool and next board are remembered until they are stored. */
 const POOLS_KEPT = 64;
 
 /**
@@ -42,6 +42,8 @@ export class RoundTracker {
   /** The pool the board's current round plays for, once read while it was live. */
   private currentPool: number | null = null;
   private readonly settledPools = new Map<number, number>();
+  /** The board that first showed each settled round as past (its cost word is the round's). */
+  private readonly boardsPast = new Map<number, BoardAccount>();
 
   get board(): BoardAccount | null {
     return this.boardState;
@@ -82,6 +84,15 @@ export class RoundTracker {
     return this.settledPools.get(roundId) ?? null;
   }
 
+  /**
+   * The board as first seen after it moved past a settled round (the production cost at
+   * that settlement, which a board read later, after further resets, no longer holds);
+   * null when not seen (remembered for the last rounds settled).
+   */
+  boardPast(roundId: number): BoardAccount | null {
+    return this.boardsPast.get(roundId) ?? null;
+  }
+
   /** A board update observed at `slot`. */
   onBoard(board: BoardAccount, slot: number): TrackerEffects {
     const previous = this.boardState;
@@ -98,7 +109,10 @@ export class RoundTracker {
     if (board.roundId <= previous.roundId) return { ...NONE, snapshotChanged: true };
     this.onNewRound(previous.roundId, slot);
     const settle: number[] = [];
-    for (let id = previous.roundId; id < board.roundId; id++) settle.push(id);
+    for (let id = previous.roundId; id < board.roundId; id++) {
+      settle.push(id);
+      remember(this.boardsPast, id, board);
+    }
     return { opened: { roundId: board.roundId, previousRoundId: board.roundId - 1 }, settle, snapshotChanged: true };
   }
 
@@ -108,10 +122,7 @@ export class RoundTracker {
    * later replaces (the pool is unchanged by a reset that paid no ORE, and then no update comes).
    */
   private onNewRound(left: number | null, slot: number): void {
-    if (left !== null && this.currentPool !== null) {
-      this.settledPools.set(left, this.currentPool);
-      if (this.settledPools.size > POOLS_KEPT) this.settledPools.delete(this.settledPools.keys().next().value!);
-    }
+    if (left !== null && this.currentPool !== null) remember(this.settledPools, left, this.currentPool);
     this.roundSeenAt = slot;
     this.roundSeenUntil = slot;
     this.currentPool = this.treasuryState === null ? null : this.treasuryState.motherlode;
@@ -126,6 +137,12 @@ export class RoundTracker {
     this.roundState = round;
     return { ...NONE, snapshotChanged: true };
   }
+}
+
+/** Sets a settled round's entry, forgetting the oldest beyond POOLS_KEPT. */
+function remember<T>(map: Map<number, T>, roundId: number, value: T): void {
+  map.set(roundId, value);
+  if (map.size > POOLS_KEPT) map.delete(map.keys().next().value!);
 }
 
 function sameBoard(a: BoardAccount, b: BoardAccount): boolean {
