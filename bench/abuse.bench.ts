@@ -13,7 +13,7 @@ const TARGET_LIVE_P99_MS = 20;
 const TARGET_BACKTEST_RATIO = 2;
 
 /**
- * Issue 12's abuse figure: one key holds its maximum of everything (5 SSE streams, 1
+ * The abuse figure: one key holds its maximum of everything (5 SSE streams, 1
  * NDJSON dump it never reads, 2 Strategy Lab analytics in flight, restarted as soon as
  * one ends) while another client's GET /live p99 and backtest time are measured, and
  * compared with the same measurements with no abuser. Real gateway and lab-backtest

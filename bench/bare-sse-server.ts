@@ -1,5 +1,5 @@
 /**
- * The SSE fan-out baseline (issue 17): a bare Node http server that does nothing but hold
+ * The SSE fan-out baseline: a bare Node http server that does nothing but hold
  * /stream sockets and write each snapshot it receives on NATS, framed once, to all of
  * them: what this machine can do for the same clients, frames and trigger, without the
  * gateway's authentication, limits and coalescing. Run by sse-fanout.bench.ts as its own

@@ -7,10 +7,10 @@ import { startGatewayUnderTest } from './gateway-harness';
 import type { Bench } from './types';
 
 const ROUNDS = 200_000;
-/** Issue 17: at least this many rounds per second (the 2-core machine). */
+/** At least this many rounds per second (the 2-core machine). */
 const TARGET = 150_000;
 const RUNS = 3;
-/** Issue 17: /dump ≥ this share of a raw COPY of the same rows. */
+/** /dump ≥ this share of a raw COPY of the same rows. */
 const RATIO_TARGET = 0.5;
 /** Rounds per line-writing transaction, as the indexer writes them. */
 const LINE_BATCH = 5_000;

@@ -59,7 +59,7 @@ const bench: Bench = async () => {
   try {
     await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
     await runMigrations({ databaseUrl: db.url, schema: LAB_SCHEMA, dir: LAB_MIGRATIONS_DIR });
-    // lab-forward forward-tests only strategies whose owner's subscription is paid (issue 12).
+    // lab-forward forward-tests only strategies whose owner's subscription is paid.
     await runMigrations({ databaseUrl: db.url, schema: BILLING_SCHEMA, dir: BILLING_MIGRATIONS_DIR });
     const repo = new RoundRepository(pool);
     const rounds = syntheticRounds(HISTORY_ROUNDS + LIVE_ROUNDS, { seed: 31, firstId: 1 });

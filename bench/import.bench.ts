@@ -16,9 +16,9 @@ import type { Bench } from './types';
 
 const ROUNDS = 200_000;
 const RUNS = 3;
-/** Issue 17: at least this many rounds per second (the 2-core machine). */
+/** At least this many rounds per second (the 2-core machine). */
 const TARGET = 150_000;
-/** Issue 17: import ≥ this share of what PostgreSQL ingests by binary COPY alone. */
+/** Import ≥ this share of what PostgreSQL ingests by binary COPY alone. */
 const RATIO_TARGET = 0.5;
 /** Rounds per COPY of the baseline, as the import writes them. */
 const COPY_BATCH = 10_000;

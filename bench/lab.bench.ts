@@ -15,7 +15,7 @@ const RETURNS_FROM_ID = 250_001;
 const COLD_RUNS = 3;
 const START_RUNS = 3;
 const CACHED_RUNS = 20;
-/** Issue 17: history load of 500,000 rounds, and uncached analytics over 100,000. */
+/** History load of 500,000 rounds, and uncached analytics over 100,000. */
 const TARGET_LOAD_S = 1;
 /** SPEC 8's 400 MB, read strictly: 10^6 bytes a megabyte. */
 const TARGET_RSS_MB = 400;

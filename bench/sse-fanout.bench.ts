@@ -97,10 +97,10 @@ async function startBareServer(natsUrl: string, subject: string): Promise<{ url:
  * for snapshots published on NATS, the time until each client has it (p99), every
  * client receiving each snapshot or, coalesced, a newer one. Baseline in the same run: a
  * bare Node http server writing the same frames, on the same trigger, to the same number
- * of sockets (issue 17: gateway p99 ≤ 2x the bare server's).
+ * of sockets (gateway p99 ≤ 2x the bare server's).
  */
 const bench: Bench = async () => {
-  // The figure is delivery to 10,000 connected clients. The admission caps of issue 12
+  // The figure is delivery to 10,000 connected clients. The admission caps
   // (STREAMS_PER_KEY 5, STREAMS_PER_ADDRESS 20 by default) would refuse most of them here,
   // where every client shares loopback and 250 keys; they are raised for this process only.
   const gateway = await startGatewayUnderTest(KEYS, { STREAMS_PER_KEY: String(CLIENTS / KEYS), STREAMS_PER_ADDRESS: String(CLIENTS) });

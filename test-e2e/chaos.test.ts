@@ -1,5 +1,5 @@
 /**
- * Chaos (issue 15): the whole suite, two replicas of every service, on PostgreSQL, Redis
+ * Chaos: the whole suite, two replicas of every service, on PostgreSQL, Redis
  * and NATS servers of the test's own (side ports, never the shared ones) with live devnet
  * traffic. One disruption at a time — kill -9 of each single writer's leader and then its
  * standby, kill -9 of a replica of each horizontal service, kill -9 and restart of NATS and

@@ -1,5 +1,5 @@
 /**
- * Least privilege end to end (issue 15): the whole suite, each service with only its own
+ * Least privilege end to end: the whole suite, each service with only its own
  * credentials — its PostgreSQL role (k8s/engines/postgres-roles.sql), its NATS user on a
  * server configured with exactly the `config.merge` of k8s/engines/nats-values.yaml, its
  * Redis ACL user from k8s/engines/redis-values.yaml — serves rounds, live snapshots,

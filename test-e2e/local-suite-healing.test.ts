@@ -1,5 +1,5 @@
 /**
- * Issue 15 item 6: the local suite (`make start`) heals. A service killed with SIGKILL is
+ * The local suite (`make start`) heals. A service killed with SIGKILL is
  * restarted after a back-off, with a line saying so, and is ready again; with
  * GRIDLAB_REPLICAS=2 the standby of a single writer takes the lock when its leader dies.
  */

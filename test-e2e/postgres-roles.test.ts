@@ -1,5 +1,5 @@
 /**
- * Least privilege in PostgreSQL (issue 15): k8s/engines/postgres-roles.sql creates one role per
+ * Least privilege in PostgreSQL: k8s/engines/postgres-roles.sql creates one role per
  * service owning its schema; each service migrates its schema as that role, and the owners'
  * migrations grant reads to exactly the roles that read their tables. Checked on a real
  * server: every read the services make works, every write to another's schema and every

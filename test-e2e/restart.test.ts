@@ -1,5 +1,5 @@
 /**
- * Issue 18: the local suite (deploy/local/run-suite.ts, as `make start` runs it) stopped
+ * The local suite (deploy/local/run-suite.ts, as `make start` runs it) stopped
  * and started again continues the same chain, and /live, /stream and forward tests follow
  * it at once.
  */

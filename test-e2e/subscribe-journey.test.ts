@@ -83,7 +83,7 @@ describe('a fresh wallet becomes a working key with the CLI', () => {
 
     const issued = await cli('subscribe', '--keypair', keypairFile);
     expect(issued).toEqual({ apiKey: expect.stringMatching(/^grid_/), subscriberId: expect.stringMatching(/^sub_/), paidUntil: expect.any(String) });
-    // The CLI redeems with a wallet signature, so a front-runner could not keep the key (issue 12).
+    // The CLI redeems with a wallet signature, so a front-runner could not keep the key.
     const pool = createPool(db.url);
     const { rows } = await pool.query(`SELECT consumed_signed FROM billing.payment_nonces WHERE owner_pubkey = $1`, [owner]).finally(() => pool.end());
     expect(rows).toEqual([{ consumed_signed: true }]);

@@ -6,7 +6,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 const NANOS_PER_MS = 1_000_000;
 
 /**
- * Bounds of every JetStream stream (issue 12): facts older than this are gone (consumers
+ * Bounds of every JetStream stream: facts older than this are gone (consumers
  * catch up from PostgreSQL, the source of truth), and a stream never grows past this size
  * (oldest messages discarded first).
  */

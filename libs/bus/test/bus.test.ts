@@ -56,7 +56,7 @@ describe('bus', () => {
   });
 });
 
-describe('bounded streams and consumers (issue 12)', () => {
+describe('bounded streams and consumers', () => {
   const logger = createLogger({ service: 'test', silent: true });
 
   it('streams have a max age and a max size', async () => {
@@ -114,7 +114,7 @@ describe('bounded streams and consumers (issue 12)', () => {
   });
 });
 
-describe('a reply that breaks its own contract (issue 12)', () => {
+describe('a reply that breaks its own contract', () => {
   const logger = createLogger({ service: 'test', silent: true });
 
   it('is a 500 with no internal text, never a 400, whether the server or the client finds it', async () => {

@@ -91,7 +91,7 @@ describe('chunked replies', () => {
     const stop = serve((_d, reply) => reply(encoder.encode(JSON.stringify({ ok: true, result: { blob: 7 } }))));
     await server.flush();
     try {
-      // A 500 with no internal text (DecodeError), never the caller's 400 (issue 12).
+      // A 500 with no internal text (DecodeError), never the caller's 400.
       await expect(requestChunked(client, subject, {}, validateBlob, { timeoutMs: 5000 })).rejects.toBeInstanceOf(DecodeError);
     } finally {
       stop();

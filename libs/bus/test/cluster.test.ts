@@ -1,5 +1,5 @@
 /**
- * Streams replicated on a 3-node JetStream cluster (issue 15): NATS_STREAM_REPLICAS=3 puts
+ * Streams replicated on a 3-node JetStream cluster: NATS_STREAM_REPLICAS=3 puts
  * ROUNDS and the LIVE bucket on three servers, and killing the stream's leader (kill -9)
  * loses no settled round: publishing goes on after the election and the durable consumer
  * receives every round. The cluster is the test's own, on side ports.

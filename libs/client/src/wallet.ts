@@ -139,7 +139,7 @@ export async function redeem(
       return await client.completeSubscription({ ...body, ...signed }, opts);
     } catch (error) {
       // A signed PUT is safe to repeat: a 503/504 after billing committed is answered by the
-      // same request, which hands the paid key to its owner without paying again (issue 12).
+      // same request, which hands the paid key to its owner without paying again.
       const retryable = error instanceof GridlabApiError && (error.code === 'payment_not_confirmed' || error.status === 503 || error.status === 504);
       if (!retryable || attempt >= (args.attempts ?? DEFAULT_REDEEM_ATTEMPTS)) throw error;
       await sleep(error.retryAfterMs ?? 2000, args.signal);

@@ -29,7 +29,7 @@ export interface SubscribeStartRequest {
   /**
    * When true (default false) the nonce is redeemable only by a signed PUT: an unsigned
    * one answers 403 signature_required, so nobody who copies the payment from the chain
-   * can redeem it first (issue 33). Every Gridlab client sets it.
+   * can redeem it first. Every Gridlab client sets it.
    */
   readonly requireSignature?: boolean;
 }

@@ -48,7 +48,7 @@ export interface NatsNames {
     readonly strategyGet: string;
     readonly strategyUpdate: string;
     readonly strategyDelete: string;
-    /** Brings back a deleted strategy of the owner until it is purged (issue 33). */
+    /** Brings back a deleted strategy of the owner until it is purged. */
     readonly strategyRestore: string;
     readonly strategyForward: string;
     readonly leaderboardGet: string;

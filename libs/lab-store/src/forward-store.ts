@@ -186,7 +186,7 @@ export class WriterTx {
   }
 
   /**
-   * Follows the owners' subscriptions (billing's table; issue 12): the active strategies
+   * Follows the owners' subscriptions (billing's table): the active strategies
    * of an owner whose paid period has ended stop (`subscription_expired`, their unsettled
    * predictions dropped) after the last settled round; strategies stopped that way whose
    * owner has renewed start a new session at the round after the newest stored one, as

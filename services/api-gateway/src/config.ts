@@ -1,7 +1,7 @@
 import { int, list, loadConfig, oneOf, serviceFields, str, type Env } from '@gridlab/config';
 import { DEFAULT_LEASE_POLICY } from './domain/token-lease';
 
-// /metrics and the detailed /readyz are served on the ops address only (issue 12: never
+// /metrics and the detailed /readyz are served on the ops address only (never
 // on the public port). OPS_PORT defaults to 0 (any free port, logged) so several gateways
 // can run side by side; deployments set it (9106) to scrape it.
 const SHARED = serviceFields(0);

@@ -1,6 +1,6 @@
 /**
- * Issue 12 against a real gateway process (PostgreSQL, Redis, NATS): the attacks of an
- * impolite client, each shown to fail.
+ * The attacks of an impolite client against a real gateway process (PostgreSQL, Redis,
+ * NATS), each shown to fail.
  */
 import { randomBytes } from 'node:crypto';
 import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA, KeyStore } from '@gridlab/billing-store';

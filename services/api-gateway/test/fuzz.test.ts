@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 8: hostile requests derived from the OpenAPI document (every operation,
+ * Hostile requests derived from the OpenAPI document (every operation,
  * its path, query and header parameters and its body), plus malformed JSON, deep
  * nesting, huge and non-ASCII values and bad Authorization headers, sent by the
  * thousand to the gateway with the services behind it running (billing, lab-forward,

@@ -362,7 +362,7 @@ describe('without Redis', () => {
     expect(ok).toBeGreaterThanOrEqual(60);
     expect(ok).toBeLessThanOrEqual(60 + Math.ceil(((Date.now() - started) / 1000) * 5));
     expect(limited?.headers.get('retry-after')).toBe('1');
-    // Degraded but ready (issue 12): the gateway fails soft without Redis. The public port
+    // Degraded but ready: the gateway fails soft without Redis. The public port
     // names the failing check but not its error text; /metrics is on the ops port only.
     const ready = await fetch(`${noRedis}/readyz`);
     expect(ready.status).toBe(200);

@@ -1,5 +1,5 @@
 /**
- * Issue 12, items 1 and 2, over real parts (devnet payments, the billing process, two
+ * Over real parts (devnet payments, the billing process, two
  * gateway processes, PostgreSQL, Redis, NATS): a front-runner who redeems a payment
  * first loses the key to the owner's signed PUT, and a payment committed without a reply
  * reaching the customer (billing killed with SIGKILL) is redeemed again by a signed retry
@@ -349,7 +349,7 @@ async function reissue(owner: Keypair): Promise<string> {
 const consumedAt = async (nonce: string): Promise<Date | null> =>
   (await pool.query<{ consumed_at: Date | null }>(`SELECT consumed_at FROM billing.payment_nonces WHERE nonce = $1`, [nonce])).rows[0]!.consumed_at;
 
-describe('unsigned redemptions cannot hurt an owner (issue 33)', () => {
+describe('unsigned redemptions cannot hurt an owner', () => {
   it("a bot's unsigned PUT of a renewal answers 403 signature_required, consumes nothing, and the owner's key keeps working", async () => {
     const owner = await wallet();
     const first = await payFor(owner);

@@ -248,7 +248,7 @@ describe('strategy records', () => {
     expect([renamed.status, renamed.body.strategy.name, renamed.body.strategy.active]).toEqual([200, 'Renamed', true]);
     const dsl = await call('PATCH', `/lab/strategies/${id}`, keyA, { dsl: DSLS[1] });
     expect([dsl.status, dsl.body.errors[0].path]).toEqual([400, '/dsl']);
-    // {} is a no-op (issue 12): 200, the strategy exactly as it was (updatedAt included).
+    // {} is a no-op: 200, the strategy exactly as it was (updatedAt included).
     const before = await call('GET', `/lab/strategies/${id}`, keyA);
     const noop = await call('PATCH', `/lab/strategies/${id}`, keyA, {});
     expect([noop.status, noop.body.strategy]).toEqual([200, before.body.strategy]);
@@ -405,7 +405,7 @@ describe('forward testing', () => {
     expect((await settled()).n).toBeGreaterThan(0);
     expect((await call('DELETE', `/lab/strategies/${id}`, keyA)).body).toEqual({ ok: true });
     const before = (await settled()).n as number;
-    // No new prediction is recorded for it; what was settled stays (issue 33: a deletion is recoverable).
+    // No new prediction is recorded for it; what was settled stays (a deletion is recoverable).
     await new Promise((r) => setTimeout(r, 1000));
     expect(await settled()).toEqual({ n: before, pending: 0 });
     expect((await call('GET', `/lab/leaderboard/${id}`, keyA)).status).toBe(404);
@@ -414,7 +414,7 @@ describe('forward testing', () => {
     expect((await call('DELETE', `/lab/strategies/${id}`, keyA)).status).toBe(404);
   });
 
-  it("stops forward-testing an expired subscription's strategies, and resumes them with a new session on renewal (issue 12)", async () => {
+  it("stops forward-testing an expired subscription's strategies, and resumes them with a new session on renewal", async () => {
     const created = await create(keyB, 'Lapsing', DSLS[0]);
     expect(created.status).toBe(201);
     const id = created.body.strategy.id as string;

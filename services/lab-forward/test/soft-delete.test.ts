@@ -1,5 +1,5 @@
 /**
- * Issue 33, item 1: deleting a Lab strategy is recoverable. Over real parts (PostgreSQL,
+ * Deleting a Lab strategy is recoverable. Over real parts (PostgreSQL,
  * NATS, Redis, the gateway and lab-forward processes): a deleted strategy disappears from
  * every read, the leaderboard and the owner's cap; its owner, and nobody else, restores
  * it; lab-forward purges it for good once LAB_DELETED_RETENTION_DAYS have passed.
@@ -91,7 +91,7 @@ afterAll(async () => {
   await ns.cleanup();
 });
 
-describe('deleting a strategy is recoverable (issue 33)', () => {
+describe('deleting a strategy is recoverable', () => {
   it('a deleted strategy is gone from every read and the board; its owner restores it, another subscriber cannot', async () => {
     const id = await create(keyA, 'Keeper');
     const before = (await call('GET', `/lab/strategies/${id}`, keyA)).body.strategy;

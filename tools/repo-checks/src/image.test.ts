@@ -1,5 +1,5 @@
 /**
- * The image recipe (issue 15): Docker is not available here, so what can be checked without
+ * The image recipe: Docker is not available here, so what can be checked without
  * it is checked on the text — every base image pinned by digest, a numeric non-root user,
  * node started directly on the compiled bundle, and a build context that leaves out what
  * is built, installed or local. test-e2e/production-build.test.ts runs what the recipe runs.

@@ -1,5 +1,5 @@
 /**
- * Every Kubernetes overlay as `kubectl apply -k` would send it (issue 15): rendered with
+ * Every Kubernetes overlay as `kubectl apply -k` would send it: rendered with
  * `kubectl kustomize`, each object validated against the Kubernetes API schemas
  * (kubernetes-models; the Prometheus Operator's for PrometheusRule), then the policies an
  * operator expects: non-root, read-only, probes, limits, graceful drains, HPAs owning

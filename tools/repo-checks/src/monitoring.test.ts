@@ -1,5 +1,5 @@
 /**
- * The alert rules and the Grafana dashboard (issue 15) read what the services export:
+ * The alert rules and the Grafana dashboard read what the services export:
  * every PromQL expression parses (the Prometheus project's own grammar), every metric it
  * selects is registered by some service (or is a default process metric of prom-client),
  * every alert has a runbook section in docs/operations.md, and the dashboard is well formed.

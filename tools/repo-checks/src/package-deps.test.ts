@@ -1,5 +1,5 @@
 /**
- * Every package declares exactly what it imports (issue 16): production code's imports
+ * Every package declares exactly what it imports: production code's imports
  * are `dependencies` (or peers), test-only imports may be `devDependencies`, and nothing
  * is declared that no file imports (but the few runtime-only packages listed below).
  * dependency-cruiser checks npm imports against package.json; workspace packages resolve

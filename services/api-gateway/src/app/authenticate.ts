@@ -40,7 +40,7 @@ export class RateLimitedWithDecision extends RateLimitedError {
   }
 }
 
-/** Limits on callers that fail to authenticate (issue 12: unauthenticated floods). */
+/** Limits on callers that fail to authenticate (unauthenticated floods). */
 export interface AuthGuardOptions {
   /** Failed authentications allowed per client address (IPv6: per /64); checked before any lookup. */
   readonly failurePolicy: BucketPolicy;

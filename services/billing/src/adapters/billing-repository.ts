@@ -89,7 +89,7 @@ export class BillingRepository implements BillingStore {
    * (revoking the previous one) and the facts written. The nonce row lock makes
    * concurrent completions of one nonce wait; the loser sees it consumed. An owner lock
    * serializes redemptions of one owner's nonces, so an unsigned one never replaces a
-   * working key, not even one a concurrent redemption is issuing (issue 33).
+   * working key, not even one a concurrent redemption is issuing.
    */
   async completePayment(payment: VerifiedPayment, now: Date): Promise<KeyChange> {
     return withTransaction(this.pool, async (client) => {
@@ -146,7 +146,7 @@ export class BillingRepository implements BillingStore {
    * the subscriber's active key (the one that redemption issued, or a front-runner's) is
    * revoked and a new one issued, under the nonce's row lock so concurrent retries
    * serialize. Only for the transaction that consumed the nonce, within the window, and
-   * once: the reclaim closes the window, as does a later /reissue (issue 33).
+   * once: the reclaim closes the window, as does a later /reissue.
    */
   async reclaimPayment(r: Reclaim, now: Date): Promise<IssuedKey> {
     return withTransaction(this.pool, async (client) => {

@@ -47,7 +47,7 @@ export interface VerifiedPayment {
   readonly signed: boolean;
 }
 
-/** A signed redemption of a nonce already consumed (issue 12). */
+/** A signed redemption of a nonce already consumed. */
 export interface Reclaim {
   readonly nonce: string;
   readonly ownerPubkey: string;

@@ -1,5 +1,5 @@
 /**
- * Issue 16: the big_round rule lives once (@gridlab/strategy's bigRoundThreshold). The
+ * The big_round rule lives once (@gridlab/strategy's bigRoundThreshold). The
  * event log's big_round events and the Lab's big-round flags (what the
  * rounds_since_big_round filter reads) pick the same rounds under any rule, so changing
  * EVENT_BIG_ROUND_* changes both alike.
