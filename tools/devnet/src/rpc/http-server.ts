@@ -70,8 +70,10 @@ const CORS = {
 export async function startHttpRpc(host: string, port: number, methods: Record<string, RpcMethod>, budgets: RpcBudgets): Promise<{ server: Server; port: number }> {
   const server = createServer((req, res) => {
     const send = (status: number, body: unknown, retryAfterS: number | null = null): void => {
-      // Encoded once: a batch of transactions is a few hundred kilobytes.
-      const bytes = Buffer.from(JSON.stringify(body));
+      // Encoded once: a batch of transactions is a few hundred kilobytes. Text all ASCII (the
+      // chain's JSON is, but for user text) is copied as Latin-1, its UTF-8 bytes, far faster.
+      const text = JSON.stringify(body);
+      const bytes = Buffer.byteLength(text) === text.length ? Buffer.from(text, 'latin1') : Buffer.from(text);
       const headers = { ...CORS, 'content-type': 'application/json', 'content-length': bytes.length };
       res.writeHead(status, retryAfterS === null ? headers : { ...headers, 'retry-after': String(retryAfterS) });
       res.end(bytes);
