@@ -146,18 +146,25 @@ function decodeReset(bytes: Uint8Array, view: DataView, length: ResetEventLength
 }
 
 function decodeDeploy(bytes: Uint8Array, view: DataView): DeployEvent {
+  const authority = encodeBase58(bytes.subarray(8, 40));
   return {
     kind: 'deploy',
-    authority: encodeBase58(bytes.subarray(8, 40)),
+    authority,
     amount: readSafeU64(view, 40, 'amount'),
     // The squares are the low 25 bits.
     mask: view.getUint32(48, true) & SQUARE_MASK,
     roundId: readSafeU64(view, 56, 'round_id'),
-    signer: encodeBase58(bytes.subarray(64, 96)),
+    // A manual deploy's signer is its authority: encoded once.
+    signer: sameBytes(bytes, 8, 64, 32) ? authority : encodeBase58(bytes.subarray(64, 96)),
     strategy: isU64Max(view, 96) ? null : readU64Number(view, 96),
     totalSquares: readSafeU64(view, 104, 'total_squares'),
     ts: readI64Number(view, 112),
   };
+}
+
+function sameBytes(bytes: Uint8Array, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (bytes[a + i] !== bytes[b + i]) return false;
+  return true;
 }
 
 /** What `encodeResetEvent` writes; fields a layout lacks are left out of it. */
