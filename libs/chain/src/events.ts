@@ -9,7 +9,7 @@
  */
 import { DecodeError } from '@gridlab/errors';
 import { decodeBase58, encodeBase58 } from './base58';
-import { readSafeU64, viewOf, writeU64 } from './bytes';
+import { isU64Max, readI64Number, readSafeU64, readU64Number, viewOf, writeU64 } from './bytes';
 import { SQUARES, U64_MAX } from './ore-layout';
 
 /** Instruction discriminators (the first data byte) of the ORE program since 2025-10-01. */
@@ -100,11 +100,12 @@ const SQUARE_MASK = (1 << SQUARES) - 1;
 export function decodeOreEvent(bytes: Uint8Array): OreEvent | null {
   if (bytes.length < 8) return null;
   const view = viewOf(bytes);
-  const disc = view.getBigUint64(0, true);
-  if (disc === BigInt(RESET_EVENT_DISC) && (RESET_EVENT_LENGTHS as readonly number[]).includes(bytes.length)) {
+  // The discriminator in two halves (both small): no BigInt for every event read.
+  const disc = view.getUint32(4, true) === 0 ? view.getUint32(0, true) : -1;
+  if (disc === RESET_EVENT_DISC && (RESET_EVENT_LENGTHS as readonly number[]).includes(bytes.length)) {
     return decodeReset(bytes, view, bytes.length as ResetEventLength);
   }
-  if (disc === BigInt(DEPLOY_EVENT_DISC) && bytes.length === DEPLOY_EVENT_LENGTH) return decodeDeploy(bytes, view);
+  if (disc === DEPLOY_EVENT_DISC && bytes.length === DEPLOY_EVENT_LENGTH) return decodeDeploy(bytes, view);
   return null;
 }
 
@@ -145,19 +146,25 @@ function decodeReset(bytes: Uint8Array, view: DataView, length: ResetEventLength
 }
 
 function decodeDeploy(bytes: Uint8Array, view: DataView): DeployEvent {
-  const mask = view.getBigUint64(48, true);
-  const strategy = view.getBigUint64(96, true);
+  const authority = encodeBase58(bytes.subarray(8, 40));
   return {
     kind: 'deploy',
-    authority: encodeBase58(bytes.subarray(8, 40)),
+    authority,
     amount: readSafeU64(view, 40, 'amount'),
-    mask: Number(mask & BigInt(SQUARE_MASK)),
+    // The squares are the low 25 bits.
+    mask: view.getUint32(48, true) & SQUARE_MASK,
     roundId: readSafeU64(view, 56, 'round_id'),
-    signer: encodeBase58(bytes.subarray(64, 96)),
-    strategy: strategy === U64_MAX ? null : Number(strategy),
+    // A manual deploy's signer is its authority: encoded once.
+    signer: sameBytes(bytes, 8, 64, 32) ? authority : encodeBase58(bytes.subarray(64, 96)),
+    strategy: isU64Max(view, 96) ? null : readU64Number(view, 96),
     totalSquares: readSafeU64(view, 104, 'total_squares'),
-    ts: Number(view.getBigInt64(112, true)),
+    ts: readI64Number(view, 112),
   };
+}
+
+function sameBytes(bytes: Uint8Array, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (bytes[a + i] !== bytes[b + i]) return false;
+  return true;
 }
 
 /** What `encodeResetEvent` writes; fields a layout lacks are left out of it. */

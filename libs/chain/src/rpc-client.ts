@@ -1,4 +1,5 @@
 import { ChainError } from '@gridlab/errors';
+import { parseJsonBytes } from './json-bytes';
 import { budgetOf, NO_LIMITS, SlidingWindow, type Budget, type RpcLimits } from './rpc-limits';
 import type { TransactionJson } from './transactions';
 
@@ -258,7 +259,7 @@ export class SolanaRpc {
       }
       let parsed: T;
       try {
-        parsed = (await response.json()) as T;
+        parsed = parseJsonBytes(Buffer.from(await response.arrayBuffer())) as T;
       } catch (error) {
         seen('http_error');
         throw new ChainError(`${method}: malformed RPC response`, { cause: error });

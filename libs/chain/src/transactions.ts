@@ -90,46 +90,71 @@ export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransac
     throw new DecodeError('bad_transaction', 'not a getTransaction result in the json encoding');
   }
   const meta = tx.meta;
-  const keys = [...message.accountKeys, ...(meta?.loadedAddresses?.writable ?? []), ...(meta?.loadedAddresses?.readonly ?? [])];
-  const failed = meta === null || meta === undefined || (meta.err !== null && meta.err !== undefined);
-  const base = { signature, slot: tx.slot, blockTime: typeof tx.blockTime === 'number' ? tx.blockTime : null, failed };
-  if (failed) return { ...base, events: [], deploys: [], varValue: null, created: [] };
+  const slot = tx.slot;
+  const blockTime = typeof tx.blockTime === 'number' ? tx.blockTime : null;
+  if (meta === null || meta === undefined || (meta.err !== null && meta.err !== undefined)) {
+    return { signature, slot, blockTime, failed: true, events: [], deploys: [], varValue: null, created: [] };
+  }
+  const writable = meta.loadedAddresses?.writable ?? [];
+  const readonly = meta.loadedAddresses?.readonly ?? [];
+  // A legacy transaction loads no addresses: its own keys are all of them, no copy needed.
+  const keys = writable.length === 0 && readonly.length === 0 ? message.accountKeys : [...message.accountKeys, ...writable, ...readonly];
+  const read = new Reader(keys, ids, signature);
+  const groups = meta.innerInstructions ?? [];
+  // Inner instructions run inside the top-level instruction they follow: keep that order.
+  const innerByIndex = new Map<number, readonly InstructionJson[]>();
+  for (const group of groups) innerByIndex.set(group.index, group.instructions);
+  const top = message.instructions;
+  for (let index = 0; index < top.length; index++) {
+    read.visit(top[index]!, false);
+    const inner = innerByIndex.get(index);
+    if (inner !== undefined) for (const innerIx of inner) read.visit(innerIx, true);
+  }
+  return { signature, slot, blockTime, failed: false, events: read.events, deploys: read.deploys, varValue: varValueFromLogs(meta.logMessages), created: read.created };
+}
 
-  const events: OreEvent[] = [];
-  const deploys: DeployCall[] = [];
-  const created: CreatedAccount[] = [];
-  const key = (index: number): string => {
-    const k = keys[index];
-    if (typeof k !== 'string') throw new DecodeError('bad_transaction', `transaction ${signature}: account index ${index} out of range`);
+/** What the instructions of one successful transaction say, visited in the order they ran. */
+class Reader {
+  readonly events: OreEvent[] = [];
+  readonly deploys: DeployCall[] = [];
+  readonly created: CreatedAccount[] = [];
+
+  constructor(
+    private readonly keys: readonly string[],
+    private readonly ids: OreIds,
+    private readonly signature: string,
+  ) {}
+
+  key(index: number): string {
+    const k = this.keys[index];
+    if (typeof k !== 'string') throw new DecodeError('bad_transaction', `transaction ${this.signature}: account index ${index} out of range`);
     return k;
-  };
-  const visit = (ix: InstructionJson, inner: boolean): void => {
-    const program = key(ix.programIdIndex);
+  }
+
+  visit(ix: InstructionJson, inner: boolean): void {
+    const program = this.key(ix.programIdIndex);
     if (program === SYSTEM_PROGRAM) {
-      const account = createdAccount(ix, key);
-      if (account !== null) created.push(account);
+      const account = createdAccount(ix, (i) => this.key(i));
+      if (account !== null) this.created.push(account);
       return;
     }
-    if (program !== ids.programId) return;
-    const data = decodeData(ix.data, signature);
+    if (program !== this.ids.programId) return;
+    const data = decodeData(ix.data, this.signature);
     if (data[0] === ORE_IX.log) {
-      if (inner && ix.accounts.length === 1 && key(ix.accounts[0]!) === ids.board) {
+      if (inner && ix.accounts.length === 1 && this.key(ix.accounts[0]!) === this.ids.board) {
         const event = decodeOreEvent(data.subarray(1));
-        if (event !== null) events.push(event);
+        if (event !== null) this.events.push(event);
       }
       return;
     }
     const args = decodeDeployArgs(data);
-    if (args !== null && ix.accounts.length >= 2) deploys.push({ authority: key(ix.accounts[1]!), args, accounts: ix.accounts.map(key) });
-  };
-  // Inner instructions run inside the top-level instruction they follow: keep that order.
-  const innerByIndex = new Map<number, readonly InstructionJson[]>();
-  for (const group of meta.innerInstructions ?? []) innerByIndex.set(group.index, group.instructions);
-  message.instructions.forEach((ix, index) => {
-    visit(ix, false);
-    for (const innerIx of innerByIndex.get(index) ?? []) visit(innerIx, true);
-  });
-  return { ...base, events, deploys, varValue: varValueFromLogs(meta.logMessages), created };
+    if (args !== null && ix.accounts.length >= 2) {
+      const authority = this.key(ix.accounts[1]!);
+      const accounts = new Array<string>(ix.accounts.length);
+      for (let i = 0; i < accounts.length; i++) accounts[i] = this.key(ix.accounts[i]!);
+      this.deploys.push({ authority, args, accounts });
+    }
+  }
 }
 
 function decodeData(data: unknown, signature: string): Uint8Array {

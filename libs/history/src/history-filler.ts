@@ -100,37 +100,8 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
       lastId,
     };
   };
-  let from = range.fromId;
-  while (!options.signal?.aborted) {
-    const ids = await store.missingIds(from, range.toId, chunkSize);
-    if (ids.length === 0) break;
-    const fetched = await mapLimited(ids, concurrency, (id) => fetchWithRetry(history, id, lastLayout, options));
-    if (fetched === null) break;
-    const rounds: Round[] = [];
-    const refusals: RefusedRound[] = [];
-    let previous: { id: number; rule: PayoutRule } | null = null;
-    for (const f of fetched) {
-      transactions += f.transactions;
-      calls += f.calls;
-      if ('refused' in f) {
-        refusals.push(f.refused);
-        continue;
-      }
-      if (!f.result.ok) {
-        refusals.push({ id: f.id, reason: f.signatures === 0 ? 'absent' : f.result.reason, detail: f.result.detail });
-        continue;
-      }
-      const rule = previous !== null && previous.id === f.id - 1 ? previous.rule : await store.ruleBefore(f.id);
-      const round = storedRound(f as FetchedRound & { result: { ok: true } }, rule, new Date(now()));
-      if (!round.ok) {
-        refusals.push({ id: f.id, reason: 'no_rule_matches', detail: round.detail });
-        continue;
-      }
-      lastLayout = f.result.account.layout;
-      previous = { id: f.id, rule: round.round.payoutRule };
-      rounds.push(round.round);
-    }
-    // Stored before the next chunk is read, so its rounds find these as the rounds before them.
+  /** Stores a chunk's rounds and refusals; the counters and the progress move once it is. */
+  const storeChunk = async (rounds: Round[], refusals: RefusedRound[]): Promise<void> => {
     if (rounds.length > 0) {
       await store.insert(rounds);
       await options.onStored?.(rounds);
@@ -141,9 +112,55 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
     }
     stored += rounds.length;
     refused += refusals.length;
-    lastId = ids[ids.length - 1]!;
-    from = lastId + 1;
     options.onProgress?.(progress());
+  };
+  let from = range.fromId;
+  // The chunk before, stored while this one is fetched: the RPC node is not left idle meanwhile.
+  let storing: Promise<void> = Promise.resolve();
+  try {
+    while (!options.signal?.aborted) {
+      const ids = await store.missingIds(from, range.toId, chunkSize);
+      if (ids.length === 0) break;
+      const fetched = await mapLimited(ids, concurrency, (id) => fetchWithRetry(history, id, lastLayout, options));
+      // Stored before this chunk's rounds are, so they find those as the rounds before them.
+      await storing;
+      // Told to stop while the chunk before was stored (its progress report may have told it): this chunk is dropped.
+      if (fetched === null || options.signal?.aborted) break;
+      const rounds: Round[] = [];
+      const refusals: RefusedRound[] = [];
+      let previous: { id: number; rule: PayoutRule } | null = null;
+      for (const f of fetched) {
+        transactions += f.transactions;
+        calls += f.calls;
+        if ('refused' in f) {
+          refusals.push(f.refused);
+          continue;
+        }
+        if (!f.result.ok) {
+          refusals.push({ id: f.id, reason: f.signatures === 0 ? 'absent' : f.result.reason, detail: f.result.detail });
+          continue;
+        }
+        const rule = previous !== null && previous.id === f.id - 1 ? previous.rule : await store.ruleBefore(f.id);
+        const round = storedRound(f as FetchedRound & { result: { ok: true } }, rule, new Date(now()));
+        if (!round.ok) {
+          refusals.push({ id: f.id, reason: 'no_rule_matches', detail: round.detail });
+          continue;
+        }
+        lastLayout = f.result.account.layout;
+        previous = { id: f.id, rule: round.round.payoutRule };
+        rounds.push(round.round);
+      }
+      lastId = ids[ids.length - 1]!;
+      from = lastId + 1;
+      storing = storeChunk(rounds, refusals);
+      // Awaited before the next chunk's rounds (or at the end); a failure is thrown there.
+      storing.catch(() => undefined);
+    }
+    await storing;
+  } catch (error) {
+    // Nothing is left writing behind the caller's back.
+    await storing.catch(() => undefined);
+    throw error;
   }
   return progress();
 }

@@ -252,7 +252,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     chronicle,
     keys,
     signatures,
-    new GameTransactionBuilder(keys, gameConfig, signatures),
+    new GameTransactionBuilder(keys, gameConfig),
     { slot: () => slot, settledUpTo: () => game.currentRoundId - 1 },
     expirySlots,
   );

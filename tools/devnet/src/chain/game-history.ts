@@ -71,11 +71,11 @@ export class GameHistory {
     if (id === null || this.position(id) === null) return null;
     switch (id.kind) {
       case 'deploy':
-        return this.builder.deploy(this.chronicle.derive(id.roundId), id.index);
+        return this.builder.deploy(this.chronicle.derive(id.roundId), id.index, signature);
       case 'reset':
-        return this.builder.reset(this.chronicle.derive(id.roundId));
+        return this.builder.reset(this.chronicle.derive(id.roundId), signature);
       case 'close':
-        return this.builder.close(id.roundId, this.closeSlot(id.roundId));
+        return this.builder.close(id.roundId, this.closeSlot(id.roundId), signature);
     }
   }
 

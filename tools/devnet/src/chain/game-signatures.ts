@@ -23,10 +23,19 @@ const KINDS: readonly GameTxKind[] = ['deploy', 'reset', 'close'];
 const SIGNATURE_BYTES = 64;
 const IDENTITY_BYTES = 15;
 const MAX_ROUND_ID = 2 ** 48 - 1;
+/**
+ * Signatures remembered with what they name: a client fetches the transactions it has
+ * just listed, and a remembered one is known without base58 and a hash. Two generations
+ * of this many (a round has a few hundred transactions); the older is dropped whole, as
+ * evicting a Map's oldest entry one by one gets slower the more were evicted.
+ */
+const ISSUED_GENERATION = 16_384;
 
 export class GameSignatures {
   private readonly secret: Buffer;
   private readonly tag: Buffer;
+  private issued = new Map<string, GameTxId>();
+  private issuedBefore = new Map<string, GameTxId>();
 
   constructor(seed: number) {
     this.secret = createHash('sha256').update(`gridlab-devnet-signatures:${seed}`).digest();
@@ -41,11 +50,19 @@ export class GameSignatures {
     bytes.writeUIntLE(id.roundId, 5, 6);
     bytes.writeUInt32LE(id.index, 11);
     this.filler(bytes).copy(bytes, IDENTITY_BYTES, 0, SIGNATURE_BYTES - IDENTITY_BYTES);
-    return encodeBase58(bytes);
+    const signature = encodeBase58(bytes);
+    if (this.issued.size >= ISSUED_GENERATION) {
+      this.issuedBefore = this.issued;
+      this.issued = new Map();
+    }
+    this.issued.set(signature, id);
+    return signature;
   }
 
   /** The transaction a signature names, or null when this devnet did not issue it. */
   decode(signature: string): GameTxId | null {
+    const issued = this.issued.get(signature) ?? this.issuedBefore.get(signature);
+    if (issued !== undefined) return issued;
     const decoded = base58OrNull(signature);
     if (decoded === null) return null;
     const bytes = Buffer.from(decoded.buffer, decoded.byteOffset, decoded.byteLength);

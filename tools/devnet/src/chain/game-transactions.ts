@@ -21,7 +21,6 @@ import { type DerivedRound, deployAt, reverseBits64 } from '../game/derive-round
 import { layoutOf } from '../game/eras';
 import type { RoundContext } from '../game/derive-round';
 import { ADMIN_FEE_COLLECTOR, ENTROPY_PROGRAM, type GameKeys, SLOT_HASHES_SYSVAR, TOKEN_PROGRAM } from './game-keys';
-import type { GameSignatures } from './game-signatures';
 
 const FEE = 5000;
 const LAMPORTS_PER_SOL = 1_000_000_000;
@@ -76,7 +75,7 @@ const LOG_ACCOUNTS = [2];
 /** Blockhashes of recent slots (a round's deploys share a few hundred slots). */
 const BLOCKHASHES_KEPT = 512;
 
-/** Builds the json of one game transaction. */
+/** Builds the json of one game transaction, under the signature that names it (game-signatures.ts). */
 export class GameTransactionBuilder {
   private readonly rent: { board: number; treasury: number; config: number; miner: number; var: number };
   private readonly blockhashes = new Map<number, string>();
@@ -84,7 +83,6 @@ export class GameTransactionBuilder {
   constructor(
     private readonly keys: GameKeys,
     private readonly ctx: RoundContext,
-    private readonly signatures: GameSignatures,
   ) {
     this.rent = {
       board: keys.rent(SIZES.board),
@@ -95,7 +93,7 @@ export class GameTransactionBuilder {
     };
   }
 
-  deploy(round: DerivedRound, index: number): TransactionJson {
+  deploy(round: DerivedRound, index: number, signature: string): TransactionJson {
     const d = deployAt(round.deploys, index);
     const k = this.keys;
     const m = k.miner(d.miner);
@@ -134,7 +132,7 @@ export class GameTransactionBuilder {
     );
     const roundBefore = k.rent(round.layout) + d.roundLamportsBefore;
     const others = [0, this.rent.board, this.rent.config, this.rent.miner, roundBefore, this.rent.treasury, this.rent.var, 1, 1, 1];
-    return this.transaction(d.slot, { kind: 'deploy', roundId: round.id, index }, {
+    return this.transaction(d.slot, signature, {
       accountKeys,
       header: DEPLOY_HEADER,
       // The program's order: signer, authority, automation, board, config, miner, round, treasury, system, ORE, var, entropy.
@@ -147,7 +145,7 @@ export class GameTransactionBuilder {
     });
   }
 
-  reset(round: DerivedRound): TransactionJson {
+  reset(round: DerivedRound, signature: string): TransactionJson {
     const k = this.keys;
     const program = k.program;
     const nextLayout = layoutOf(this.ctx.eras, round.id + 1);
@@ -189,7 +187,7 @@ export class GameTransactionBuilder {
     const stakes = last < 0 ? 0 : round.deploys.roundLamportsBefore[last]! + round.deploys.amount[last]! * popcount(round.deploys.deployed[last]!);
     const pre = [WALLET_LAMPORTS, this.rent.board, this.rent.config, 0, 0, k.rent(round.layout) + stakes, 0, this.rent.miner, this.rent.treasury, 0, this.rent.var, 0, 1, 1, 1, 1, 1, 1];
     const post = pre.map((b, i) => (i === 0 ? b - FEE - nextRent : i === 6 ? nextRent : b));
-    return this.transaction(round.resetSlot, { kind: 'reset', roundId: round.id, index: 0 }, {
+    return this.transaction(round.resetSlot, signature, {
       accountKeys,
       header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 6 },
       // The program's 18 accounts: signer, board, config, fee collector, mint, round, next round, top miner,
@@ -207,11 +205,11 @@ export class GameTransactionBuilder {
   }
 
   /** The crank's close of round `roundId` at `slot`: its rent goes back to the crank, who paid it. */
-  close(roundId: number, slot: number): TransactionJson {
+  close(roundId: number, slot: number, signature: string): TransactionJson {
     const k = this.keys;
     const program = k.program;
     const rent = k.rent(layoutOf(this.ctx.eras, roundId));
-    return this.transaction(slot, { kind: 'close', roundId, index: 0 }, {
+    return this.transaction(slot, signature, {
       accountKeys: [k.crank, k.board, k.round(roundId), k.treasury, k.system, program],
       header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 2 },
       // signer, board, rent payer (the crank itself), round, treasury, system.
@@ -236,7 +234,7 @@ export class GameTransactionBuilder {
 
   private transaction(
     slot: number,
-    id: Parameters<GameSignatures['encode']>[0],
+    signature: string,
     parts: {
       accountKeys: string[];
       header: TransactionJson['transaction']['message']['header'];
@@ -252,7 +250,7 @@ export class GameTransactionBuilder {
       slot,
       blockTime: blockTimeOf(slot),
       transaction: {
-        signatures: [this.signatures.encode(id)],
+        signatures: [signature],
         message: {
           accountKeys: parts.accountKeys,
           header: parts.header,
