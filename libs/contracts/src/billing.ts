@@ -332,21 +332,12 @@ export const keyRevokeReplySchema: SchemaObject = {
 
 const sessionEpoch = { type: 'integer', minimum: 0, maximum: 2_147_483_647 } as const;
 
-export const sessionEndRequestSchema: SchemaObject = {
-  $id: 'urn:gridlab:session-end-request',
-  type: 'object',
-  additionalProperties: false,
-  required: ['subscriberId', 'epoch'],
-  properties: { subscriberId, epoch: sessionEpoch },
-};
+/** A subscriber and a session epoch: the sign-out request, and billing's reply with the epoch now. */
+const subscriberEpoch = { type: 'object', additionalProperties: false, required: ['subscriberId', 'epoch'], properties: { subscriberId, epoch: sessionEpoch } } as const;
 
-export const sessionEndReplySchema: SchemaObject = {
-  $id: 'urn:gridlab:session-end-reply',
-  type: 'object',
-  additionalProperties: false,
-  required: ['subscriberId', 'epoch'],
-  properties: { subscriberId, epoch: sessionEpoch },
-};
+export const sessionEndRequestSchema: SchemaObject = { $id: 'urn:gridlab:session-end-request', ...subscriberEpoch };
+
+export const sessionEndReplySchema: SchemaObject = { $id: 'urn:gridlab:session-end-reply', ...subscriberEpoch };
 
 /** The envelope of every billing reply; `result` is checked against the command's own schema. */
 export const commandReplySchema: SchemaObject = {
