@@ -7,8 +7,11 @@
  * SESSION_SECRET alone, so replacing it ends every session and no customer's key.
  */
 import { randomBytes } from 'node:crypto';
+import { connectBus } from '@gridlab/bus';
+import { natsNames } from '@gridlab/contracts';
 import { createPool, runMigrations } from '@gridlab/db';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
+import { createLogger } from '@gridlab/logger';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
 import {
   answersOk,
@@ -96,6 +99,13 @@ async function replay(base: string, cookie: string): Promise<[number, unknown]> 
   return [res.status, res.body['code']];
 }
 
+/** The cookie replayed on both replicas. */
+const everywhere = async (cookie: string) => [await replay(a, cookie), await replay(b, cookie)];
+const REFUSED_EVERYWHERE = [
+  [401, 'session_required'],
+  [401, 'session_required'],
+];
+
 /**
  * A session-authorized response held open and not read; `ended()` then reads it and
  * resolves once the server has ended it, with whether it came to its natural end.
@@ -151,22 +161,16 @@ describe('sign-out', () => {
   it('ends every copy of the cookie on every replica, and a Redis restart brings none back', async () => {
     const apiKey = await grant();
     const cookie = await signIn(a, apiKey);
-    expect([await replay(a, cookie), await replay(b, cookie)]).toEqual([
+    expect(await everywhere(cookie)).toEqual([
       [200, undefined],
       [200, undefined],
     ]);
     const out = await call(a, '/api/live/session', { method: 'DELETE', cookie });
     expect(out.status).toBe(204);
     expect(out.headers.get('set-cookie')).toMatch(/^gridlab_session=; .*Max-Age=0/);
-    expect([await replay(a, cookie), await replay(b, cookie)]).toEqual([
-      [401, 'session_required'],
-      [401, 'session_required'],
-    ]);
+    expect(await everywhere(cookie)).toEqual(REFUSED_EVERYWHERE);
     await redis.crashAndRestart();
-    expect([await replay(a, cookie), await replay(b, cookie)]).toEqual([
-      [401, 'session_required'],
-      [401, 'session_required'],
-    ]);
+    expect(await everywhere(cookie)).toEqual(REFUSED_EVERYWHERE);
     // The key itself works on, and signs in again.
     expect(await replay(b, await signIn(b, apiKey))).toEqual([200, undefined]);
   });
@@ -178,17 +182,11 @@ describe('sign-out', () => {
     try {
       const out = await call(a, '/api/live/session', { method: 'DELETE', cookie });
       expect([out.status, out.headers.get('set-cookie')?.includes('Max-Age=0')]).toEqual([204, true]);
-      expect([await replay(a, cookie), await replay(b, cookie)]).toEqual([
-        [401, 'session_required'],
-        [401, 'session_required'],
-      ]);
+      expect(await everywhere(cookie)).toEqual(REFUSED_EVERYWHERE);
     } finally {
       await redis.start();
     }
-    expect([await replay(a, cookie), await replay(b, cookie)]).toEqual([
-      [401, 'session_required'],
-      [401, 'session_required'],
-    ]);
+    expect(await everywhere(cookie)).toEqual(REFUSED_EVERYWHERE);
   });
 
   it("closes the session's streams and dump on another replica at once", async () => {
@@ -250,5 +248,30 @@ describe('SESSION_SECRET', () => {
     expect(await replay(url, cookie)).toEqual([401, 'session_required']);
     expect((await fetch(`${url}/api/v1/stats`, { headers: { Authorization: `Bearer ${apiKey}` } })).status).toBe(200);
     expect(await replay(url, await signIn(url, apiKey))).toEqual([200, undefined]);
+  });
+});
+
+describe('sign-out under abuse', () => {
+  it('a replayed signed-out cookie makes billing write nothing, and sign-outs are limited per client address', async () => {
+    const bus = await connectBus({ servers: ns.natsUrl, name: 'session-end-count', logger: createLogger({ service: 'test', silent: true }) });
+    let announced = 0;
+    bus.subscribe(natsNames(ns.natsPrefix).subjects.sessionEnded, { callback: () => void announced++ });
+    await bus.flush();
+    try {
+      const cookie = await signIn(a, await grant());
+      expect((await call(a, '/api/live/session', { method: 'DELETE', cookie })).status).toBe(204);
+      await bus.flush();
+      expect(announced).toBe(1);
+      // The same cookie, replayed many times at once on both replicas: already over, nothing asked of billing.
+      const statuses = await Promise.all(Array.from({ length: 150 }, (_, i) => call(i % 2 === 0 ? a : b, '/api/live/session', { method: 'DELETE', cookie }).then((r) => [r.status, r.body['code']])));
+      expect(statuses.filter(([status]) => status === 204).length).toBeGreaterThan(0);
+      // The address's bucket (100, then 20 a second) refuses the rest.
+      expect(statuses.filter(([status, code]) => status === 429 && code === 'rate_limited').length).toBeGreaterThan(0);
+      expect(statuses.every(([status]) => status === 204 || status === 429)).toBe(true);
+      await bus.flush();
+      expect(announced).toBe(1);
+    } finally {
+      await bus.close();
+    }
   });
 });

@@ -67,6 +67,25 @@ describe('SessionGuard', () => {
     await expect(guard.check(session(0))).rejects.toMatchObject({ code: 'session_check_unavailable', kind: 'unavailable' });
   });
 
+  it('asks billing nothing to sign out a session already over (a replayed cookie makes no write)', async () => {
+    const { guard, store } = setup();
+    let ends = 0;
+    const end = store.end.bind(store);
+    store.end = async (id, epoch) => {
+      ends++;
+      return end(id, epoch);
+    };
+    await guard.signOut(session(0));
+    await guard.signOut(session(0));
+    await guard.signOut(session(0));
+    expect(ends).toBe(1);
+    // Told of nothing and the store unreadable: billing is asked (it alone can tell).
+    store.down = true;
+    const fresh = new SessionGuard(store, () => undefined, () => 0, 2_000);
+    await expect(fresh.signOut(session(0))).rejects.toThrow('no responders');
+    expect(ends).toBe(2);
+  });
+
   it('throws when billing could not end the session, and then changes nothing', async () => {
     const { guard, store, ended } = setup();
     store.down = true;

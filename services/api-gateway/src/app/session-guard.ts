@@ -37,18 +37,17 @@ export class SessionGuard {
 
   /** 401 session_required when the session was signed out; 503 when that cannot be told. */
   async check(session: Session): Promise<void> {
-    const known = this.known.get(session.subscriberId);
-    const fresh = known !== undefined && (known.epoch > session.epoch || this.now() - known.checkedAtMs < this.recheckMs);
-    const epoch = fresh ? known.epoch : await this.read(session.subscriberId);
-    if (session.epoch < epoch) throw new AuthError('session_required', 'this session was signed out; sign in again');
+    if (await this.isOver(session)) throw new AuthError('session_required', 'this session was signed out; sign in again');
   }
 
   /**
    * Sign-out: billing raises the subscriber's epoch past the session's, durably; then this
-   * replica closes what the subscriber's ended sessions hold. Throws when billing did not
+   * replica closes what the subscriber's ended sessions hold. A session already over asks
+   * billing nothing (a replayed cookie cannot make it write). Throws when billing did not
    * confirm it (the session may still work elsewhere).
    */
   async signOut(session: Session): Promise<void> {
+    if (await this.isOver(session).catch(() => false)) return;
     this.ended(session.subscriberId, await this.epochs.end(session.subscriberId, session.epoch));
   }
 
@@ -64,6 +63,13 @@ export class SessionGuard {
     if (subscriberIds.length === 0) return;
     const epochs = await this.epochs.current(subscriberIds);
     for (const [subscriberId, epoch] of epochs) this.ended(subscriberId, epoch);
+  }
+
+  /** Whether the session's subscriber has an epoch above it (read again once the last read is older than the interval). */
+  private async isOver(session: Session): Promise<boolean> {
+    const known = this.known.get(session.subscriberId);
+    const fresh = known !== undefined && (known.epoch > session.epoch || this.now() - known.checkedAtMs < this.recheckMs);
+    return session.epoch < (fresh ? known.epoch : await this.read(session.subscriberId));
   }
 
   private read(subscriberId: string): Promise<number> {

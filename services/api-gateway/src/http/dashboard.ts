@@ -191,7 +191,7 @@ export class Dashboard {
     // Sign-out: the browser forgets the cookie whatever happens next; 204 only once billing
     // has raised the subscriber's session epoch (every copy of the cookie, on every replica,
     // is then refused), else a 503 that says the session still works elsewhere.
-    router.delete(SESSION_PATH, origin, async (req, res) => {
+    router.delete(SESSION_PATH, origin, byAddress, async (req, res) => {
       res.set({ 'Set-Cookie': clearedCookie(COOKIE, !isLoopbackHost(header(req, 'host') ?? '')), 'Cache-Control': 'no-store' });
       const token = cookieValue(header(req, 'cookie'), COOKIE);
       const session = token === undefined ? null : verifySession(this.deps.keys, token, this.now());
