@@ -70,5 +70,5 @@ export function formatValue(v: unknown): string {
   if (v === null || v === undefined) return '-';
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(Math.abs(v) >= 100 ? 2 : 4);
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
-  return String(v);
+  return typeof v === 'string' ? v : JSON.stringify(v);
 }

@@ -58,7 +58,7 @@ export class AccountStore {
     if (!account.exists) return null;
     return {
       lamports: Number(account.lamports),
-      data: account.data as Uint8Array,
+      data: account.data,
       owner: account.programAddress,
       executable: account.executable,
     };
@@ -94,7 +94,7 @@ export class AccountStore {
       lamports: toLamports(BigInt(account.lamports)),
       programAddress: address(account.owner),
       space: BigInt(account.data.length),
-    } as Parameters<LiteSVM['setAccount']>[0]);
+    });
   }
 
   /** Notifies listeners of accounts a transaction may have changed. */
@@ -131,7 +131,7 @@ export class AccountStore {
       if (!account.exists || account.executable || BUILTIN_OWNERS.has(account.programAddress)) continue;
       out.push({
         pubkey,
-        account: { lamports: Number(account.lamports), data: account.data as Uint8Array, owner: account.programAddress, executable: false },
+        account: { lamports: Number(account.lamports), data: account.data, owner: account.programAddress, executable: false },
         place: 'svm',
       });
     }
