@@ -39,14 +39,14 @@ export interface TransactionJson {
 }
 
 /** A Deploy instruction, the miner it deploys for (its second account) and every account it names (its round among them). */
-export interface DeployCall {
+interface DeployCall {
   readonly authority: string;
   readonly args: DeployArgs;
   readonly accounts: readonly string[];
 }
 
 /** An account a transaction created through the system program. */
-export interface CreatedAccount {
+interface CreatedAccount {
   readonly address: string;
   readonly space: number;
   readonly owner: string;
