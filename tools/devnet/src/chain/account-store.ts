@@ -166,4 +166,3 @@ export function isBase58Pubkey(value: unknown): value is string {
   }
 }
 
-export type { Address };
