@@ -1,4 +1,4 @@
-import { address, lamports as toLamports, type Address } from '@solana/kit';
+import { address, lamports as toLamports } from '@solana/kit';
 import bs58 from 'bs58';
 import type { LiteSVM } from 'litesvm';
 
