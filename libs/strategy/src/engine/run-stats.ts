@@ -1,21 +1,7 @@
 import type { ExitReason } from '@gridlab/contracts';
 import type { DslParams } from '../dsl/types';
-import { RETURNS as RETURNS_BINDING, SQUARES as SQUARES_BINDING, type History } from '../history/history';
-import {
-  oreEarned as oreEarned_BINDING,
-  oreValueLamports as oreValueLamports_BINDING,
-  payoutLamports as payoutLamports_BINDING,
-  returnedLamports as returnedLamports_BINDING,
-} from './payout';
-
-// tsx runs this as CommonJS, where each use of an imported binding is a getter call (two
-// deep); per-round code reads these module-local copies instead.
-const SQUARES = SQUARES_BINDING;
-const payoutLamports = payoutLamports_BINDING;
-const RETURNS = RETURNS_BINDING;
-const oreEarned = oreEarned_BINDING;
-const oreValueLamports = oreValueLamports_BINDING;
-const returnedLamports = returnedLamports_BINDING;
+import { RETURNS, SQUARES, type History } from '../history/history';
+import { oreEarned, oreValueLamports, payoutLamports, returnedLamports } from './payout';
 
 /** Why a run stopped early (SPEC 7.6), in order of precedence: the contract's type. */
 export type { ExitReason } from '@gridlab/contracts';

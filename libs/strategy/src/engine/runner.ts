@@ -1,29 +1,13 @@
 import type { Dsl } from '../dsl/types';
-import { History, RETURNS as RETURNS_BINDING, SQUARES as SQUARES_BINDING, type RoundInput } from '../history/history';
+import { History, RETURNS, SQUARES, type RoundInput } from '../history/history';
 import { FilterSet, filterNeeds } from './filters';
 import { Lookback } from './lookback';
-import {
-  oreEarned as oreEarned_BINDING,
-  oreValueLamports as oreValueLamports_BINDING,
-  payoutLamports as payoutLamports_BINDING,
-  returnedLamports as returnedLamports_BINDING,
-} from './payout';
-import { FLAT as FLAT_BINDING, KELLY as KELLY_BINDING, Progression } from './sizing';
+import { oreEarned, oreValueLamports, payoutLamports, returnedLamports } from './payout';
+import { FLAT, KELLY, Progression } from './sizing';
 import { FIXED_SHAPE, SquareSelector, selectionNeeds } from './select';
 import { RunStats } from './run-stats';
 import { fullResult, summarize, type BacktestResult, type RunBounds } from '../backtest/result';
 import type { Decision, DecisionReason, RoundOutcome, RunnerOptions, RunSummary } from './types';
-
-// tsx runs this as CommonJS, where each use of an imported binding is a getter call (two
-// deep); per-round code reads these module-local copies instead.
-const SQUARES = SQUARES_BINDING;
-const RETURNS = RETURNS_BINDING;
-const payoutLamports = payoutLamports_BINDING;
-const returnedLamports = returnedLamports_BINDING;
-const oreEarned = oreEarned_BINDING;
-const oreValueLamports = oreValueLamports_BINDING;
-const FLAT = FLAT_BINDING;
-const KELLY = KELLY_BINDING;
 
 /** What the last returnsPayout call earned in ORE (base units) and its value (lamports). */
 let lastOre = 0;
