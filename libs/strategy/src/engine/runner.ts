@@ -9,17 +9,11 @@ import { RunStats } from './run-stats';
 import { fullResult, summarize, type BacktestResult, type RunBounds } from '../backtest/result';
 import type { Decision, DecisionReason, RoundOutcome, RunnerOptions, RunSummary } from './types';
 
-/** What the last returnsPayout call earned in ORE (base units) and its value (lamports). */
-let lastOre = 0;
-let lastOreValue = 0;
-
 /**
- * Settles stakes on `returns` round i (SPEC 7.7): each square's SOL back is added to
- * `paid`, the ORE earned on the winner (valued at the round's production cost) too;
- * returns the payout (SOL back + ORE value) and leaves the ORE in lastOre / lastOreValue.
+ * The SOL back of stakes on `returns` round i (SPEC 7.7), each square's added to `paid`.
  * Stakes are `uniform` on every square when it is > 0, else stakes[j] for squares[start + j].
  */
-function returnsPayout(
+function returnedBack(
   h: History,
   i: number,
   w: number,
@@ -28,7 +22,6 @@ function returnsPayout(
   m: number,
   uniform: number,
   stakes: Float64Array,
-  sw: number,
   paid: Float64Array,
 ): number {
   const deployed = h.deployed;
@@ -40,16 +33,12 @@ function returnsPayout(
     paid[s]! += r;
     back += r;
   }
-  let ore = 0;
-  let value = 0;
-  if (sw > 0) {
-    ore = oreEarned(sw, h.winnerDeployed[i]!, h.oreReward[i]!, h.motherlode[i]!, h.split[i]!, h.drawHi[i]!, h.drawLo[i]!);
-    value = oreValueLamports(ore, h.productionCost[i]!);
-    paid[w]! += value;
-  }
-  lastOre = ore;
-  lastOreValue = value;
-  return back + value;
+  return back;
+}
+
+/** The ORE (base units) a stake `sw` on the winner of `returns` round i earns (0 for no stake). */
+function winnerOre(h: History, i: number, sw: number): number {
+  return sw > 0 ? oreEarned(sw, h.winnerDeployed[i]!, h.oreReward[i]!, h.motherlode[i]!, h.split[i]!, h.drawHi[i]!, h.drawLo[i]!) : 0;
 }
 
 /**
@@ -230,11 +219,10 @@ export class Runner {
     }
     const stats = this.stats;
     const before = { stake: stats.totalStake, net: stats.net, won: stats.roundsWon, capHits: stats.capHits, exit: stats.exit, oreValue: stats.oreValue };
-    lastOre = 0;
     const reason = this.decideInto();
     // Snapshot the decision now: settling observes the round, which moves the rankings.
     const decision = this.decision(reason);
-    this.settle(i, w, reason);
+    const ore = this.settle(i, w, reason);
     const stake = stats.totalStake - before.stake;
     const pnl = stats.net - before.net;
     return {
@@ -244,7 +232,7 @@ export class Runner {
       stakeLamports: stake,
       payoutLamports: reason === BET ? pnl + stake + this.fee : 0,
       pnlLamports: pnl,
-      oreEarned: reason === BET ? lastOre : 0,
+      oreEarned: ore,
       oreValueLamports: stats.oreValue - before.oreValue,
       hit: stats.roundsWon > before.won,
       capHit: stats.capHits > before.capHits,
@@ -281,7 +269,7 @@ export class Runner {
    */
   private runUniform(from: number, end: number): void {
     const h = this.history;
-    const { winning, winnerDeployed, sumDeployed, rule } = h;
+    const { winning, winnerDeployed, sumDeployed, rule, productionCost } = h;
     const stats = this.stats;
     const { betCount, winCount, paid, endedStreaks } = stats;
     const lb = this.lb;
@@ -373,10 +361,15 @@ export class Runner {
         const sw = hit ? stake : 0;
         let payout: number;
         if (rule[i] === RETURNS) {
-          payout = returnsPayout(h, i, w, squares, start, m, stake, NO_STAKES, sw, paid);
-          if (lastOre > 0) {
-            ore += lastOre;
-            oreValue += lastOreValue;
+          payout = returnedBack(h, i, w, squares, start, m, stake, NO_STAKES, paid);
+          const earned = winnerOre(h, i, sw);
+          if (earned > 0) {
+            // The ORE's value at the round's production cost is part of the winner's payout.
+            const value = oreValueLamports(earned, productionCost[i]!);
+            paid[w]! += value;
+            payout += value;
+            ore += earned;
+            oreValue += value;
             if (ore > ORE_FLUSH) {
               stats.carryOre(ore);
               ore = 0;
@@ -577,10 +570,14 @@ export class Runner {
     return BET;
   }
 
-  /** One non-voided round in bet mode, decided (`reason`): settle, account, then observe it. */
-  private settle(i: number, w: number, reason: number): void {
+  /**
+   * One non-voided round in bet mode, decided (`reason`): settle, account, then observe it.
+   * Returns the ORE (base units) the bet earned.
+   */
+  private settle(i: number, w: number, reason: number): number {
     const h = this.history;
     const stats = this.stats;
+    let ore = 0;
     if (reason === BET) {
       const m = this.chosen;
       const squares = this.squares;
@@ -611,8 +608,15 @@ export class Runner {
       }
       let payout: number;
       if (h.rule[i] === RETURNS) {
-        payout = returnsPayout(h, i, w, squares, 0, m, uniform, this.stakes, sw, stats.paid);
-        if (lastOre > 0) stats.addOre(lastOre, lastOreValue);
+        payout = returnedBack(h, i, w, squares, 0, m, uniform, this.stakes, stats.paid);
+        ore = winnerOre(h, i, sw);
+        if (ore > 0) {
+          // The ORE's value at the round's production cost is part of the winner's payout.
+          const value = oreValueLamports(ore, h.productionCost[i]!);
+          stats.paid[w]! += value;
+          payout += value;
+          stats.addOre(ore, value);
+        }
       } else {
         const dw = h.winnerDeployed[i]!;
         payout = payoutLamports(sw, dw, h.sumDeployed[i]! - dw + stakeSum - sw);
@@ -636,6 +640,7 @@ export class Runner {
       if (stats.record) stats.noBet();
     }
     if (this.observes) this.lb.observe(i, w);
+    return ore;
   }
 
   /** The per-square stakes of the current decision (filled in for uniform sizing). */
