@@ -5,6 +5,7 @@ import { Lookback } from './lookback';
 import { oreEarned, oreValueLamports, payoutLamports, returnedLamports } from './payout';
 import { FLAT, KELLY, Progression } from './sizing';
 import { FIXED_SHAPE, SquareSelector, selectionNeeds } from './select';
+import { ORE_FLUSH } from './bet-account';
 import { RunStats } from './run-stats';
 import { fullResult, summarize, type BacktestResult, type RunBounds } from '../backtest/result';
 import type { Decision, DecisionReason, RoundOutcome, RunnerOptions, RunSummary } from './types';
@@ -56,8 +57,6 @@ const DROUGHT_PREFIX = 3;
 const WON_SUFFIX = 4;
 const NO_COUNTS = new Uint8Array(0);
 const NO_STAKES = new Float64Array(0);
-/** ORE summed in a double past this moves to RunStats' BigInt carry, so the total stays exact. */
-const ORE_FLUSH = 2 ** 52;
 const INLINE_CODES = { prefix: PREFIX, previous: PREVIOUS, drought: DROUGHT_PREFIX, won: WON_SUFFIX } as const;
 
 // Reason codes, in the order the checks run.
