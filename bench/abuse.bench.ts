@@ -1,6 +1,7 @@
 import { RoundRepository } from '@gridlab/rounds-store';
-import { answersOk, freePort, startService, syntheticRounds, type ServiceProcess } from '@gridlab/testing';
+import { answersOk, freePort, syntheticRounds, type ServiceProcess } from '@gridlab/testing';
 import { startGatewayUnderTest } from './gateway-harness';
+import { deployLabBackTest, type DeployedService } from './lab-process';
 import { percentile } from './stats';
 import type { Bench, BenchFigure } from './types';
 
@@ -17,18 +18,19 @@ const TARGET_BACKTEST_RATIO = 2;
  * NDJSON dump it never reads, 2 Strategy Lab analytics in flight, restarted as soon as
  * one ends) while another client's GET /live p99 and backtest time are measured, and
  * compared with the same measurements with no abuser. Real gateway and lab-backtest
- * processes over 50,000 stored rounds.
+ * processes (lab-backtest as its image runs it) over 50,000 stored rounds.
  */
 const bench: Bench = async () => {
   const gw = await startGatewayUnderTest(1 + CALM_KEYS, { LAB_TIMEOUT_MS: '60000' });
   let lab: ServiceProcess | undefined;
+  let deployed: DeployedService | undefined;
   const stopHog = new AbortController();
   try {
+    deployed = await deployLabBackTest();
     const repo = new RoundRepository(gw.pool);
     for (let first = 1; first <= ROUNDS; first += 25_000) await repo.insertMany(syntheticRounds(25_000, { seed: first, firstId: first }));
     const opsPort = await freePort();
-    lab = await startService(
-      'services/lab-backtest/src/main.ts',
+    lab = await deployed.start(
       { DATABASE_URL: gw.db.url, NATS_PREFIX: gw.ns.natsPrefix, REDIS_PREFIX: gw.ns.redisPrefix, OPS_PORT: String(opsPort), LOG_LEVEL: 'warn' },
       () => answersOk(`http://127.0.0.1:${opsPort}/readyz`),
       120_000,
@@ -134,6 +136,7 @@ const bench: Bench = async () => {
   } finally {
     stopHog.abort();
     await lab?.stop();
+    deployed?.remove();
     await gw.stop();
   }
 };

@@ -6,7 +6,8 @@ import { LAB_MIGRATIONS_DIR, LAB_SCHEMA } from '@gridlab/lab-store';
 import { createLogger } from '@gridlab/logger';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
 import { normalizeDsl } from '@gridlab/strategy';
-import { answersOk, createTestDatabase, freePort, startService, syntheticRounds, testNamespace } from '@gridlab/testing';
+import { answersOk, createTestDatabase, freePort, syntheticRounds, testNamespace, type ServiceProcess } from '@gridlab/testing';
+import { deployService, type DeployedService } from './lab-process';
 import type { Bench } from './types';
 
 const STRATEGIES = 20_000;
@@ -45,7 +46,8 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 
 /**
  * Forward settlement (SPEC 8): 20,000 active strategies (eight DSL shapes) in a
- * lab-forward process over 5,000 rounds of history. For each of five new rounds: stored
+ * lab-forward process as its image runs it (its bundle, deployService) over 5,000 rounds
+ * of history. For each of five new rounds: stored
  * and announced on JetStream as the indexer does, then the time until lab-forward has
  * committed every strategy's settlement (its progress row moved), and the time it took
  * to record the 20,000 predictions of the next round (the writer's own timing, from /metrics).
@@ -55,8 +57,10 @@ const bench: Bench = async () => {
   const ns = testNamespace();
   const pool = createPool(db.url);
   const nc = await connectBus({ servers: ns.natsUrl, name: 'bench-forward', logger: createLogger({ service: 'bench', silent: true }) });
-  let service: Awaited<ReturnType<typeof startService>> | undefined;
+  let service: ServiceProcess | undefined;
+  let deployed: DeployedService | undefined;
   try {
+    const forward = (deployed = await deployService('lab-forward'));
     await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
     await runMigrations({ databaseUrl: db.url, schema: LAB_SCHEMA, dir: LAB_MIGRATIONS_DIR });
     // lab-forward forward-tests only strategies whose owner's subscription is paid.
@@ -81,8 +85,7 @@ const bench: Bench = async () => {
 
     const opsPort = await freePort();
     const metrics = `http://127.0.0.1:${opsPort}/metrics`;
-    service = await startService(
-      'services/lab-forward/src/main.ts',
+    service = await forward.start(
       { DATABASE_URL: db.url, NATS_URL: ns.natsUrl, NATS_PREFIX: ns.natsPrefix, OPS_PORT: String(opsPort), LOG_LEVEL: 'warn', CATCH_UP_INTERVAL_MS: '60000' },
       () => answersOk(`http://127.0.0.1:${opsPort}/healthz`),
       120_000,
@@ -126,6 +129,7 @@ const bench: Bench = async () => {
     ];
   } finally {
     await service?.stop();
+    deployed?.remove();
     await nc.drain();
     await pool.end();
     await db.drop();

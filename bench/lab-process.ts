@@ -1,14 +1,16 @@
 /**
- * lab-backtest's process settings, for benches that measure its code: the environment its
- * deployment gives it (k8s/base/lab-backtest.yaml, deploy/local/run-suite.ts), a way to
- * run a bench's measurements in a process started with that environment (glibc reads
- * GLIBC_TUNABLES once, when a process starts, so the bench's own process cannot take it
- * on), and the service as its image runs it.
+ * How benches run the engine as production does: the environment lab-backtest's
+ * deployment gives it (k8s/base/lab-backtest.yaml, deploy/local/run-suite.ts), measuring
+ * code compiled by the production build's esbuild options into one bundle with the engine
+ * and run in a process started with that environment (glibc reads GLIBC_TUNABLES once,
+ * when a process starts, so the bench's own process cannot take it on), and a service as
+ * its image runs it. Never tsx: under tsx (CommonJS) each use of an imported binding is a
+ * getter call, which the bundle, one scope for the whole workspace, does not have.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { startNode, WORKSPACE_ROOT, type ServiceProcess } from '@gridlab/testing';
 import type { BenchFigure } from './types';
@@ -16,44 +18,93 @@ import type { BenchFigure } from './types';
 /** The history and the engine's record arrays on transparent huge pages (docs/operations.md). */
 export const LAB_BACKTEST_ENV = { GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' } as const;
 
-/** lab-backtest as its image holds it: the production bundle and its production dependencies. */
-export interface DeployedLab {
-  /** Starts `node --enable-source-maps dist/main.js` (the image's command) with `env` beside the image's and the manifest's. */
+/** Where benches write their bundles (kept until the next run, for a look with --prof or a profiler). */
+const BUNDLES_DIR = join(WORKSPACE_ROOT, '.gridlab/bench');
+
+/** A service as its image holds it: the production bundle and its production dependencies. */
+export interface DeployedService {
+  /** Starts `node --enable-source-maps dist/main.js` (the image's command) with `env` beside the image's. */
   start(env: NodeJS.ProcessEnv, ready: () => Promise<boolean>, timeoutMs: number): Promise<ServiceProcess>;
   remove(): void;
 }
 
 /**
- * Builds lab-backtest as deploy/docker/Dockerfile does (scripts/build.mjs, then
- * scripts/deploy-service.sh into a directory of its own): what a deployment runs, without
- * the tsx loader `make start` runs it with (~55 MB resident in the serving thread, more in
- * each worker).
+ * Builds a service as deploy/docker/Dockerfile does (scripts/build.mjs, then
+ * scripts/deploy-service.sh into a directory of its own): what a deployment runs, worker
+ * threads included, without the tsx loader `make start` runs it with (~55 MB resident in
+ * the serving thread, more in each worker). `env`: its manifest's environment.
  */
-export async function deployLabBackTest(): Promise<DeployedLab> {
+export async function deployService(name: string, env: NodeJS.ProcessEnv = {}): Promise<DeployedService> {
   const run = promisify(execFile);
-  const dir = mkdtempSync(join(tmpdir(), 'gridlab-bench-lab-'));
+  const dir = mkdtempSync(join(tmpdir(), `gridlab-bench-${name}-`));
   try {
-    await run(process.execPath, ['scripts/build.mjs', 'lab-backtest'], { cwd: WORKSPACE_ROOT });
-    await run(join(WORKSPACE_ROOT, 'scripts/deploy-service.sh'), ['lab-backtest', dir], { cwd: WORKSPACE_ROOT });
+    await run(process.execPath, ['scripts/build.mjs', name], { cwd: WORKSPACE_ROOT });
+    await run(join(WORKSPACE_ROOT, 'scripts/deploy-service.sh'), [name, dir], { cwd: WORKSPACE_ROOT });
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
   return {
-    start: (env, ready, timeoutMs) => startNode('lab-backtest (production bundle)', ['--enable-source-maps', 'dist/main.js'], dir, { NODE_ENV: 'production', ...LAB_BACKTEST_ENV, ...env }, ready, timeoutMs),
+    start: (extra, ready, timeoutMs) =>
+      startNode(`${name} (production bundle)`, ['--enable-source-maps', 'dist/main.js'], dir, { NODE_ENV: 'production', ...env, ...extra }, ready, timeoutMs),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
 
-/** A module whose `measure` export gives figures. */
-interface Measured {
-  measure(): Promise<readonly BenchFigure[]>;
+/** lab-backtest as its image and manifest run it. */
+export function deployLabBackTest(): Promise<DeployedService> {
+  return deployService('lab-backtest', LAB_BACKTEST_ENV);
 }
 
-/** Runs `file`'s `measure()` in a child process with lab-backtest's environment; resolves with its figures. */
-export function measureInLabProcess(file: string): Promise<readonly BenchFigure[]> {
+/** The part of an esbuild plugin the bundle below uses (esbuild is scripts/build.mjs's dependency, not the bench's). */
+interface ResolvePlugin {
+  readonly name: string;
+  setup(build: { onResolve(options: { filter: RegExp }, resolve: (args: { path: string; resolveDir: string }) => { path: string; external: boolean } | undefined): void }): void;
+}
+
+/**
+ * npm imports required by the path they are installed at in the checkout: a bench's bundle
+ * runs from .gridlab/, where no deploy-service.sh install sits beside it.
+ */
+const NPM_FROM_CHECKOUT: ResolvePlugin = {
+  name: 'npm-from-checkout',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('@gridlab/') || args.path.startsWith('node:')) return undefined;
+      return { path: require.resolve(args.path, { paths: [args.resolveDir] }), external: true };
+    });
+  },
+};
+
+/**
+ * Compiles `file`'s `measure()` with what it imports (the engine, @gridlab/* compiled in)
+ * as scripts/build.mjs compiles a service, and runs it in a child process with
+ * lab-backtest's environment and command-line flags; resolves with its figures.
+ */
+export async function measureInLabProcess(file: string): Promise<readonly BenchFigure[]> {
+  const dir = join(BUNDLES_DIR, basename(file).replace(/\.ts$/, ''));
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const entry = join(dir, 'entry.ts');
+  writeFileSync(
+    entry,
+    `// Generated by bench/lab-process.ts: measure, print the figures as JSON on stdout (progress goes to stderr).
+import { measure } from ${JSON.stringify(file.replace(/\.ts$/, ''))};
+measure().then(
+  (figures) => process.stdout.write(JSON.stringify(figures)),
+  (error: unknown) => {
+    process.stderr.write(\`\${error instanceof Error ? (error.stack ?? error.message) : String(error)}\\n\`);
+    process.exit(1);
+  },
+);
+`,
+  );
+  // A variable path: the build script is JavaScript without type declarations.
+  const buildScript = join(WORKSPACE_ROOT, 'scripts/build.mjs');
+  const { bundle } = (await import(buildScript)) as { bundle(entryPoints: Record<string, string>, outdir: string, plugins: readonly ResolvePlugin[]): Promise<void> };
+  await bundle({ measure: entry }, dir, [NPM_FROM_CHECKOUT]);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', __filename, file], {
+    const child = spawn(process.execPath, ['--enable-source-maps', join(dir, 'measure.js')], {
       env: { ...process.env, ...LAB_BACKTEST_ENV },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -68,17 +119,5 @@ export function measureInLabProcess(file: string): Promise<readonly BenchFigure[
         reject(error instanceof Error ? error : new Error(String(error)));
       }
     });
-  });
-}
-
-// The child: measure, print the figures as JSON on stdout (progress goes to stderr).
-if (require.main === module) {
-  void (async () => {
-    const mod = (await import(process.argv[2]!)) as Measured | { default: Measured };
-    const { measure } = 'measure' in mod ? mod : mod.default;
-    process.stdout.write(JSON.stringify(await measure()));
-  })().catch((error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
   });
 }

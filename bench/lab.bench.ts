@@ -4,7 +4,7 @@ import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { createLogger } from '@gridlab/logger';
 import { copyOut, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, REPLAY_COLUMNS, RoundRepository } from '@gridlab/rounds-store';
 import { answersOk, createTestDatabase, freePort, syntheticRounds, testNamespace, type ServiceProcess } from '@gridlab/testing';
-import { deployLabBackTest, type DeployedLab } from './lab-process';
+import { deployLabBackTest, type DeployedService } from './lab-process';
 import { percentile } from './stats';
 import type { Bench, BenchFigure } from './types';
 
@@ -36,7 +36,7 @@ const bench: Bench = async () => {
   const pool = createPool(db.url, { max: 2 });
   const nc = await connectBus({ servers: ns.natsUrl, name: 'bench-lab', logger: createLogger({ service: 'bench', silent: true }) });
   let service: ServiceProcess | undefined;
-  let deployed: DeployedLab | undefined;
+  let deployed: DeployedService | undefined;
   try {
     const lab = (deployed = await deployLabBackTest());
     await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });

@@ -6,6 +6,7 @@
 // source is rewritten to that source's directory under `dist/assets/`.
 //   node scripts/build.mjs            builds everything
 //   node scripts/build.mjs indexer    builds the named packages only
+// Benches import `bundle` to compile the engine as production does (bench/lab-process.ts).
 import { build } from 'esbuild';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -59,13 +60,12 @@ function assetDirnames(outdir) {
   };
 }
 
-async function buildTarget(name) {
-  const target = TARGETS[name];
-  if (target === undefined) throw new Error(`unknown package ${name}; one of: ${Object.keys(TARGETS).join(', ')}`);
-  const outdir = join(ROOT, target.dir, 'dist');
-  rmSync(outdir, { recursive: true, force: true });
-  const entryPoints = { main: join(ROOT, target.dir, 'src/main.ts') };
-  for (const [out, src] of Object.entries(target.extra ?? {})) entryPoints[out] = join(ROOT, src);
+/**
+ * Bundles `entryPoints` (output name → source file) into `outdir` as the production build
+ * does. `plugins` run before the build's own: a bench that runs its bundle from the
+ * checkout, with no production install beside it, resolves npm imports its own way.
+ */
+export async function bundle(entryPoints, outdir, plugins = []) {
   await build({
     entryPoints,
     outdir,
@@ -78,8 +78,18 @@ async function buildTarget(name) {
     sourcemap: true,
     sourcesContent: false,
     logLevel: 'warning',
-    plugins: [externalNpm, assetDirnames(outdir)],
+    plugins: [...plugins, externalNpm, assetDirnames(outdir)],
   });
+}
+
+async function buildTarget(name) {
+  const target = TARGETS[name];
+  if (target === undefined) throw new Error(`unknown package ${name}; one of: ${Object.keys(TARGETS).join(', ')}`);
+  const outdir = join(ROOT, target.dir, 'dist');
+  rmSync(outdir, { recursive: true, force: true });
+  const entryPoints = { main: join(ROOT, target.dir, 'src/main.ts') };
+  for (const [out, src] of Object.entries(target.extra ?? {})) entryPoints[out] = join(ROOT, src);
+  await bundle(entryPoints, outdir);
   for (const asset of target.assets) {
     const from = join(ROOT, asset);
     if (!existsSync(from)) throw new Error(`${name}: ${asset} is missing (build the dashboard first: pnpm build:web)`);
@@ -89,5 +99,7 @@ async function buildTarget(name) {
   process.stdout.write(`built ${target.dir}/dist\n`);
 }
 
-const names = process.argv.slice(2);
-for (const name of names.length > 0 ? names : Object.keys(TARGETS)) await buildTarget(name);
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const names = process.argv.slice(2);
+  for (const name of names.length > 0 ? names : Object.keys(TARGETS)) await buildTarget(name);
+}

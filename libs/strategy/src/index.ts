@@ -22,9 +22,11 @@ export { normalizeDsl, canonicalDslJson, dslHash } from './dsl/normalize';
 export { History, SQUARES, PARIMUTUEL, RETURNS, type RoundInput } from './history/history';
 export { chiSquaredPValue, chiSquaredPValue24, uniformityStatistic } from './math/chi-squared';
 export { bigRoundFlags, bigRoundRuleTag, bigRoundThreshold, SPEC_BIG_ROUND_RULE, type BigRoundRule } from './history/big-rounds';
+export { SortedWindow } from './engine/sorted-window';
 export { createRunner, type Runner } from './engine/runner';
 export type { RunnerOptions, RunSummary, Decision, DecisionReason, RoundOutcome } from './engine/types';
 export type { ExitReason } from './engine/run-stats';
+export { BetAccount, roiPercent } from './engine/bet-account';
 export { payoutLamports, returnedLamports, oreEarned, oreValueLamports, ORE_UNITS } from './engine/payout';
 export { backtest, resolveWindow, MAX_WINDOW_ROUNDS, type BacktestWindow, type ResolvedWindow } from './backtest/backtest';
 export {

@@ -109,7 +109,7 @@ export function headlineFigures(stats: RunStats): HeadlineFigures {
   return {
     roundsBet: stats.roundsBet,
     netProfitSol: lamportsToSol(stats.net),
-    roiPercent: stats.totalStake > 0 ? (100 * stats.net) / stats.totalStake : 0,
+    roiPercent: stats.roiPercent,
     winRate: stats.roundsBet > 0 ? stats.roundsWon / stats.roundsBet : 0,
     maxDrawdownSol: lamportsToSol(stats.maxDrawdown),
   };

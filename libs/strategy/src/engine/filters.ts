@@ -1,12 +1,7 @@
 import type { DslFilter, FilterMetric, FilterOp } from '../dsl/types';
-import { SQUARES as SQUARES_BINDING, type History } from '../history/history';
-import { chiSquaredPValue24 as chiSquaredPValue24_BINDING } from '../math/chi-squared';
+import { SQUARES, type History } from '../history/history';
+import { chiSquaredPValue24 } from '../math/chi-squared';
 import type { Lookback } from './lookback';
-
-// tsx runs this as CommonJS, where each use of an imported binding is a getter call (two
-// deep); per-round code reads these module-local copies instead.
-const SQUARES = SQUARES_BINDING;
-const chiSquaredPValue24 = chiSquaredPValue24_BINDING;
 
 const METRIC_CODES: Record<FilterMetric, number> = {
   rounds_since_last_big: 0,

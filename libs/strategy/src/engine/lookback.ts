@@ -1,12 +1,8 @@
 import { bigRoundFlags } from '../history/big-rounds';
-import { SQUARES as SQUARES_BINDING, type History } from '../history/history';
+import { SQUARES, type History } from '../history/history';
 import { RankedSquares } from './ranked-squares';
 import { RecencyList } from './recency-list';
 import { SortedWindow } from './sorted-window';
-
-// tsx runs this as CommonJS, where each use of an imported binding is a getter call (two
-// deep); per-round code reads these module-local copies instead.
-const SQUARES = SQUARES_BINDING;
 
 /** `hot` counts wins over this many rounds (SPEC 7.3). */
 export const HOT_WINDOW = 50;

@@ -1,10 +1,5 @@
-import { floorDiv as floorDiv_BINDING, mulDivFloor as mulDivFloor_BINDING, u64Mod as u64Mod_BINDING } from './exact';
+import { floorDiv, mulDivFloor, u64Mod } from './exact';
 
-// tsx runs this as CommonJS, where each use of an imported binding is a getter call; the
-// per-square code calls these module-local copies instead (5-8x faster here).
-const floorDiv = floorDiv_BINDING;
-const mulDivFloor = mulDivFloor_BINDING;
-const u64Mod = u64Mod_BINDING;
 const TWO_52 = 2 ** 52;
 
 /** Share of a losing square's SOL that reaches the winners: 0.99 (admin fee) x 0.9 (vault). */

@@ -1,8 +1,4 @@
-import { SQUARES as SQUARES_BINDING } from '../history/history';
-
-// tsx runs this as CommonJS, where each use of an imported binding is a getter call (two
-// deep); per-round code reads these module-local copies instead.
-const SQUARES = SQUARES_BINDING;
+import { SQUARES } from '../history/history';
 
 /**
  * Room for the square index below a key: composite = key * 32 + (31 - square) is unique

@@ -1,21 +1,8 @@
 import type { ExitReason } from '@gridlab/contracts';
 import type { DslParams } from '../dsl/types';
-import { RETURNS as RETURNS_BINDING, SQUARES as SQUARES_BINDING, type History } from '../history/history';
-import {
-  oreEarned as oreEarned_BINDING,
-  oreValueLamports as oreValueLamports_BINDING,
-  payoutLamports as payoutLamports_BINDING,
-  returnedLamports as returnedLamports_BINDING,
-} from './payout';
-
-// tsx runs this as CommonJS, where each use of an imported binding is a getter call (two
-// deep); per-round code reads these module-local copies instead.
-const SQUARES = SQUARES_BINDING;
-const payoutLamports = payoutLamports_BINDING;
-const RETURNS = RETURNS_BINDING;
-const oreEarned = oreEarned_BINDING;
-const oreValueLamports = oreValueLamports_BINDING;
-const returnedLamports = returnedLamports_BINDING;
+import { RETURNS, SQUARES, type History } from '../history/history';
+import { BetAccount } from './bet-account';
+import { oreEarned, oreValueLamports, payoutLamports, returnedLamports } from './payout';
 
 /** Why a run stopped early (SPEC 7.6), in order of precedence: the contract's type. */
 export type { ExitReason } from '@gridlab/contracts';
@@ -93,26 +80,15 @@ export class StreakLengths {
 }
 
 /**
- * Running accounts of one run (SPEC 7.8): counts, PnL, streaks, drawdown, per-square
- * figures, stops, and optionally the per-round series and the chance moments that
- * analytics use. All in lamports; results convert to SOL at the edge.
+ * Running accounts of one run (SPEC 7.8): the bet-rounds' figures (BetAccount), recovery,
+ * cap figures, per-square figures, stops, and optionally the per-round series and the
+ * chance moments that analytics use. All in lamports; results convert to SOL at the edge.
  */
-export class RunStats {
-  roundsBet = 0;
-  roundsWon = 0;
-  squaresBet = 0;
-  net = 0;
-  totalStake = 0;
+export class RunStats extends BetAccount {
   totalRecovery = 0;
   capHits = 0;
   /** Sum of the losses (as positive lamports) of losing rounds with a cap hit. */
   capLoss = 0;
-  minNet = 0;
-  peak = 0;
-  maxDrawdown = 0;
-  /** Current losing streak (bet-rounds). */
-  streak = 0;
-  maxStreak = 0;
   /** Lengths of the losing streaks that ended, in order (see `streakRunLengths()`). */
   readonly endedStreaks = new StreakLengths();
   // Per square; the runner's settlement loop updates these directly.
@@ -123,14 +99,6 @@ export class RunStats {
   constantStake = 0;
   readonly paid = new Float64Array(SQUARES);
   exit: ExitReason | null = null;
-  /**
-   * ORE earned on `returns` rounds (base units): `ore` below 2^52 plus `oreCarry`, so the
-   * sum stays exact past 2^53 (see `oreEarned`).
-   */
-  ore = 0;
-  oreCarry = 0n;
-  /** That ORE valued at each round's production cost (lamports); net PnL includes it. */
-  oreValue = 0;
   /** History index of the round that triggered the exit (ids are looked up at the end). */
   exitIndex = -1;
   /** Sum over bet-rounds of the mean / variance of PnL with a uniformly random winner. */
@@ -158,6 +126,7 @@ export class RunStats {
     /** With `record`, keep each round's total stake too (analytics' bootstrap needs it; a backtest result does not). */
     readonly recordStakes = false,
   ) {
+    super();
     this.stopStreak = params.stop_loss_streak ?? 0;
     this.takeProfit = params.take_profit_lamports;
     this.stopLoss = params.session_stop_loss_lamports;
@@ -213,60 +182,22 @@ export class RunStats {
   }
 
   /**
-   * A settled bet-round (per-square figures already counted by the runner): totals,
-   * drawdown, streaks, recovery, cap figures, then the stops in order of precedence.
+   * A settled bet-round (per-square figures and the win already counted by the runner):
+   * the account (addBet), recovery, cap figures, then the stops in order of precedence.
    */
   bet(i: number, m: number, stakeSum: number, pnl: number, capHit: boolean): void {
-    this.roundsBet++;
-    this.squaresBet += m;
-    this.totalStake += stakeSum;
-    const net = this.net + pnl;
-    this.net = net;
-    if (net < this.minNet) this.minNet = net;
-    if (net > this.peak) this.peak = net;
-    else if (this.peak - net > this.maxDrawdown) this.maxDrawdown = this.peak - net;
+    const ended = this.addBet(m, stakeSum, pnl);
     if (pnl < 0) {
-      this.streak++;
-      if (this.streak > this.maxStreak) this.maxStreak = this.streak;
       if (capHit) this.capLoss -= pnl;
-    } else if (this.streak > 0) {
+    } else if (ended > 0) {
       this.totalRecovery += pnl;
-      this.endedStreaks.push(this.streak);
-      this.streak = 0;
+      this.endedStreaks.push(ended);
     }
     if (capHit) this.capHits++;
     if (this.record) this.push(pnl, stakeSum);
     if (this.stopStreak > 0 && this.streak >= this.stopStreak) this.stop('stop_loss_streak', i);
-    else if (this.takeProfit > 0 && net >= this.takeProfit) this.stop('take_profit', i);
-    else if (this.stopLoss > 0 && net <= -this.stopLoss) this.stop('session_stop_loss', i);
-  }
-
-  /** Adds a round's ORE (base units) and its value (lamports). */
-  addOre(ore: number, value: number): void {
-    this.ore += ore;
-    this.oreValue += value;
-    if (this.ore > 2 ** 52) {
-      this.carryOre(this.ore);
-      this.ore = 0;
-    }
-  }
-
-  /** Adds a running sum of ORE (taken out of `ore` by the caller) to the exact carry. */
-  carryOre(ore: number): void {
-    this.oreCarry += BigInt(ore);
-  }
-
-  /** Total ORE earned, base units, exact (a decimal string: it may pass 2^53). */
-  get oreEarned(): string {
-    return (this.oreCarry + BigInt(this.ore)).toString();
-  }
-
-  /**
-   * The SOL-only part of net PnL: what came back in SOL (stake back, and the parimutuel
-   * winnings) less stakes and fees, i.e. net PnL without the ORE's value.
-   */
-  get solReturnedNet(): number {
-    return this.net - this.oreValue;
+    else if (this.takeProfit > 0 && this.net >= this.takeProfit) this.stop('take_profit', i);
+    else if (this.stopLoss > 0 && this.net <= -this.stopLoss) this.stop('session_stop_loss', i);
   }
 
   /** Ends the run: `reason`, triggered by the round at history index i. */

@@ -1,41 +1,20 @@
 import type { Dsl } from '../dsl/types';
-import { History, RETURNS as RETURNS_BINDING, SQUARES as SQUARES_BINDING, type RoundInput } from '../history/history';
+import { History, RETURNS, SQUARES, type RoundInput } from '../history/history';
 import { FilterSet, filterNeeds } from './filters';
 import { Lookback } from './lookback';
-import {
-  oreEarned as oreEarned_BINDING,
-  oreValueLamports as oreValueLamports_BINDING,
-  payoutLamports as payoutLamports_BINDING,
-  returnedLamports as returnedLamports_BINDING,
-} from './payout';
-import { FLAT as FLAT_BINDING, KELLY as KELLY_BINDING, Progression } from './sizing';
+import { oreEarned, oreValueLamports, payoutLamports, returnedLamports } from './payout';
+import { FLAT, KELLY, Progression } from './sizing';
 import { FIXED_SHAPE, SquareSelector, selectionNeeds } from './select';
+import { ORE_FLUSH } from './bet-account';
 import { RunStats } from './run-stats';
 import { fullResult, summarize, type BacktestResult, type RunBounds } from '../backtest/result';
 import type { Decision, DecisionReason, RoundOutcome, RunnerOptions, RunSummary } from './types';
 
-// tsx runs this as CommonJS, where each use of an imported binding is a getter call (two
-// deep); per-round code reads these module-local copies instead.
-const SQUARES = SQUARES_BINDING;
-const RETURNS = RETURNS_BINDING;
-const payoutLamports = payoutLamports_BINDING;
-const returnedLamports = returnedLamports_BINDING;
-const oreEarned = oreEarned_BINDING;
-const oreValueLamports = oreValueLamports_BINDING;
-const FLAT = FLAT_BINDING;
-const KELLY = KELLY_BINDING;
-
-/** What the last returnsPayout call earned in ORE (base units) and its value (lamports). */
-let lastOre = 0;
-let lastOreValue = 0;
-
 /**
- * Settles stakes on `returns` round i (SPEC 7.7): each square's SOL back is added to
- * `paid`, the ORE earned on the winner (valued at the round's production cost) too;
- * returns the payout (SOL back + ORE value) and leaves the ORE in lastOre / lastOreValue.
+ * The SOL back of stakes on `returns` round i (SPEC 7.7), each square's added to `paid`.
  * Stakes are `uniform` on every square when it is > 0, else stakes[j] for squares[start + j].
  */
-function returnsPayout(
+function returnedBack(
   h: History,
   i: number,
   w: number,
@@ -44,7 +23,6 @@ function returnsPayout(
   m: number,
   uniform: number,
   stakes: Float64Array,
-  sw: number,
   paid: Float64Array,
 ): number {
   const deployed = h.deployed;
@@ -56,16 +34,12 @@ function returnsPayout(
     paid[s]! += r;
     back += r;
   }
-  let ore = 0;
-  let value = 0;
-  if (sw > 0) {
-    ore = oreEarned(sw, h.winnerDeployed[i]!, h.oreReward[i]!, h.motherlode[i]!, h.split[i]!, h.drawHi[i]!, h.drawLo[i]!);
-    value = oreValueLamports(ore, h.productionCost[i]!);
-    paid[w]! += value;
-  }
-  lastOre = ore;
-  lastOreValue = value;
-  return back + value;
+  return back;
+}
+
+/** The ORE (base units) a stake `sw` on the winner of `returns` round i earns (0 for no stake). */
+function winnerOre(h: History, i: number, sw: number): number {
+  return sw > 0 ? oreEarned(sw, h.winnerDeployed[i]!, h.oreReward[i]!, h.motherlode[i]!, h.split[i]!, h.drawHi[i]!, h.drawLo[i]!) : 0;
 }
 
 /**
@@ -83,8 +57,6 @@ const DROUGHT_PREFIX = 3;
 const WON_SUFFIX = 4;
 const NO_COUNTS = new Uint8Array(0);
 const NO_STAKES = new Float64Array(0);
-/** ORE summed in a double past this moves to RunStats' BigInt carry, so the total stays exact. */
-const ORE_FLUSH = 2 ** 52;
 const INLINE_CODES = { prefix: PREFIX, previous: PREVIOUS, drought: DROUGHT_PREFIX, won: WON_SUFFIX } as const;
 
 // Reason codes, in the order the checks run.
@@ -246,11 +218,10 @@ export class Runner {
     }
     const stats = this.stats;
     const before = { stake: stats.totalStake, net: stats.net, won: stats.roundsWon, capHits: stats.capHits, exit: stats.exit, oreValue: stats.oreValue };
-    lastOre = 0;
     const reason = this.decideInto();
     // Snapshot the decision now: settling observes the round, which moves the rankings.
     const decision = this.decision(reason);
-    this.settle(i, w, reason);
+    const ore = this.settle(i, w, reason);
     const stake = stats.totalStake - before.stake;
     const pnl = stats.net - before.net;
     return {
@@ -260,7 +231,7 @@ export class Runner {
       stakeLamports: stake,
       payoutLamports: reason === BET ? pnl + stake + this.fee : 0,
       pnlLamports: pnl,
-      oreEarned: reason === BET ? lastOre : 0,
+      oreEarned: ore,
       oreValueLamports: stats.oreValue - before.oreValue,
       hit: stats.roundsWon > before.won,
       capHit: stats.capHits > before.capHits,
@@ -291,13 +262,17 @@ export class Runner {
    * runTo for one stake on every chosen square (flat sizing, or a progression of
    * martingale, reverse_martingale, fibonacci or dalembert) without filters or chance
    * moments, the common case: the same decisions and accounts as decideInto + settle +
-   * RunStats.bet, fused into one loop whose running figures live in locals (registers)
-   * rather than object fields, written back once at the end. runner.test.ts checks it
-   * against step() round by round.
+   * RunStats.bet (BetAccount.addBet), fused into one loop whose running figures live in
+   * locals (registers) rather than object fields, written back once at the end, and whose
+   * squares come from the history's precomputed rankings on long runs. runner.test.ts
+   * checks it against step() round by round. It earns its keep in the production bundle:
+   * with the general loop in its place the strategy bench's replays took up to 35% longer
+   * for fixed shapes and 1.3-3.9x as long for the ranked rules, uncached analytics ~1.6x
+   * (docs/decisions.md).
    */
   private runUniform(from: number, end: number): void {
     const h = this.history;
-    const { winning, winnerDeployed, sumDeployed, rule } = h;
+    const { winning, winnerDeployed, sumDeployed, rule, productionCost } = h;
     const stats = this.stats;
     const { betCount, winCount, paid, endedStreaks } = stats;
     const lb = this.lb;
@@ -389,10 +364,15 @@ export class Runner {
         const sw = hit ? stake : 0;
         let payout: number;
         if (rule[i] === RETURNS) {
-          payout = returnsPayout(h, i, w, squares, start, m, stake, NO_STAKES, sw, paid);
-          if (lastOre > 0) {
-            ore += lastOre;
-            oreValue += lastOreValue;
+          payout = returnedBack(h, i, w, squares, start, m, stake, NO_STAKES, paid);
+          const earned = winnerOre(h, i, sw);
+          if (earned > 0) {
+            // The ORE's value at the round's production cost is part of the winner's payout.
+            const value = oreValueLamports(earned, productionCost[i]!);
+            paid[w]! += value;
+            payout += value;
+            ore += earned;
+            oreValue += value;
             if (ore > ORE_FLUSH) {
               stats.carryOre(ore);
               ore = 0;
@@ -593,10 +573,14 @@ export class Runner {
     return BET;
   }
 
-  /** One non-voided round in bet mode, decided (`reason`): settle, account, then observe it. */
-  private settle(i: number, w: number, reason: number): void {
+  /**
+   * One non-voided round in bet mode, decided (`reason`): settle, account, then observe it.
+   * Returns the ORE (base units) the bet earned.
+   */
+  private settle(i: number, w: number, reason: number): number {
     const h = this.history;
     const stats = this.stats;
+    let ore = 0;
     if (reason === BET) {
       const m = this.chosen;
       const squares = this.squares;
@@ -627,8 +611,15 @@ export class Runner {
       }
       let payout: number;
       if (h.rule[i] === RETURNS) {
-        payout = returnsPayout(h, i, w, squares, 0, m, uniform, this.stakes, sw, stats.paid);
-        if (lastOre > 0) stats.addOre(lastOre, lastOreValue);
+        payout = returnedBack(h, i, w, squares, 0, m, uniform, this.stakes, stats.paid);
+        ore = winnerOre(h, i, sw);
+        if (ore > 0) {
+          // The ORE's value at the round's production cost is part of the winner's payout.
+          const value = oreValueLamports(ore, h.productionCost[i]!);
+          stats.paid[w]! += value;
+          payout += value;
+          stats.addOre(ore, value);
+        }
       } else {
         const dw = h.winnerDeployed[i]!;
         payout = payoutLamports(sw, dw, h.sumDeployed[i]! - dw + stakeSum - sw);
@@ -652,6 +643,7 @@ export class Runner {
       if (stats.record) stats.noBet();
     }
     if (this.observes) this.lb.observe(i, w);
+    return ore;
   }
 
   /** The per-square stakes of the current decision (filled in for uniform sizing). */

@@ -1,12 +1,8 @@
 import type { BaseStrategy, Dsl } from '../dsl/types';
-import { SQUARES as SQUARES_BINDING, type History } from '../history/history';
+import { SQUARES, type History } from '../history/history';
 import { droughtCounts, rankingOrder, type RankingKind } from '../history/rankings';
 import { squareOrder, type OrderedColumn } from '../history/square-orders';
 import type { Lookback, LookbackNeeds } from './lookback';
-
-// tsx runs this as CommonJS, where each use of an imported binding is a getter call (two
-// deep); per-round code reads these module-local copies instead.
-const SQUARES = SQUARES_BINDING;
 
 const CORNERS = [0, 4, 20, 24];
 const EDGES = [1, 2, 3, 5, 9, 10, 14, 15, 19, 21, 22, 23];

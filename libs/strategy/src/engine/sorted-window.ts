@@ -25,19 +25,22 @@ function lowerBound(a: Float64Array, n: number, x: number): number {
 
 /**
  * The last `capacity` values pushed, kept sorted for percentile ranks and medians over
- * a sliding window. The sorted values live in blocks of 128..255, so an insert or an
+ * a sliding window: the engine's lookback windows and big_round flags, and event-log's
+ * big_round median. The sorted values live in blocks of 128..255, so an insert or an
  * evict moves at most one block's worth and a rank walks the block list: cheap for the
  * largest window a DSL allows (20,000), where one flat sorted array would move tens of
- * kilobytes per round.
+ * kilobytes per round. Values must be finite (lamport totals, below 2^53, are exact).
  */
 export class SortedWindow {
   private readonly ring: Float64Array;
+  /** Where the next value goes in `ring`: the oldest value's place once the window is full. */
   private head = 0;
   private blocks: Float64Array[] = [];
   private sizes: number[] = [];
   size = 0;
 
   constructor(readonly capacity: number) {
+    if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
     this.ring = new Float64Array(capacity);
   }
 
@@ -55,6 +58,15 @@ export class SortedWindow {
     this.size = 0;
     this.blocks = [];
     this.sizes = [];
+  }
+
+  /** The window's values, oldest first (pushed into an empty window, they restore it). */
+  values(): number[] {
+    const n = this.size;
+    const start = this.head >= n ? this.head - n : this.head - n + this.capacity;
+    const out = new Array<number>(n);
+    for (let i = 0; i < n; i++) out[i] = this.ring[(start + i) % this.capacity]!;
+    return out;
   }
 
   /** Values in the window that are <= x. */

@@ -19,6 +19,40 @@ describe('SortedWindow', () => {
       }),
     );
   });
+
+  it('matches a sort-based median over a window of 1,000 with many duplicates, as blocks split and empty', () => {
+    const window = new SortedWindow(1000);
+    const all: number[] = [];
+    let seed = 7;
+    for (let i = 0; i < 5_000; i++) {
+      seed = (Math.imul(seed, 1_664_525) + 1_013_904_223) >>> 0;
+      // Few distinct values: many duplicates to evict. Lamport-sized, past 2^32.
+      const v = (seed % 50) * 1_000_000_007;
+      window.push(v);
+      all.push(v);
+      if (i % 97 === 0) {
+        const last = all.slice(-1000).sort((a, b) => a - b);
+        const m = last.length >> 1;
+        expect(window.median()).toBe(last.length % 2 ? last[m]! : (last[m - 1]! + last[m]!) / 2);
+      }
+    }
+    expect(window.values()).toEqual(all.slice(-1000));
+  });
+
+  it('is restored by pushing its values into an empty window', () => {
+    const window = new SortedWindow(3);
+    [5, 9, 1, 4, 8].forEach((v) => window.push(v));
+    const copy = new SortedWindow(3);
+    window.values().forEach((v) => copy.push(v));
+    expect(copy.values()).toEqual([1, 4, 8]);
+    expect(copy.median()).toBe(window.median());
+    expect(new SortedWindow(4).values()).toEqual([]);
+  });
+
+  it('refuses a capacity that is not a positive integer', () => {
+    expect(() => new SortedWindow(0)).toThrow(RangeError);
+    expect(() => new SortedWindow(2.5)).toThrow(RangeError);
+  });
 });
 
 describe('RankedSquares', () => {

@@ -1,9 +1,5 @@
 import { Lookback } from '../engine/lookback';
-import { SQUARES as SQUARES_BINDING, type History } from './history';
-
-// tsx runs this as CommonJS, where each use of an imported binding is a getter call (two
-// deep); per-round code reads this module-local copy instead.
-const SQUARES = SQUARES_BINDING;
+import { SQUARES, type History } from './history';
 
 /**
  * A ranking of the squares that depends on the history alone (not on a DSL's stakes or

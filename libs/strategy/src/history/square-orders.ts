@@ -1,8 +1,4 @@
-import { SQUARES as SQUARES_BINDING, type History } from './history';
-
-// tsx runs this as CommonJS, where each use of an imported binding is a getter call (two
-// deep); per-round code reads this module-local copy instead.
-const SQUARES = SQUARES_BINDING;
+import { SQUARES, type History } from './history';
 
 /** Which per-square column an order sorts, ascending, or `deployedDescending`. */
 export type OrderedColumn = 'deployed' | 'count' | 'deployedDescending';

@@ -24,8 +24,7 @@
 import type { Round } from '@gridlab/contracts';
 import { ConfigError, DecodeError, type FieldError } from '@gridlab/errors';
 import { dedupKeys, type DerivedEvent, type RoundEventBody } from './events';
-import { bigRoundThreshold, type BigRoundRule } from '@gridlab/strategy';
-import { RollingMedian } from './rolling-median';
+import { bigRoundThreshold, SortedWindow, type BigRoundRule } from '@gridlab/strategy';
 
 const SQUARES = 25;
 const LAMPORTS_PER_SOL = 1_000_000_000;
@@ -195,7 +194,7 @@ export function createDeriver(config: Partial<DeriverConfig> = {}, state?: Deriv
   const droughts = [...start.droughts];
   let streakSquare = start.streakSquare;
   let streakLength = start.streakLength;
-  const window = new RollingMedian(settings.bigRoundWindow);
+  const window = new SortedWindow(settings.bigRoundWindow);
   const bigRoundRule: BigRoundRule = { multiplier: settings.bigRoundMultiplier, window: settings.bigRoundWindow, minHistory: settings.bigRoundMinHistory };
   for (const total of start.recentTotals.slice(-settings.bigRoundWindow)) window.push(total);
   let cumulative = BigInt(start.cumulativeDeployedLamports);

@@ -1,9 +1,9 @@
 import type { Round } from '@gridlab/contracts';
-import type { ActiveSession, ForwardStore, PredictionRow, SettlementRow, StopRow, WriterTx } from '@gridlab/lab-store';
+import type { ActiveSession, ForwardStore, PredictionRow, SettlementRow, StatsRow, StopRow, WriterTx } from '@gridlab/lab-store';
 import type { Logger } from '@gridlab/logger';
 import { ContiguousRounds, takeContiguous, type FillLookup } from '@gridlab/rounds-store';
 import { History, SPEC_BIG_ROUND_RULE, createRunner, normalizeDsl, type BigRoundRule, type Runner } from '@gridlab/strategy';
-import { addRound, enterSession, type Figures } from '../domain/figures';
+import { addRound, enterSession, figuresFromRow, statsRow, type Figures } from '../domain/figures';
 
 /** Where settled rounds are read, in id order (the indexer's table). */
 export interface RoundsSource {
@@ -192,7 +192,7 @@ export class ForwardWriter {
       const recorded = this.recordedRound === round.id ? this.recorded : await tx.recordedFor(round.id);
       this.history.append(round);
       const rows: SettlementRow[] = [];
-      const figures: Figures[] = [];
+      const figures: StatsRow[] = [];
       const stops: StopRow[] = [];
       for (const session of this.sessions.values()) {
         const o = session.runner.step();
@@ -203,7 +203,7 @@ export class ForwardWriter {
           !recorded.has(session.id),
         );
         rows.push({ strategyId: session.id, squares: d.squares, stakes: d.stakesLamports, reason: d.reason, stakeLamports: o.stakeLamports, pnlLamports: o.pnlLamports, hit: o.hit });
-        figures.push(session.figures);
+        figures.push(statsRow(session.figures));
         if (o.exit !== null) {
           stops.push({ strategyId: session.id, reason: o.exit });
           stopped.push(session.id);
@@ -281,7 +281,7 @@ export class ForwardWriter {
       const runner = createRunner(normalizeDsl(state.dsl), h, { precomputedRankings: false });
       runner.seek(h.lowerBound(state.sessionStartRoundId));
       runner.runTo(h.length);
-      const figures: Figures = { ...state.stats };
+      const figures = figuresFromRow(state.stats);
       enterSession(figures, state.sessionSeq);
       this.sessions.set(state.id, { id: state.id, seq: state.sessionSeq, runner, figures });
     }

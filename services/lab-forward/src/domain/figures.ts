@@ -1,38 +1,25 @@
 import type { ForwardEquityPoint, StopReason } from '@gridlab/contracts';
-import { downsampleIndexes } from '@gridlab/strategy';
+import type { StatsRow } from '@gridlab/lab-store';
+import { BetAccount, downsampleIndexes } from '@gridlab/strategy';
 
 const LAMPORTS_PER_SOL = 1e9;
 
 /**
- * A strategy's running forward figures (SPEC 7.10), in lamports. Bet-round accounting
- * follows the backtest's (SPEC 7.8) exactly, so that over one session the figures equal
- * a backtest of the same rounds: a bet-round with PnL < 0 extends the losing streak, any
- * other bet-round ends it; drawdown is measured from the running peak (which starts at 0).
- * Sessions continue one record: net, peak and drawdown carry over, the losing streak
- * restarts with a new session (its runner's sizing and stops start afresh too).
+ * A strategy's running forward figures (SPEC 7.10). The bet-rounds are accounted by the
+ * engine's BetAccount, as a backtest accounts them (SPEC 7.8), so that over one session the
+ * figures equal a backtest of the same rounds. Sessions continue one record: net, peak and
+ * drawdown carry over, the losing streak restarts with a new session (its runner's sizing
+ * and stops start afresh too). Beside the bets: every round seen, the non-voided ones, and
+ * those settled without a prediction recorded in time (late).
  */
 export interface Figures {
-  strategyId: string;
+  readonly strategyId: string;
   sessionSeq: number;
   roundsObserved: number;
   roundsSettled: number;
-  roundsBet: number;
-  roundsWon: number;
-  squaresBet: number;
-  netLamports: number;
-  stakeLamports: number;
-  peakLamports: number;
-  minNetLamports: number;
-  maxDrawdownLamports: number;
-  streak: number;
-  maxStreak: number;
   lateCount: number;
-  roiPercent: number;
   lastRoundId: number | null;
-  /** ORE earned on `returns` rounds (base units), a decimal string: the sum may pass 2^53. */
-  oreEarned: string;
-  /** That ORE's value in lamports at each round's production cost (part of netLamports). */
-  oreValueLamports: number;
+  readonly bets: BetAccount;
 }
 
 /** What the runner reported for one round (see @gridlab/strategy's RoundOutcome). */
@@ -52,26 +39,52 @@ export interface SettledRound {
 }
 
 export function emptyFigures(strategyId: string, sessionSeq: number): Figures {
+  return { strategyId, sessionSeq, roundsObserved: 0, roundsSettled: 0, lateCount: 0, lastRoundId: null, bets: new BetAccount() };
+}
+
+/** The figures as stored (lab.forward_stats). */
+export function figuresFromRow(row: StatsRow): Figures {
+  const bets = Object.assign(new BetAccount(), {
+    roundsBet: row.roundsBet,
+    roundsWon: row.roundsWon,
+    squaresBet: row.squaresBet,
+    totalStake: row.stakeLamports,
+    net: row.netLamports,
+    minNet: row.minNetLamports,
+    peak: row.peakLamports,
+    maxDrawdown: row.maxDrawdownLamports,
+    streak: row.streak,
+    maxStreak: row.maxStreak,
+    oreCarry: BigInt(row.oreEarned),
+    oreValue: row.oreValueLamports,
+  });
+  const { strategyId, sessionSeq, roundsObserved, roundsSettled, lateCount, lastRoundId } = row;
+  return { strategyId, sessionSeq, roundsObserved, roundsSettled, lateCount, lastRoundId, bets };
+}
+
+/** The figures to store. */
+export function statsRow(f: Figures): StatsRow {
+  const b = f.bets;
   return {
-    strategyId,
-    sessionSeq,
-    roundsObserved: 0,
-    roundsSettled: 0,
-    roundsBet: 0,
-    roundsWon: 0,
-    squaresBet: 0,
-    netLamports: 0,
-    stakeLamports: 0,
-    peakLamports: 0,
-    minNetLamports: 0,
-    maxDrawdownLamports: 0,
-    streak: 0,
-    maxStreak: 0,
-    lateCount: 0,
-    roiPercent: 0,
-    lastRoundId: null,
-    oreEarned: '0',
-    oreValueLamports: 0,
+    strategyId: f.strategyId,
+    sessionSeq: f.sessionSeq,
+    roundsObserved: f.roundsObserved,
+    roundsSettled: f.roundsSettled,
+    roundsBet: b.roundsBet,
+    roundsWon: b.roundsWon,
+    squaresBet: b.squaresBet,
+    netLamports: b.net,
+    stakeLamports: b.totalStake,
+    peakLamports: b.peak,
+    minNetLamports: b.minNet,
+    maxDrawdownLamports: b.maxDrawdown,
+    streak: b.streak,
+    maxStreak: b.maxStreak,
+    lateCount: f.lateCount,
+    roiPercent: b.roiPercent,
+    lastRoundId: f.lastRoundId,
+    oreEarned: b.oreEarned,
+    oreValueLamports: b.oreValue,
   };
 }
 
@@ -79,7 +92,7 @@ export function emptyFigures(strategyId: string, sessionSeq: number): Figures {
 export function enterSession(f: Figures, seq: number): void {
   if (f.sessionSeq === seq) return;
   f.sessionSeq = seq;
-  f.streak = 0;
+  f.bets.streak = 0;
 }
 
 /** Adds one settled round to the figures (in place: the writer does this 20,000 times a round). */
@@ -90,31 +103,10 @@ export function addRound(f: Figures, r: SettledRound, late: boolean): void {
   if (r.winningSquare === null) return;
   f.roundsSettled++;
   if (!r.bet) return;
-  f.roundsBet++;
-  f.squaresBet += r.squares;
-  f.stakeLamports += r.stakeLamports;
-  if (r.hit) f.roundsWon++;
-  if (r.oreEarned > 0) {
-    f.oreEarned = (BigInt(f.oreEarned) + BigInt(r.oreEarned)).toString();
-    f.oreValueLamports += r.oreValueLamports;
-  }
-  const net = f.netLamports + r.pnlLamports;
-  f.netLamports = net;
-  if (net < f.minNetLamports) f.minNetLamports = net;
-  if (net > f.peakLamports) f.peakLamports = net;
-  else if (f.peakLamports - net > f.maxDrawdownLamports) f.maxDrawdownLamports = f.peakLamports - net;
-  if (r.pnlLamports < 0) {
-    f.streak++;
-    if (f.streak > f.maxStreak) f.maxStreak = f.streak;
-  } else {
-    f.streak = 0;
-  }
-  f.roiPercent = roiPercent(f.netLamports, f.stakeLamports);
-}
-
-/** 100 * net / stake, 0 when nothing was staked (as the backtest computes it). */
-export function roiPercent(net: number, stake: number): number {
-  return stake > 0 ? (100 * net) / stake : 0;
+  const bets = f.bets;
+  bets.addBet(r.squares, r.stakeLamports, r.pnlLamports);
+  if (r.hit) bets.roundsWon++;
+  if (r.oreEarned > 0) bets.addOre(r.oreEarned, r.oreValueLamports);
 }
 
 export const toSol = (lamports: number): number => lamports / LAMPORTS_PER_SOL;

@@ -8,7 +8,8 @@ import {
 } from '@gridlab/contracts';
 import { InputError } from '@gridlab/errors';
 import type { LeaderboardRow, SettledPnl, StatsRow, StrategyRow } from '@gridlab/lab-store';
-import { equityCurve, ownerShort, roiPercent, toSol } from './figures';
+import { roiPercent } from '@gridlab/strategy';
+import { equityCurve, ownerShort, toSol } from './figures';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const ID_CHARS = 22;
