@@ -79,7 +79,7 @@ async function startBareServer(natsUrl: string, subject: string): Promise<{ url:
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => (chunk.toString().includes('ready') ? resolve() : undefined));
+    child.stdout.on('data', (chunk: Buffer) => (chunk.toString().includes('ready') ? resolve() : undefined));
     child.once('exit', (code) => reject(new Error(`the bare SSE server exited with ${code}`)));
   });
   return {

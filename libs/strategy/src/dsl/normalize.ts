@@ -52,7 +52,7 @@ export function normalizeDsl(input: unknown, basePath = ''): Dsl {
     const errors = (checkShape.errors ?? []).map((e) => describe(e, basePath));
     throw new InputError(`invalid strategy DSL: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
   }
-  const raw = input as unknown as RawDsl;
+  const raw = input as RawDsl;
   const given = raw.params;
   if (raw.base_strategy === 'custom_squares' && (given.custom_squares === undefined || given.custom_squares.length === 0)) {
     const path = `${basePath}/params/custom_squares`;
