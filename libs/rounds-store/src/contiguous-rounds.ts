@@ -85,7 +85,7 @@ export interface FillLookup {
 }
 
 /** `gaps.take` with the fill state read from `fill` (only when there is a gap to ask about); without `fill`, the timed wait. */
-export async function takeContiguous<T extends { readonly id: number }>(gaps: ContiguousRounds, last: number | null, rounds: readonly T[], nowMs: number, fill?: FillLookup): Promise<T[]> {
+async function takeContiguous<T extends { readonly id: number }>(gaps: ContiguousRounds, last: number | null, rounds: readonly T[], nowMs: number, fill?: FillLookup): Promise<T[]> {
   if (fill === undefined) return gaps.take(last, rounds, nowMs);
   const floor = await fill.floor();
   const gap = gaps.gapOf(last, rounds, floor);
