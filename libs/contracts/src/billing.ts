@@ -5,12 +5,25 @@ import type { SchemaObject } from 'ajv';
 
 const base58 = '^[1-9A-HJ-NP-Za-km-z]+$';
 const pubkey = { type: 'string', minLength: 32, maxLength: 44, pattern: base58 } as const;
-const subscriberId = { type: 'string', pattern: '^sub_[1-9A-HJ-NP-Za-km-z]{22}$' } as const;
+const API_KEY_PATTERN = '^grid_[1-9A-HJ-NP-Za-km-z]{43}$';
+const SUBSCRIBER_ID_PATTERN = '^sub_[1-9A-HJ-NP-Za-km-z]{22}$';
+const PAYMENT_NONCE_PATTERN = '^pay-[1-9A-HJ-NP-Za-km-z]{22}$';
+const REISSUE_NONCE_PATTERN = '^rei-[1-9A-HJ-NP-Za-km-z]{22}$';
+const subscriberId = { type: 'string', pattern: SUBSCRIBER_ID_PATTERN } as const;
 const isoTime = { type: 'string', format: 'date-time' } as const;
 const baseUnits = { type: 'string', pattern: '^(0|[1-9][0-9]{0,30})$' } as const;
 const plan = { type: 'string', enum: ['monthly', 'annual'] } as const;
 
 export type Plan = 'monthly' | 'annual';
+
+/** API keys: `grid_` + 43 base58 characters, 43 * log2(58) = 251.9 bits of entropy. */
+export const API_KEY_RE = new RegExp(API_KEY_PATTERN);
+/** Subscriber ids: `sub_` + 22 base58 characters. */
+export const SUBSCRIBER_ID_RE = new RegExp(SUBSCRIBER_ID_PATTERN);
+/** Payment nonces (POST /subscribe): `pay-` + 22 base58 characters. */
+export const PAYMENT_NONCE_RE = new RegExp(PAYMENT_NONCE_PATTERN);
+/** Reissue nonces (POST /keys/reissue): `rei-` + 22 base58 characters. */
+export const REISSUE_NONCE_RE = new RegExp(REISSUE_NONCE_PATTERN);
 
 /** GET /pricing. */
 export interface Pricing {
@@ -244,7 +257,7 @@ export const subscriptionStartSchema: SchemaObject = {
   additionalProperties: false,
   required: ['nonce', 'priceToken', 'instructions', 'expiresAt'],
   properties: {
-    nonce: { type: 'string', pattern: '^pay-[1-9A-HJ-NP-Za-km-z]{22}$' },
+    nonce: { type: 'string', pattern: PAYMENT_NONCE_PATTERN },
     priceToken: { type: 'number', exclusiveMinimum: 0 },
     instructions: {
       type: 'object',
@@ -276,7 +289,7 @@ export const issuedKeySchema: SchemaObject = {
   additionalProperties: false,
   required: ['apiKey', 'subscriberId', 'paidUntil'],
   properties: {
-    apiKey: { type: 'string', pattern: '^grid_[1-9A-HJ-NP-Za-km-z]{43}$' },
+    apiKey: { type: 'string', pattern: API_KEY_PATTERN },
     subscriberId,
     paidUntil: isoTime,
   },
@@ -296,7 +309,7 @@ export const reissueStartSchema: SchemaObject = {
   additionalProperties: false,
   required: ['nonce', 'message', 'expiresAt'],
   properties: {
-    nonce: { type: 'string', pattern: '^rei-[1-9A-HJ-NP-Za-km-z]{22}$' },
+    nonce: { type: 'string', pattern: REISSUE_NONCE_PATTERN },
     message: { type: 'string' },
     expiresAt: isoTime,
   },

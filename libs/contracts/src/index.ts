@@ -46,6 +46,10 @@ export type {
 } from './billing';
 import * as billing from './billing';
 export {
+  API_KEY_RE,
+  SUBSCRIBER_ID_RE,
+  PAYMENT_NONCE_RE,
+  REISSUE_NONCE_RE,
   pricingRequestSchema,
   pricingSchema,
   subscribeStartRequestSchema,

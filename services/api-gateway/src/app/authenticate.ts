@@ -1,4 +1,4 @@
-import { API_KEY_RE } from '@gridlab/billing-store';
+import { API_KEY_RE } from '@gridlab/contracts';
 import { AuthError, PaymentRequiredError, RateLimitedError, UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import type { CachedKey, KeyGate, KeyRecord } from './ports';
