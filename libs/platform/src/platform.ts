@@ -11,7 +11,7 @@ import {
   type Metrics,
   type ReadinessCheck,
 } from '@gridlab/runtime';
-import { Resources, stopAndExit, stopOnSignals, type ShutdownStep } from './resources';
+import { Resources, stopAndExit, stopOnSignals } from './resources';
 
 /** The shared settings (see serviceFields in @gridlab/config). */
 export interface PlatformConfig {
@@ -38,8 +38,6 @@ export interface PlatformOptions {
   readonly pendingChecks?: Readonly<Record<string, string>>;
   /** Names of checks the service fails soft without: their failure reports `degraded`, still ready. */
   readonly optionalChecks?: readonly string[];
-  /** Stopped first on SIGTERM, in order (superseded by platform.own, until every service uses it). */
-  readonly stopFirst?: readonly ShutdownStep[];
   /**
    * Whether SIGTERM and SIGINT stop the platform and end the process (default true). A
    * platform embedded in a test or a bench sets false and calls stop() itself.
@@ -87,7 +85,6 @@ export async function startPlatform(service: string, config: PlatformConfig, opt
     const checks: Record<string, ReadinessCheck> = { postgres: postgresCheck(pool), nats: natsCheck(nc), ...options.checks, ...pendingChecks(options.pendingChecks) };
     const optional = options.optionalChecks ?? [];
     if (options.ops !== undefined) resources.own('ops server', await startOpsServer({ ...options.ops, logger, metrics, checks, optional }), (ops) => ops.close());
-    for (const step of [...(options.stopFirst ?? [])].reverse()) resources.own(step.name, step, (s) => s.run());
     return {
       logger,
       metrics,
