@@ -55,22 +55,27 @@ function run(mode: string, env: Record<string, string> = {}): Run {
   };
 }
 
+/** What the fixture prints as it releases its two resources, the last acquired first. */
+const RELEASED = ['released last', 'released first with the pool open'];
+
+/** Runs the fixture in `mode` until it is ready, then sends it SIGTERM. */
+async function terminated(mode: string): ReturnType<typeof run>['exited'] {
+  const service = run(mode);
+  await service.printed('ready');
+  service.kill('SIGTERM');
+  return service.exited;
+}
+
 describe('a service process on the platform', () => {
   it('on SIGTERM releases what it owns last acquired first, before the pool, and exits 0', async () => {
-    const service = run('running');
-    await service.printed('ready');
-    service.kill('SIGTERM');
-    const { code, stdout } = await service.exited;
-    expect(stdout).toEqual(['ready', 'released last', 'released first with the pool open']);
+    const { code, stdout } = await terminated('running');
+    expect(stdout).toEqual(['ready', ...RELEASED]);
     expect(code).toBe(0);
   });
 
   it('on SIGTERM goes on past a release that fails, and exits 1', async () => {
-    const service = run('failing-release');
-    await service.printed('ready');
-    service.kill('SIGTERM');
-    const { code, stdout, logs } = await service.exited;
-    expect(stdout).toEqual(['ready', 'released last', 'released first with the pool open']);
+    const { code, stdout, logs } = await terminated('failing-release');
+    expect(stdout).toEqual(['ready', ...RELEASED]);
     expect(logs).toContainEqual(expect.objectContaining({ message: 'shutdown step failed', step: 'broken' }));
     expect(code).toBe(1);
   });
@@ -78,16 +83,13 @@ describe('a service process on the platform', () => {
   it('when start-up fails part-way, says why, releases what it acquired in reverse, and exits 1', async () => {
     const { code, stdout, stderr } = await run('failing-start').exited;
     expect(stderr).toContain('fixture: wiring failed');
-    expect(stdout).toEqual(['released last', 'released first with the pool open']);
+    expect(stdout).toEqual(RELEASED);
     expect(code).toBe(1);
   });
 
   it('when SIGTERM cuts a waiting start-up step short, the shutdown decides the exit', async () => {
-    const service = run('waiting-start');
-    await service.printed('ready');
-    service.kill('SIGTERM');
-    const { code, stdout, stderr } = await service.exited;
-    expect(stdout).toEqual(['ready', 'released last', 'released first with the pool open']);
+    const { code, stdout, stderr } = await terminated('waiting-start');
+    expect(stdout).toEqual(['ready', ...RELEASED]);
     expect(stderr).not.toContain('fixture:');
     expect(code).toBe(0);
   });
