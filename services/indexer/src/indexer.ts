@@ -12,7 +12,8 @@ import { natsNames } from '@gridlab/contracts';
 import { ensureRoundsStream, openLiveBucket } from '@gridlab/bus';
 import { holdWriterLock, startPlatform, type Platform, type PlatformOptions } from '@gridlab/platform';
 import type { Logger } from '@gridlab/logger';
-import { ChainIdentityStore, HistoryStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, type GapRange } from '@gridlab/rounds-store';
+import type { Pool } from '@gridlab/db';
+import { ChainIdentityStore, HistoryStore, historyFillStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, type GapRange } from '@gridlab/rounds-store';
 import type { Registry } from 'prom-client';
 import { AccountFeed } from './adapters/chain/account-feed';
 import { RoundPublisher } from './adapters/nats/round-publisher';
@@ -165,7 +166,7 @@ async function leadershipPorts(settings: IndexerSettings, platform: Pick<Platfor
         ...(settings.standByOnLostLock === true ? { onLost } : {}),
       }),
     openSession: () => leaderSession(settings, chain, stores, now),
-    openHistoryFill: historyFillOf(settings, chain, stores, new HistoryStore(pool)),
+    openHistoryFill: historyFillOf(settings, chain, stores, pool),
     rounds: repo,
     metrics: counters,
     logger,
@@ -200,16 +201,9 @@ function leaderSession(settings: IndexerSettings, { rpc, pdas, history }: Chain,
 }
 
 /** Opens the leader's history fill from its floor; with history from transactions off, records that there is no floor. */
-function historyFillOf(settings: IndexerSettings, { history }: Chain, { repo, publisher, counters, logger }: Stores, historyStore: HistoryStore): LeadershipPorts['openHistoryFill'] {
-  const store: HistoryFillStore = {
-    missingIds: (fromId, toId, limit) => historyStore.missingIds(fromId, toId, limit),
-    missingCount: (fromId, toId) => historyStore.missingCount(fromId, toId),
-    insert: (rounds) => repo.insertMany(rounds),
-    markUnrecoverable: (rounds) => historyStore.markUnrecoverable(rounds),
-    ruleBefore: (id) => repo.ruleBefore(id),
-    setFloor: (floor) => historyStore.setFloor(floor),
-    unrecoverable: (latest) => historyStore.unrecoverable(latest),
-  };
+function historyFillOf(settings: IndexerSettings, { history }: Chain, { repo, publisher, counters, logger }: Stores, pool: Pool): LeadershipPorts['openHistoryFill'] {
+  const historyStore = new HistoryStore(pool);
+  const store: HistoryFillStore = historyFillStore(pool);
   const fill = settings.history;
   if (fill === undefined || history === undefined) return async () => (await store.setFloor(null).catch(() => undefined), null);
   return async (settledUpTo) =>
