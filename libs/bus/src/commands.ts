@@ -100,7 +100,7 @@ export function toCommandError(error: unknown, logger: Logger, subject: string):
       detail: error.message,
       retryable: error.retryable,
       ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: Math.max(1, Math.ceil(error.retryAfterSeconds)) }),
-      ...(error.errors === undefined ? {} : { errors: error.errors }),
+      ...(error.errors === undefined ? {} : { errors: [...error.errors] }),
     };
   }
   logger.error('command failed', { subject, err: error });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CACHE_HEADER, CHUNK_HEADER, CHUNKS_HEADER, compileValidator } from '@gridlab/contracts';
+import { CACHE_HEADER, CHUNK_HEADER, CHUNKS_HEADER, Type, compileValidator } from '@gridlab/contracts';
 import { InputError, TimeoutError, UnavailableError, DecodeError } from '@gridlab/errors';
 import { createLogger } from '@gridlab/logger';
 import { testNamespace } from '@gridlab/testing';
@@ -9,10 +9,7 @@ import { connectBus, replyChunkBytes, requestChunked, respondChunked, type NatsC
 const ns = testNamespace();
 const subject = `${ns.natsPrefix}.test.chunked`;
 const encoder = new TextEncoder();
-const validateBlob = compileValidator<{ blob: string }>(
-  { type: 'object', additionalProperties: false, required: ['blob'], properties: { blob: { type: 'string' } } },
-  'blob',
-);
+const validateBlob = compileValidator(Type.Object({ blob: Type.String() }, { additionalProperties: false }), 'blob');
 let server: NatsConnection;
 let client: NatsConnection;
 

@@ -4,39 +4,23 @@ import { SseParser, ndjsonLines, textChunks, type SseMessage } from './sse.ts';
 import { Transport, sleep, type CallOptions, type QueryValue, type RawRequest, type TransportOptions } from './transport.ts';
 import type {
   AnalyticsRequest,
-  AnalyticsResponse,
   BacktestRequest,
-  BacktestResponse,
   EventKind,
-  EventPage,
-  ForwardStats,
-  Grid,
-  IssuedKey,
-  Leaderboard,
-  LeaderboardDetail,
-  LiveEv,
   LiveView,
   LogEvent,
+  MethodOf,
   OkBody,
-  Pricing,
+  PathParams,
   Query,
   ReissueCompleteRequest,
-  ReissueStart,
   ReissueStartRequest,
+  RequestBody,
   Round,
-  RoundList,
-  RoundWithNeighbours,
-  Stats,
   StrategyCreateRequest,
-  StrategyDeleted,
-  StrategyDetail,
-  StrategyList,
-  StrategyResponse,
   StrategyUpdateRequest,
   SubscribeCompleteRequest,
   SubscribeStartRequest,
-  SubscriptionStart,
-  DumpPage,
+  paths,
 } from './types.ts';
 
 export interface GridlabClientOptions extends TransportOptions {}
@@ -117,7 +101,7 @@ export class GridlabClient {
 
   /** GET /live: the current round, with `stale`. */
   live(opts?: CallOptions): Promise<OkBody<'/api/v1/live', 'get'>> {
-    return this.get<LiveView>('/live', {}, opts);
+    return this.call('get', '/api/v1/live', {}, opts);
   }
 
   /**
@@ -126,32 +110,32 @@ export class GridlabClient {
    * best squares.
    */
   liveEv(query: Query<'/api/v1/live/ev', 'get'> = {}, opts?: CallOptions): Promise<OkBody<'/api/v1/live/ev', 'get'>> {
-    return this.get<LiveEv>('/live/ev', query, opts);
+    return this.call('get', '/api/v1/live/ev', { query }, opts);
   }
 
   /** GET /stats: whole-history statistics. */
   stats(opts?: CallOptions): Promise<OkBody<'/api/v1/stats', 'get'>> {
-    return this.get<Stats>('/stats', {}, opts);
+    return this.call('get', '/api/v1/stats', {}, opts);
   }
 
   /** GET /rounds: the latest rounds, newest first. */
   rounds(query: Query<'/api/v1/rounds', 'get'> = {}, opts?: CallOptions): Promise<OkBody<'/api/v1/rounds', 'get'>> {
-    return this.get<RoundList>('/rounds', query, opts);
+    return this.call('get', '/api/v1/rounds', { query }, opts);
   }
 
   /** GET /rounds/{id}. */
   round(id: number, opts?: CallOptions): Promise<OkBody<'/api/v1/rounds/{id}', 'get'>> {
-    return this.get<RoundWithNeighbours>(`/rounds/${id}`, {}, opts);
+    return this.call('get', '/api/v1/rounds/{id}', { path: { id } }, opts);
   }
 
   /** GET /grid/{n}: one square's statistics and hit series. */
   grid(n: number, query: Query<'/api/v1/grid/{n}', 'get'> = {}, opts?: CallOptions): Promise<OkBody<'/api/v1/grid/{n}', 'get'>> {
-    return this.get<Grid>(`/grid/${n}`, query, opts);
+    return this.call('get', '/api/v1/grid/{n}', { path: { n }, query }, opts);
   }
 
   /** GET /dump as a JSON page. */
   dumpPage(query: Query<'/api/v1/dump', 'get'> = {}, opts?: CallOptions): Promise<OkBody<'/api/v1/dump', 'get'>> {
-    return this.get<DumpPage>('/dump', query, opts);
+    return this.call('get', '/api/v1/dump', { query }, opts);
   }
 
   /**
@@ -187,34 +171,34 @@ export class GridlabClient {
 
   /** GET /pricing (no key needed). */
   pricing(opts?: CallOptions): Promise<OkBody<'/api/v1/pricing', 'get'>> {
-    return this.http.json<Pricing>({ method: 'GET', path: `${API}/pricing`, auth: false }, opts);
+    return this.call('get', '/api/v1/pricing', { auth: false }, opts);
   }
 
   /** POST /subscribe: a payment nonce and instructions (see `subscribe()` of @gridlab/client/wallet for the whole flow). */
   startSubscription(body: SubscribeStartRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/subscribe', 'post'>> {
-    return this.http.json<SubscriptionStart>({ method: 'POST', path: `${API}/subscribe`, body, auth: false }, opts);
+    return this.call('post', '/api/v1/subscribe', { body, auth: false }, opts);
   }
 
   /** PUT /subscribe: redeem a confirmed payment for a key. */
   completeSubscription(body: SubscribeCompleteRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/subscribe', 'put'>> {
-    return this.http.json<IssuedKey>({ method: 'PUT', path: `${API}/subscribe`, body, auth: false }, opts);
+    return this.call('put', '/api/v1/subscribe', { body, auth: false }, opts);
   }
 
   /** POST /reissue: a nonce and the message the wallet signs. */
   startReissue(body: ReissueStartRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/reissue', 'post'>> {
-    return this.http.json<ReissueStart>({ method: 'POST', path: `${API}/reissue`, body, auth: false }, opts);
+    return this.call('post', '/api/v1/reissue', { body, auth: false }, opts);
   }
 
   /** PUT /reissue: the signed message for a new key (the old one stops working). */
   completeReissue(body: ReissueCompleteRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/reissue', 'put'>> {
-    return this.http.json<IssuedKey>({ method: 'PUT', path: `${API}/reissue`, body, auth: false }, opts);
+    return this.call('put', '/api/v1/reissue', { body, auth: false }, opts);
   }
 
   // --- Event log -------------------------------------------------------------------------
 
   /** GET /events: events after `since`, ascending. */
   events(query: Query<'/api/v1/events', 'get'> = {}, opts?: CallOptions): Promise<OkBody<'/api/v1/events', 'get'>> {
-    return this.get<EventPage>('/events', query, opts);
+    return this.call('get', '/api/v1/events', { query }, opts);
   }
 
   /**
@@ -283,63 +267,82 @@ export class GridlabClient {
 
   /** GET /lab/strategies: the caller's strategies. */
   listStrategies(opts?: CallOptions): Promise<OkBody<'/api/v1/lab/strategies', 'get'>> {
-    return this.get<StrategyList>('/lab/strategies', {}, opts);
+    return this.call('get', '/api/v1/lab/strategies', {}, opts);
   }
 
   /** POST /lab/strategies: create a strategy; forward testing starts at the next round. */
   createStrategy(body: StrategyCreateRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/strategies', 'post'>> {
-    return this.http.json<StrategyResponse>({ method: 'POST', path: `${API}/lab/strategies`, body }, opts);
+    return this.call('post', '/api/v1/lab/strategies', { body }, opts);
   }
 
   /** GET /lab/strategies/{id}. */
   strategy(id: string, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/strategies/{id}', 'get'>> {
-    return this.get<StrategyDetail>(`/lab/strategies/${encodeURIComponent(id)}`, {}, opts);
+    return this.call('get', '/api/v1/lab/strategies/{id}', { path: { id } }, opts);
   }
 
   /** PATCH /lab/strategies/{id}: rename, deactivate or reactivate. */
   updateStrategy(id: string, body: StrategyUpdateRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/strategies/{id}', 'patch'>> {
-    return this.http.json<StrategyResponse>({ method: 'PATCH', path: `${API}/lab/strategies/${encodeURIComponent(id)}`, body }, opts);
+    return this.call('patch', '/api/v1/lab/strategies/{id}', { path: { id }, body }, opts);
   }
 
   /** DELETE /lab/strategies/{id}: recoverable with restoreStrategy() until it is purged. */
   deleteStrategy(id: string, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/strategies/{id}', 'delete'>> {
-    return this.http.json<StrategyDeleted>({ method: 'DELETE', path: `${API}/lab/strategies/${encodeURIComponent(id)}` }, opts);
+    return this.call('delete', '/api/v1/lab/strategies/{id}', { path: { id } }, opts);
   }
 
   /** POST /lab/strategies/{id}/restore: brings back a deleted strategy (404 once purged). */
   restoreStrategy(id: string, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/strategies/{id}/restore', 'post'>> {
-    return this.http.json<StrategyResponse>({ method: 'POST', path: `${API}/lab/strategies/${encodeURIComponent(id)}/restore` }, opts);
+    return this.call('post', '/api/v1/lab/strategies/{id}/restore', { path: { id } }, opts);
   }
 
   /** GET /lab/strategies/{id}/forward: forward-test figures. */
   forward(id: string, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/strategies/{id}/forward', 'get'>> {
-    return this.get<ForwardStats>(`/lab/strategies/${encodeURIComponent(id)}/forward`, {}, opts);
+    return this.call('get', '/api/v1/lab/strategies/{id}/forward', { path: { id } }, opts);
   }
 
   /** POST /lab/backtest. */
   backtest(body: BacktestRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/backtest', 'post'>> {
-    return this.http.json<BacktestResponse>({ method: 'POST', path: `${API}/lab/backtest`, body }, opts);
+    return this.call('post', '/api/v1/lab/backtest', { body }, opts);
   }
 
   /** POST /lab/analytics: Monte-Carlo analytics and sweeps. */
   analytics(body: AnalyticsRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/analytics', 'post'>> {
-    return this.http.json<AnalyticsResponse>({ method: 'POST', path: `${API}/lab/analytics`, body }, opts);
+    return this.call('post', '/api/v1/lab/analytics', { body }, opts);
   }
 
   /** GET /lab/leaderboard (no key needed). */
   leaderboard(opts?: CallOptions): Promise<OkBody<'/api/v1/lab/leaderboard', 'get'>> {
-    return this.http.json<Leaderboard>({ method: 'GET', path: `${API}/lab/leaderboard`, auth: false }, opts);
+    return this.call('get', '/api/v1/lab/leaderboard', { auth: false }, opts);
   }
 
   /** GET /lab/leaderboard/{id}: an entry with its DSL and equity curve. */
   leaderboardEntry(id: string, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/leaderboard/{id}', 'get'>> {
-    return this.get<LeaderboardDetail>(`/lab/leaderboard/${encodeURIComponent(id)}`, {}, opts);
+    return this.call('get', '/api/v1/lab/leaderboard/{id}', { path: { id } }, opts);
   }
 
   // --- Internals -------------------------------------------------------------------------
 
-  private get<T>(path: string, query: Readonly<Record<string, QueryValue>>, opts?: CallOptions): Promise<T> {
-    return this.http.json<T>({ method: 'GET', path: `${API}${path}`, query }, opts);
+  /**
+   * One operation of the document, by its path template and method: the path, query and
+   * body are typed from the generated `paths`, and so is the answer, so a route renamed or
+   * removed in the OpenAPI document breaks this package's build rather than its users.
+   */
+  private call<P extends keyof paths, M extends MethodOf<P>>(
+    method: M,
+    path: P,
+    input: { readonly path?: PathParams<P, M>; readonly query?: Query<P, M>; readonly body?: RequestBody<P, M>; readonly auth?: boolean },
+    opts?: CallOptions,
+  ): Promise<OkBody<P, M>> {
+    const params = (input.path ?? {}) as Readonly<Record<string, string | number>>;
+    const url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
+    const request: RawRequest = {
+      method: method.toUpperCase() as RawRequest['method'],
+      path: url,
+      ...(input.query === undefined ? {} : { query: input.query as Readonly<Record<string, QueryValue>> }),
+      ...(input.body === undefined ? {} : { body: input.body }),
+      ...(input.auth === undefined ? {} : { auth: input.auth }),
+    };
+    return this.http.json<OkBody<P, M>>(request, opts);
   }
 
   /**

@@ -44,8 +44,14 @@ export type ForwardStats = Schemas['ForwardStats'];
 export type Leaderboard = Schemas['Leaderboard'];
 export type LeaderboardDetail = Schemas['LeaderboardDetail'];
 
-type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
+
+/** The methods the document defines for a path. */
+export type MethodOf<P extends keyof paths> = { [M in Method]: [Operation<P, M>] extends [never] ? never : M }[Method];
+
+/** The path parameters of an operation (`{ id }` for `/lab/strategies/{id}`). */
+export type PathParams<P extends keyof paths, M extends Method> = Operation<P, M> extends { parameters: { path: infer X } } ? NonNullable<X> : never;
 
 /** The JSON body of an operation's success answer (200 or 201). */
 export type OkBody<P extends keyof paths, M extends Method> =

@@ -1,7 +1,7 @@
 /**
  * The generated types match the OpenAPI document. (The build as published, packed and
  * imported by a consumer, is tested by readme.test.ts, which runs the README's examples on it.)
- * After changing services/api-gateway/openapi/openapi.yaml: `pnpm -s --filter @gridlab/client generate`.
+ * After changing a contract or services/api-gateway/openapi/openapi.yaml: `pnpm -s generate`.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -15,7 +15,7 @@ const SPEC = join(PACKAGE, '../../services/api-gateway/openapi/openapi.yaml');
 const GENERATED = join(PACKAGE, 'src/generated/openapi.ts');
 
 describe('@gridlab/client generated types', () => {
-  it('has types generated from the current OpenAPI document (else run `pnpm -s --filter @gridlab/client generate`)', async () => {
+  it('has types generated from the current OpenAPI document (else run `pnpm -s generate`)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gridlab-client-gen-'));
     try {
       const fresh = join(dir, 'openapi.ts');

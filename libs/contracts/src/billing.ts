@@ -1,20 +1,19 @@
-import type { SchemaObject } from 'ajv';
+import { Type, literals, nullable, type Static } from './kit';
 
 // Billing's commands (NATS request/reply) and facts (JetStream). The gateway validates an
 // HTTP body against the same request schema billing validates the NATS message against.
 
 const base58 = '^[1-9A-HJ-NP-Za-km-z]+$';
-const pubkey = { type: 'string', minLength: 32, maxLength: 44, pattern: base58 } as const;
+const pubkey = Type.String({ minLength: 32, maxLength: 44, pattern: base58 });
 const API_KEY_PATTERN = '^grid_[1-9A-HJ-NP-Za-km-z]{43}$';
 const SUBSCRIBER_ID_PATTERN = '^sub_[1-9A-HJ-NP-Za-km-z]{22}$';
 const PAYMENT_NONCE_PATTERN = '^pay-[1-9A-HJ-NP-Za-km-z]{22}$';
 const REISSUE_NONCE_PATTERN = '^rei-[1-9A-HJ-NP-Za-km-z]{22}$';
-const subscriberId = { type: 'string', pattern: SUBSCRIBER_ID_PATTERN } as const;
-const isoTime = { type: 'string', format: 'date-time' } as const;
-const baseUnits = { type: 'string', pattern: '^(0|[1-9][0-9]{0,30})$' } as const;
-const plan = { type: 'string', enum: ['monthly', 'annual'] } as const;
-
-export type Plan = 'monthly' | 'annual';
+const subscriberId = Type.String({ pattern: SUBSCRIBER_ID_PATTERN });
+const isoTime = Type.String({ format: 'date-time' });
+const baseUnits = Type.String({ pattern: '^(0|[1-9][0-9]{0,30})$' });
+const plan = literals(['monthly', 'annual']);
+export type Plan = Static<typeof plan>;
 
 /** API keys: `grid_` + 43 base58 characters, 43 * log2(58) = 251.9 bits of entropy. */
 export const API_KEY_RE = new RegExp(API_KEY_PATTERN);
@@ -24,50 +23,6 @@ export const SUBSCRIBER_ID_RE = new RegExp(SUBSCRIBER_ID_PATTERN);
 export const PAYMENT_NONCE_RE = new RegExp(PAYMENT_NONCE_PATTERN);
 /** Reissue nonces (POST /keys/reissue): `rei-` + 22 base58 characters. */
 export const REISSUE_NONCE_RE = new RegExp(REISSUE_NONCE_PATTERN);
-
-/** GET /pricing. */
-export interface Pricing {
-  readonly activeSubs: number;
-  readonly tokenNow: number;
-  readonly nextThreshold: number | null;
-  readonly tokenAtNextThreshold: number | null;
-  readonly treasury: string;
-  readonly tokenMint: string;
-}
-
-export interface SubscribeStartRequest {
-  readonly ownerPubkey: string;
-  readonly plan?: Plan;
-  readonly referralCode?: string;
-  /**
-   * When true (default false) the nonce is redeemable only by a signed PUT: an unsigned
-   * one answers 403 signature_required, so nobody who copies the payment from the chain
-   * can redeem it first. Every Gridlab client sets it.
-   */
-  readonly requireSignature?: boolean;
-}
-
-export interface SubscriptionStart {
-  readonly nonce: string;
-  readonly priceToken: number;
-  readonly instructions: { readonly to: string; readonly memo: string; readonly amountBaseUnits: string; readonly mint: string };
-  readonly expiresAt: string;
-}
-
-export interface SubscribeCompleteRequest {
-  readonly nonce: string;
-  readonly txSig: string;
-  readonly ownerPubkey: string;
-  /**
-   * Optional, with `message`: the owner's ed25519 signature of `message`, the text
-   * subscribeMessage() builds. A signed redemption cannot be front-run: it is required
-   * once the owner holds a working key (or the nonce asked for it), and a signed retry
-   * after a lost reply takes the key back once (SPEC 5, issues 12 and 33).
-   */
-  readonly signatureBase64?: string;
-  /** The signed text (subscribeMessage): required with `signatureBase64`. */
-  readonly message?: string;
-}
 
 /** What a signed `PUT /subscribe` message names. */
 export interface SubscribeMessageFields {
@@ -99,73 +54,6 @@ export function parseSubscribeMessage(message: string): SubscribeMessageFields |
   return { domain: m['domain']!, ownerPubkey: m['ownerPubkey']!, nonce: m['nonce']!, txSig: m['txSig']!, expiresAt: m['expiresAt']! };
 }
 
-export interface IssuedKeyReply {
-  readonly apiKey: string;
-  readonly subscriberId: string;
-  readonly paidUntil: string;
-}
-
-export interface ReissueStartRequest {
-  readonly ownerPubkey: string;
-}
-
-export interface ReissueStart {
-  readonly nonce: string;
-  readonly message: string;
-  readonly expiresAt: string;
-}
-
-export interface ReissueCompleteRequest {
-  readonly nonce: string;
-  readonly ownerPubkey: string;
-  readonly signatureBase64: string;
-}
-
-/** Revoke one key by its hash (the gateway's key-sharing policy `revoke`). */
-export interface KeyRevokeRequest {
-  readonly keyHash: string;
-  readonly reason: 'key_sharing';
-}
-
-export interface KeyRevokeReply {
-  readonly revoked: boolean;
-}
-
-/**
- * A key was revoked (replaced, reissued, taken back, shared, or by an operator): core
- * NATS, from billing's revocation outbox after its Redis tombstone landed. Gateways drop
- * the key from their in-process cache and close its open streams. Only the key's HMAC.
- */
-export interface KeyRevoked {
-  readonly keyHash: string;
-  readonly revokedAt: string;
-}
-
-/**
- * Ends the dashboard sessions of a subscriber signed in at `epoch` or before (sign-out):
- * billing raises the subscriber's session epoch past it, durably, then announces it.
- */
-export interface SessionEndRequest {
-  readonly subscriberId: string;
-  readonly epoch: number;
-}
-
-/** The subscriber's session epoch after the sign-out: sessions signed in below it are over. */
-export interface SessionEndReply {
-  readonly subscriberId: string;
-  readonly epoch: number;
-}
-
-/**
- * Dashboard sessions of a subscriber signed in below `epoch` are over (core NATS, after
- * billing's commit): gateways refuse them and close their streams and dumps at once.
- */
-export interface SessionEnded {
-  readonly subscriberId: string;
-  readonly epoch: number;
-  readonly endedAt: string;
-}
-
 /** The kinds of a command's failure (those of @gridlab/errors' ErrorKind that cross the bus). */
 export const COMMAND_ERROR_KINDS = [
   'input',
@@ -183,262 +71,178 @@ export const COMMAND_ERROR_KINDS = [
   'unprocessable',
 ] as const;
 
+export const pricingRequestSchema = Type.Object({}, { $id: 'PricingRequest', additionalProperties: false });
+
+export const pricingSchema = Type.Object(
+  {
+    activeSubs: Type.Integer({ minimum: 0 }),
+    tokenNow: Type.Number({ minimum: 0 }),
+    nextThreshold: nullable(Type.Integer({ minimum: 1 })),
+    tokenAtNextThreshold: nullable(Type.Number({ minimum: 0 })),
+    treasury: pubkey,
+    tokenMint: pubkey,
+  },
+  { $id: 'Pricing', additionalProperties: false },
+);
+/** GET /pricing. */
+export type Pricing = Static<typeof pricingSchema>;
+
+export const subscribeStartRequestSchema = Type.Object(
+  {
+    ownerPubkey: pubkey,
+    plan: Type.Optional(plan),
+    referralCode: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    requireSignature: Type.Optional(Type.Boolean()),
+  },
+  { $id: 'SubscribeStartRequest', additionalProperties: false },
+);
+export type SubscribeStartRequest = Static<typeof subscribeStartRequestSchema>;
+
+export const subscriptionStartSchema = Type.Object(
+  {
+    nonce: Type.String({ pattern: PAYMENT_NONCE_PATTERN }),
+    priceToken: Type.Number({ exclusiveMinimum: 0 }),
+    instructions: Type.Object({ to: pubkey, memo: Type.String(), amountBaseUnits: baseUnits, mint: pubkey }, { additionalProperties: false }),
+    expiresAt: isoTime,
+  },
+  { $id: 'SubscriptionStart', additionalProperties: false },
+);
+export type SubscriptionStart = Static<typeof subscriptionStartSchema>;
+
+export const subscribeCompleteRequestSchema = Type.Object(
+  {
+    nonce: Type.String({ minLength: 1, maxLength: 64 }),
+    txSig: Type.String({ minLength: 64, maxLength: 88, pattern: base58 }),
+    ownerPubkey: pubkey,
+    signatureBase64: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    message: Type.Optional(Type.String({ minLength: 1, maxLength: 600 })),
+  },
+  { $id: 'SubscribeCompleteRequest', additionalProperties: false },
+);
+export type SubscribeCompleteRequest = Static<typeof subscribeCompleteRequestSchema>;
+
+export const issuedKeySchema = Type.Object(
+  { apiKey: Type.String({ pattern: API_KEY_PATTERN }), subscriberId, paidUntil: isoTime },
+  { $id: 'IssuedKey', additionalProperties: false },
+);
+export type IssuedKeyReply = Static<typeof issuedKeySchema>;
+
+export const reissueStartRequestSchema = Type.Object({ ownerPubkey: pubkey }, { $id: 'ReissueStartRequest', additionalProperties: false });
+export type ReissueStartRequest = Static<typeof reissueStartRequestSchema>;
+
+export const reissueStartSchema = Type.Object(
+  { nonce: Type.String({ pattern: REISSUE_NONCE_PATTERN }), message: Type.String(), expiresAt: isoTime },
+  { $id: 'ReissueStart', additionalProperties: false },
+);
+export type ReissueStart = Static<typeof reissueStartSchema>;
+
+export const reissueCompleteRequestSchema = Type.Object(
+  { nonce: Type.String({ minLength: 1, maxLength: 64 }), ownerPubkey: pubkey, signatureBase64: Type.String({ minLength: 1, maxLength: 200 }) },
+  { $id: 'ReissueCompleteRequest', additionalProperties: false },
+);
+export type ReissueCompleteRequest = Static<typeof reissueCompleteRequestSchema>;
+
+export const keyRevokeRequestSchema = Type.Object(
+  { keyHash: Type.String({ pattern: '^[0-9a-f]{64}$' }), reason: literals(['key_sharing']) },
+  { $id: 'KeyRevokeRequest', additionalProperties: false },
+);
+/** Revoke one key by its hash (the gateway's key-sharing policy `revoke`). */
+export type KeyRevokeRequest = Static<typeof keyRevokeRequestSchema>;
+
+export const keyRevokeReplySchema = Type.Object({ revoked: Type.Boolean() }, { $id: 'KeyRevokeReply', additionalProperties: false });
+export type KeyRevokeReply = Static<typeof keyRevokeReplySchema>;
+
+const sessionEpoch = Type.Integer({ minimum: 0, maximum: 2_147_483_647 });
+
+/** A subscriber and a session epoch: the sign-out request, and billing's reply with the epoch now. */
+const subscriberEpoch = { subscriberId, epoch: sessionEpoch };
+
+export const sessionEndRequestSchema = Type.Object(subscriberEpoch, { $id: 'SessionEndRequest', additionalProperties: false });
+/**
+ * Ends the dashboard sessions of a subscriber signed in at `epoch` or before (sign-out):
+ * billing raises the subscriber's session epoch past it, durably, then announces it.
+ */
+export type SessionEndRequest = Static<typeof sessionEndRequestSchema>;
+
+export const sessionEndReplySchema = Type.Object(subscriberEpoch, { $id: 'SessionEndReply', additionalProperties: false });
+/** The subscriber's session epoch after the sign-out: sessions signed in below it are over. */
+export type SessionEndReply = Static<typeof sessionEndReplySchema>;
+
 /**
  * A command's failure on the bus, with no HTTP in it: the kind of failure, a stable code,
  * whether retrying can help, and the field errors of an input. Only the gateway maps a
  * kind to an HTTP status; a durable consumer uses `retryable` (nak with a delay, or
  * terminate).
  */
-export interface CommandError {
-  readonly kind: (typeof COMMAND_ERROR_KINDS)[number];
-  readonly code: string;
-  readonly detail: string;
-  readonly retryable: boolean;
-  readonly retryAfterSeconds?: number;
-  readonly errors?: readonly { readonly path: string; readonly message: string }[];
-}
+const commandErrorSchema = Type.Object(
+  {
+    kind: literals(COMMAND_ERROR_KINDS),
+    retryable: Type.Boolean(),
+    code: Type.String({ pattern: '^[a-z_]+$' }),
+    detail: Type.String(),
+    retryAfterSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
+    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }, { additionalProperties: false }))),
+  },
+  { additionalProperties: false },
+);
+export type CommandError = Static<typeof commandErrorSchema>;
 
+/** The envelope of every billing reply; `result` is checked against the command's own schema. */
+export const commandReplySchema = Type.Union(
+  [
+    Type.Object({ ok: Type.Literal(true), result: Type.Unknown() }, { additionalProperties: false }),
+    Type.Object({ ok: Type.Literal(false), error: commandErrorSchema }, { additionalProperties: false }),
+  ],
+  { $id: 'CommandReply' },
+);
 /** Every billing reply: the result, or the error to relay. */
 export type CommandReply<T> = { readonly ok: true; readonly result: T } | { readonly ok: false; readonly error: CommandError };
 
+export const subscriptionFactSchema = Type.Object(
+  {
+    factId: Type.String({ minLength: 1, maxLength: 200 }),
+    action: literals(['activated', 'renewed', 'expired']),
+    plan: literals(['monthly', 'annual', 'grant']),
+    subscriberId,
+    paidUntil: isoTime,
+    activeSubs: Type.Integer({ minimum: 0 }),
+    ts: isoTime,
+  },
+  { $id: 'SubscriptionFact', additionalProperties: false },
+);
 /** A subscription was activated, renewed (payment or operator grant) or expired. No wallet key. */
-export interface SubscriptionFact {
-  readonly factId: string;
-  readonly action: 'activated' | 'renewed' | 'expired';
-  readonly plan: 'monthly' | 'annual' | 'grant';
-  readonly subscriberId: string;
-  readonly paidUntil: string;
-  readonly activeSubs: number;
-  readonly ts: string;
-}
+export type SubscriptionFact = Static<typeof subscriptionFactSchema>;
 
+export const tierFactSchema = Type.Object(
+  {
+    factId: Type.String({ minLength: 1, maxLength: 200 }),
+    activeSubs: Type.Integer({ minimum: 0 }),
+    tokenNow: Type.Number({ minimum: 0 }),
+    direction: literals(['up', 'down']),
+    ts: isoTime,
+  },
+  { $id: 'TierFact', additionalProperties: false },
+);
 /** The active subscription count crossed a pricing threshold. */
-export interface TierFact {
-  readonly factId: string;
-  readonly activeSubs: number;
-  readonly tokenNow: number;
-  readonly direction: 'up' | 'down';
-  readonly ts: string;
-}
+export type TierFact = Static<typeof tierFactSchema>;
 
-export const pricingRequestSchema: SchemaObject = {
-  $id: 'urn:gridlab:pricing-request',
-  type: 'object',
-  additionalProperties: false,
-  properties: {},
-};
+export const keyRevokedSchema = Type.Object(
+  { keyHash: Type.String({ pattern: '^[0-9a-f]{64}$' }), revokedAt: isoTime },
+  { $id: 'KeyRevoked', additionalProperties: false },
+);
+/**
+ * A key was revoked (replaced, reissued, taken back, shared, or by an operator): core
+ * NATS, from billing's revocation outbox after its Redis tombstone landed. Gateways drop
+ * the key from their in-process cache and close its open streams. Only the key's HMAC.
+ */
+export type KeyRevoked = Static<typeof keyRevokedSchema>;
 
-export const pricingSchema: SchemaObject = {
-  $id: 'urn:gridlab:pricing',
-  type: 'object',
-  additionalProperties: false,
-  required: ['activeSubs', 'tokenNow', 'nextThreshold', 'tokenAtNextThreshold', 'treasury', 'tokenMint'],
-  properties: {
-    activeSubs: { type: 'integer', minimum: 0 },
-    tokenNow: { type: 'number', minimum: 0 },
-    nextThreshold: { type: ['integer', 'null'], minimum: 1 },
-    tokenAtNextThreshold: { type: ['number', 'null'], minimum: 0 },
-    treasury: pubkey,
-    tokenMint: pubkey,
-  },
-};
-
-export const subscribeStartRequestSchema: SchemaObject = {
-  $id: 'urn:gridlab:subscribe-start-request',
-  type: 'object',
-  additionalProperties: false,
-  required: ['ownerPubkey'],
-  properties: { ownerPubkey: pubkey, plan, referralCode: { type: 'string', minLength: 1, maxLength: 64 }, requireSignature: { type: 'boolean' } },
-};
-
-export const subscriptionStartSchema: SchemaObject = {
-  $id: 'urn:gridlab:subscription-start',
-  type: 'object',
-  additionalProperties: false,
-  required: ['nonce', 'priceToken', 'instructions', 'expiresAt'],
-  properties: {
-    nonce: { type: 'string', pattern: PAYMENT_NONCE_PATTERN },
-    priceToken: { type: 'number', exclusiveMinimum: 0 },
-    instructions: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['to', 'memo', 'amountBaseUnits', 'mint'],
-      properties: { to: pubkey, memo: { type: 'string' }, amountBaseUnits: baseUnits, mint: pubkey },
-    },
-    expiresAt: isoTime,
-  },
-};
-
-export const subscribeCompleteRequestSchema: SchemaObject = {
-  $id: 'urn:gridlab:subscribe-complete-request',
-  type: 'object',
-  additionalProperties: false,
-  required: ['nonce', 'txSig', 'ownerPubkey'],
-  properties: {
-    nonce: { type: 'string', minLength: 1, maxLength: 64 },
-    txSig: { type: 'string', minLength: 64, maxLength: 88, pattern: base58 },
-    ownerPubkey: pubkey,
-    signatureBase64: { type: 'string', minLength: 1, maxLength: 200 },
-    message: { type: 'string', minLength: 1, maxLength: 600 },
-  },
-};
-
-export const issuedKeySchema: SchemaObject = {
-  $id: 'urn:gridlab:issued-key',
-  type: 'object',
-  additionalProperties: false,
-  required: ['apiKey', 'subscriberId', 'paidUntil'],
-  properties: {
-    apiKey: { type: 'string', pattern: API_KEY_PATTERN },
-    subscriberId,
-    paidUntil: isoTime,
-  },
-};
-
-export const reissueStartRequestSchema: SchemaObject = {
-  $id: 'urn:gridlab:reissue-start-request',
-  type: 'object',
-  additionalProperties: false,
-  required: ['ownerPubkey'],
-  properties: { ownerPubkey: pubkey },
-};
-
-export const reissueStartSchema: SchemaObject = {
-  $id: 'urn:gridlab:reissue-start',
-  type: 'object',
-  additionalProperties: false,
-  required: ['nonce', 'message', 'expiresAt'],
-  properties: {
-    nonce: { type: 'string', pattern: REISSUE_NONCE_PATTERN },
-    message: { type: 'string' },
-    expiresAt: isoTime,
-  },
-};
-
-export const reissueCompleteRequestSchema: SchemaObject = {
-  $id: 'urn:gridlab:reissue-complete-request',
-  type: 'object',
-  additionalProperties: false,
-  required: ['nonce', 'ownerPubkey', 'signatureBase64'],
-  properties: {
-    nonce: { type: 'string', minLength: 1, maxLength: 64 },
-    ownerPubkey: pubkey,
-    signatureBase64: { type: 'string', minLength: 1, maxLength: 200 },
-  },
-};
-
-export const keyRevokeRequestSchema: SchemaObject = {
-  $id: 'urn:gridlab:key-revoke-request',
-  type: 'object',
-  additionalProperties: false,
-  required: ['keyHash', 'reason'],
-  properties: { keyHash: { type: 'string', pattern: '^[0-9a-f]{64}$' }, reason: { type: 'string', enum: ['key_sharing'] } },
-};
-
-export const keyRevokeReplySchema: SchemaObject = {
-  $id: 'urn:gridlab:key-revoke-reply',
-  type: 'object',
-  additionalProperties: false,
-  required: ['revoked'],
-  properties: { revoked: { type: 'boolean' } },
-};
-
-const sessionEpoch = { type: 'integer', minimum: 0, maximum: 2_147_483_647 } as const;
-
-/** A subscriber and a session epoch: the sign-out request, and billing's reply with the epoch now. */
-const subscriberEpoch = { type: 'object', additionalProperties: false, required: ['subscriberId', 'epoch'], properties: { subscriberId, epoch: sessionEpoch } } as const;
-
-export const sessionEndRequestSchema: SchemaObject = { $id: 'urn:gridlab:session-end-request', ...subscriberEpoch };
-
-export const sessionEndReplySchema: SchemaObject = { $id: 'urn:gridlab:session-end-reply', ...subscriberEpoch };
-
-/** The envelope of every billing reply; `result` is checked against the command's own schema. */
-export const commandReplySchema: SchemaObject = {
-  $id: 'urn:gridlab:command-reply',
-  oneOf: [
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['ok', 'result'],
-      properties: { ok: { const: true }, result: {} },
-    },
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['ok', 'error'],
-      properties: {
-        ok: { const: false },
-        error: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['kind', 'code', 'detail', 'retryable'],
-          properties: {
-            kind: { enum: [...COMMAND_ERROR_KINDS] },
-            retryable: { type: 'boolean' },
-            code: { type: 'string', pattern: '^[a-z_]+$' },
-            detail: { type: 'string' },
-            retryAfterSeconds: { type: 'integer', minimum: 1 },
-            errors: {
-              type: 'array',
-              items: {
-                type: 'object',
-                additionalProperties: false,
-                required: ['path', 'message'],
-                properties: { path: { type: 'string' }, message: { type: 'string' } },
-              },
-            },
-          },
-        },
-      },
-    },
-  ],
-};
-
-export const subscriptionFactSchema: SchemaObject = {
-  $id: 'urn:gridlab:subscription-fact',
-  type: 'object',
-  additionalProperties: false,
-  required: ['factId', 'action', 'plan', 'subscriberId', 'paidUntil', 'activeSubs', 'ts'],
-  properties: {
-    factId: { type: 'string', minLength: 1, maxLength: 200 },
-    action: { type: 'string', enum: ['activated', 'renewed', 'expired'] },
-    plan: { type: 'string', enum: ['monthly', 'annual', 'grant'] },
-    subscriberId,
-    paidUntil: isoTime,
-    activeSubs: { type: 'integer', minimum: 0 },
-    ts: isoTime,
-  },
-};
-
-export const tierFactSchema: SchemaObject = {
-  $id: 'urn:gridlab:tier-fact',
-  type: 'object',
-  additionalProperties: false,
-  required: ['factId', 'activeSubs', 'tokenNow', 'direction', 'ts'],
-  properties: {
-    factId: { type: 'string', minLength: 1, maxLength: 200 },
-    activeSubs: { type: 'integer', minimum: 0 },
-    tokenNow: { type: 'number', minimum: 0 },
-    direction: { type: 'string', enum: ['up', 'down'] },
-    ts: isoTime,
-  },
-};
-
-export const keyRevokedSchema: SchemaObject = {
-  $id: 'urn:gridlab:key-revoked',
-  type: 'object',
-  additionalProperties: false,
-  required: ['keyHash', 'revokedAt'],
-  properties: {
-    keyHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-    revokedAt: isoTime,
-  },
-};
-
-export const sessionEndedSchema: SchemaObject = {
-  $id: 'urn:gridlab:session-ended',
-  type: 'object',
-  additionalProperties: false,
-  required: ['subscriberId', 'epoch', 'endedAt'],
-  properties: { subscriberId, epoch: sessionEpoch, endedAt: isoTime },
-};
+export const sessionEndedSchema = Type.Object(
+  { subscriberId, epoch: sessionEpoch, endedAt: isoTime },
+  { $id: 'SessionEnded', additionalProperties: false },
+);
+/**
+ * Dashboard sessions of a subscriber signed in below `epoch` are over (core NATS, after
+ * billing's commit): gateways refuse them and close their streams and dumps at once.
+ */
+export type SessionEnded = Static<typeof sessionEndedSchema>;

@@ -1,26 +1,37 @@
 /**
- * The suite's contracts: NATS names (subjects, streams, buckets), message types and
- * their ajv-validated JSON schemas. Producers validate before publishing, consumers
- * after receiving.
+ * The suite's contracts: NATS names (subjects, streams, buckets) and every wire shape,
+ * each a TypeBox schema that is both the JSON Schema ajv validates against and the
+ * TypeScript type. Producers validate before publishing, consumers after receiving; the
+ * API documents' schemas are generated from these (tools/api-docs).
  */
-import { addSchema, compileValidator } from './validate';
+import { Kind, type TSchema } from '@sinclair/typebox';
+import * as billing from './billing';
+import * as http from './http';
+import * as lab from './lab';
+import * as rounds from './schemas';
+import * as strategies from './strategies';
+import { addSchemas, compileValidator } from './validate';
 import { keySharedSchema, liveSnapshotSchema, logEventSchema, roundOpenedSchema, roundSchema } from './schemas';
 
 export { natsNames, DUPLICATE_WINDOW_MS, CORRELATION_HEADER, type NatsNames } from './names';
-export type { Round, PayoutRule, RoundSource, LiveSnapshot, LiveGame, LiveStatus, RoundOpened, KeyShared, LogEvent, EventKind } from './messages';
-export { EVENT_KINDS } from './messages';
-export { roundSchema, liveSnapshotSchema, roundOpenedSchema, keySharedSchema, logEventSchema } from './schemas';
+export type { Round, PayoutRule, RoundSource, LiveSnapshot, LiveGame, LiveStatus, RoundOpened, KeyShared, LogEvent, EventKind } from './schemas';
+export { EVENT_KINDS, roundSchema, liveGameSchema, liveSnapshotSchema, roundOpenedSchema, keySharedSchema, logEventSchema, payoutRuleSchema } from './schemas';
 export { compileValidator, type Validator } from './validate';
 export { dateTimeMs, isDateTime } from './date-time';
+export { Type, nullable, literals, described, type Static, type TSchema } from './kit';
+export * from './http';
 
-import type { KeyShared, LiveSnapshot, LogEvent, Round, RoundOpened } from './messages';
+/** Every named wire shape (a schema with an `$id`): the documents' components, and what `$ref`s resolve to. */
+export const NAMED_SCHEMAS: readonly TSchema[] = [rounds, billing, lab, strategies, http].flatMap((module) =>
+  Object.values(module).filter((v): v is TSchema => typeof v === 'object' && v !== null && Kind in v && typeof (v as TSchema).$id === 'string'),
+);
+addSchemas(NAMED_SCHEMAS);
 
-addSchema(roundSchema);
-export const validateRound = compileValidator<Round>(roundSchema, 'round');
-export const validateLiveSnapshot = compileValidator<LiveSnapshot>(liveSnapshotSchema, 'live snapshot');
-export const validateRoundOpened = compileValidator<RoundOpened>(roundOpenedSchema, 'round opened');
-export const validateKeyShared = compileValidator<KeyShared>(keySharedSchema, 'key shared');
-export const validateLogEvent = compileValidator<LogEvent>(logEventSchema, 'log event');
+export const validateRound = compileValidator(roundSchema, 'round');
+export const validateLiveSnapshot = compileValidator(liveSnapshotSchema, 'live snapshot');
+export const validateRoundOpened = compileValidator(roundOpenedSchema, 'round opened');
+export const validateKeyShared = compileValidator(keySharedSchema, 'key shared');
+export const validateLogEvent = compileValidator(logEventSchema, 'log event');
 
 export type {
   Plan,
@@ -44,7 +55,6 @@ export type {
   SubscriptionFact,
   TierFact,
 } from './billing';
-import * as billing from './billing';
 export {
   API_KEY_RE,
   SUBSCRIBER_ID_RE,
@@ -72,42 +82,41 @@ export {
   sessionEndedSchema,
 } from './billing';
 
-export const validatePricingRequest = compileValidator<Record<string, never>>(billing.pricingRequestSchema, 'pricing request');
-export const validatePricing = compileValidator<billing.Pricing>(billing.pricingSchema, 'pricing');
-export const validateSubscribeStartRequest = compileValidator<billing.SubscribeStartRequest>(
+export const validatePricingRequest = compileValidator(billing.pricingRequestSchema, 'pricing request');
+export const validatePricing = compileValidator(billing.pricingSchema, 'pricing');
+export const validateSubscribeStartRequest = compileValidator(
   billing.subscribeStartRequestSchema,
   'subscribe request',
 );
-export const validateSubscriptionStart = compileValidator<billing.SubscriptionStart>(billing.subscriptionStartSchema, 'subscription start');
-export const validateSubscribeCompleteRequest = compileValidator<billing.SubscribeCompleteRequest>(
+export const validateSubscriptionStart = compileValidator(billing.subscriptionStartSchema, 'subscription start');
+export const validateSubscribeCompleteRequest = compileValidator(
   billing.subscribeCompleteRequestSchema,
   'subscribe completion',
 );
-export const validateIssuedKey = compileValidator<billing.IssuedKeyReply>(billing.issuedKeySchema, 'issued key');
-export const validateReissueStartRequest = compileValidator<billing.ReissueStartRequest>(billing.reissueStartRequestSchema, 'reissue request');
-export const validateReissueStart = compileValidator<billing.ReissueStart>(billing.reissueStartSchema, 'reissue start');
-export const validateReissueCompleteRequest = compileValidator<billing.ReissueCompleteRequest>(
+export const validateIssuedKey = compileValidator(billing.issuedKeySchema, 'issued key');
+export const validateReissueStartRequest = compileValidator(billing.reissueStartRequestSchema, 'reissue request');
+export const validateReissueStart = compileValidator(billing.reissueStartSchema, 'reissue start');
+export const validateReissueCompleteRequest = compileValidator(
   billing.reissueCompleteRequestSchema,
   'reissue completion',
 );
-export const validateKeyRevokeRequest = compileValidator<billing.KeyRevokeRequest>(billing.keyRevokeRequestSchema, 'key revocation');
-export const validateKeyRevokeReply = compileValidator<billing.KeyRevokeReply>(billing.keyRevokeReplySchema, 'key revocation reply');
-export const validateKeyRevoked = compileValidator<billing.KeyRevoked>(billing.keyRevokedSchema, 'key revoked');
-export const validateSessionEndRequest = compileValidator<billing.SessionEndRequest>(billing.sessionEndRequestSchema, 'session end request');
-export const validateSessionEndReply = compileValidator<billing.SessionEndReply>(billing.sessionEndReplySchema, 'session end reply');
-export const validateSessionEnded = compileValidator<billing.SessionEnded>(billing.sessionEndedSchema, 'session ended');
-export const validateCommandReply = compileValidator<billing.CommandReply<unknown>>(billing.commandReplySchema, 'command reply');
-export const validateSubscriptionFact = compileValidator<billing.SubscriptionFact>(billing.subscriptionFactSchema, 'subscription fact');
-export const validateTierFact = compileValidator<billing.TierFact>(billing.tierFactSchema, 'tier fact');
+export const validateKeyRevokeRequest = compileValidator(billing.keyRevokeRequestSchema, 'key revocation');
+export const validateKeyRevokeReply = compileValidator(billing.keyRevokeReplySchema, 'key revocation reply');
+export const validateKeyRevoked = compileValidator(billing.keyRevokedSchema, 'key revoked');
+export const validateSessionEndRequest = compileValidator(billing.sessionEndRequestSchema, 'session end request');
+export const validateSessionEndReply = compileValidator(billing.sessionEndReplySchema, 'session end reply');
+export const validateSessionEnded = compileValidator(billing.sessionEndedSchema, 'session ended');
+export const validateCommandReply = compileValidator(billing.commandReplySchema, 'command reply');
+export const validateSubscriptionFact = compileValidator(billing.subscriptionFactSchema, 'subscription fact');
+export const validateTierFact = compileValidator(billing.tierFactSchema, 'tier fact');
 
 export type { BacktestRequest, AnalyticsRequest, BacktestResult, BacktestSummary, Analytics, Distribution, ExitReason } from './lab';
-import * as lab from './lab';
 export { CHUNK_HEADER, CHUNKS_HEADER, CACHE_HEADER, CLIENT_HEADER, DEADLINE_HEADER, backtestRequestSchema, analyticsRequestSchema, backtestResultSchema, analyticsSchema } from './lab';
 
-export const validateBacktestRequest = compileValidator<lab.BacktestRequest>(lab.backtestRequestSchema, 'backtest request');
-export const validateAnalyticsRequest = compileValidator<lab.AnalyticsRequest>(lab.analyticsRequestSchema, 'analytics request');
-export const validateBacktestResult = compileValidator<lab.BacktestResult>(lab.backtestResultSchema, 'backtest result');
-export const validateAnalytics = compileValidator<lab.Analytics>(lab.analyticsSchema, 'analytics');
+export const validateBacktestRequest = compileValidator(lab.backtestRequestSchema, 'backtest request');
+export const validateAnalyticsRequest = compileValidator(lab.analyticsRequestSchema, 'analytics request');
+export const validateBacktestResult = compileValidator(lab.backtestResultSchema, 'backtest result');
+export const validateAnalytics = compileValidator(lab.analyticsSchema, 'analytics');
 
 export type {
   StopReason,
@@ -131,7 +140,6 @@ export type {
   LeaderboardEntryRequest,
   LeaderboardDetail,
 } from './strategies';
-import * as strategies from './strategies';
 export {
   STRATEGY_ID_RE,
   MAX_STRATEGIES_PER_OWNER,
@@ -153,18 +161,18 @@ export {
   leaderboardDetailSchema,
 } from './strategies';
 
-export const validateStrategyCreateBody = compileValidator<strategies.StrategyCreateBody>(strategies.strategyCreateBodySchema, 'strategy');
-export const validateStrategyUpdateBody = compileValidator<strategies.StrategyUpdateBody>(strategies.strategyUpdateBodySchema, 'strategy update');
-export const validateStrategyOwnerRequest = compileValidator<strategies.StrategyOwnerRequest>(strategies.strategyOwnerRequestSchema, 'strategy list request');
-export const validateStrategyCreateRequest = compileValidator<strategies.StrategyCreateRequest>(strategies.strategyCreateRequestSchema, 'strategy');
-export const validateStrategyIdRequest = compileValidator<strategies.StrategyIdRequest>(strategies.strategyIdRequestSchema, 'strategy request');
-export const validateStrategyUpdateRequest = compileValidator<strategies.StrategyUpdateRequest>(strategies.strategyUpdateRequestSchema, 'strategy update');
-export const validateStrategyReply = compileValidator<strategies.StrategyReply>(strategies.strategyReplySchema, 'strategy reply');
-export const validateStrategyDetailReply = compileValidator<strategies.StrategyDetailReply>(strategies.strategyDetailReplySchema, 'strategy detail');
-export const validateStrategyListReply = compileValidator<strategies.StrategyListReply>(strategies.strategyListReplySchema, 'strategy list');
-export const validateStrategyDeleteReply = compileValidator<strategies.StrategyDeleteReply>(strategies.strategyDeleteReplySchema, 'strategy deletion');
-export const validateForwardStats = compileValidator<strategies.ForwardStats>(strategies.forwardStatsSchema, 'forward stats');
-export const validateLeaderboardRequest = compileValidator<Record<string, never>>(strategies.leaderboardRequestSchema, 'leaderboard request');
-export const validateLeaderboard = compileValidator<strategies.Leaderboard>(strategies.leaderboardSchema, 'leaderboard');
-export const validateLeaderboardEntryRequest = compileValidator<strategies.LeaderboardEntryRequest>(strategies.leaderboardEntryRequestSchema, 'leaderboard entry request');
-export const validateLeaderboardDetail = compileValidator<strategies.LeaderboardDetail>(strategies.leaderboardDetailSchema, 'leaderboard entry');
+export const validateStrategyCreateBody = compileValidator(strategies.strategyCreateBodySchema, 'strategy');
+export const validateStrategyUpdateBody = compileValidator(strategies.strategyUpdateBodySchema, 'strategy update');
+export const validateStrategyOwnerRequest = compileValidator(strategies.strategyOwnerRequestSchema, 'strategy list request');
+export const validateStrategyCreateRequest = compileValidator(strategies.strategyCreateRequestSchema, 'strategy');
+export const validateStrategyIdRequest = compileValidator(strategies.strategyIdRequestSchema, 'strategy request');
+export const validateStrategyUpdateRequest = compileValidator(strategies.strategyUpdateRequestSchema, 'strategy update');
+export const validateStrategyReply = compileValidator(strategies.strategyReplySchema, 'strategy reply');
+export const validateStrategyDetailReply = compileValidator(strategies.strategyDetailReplySchema, 'strategy detail');
+export const validateStrategyListReply = compileValidator(strategies.strategyListReplySchema, 'strategy list');
+export const validateStrategyDeleteReply = compileValidator(strategies.strategyDeleteReplySchema, 'strategy deletion');
+export const validateForwardStats = compileValidator(strategies.forwardStatsSchema, 'forward stats');
+export const validateLeaderboardRequest = compileValidator(strategies.leaderboardRequestSchema, 'leaderboard request');
+export const validateLeaderboard = compileValidator(strategies.leaderboardSchema, 'leaderboard');
+export const validateLeaderboardEntryRequest = compileValidator(strategies.leaderboardEntryRequestSchema, 'leaderboard entry request');
+export const validateLeaderboardDetail = compileValidator(strategies.leaderboardDetailSchema, 'leaderboard entry');

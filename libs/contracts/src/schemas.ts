@@ -1,201 +1,222 @@
-import type { SchemaObject } from 'ajv';
+import { Type, described, literals, nullable, type Static } from './kit';
 
-// Schemas are plain JSON Schema; unit tests hold them to the TypeScript types in messages.ts.
+// Rounds, the live board and the event log: on NATS (grid.round.*, the live bucket,
+// events.appended) and, as they are, in the HTTP API.
 
-const lamports = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
-const squares = { type: 'array', items: lamports, minItems: 25, maxItems: 25 } as const;
-const isoTime = { type: 'string', format: 'date-time' } as const;
+const MAX = Number.MAX_SAFE_INTEGER;
+const lamports = Type.Integer({ minimum: 0, maximum: MAX });
+const nullableLamports = nullable(lamports);
+const squares = Type.Array(lamports, { minItems: 25, maxItems: 25 });
+const square = Type.Integer({ minimum: 0, maximum: 24 });
+const count = Type.Integer({ minimum: 0 });
+const isoTime = Type.String({ format: 'date-time' });
 
-export const roundSchema: SchemaObject = {
-  $id: 'urn:gridlab:round',
-  type: 'object',
-  additionalProperties: false,
-  required: [
-    'id',
-    'deployed',
-    'count',
-    'winningSquare',
-    'totalDeployed',
-    'totalWinnings',
-    'totalVaulted',
-    'totalMiners',
-    'motherlode',
-    'topMinerReward',
-    'slotHash',
-    'settledAt',
-    'payoutRule',
-    'oreReward',
-    'topMiner',
-    'split',
-    'productionCost',
-    'source',
-    'motherlodePool',
-  ],
-  properties: {
-    id: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+export const payoutRuleSchema = literals(['parimutuel', 'returns'], {
+  description: 'How a round paid its miners (SPEC 3): SOL shared by the winning square, or returned per square.',
+});
+/** How a round paid its miners (SPEC 3): SOL shared by the winners, or returned per square. */
+export type PayoutRule = Static<typeof payoutRuleSchema>;
+
+const roundSourceSchema = literals(['account', 'transactions', 'import'], {
+  description:
+    "Where the round was read. `account`: its Round account on chain (settledAt is when Gridlab saw it settle). `transactions`: its account had been closed, so it was rebuilt from the program's events in its transactions (the ResetEvent's totals, the deploys summed per square, the reset's logged slot hash) and checked against the ResetEvent; settledAt is the reset's block time, productionCost is null, and totalMiners counts the distinct miners that deployed. `import`: loaded from a history file that did not say where its rounds came from. The program never writes the per-square `mass`, so no round carries it.",
+});
+/** Where a stored round came from: its account, its transactions (the account was closed; SPEC 3.2), or an imported file. */
+export type RoundSource = Static<typeof roundSourceSchema>;
+
+export const roundSchema = Type.Object(
+  {
+    id: lamports,
     deployed: squares,
     count: squares,
-    winningSquare: { type: ['integer', 'null'], minimum: 0, maximum: 24 },
-    totalDeployed: lamports,
-    totalWinnings: lamports,
-    totalVaulted: lamports,
+    winningSquare: described(nullable(square), 'null when the round was voided (every stake refunded, under every rule)'),
+    totalDeployed: described(
+      lamports,
+      'Lamports deployed. A voided 952-byte round has its `deployed` zeroed on chain; its totalDeployed is then the refund.',
+    ),
+    totalWinnings: described(
+      lamports,
+      "parimutuel: the SOL (after fees) of the losing squares, shared pro rata by the winning square's miners, who also get their own stake back less 1%. returns: the SOL returned to miners on every square (the program's total_returned_sol): each square's SOL less its admin fee, and on losing squares less the protocol fee too. A voided 952-byte round: the refund.",
+    ),
+    totalVaulted: described(lamports, 'parimutuel: 10% of the losing SOL after the admin fee. returns: the protocol fees of the losing squares.'),
     totalMiners: lamports,
-    motherlode: lamports,
-    topMinerReward: lamports,
-    slotHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    motherlode: described(lamports, 'ORE base units paid out of the motherlode this round (0 when it was not hit)'),
+    topMinerReward: described(
+      lamports,
+      "ORE base units of the top-miner reward (952-byte rounds: the sum of the account's rewards, equal to oreReward)",
+    ),
+    slotHash: Type.String({ pattern: '^[0-9a-f]{64}$' }),
     settledAt: isoTime,
-    payoutRule: { type: 'string', enum: ['parimutuel', 'returns'] },
+    payoutRule: described(
+      payoutRuleSchema,
+      'The rule that settled the round, decided from its own totals (see docs/decisions.md "Payout rules"); a voided or empty round takes the rule of the round before it.',
+    ),
     // Nullable by a type list, not anyOf: validation runs on every imported round.
-    oreReward: { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-    topMiner: { type: ['string', 'null'], pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' },
-    split: { type: ['boolean', 'null'] },
-    productionCost: { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-    source: { type: 'string', enum: ['account', 'transactions', 'import'] },
-    motherlodePool: { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    oreReward: described(
+      nullableLamports,
+      '952-byte rounds: the ORE reward (base units; 1 ORE = 10^11), to the top miner or split pro rata on the winning square; null for v3 rounds',
+    ),
+    topMiner: described(
+      nullable(Type.String({ pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' })),
+      '952-byte rounds: the address that won the ORE reward, or SpLiT11111111111111111111111111111111111112 when it was split; null for v3 rounds',
+    ),
+    split: described(
+      nullable(Type.Boolean()),
+      "952-byte rounds: true when the ORE reward was split pro rata among the winning square's miners; null for v3 rounds",
+    ),
+    productionCost: described(
+      nullableLamports,
+      "952-byte rounds: the board's production cost (an EMA over 20 rounds, lamports per whole ORE) when Gridlab saw the round settle; a round found on chain by a backfill carries the board's value at that time, and a round rebuilt from its transactions carries null (the chain keeps no past value); null for v3 rounds",
+    ),
+    source: roundSourceSchema,
+    motherlodePool: described(
+      nullableLamports,
+      "ORE base units in the motherlode pool the round played for (the Treasury's `motherlode` while the round was live; a round that hit the motherlode paid out exactly this). null where Gridlab did not watch the round live: rounds read back after an absence or rebuilt from transactions (the program logs only the payout), and imported rounds that did not carry it.",
+    ),
   },
-};
+  {
+    $id: 'Round',
+    additionalProperties: false,
+    description:
+      "A settled round. Lamports and ORE base units (11 decimals) are integers. The seed's fields keep their meaning under both payout rules; `payoutRule` says which settled the round: `parimutuel` (ORE v3 rounds, and 952-byte rounds until 2026-08-12) or `returns` (since 2026-08-12, when the program stopped moving SOL between squares). The ORE fields (`oreReward`, `topMiner`, `split`, `productionCost`) are set for 952-byte rounds (since 2026-06-25) and null for v3 rounds, which do not record them. `source` says where Gridlab read the round: its account, or its transactions when the account had been closed (the program lets anyone close a round about a day after it ended).",
+  },
+);
+export type Round = Static<typeof roundSchema>;
 
-export const liveSnapshotSchema: SchemaObject = {
-  $id: 'urn:gridlab:live-snapshot',
-  type: 'object',
-  additionalProperties: false,
-  required: [
-    'roundId',
-    'status',
-    'deployed',
-    'count',
-    'totalDeployed',
-    'totalMiners',
-    'secondsLeft',
-    'slot',
-    'startSlot',
-    'endSlot',
-    'prevRound',
-    'updatedAt',
-  ],
-  properties: {
-    roundId: { type: 'integer', minimum: 0 },
-    status: { type: 'string', enum: ['waiting', 'active', 'intermission'] },
+const liveStatusSchema = literals(['waiting', 'active', 'intermission']);
+export type LiveStatus = Static<typeof liveStatusSchema>;
+
+export const liveGameSchema = Type.Object(
+  {
+    payoutRule: described(payoutRuleSchema, 'the rule the round pays by (that of the rounds settling now)'),
+    oreReward: described(lamports, "ORE the winning square's miners take (1 ORE), split pro rata or all to one top miner drawn by stake"),
+    motherlodePool: described(
+      nullableLamports,
+      'ORE in the motherlode pool (the Treasury account), paid pro rata on the winning square one round in 500; null while not read',
+    ),
+    productionCost: described(
+      nullableLamports,
+      "the board's production cost, lamports per whole ORE (an EMA of 20 rounds); null before 952-byte rounds",
+    ),
+    splitSquares: described(
+      nullable(Type.Array(Type.Boolean(), { minItems: 25, maxItems: 25 })),
+      'per square: true when its prize would be split pro rata if it wins, false when one top miner takes it (fixed per round, Round::distribution_mask); null while the round decides for whichever square wins, from its randomness',
+    ),
+    evStakeLamports: described(
+      Type.Integer({ minimum: 1, maximum: MAX }),
+      'the stake evPerSol is figured for (LIVE_EV_STAKE_LAMPORTS, 0.1 SOL by default)',
+    ),
+    evOrePriceLamports: described(lamports, 'the ORE price evPerSol assumes, lamports per whole ORE: the production cost, 0 when there is none'),
+    evPerSol: described(
+      Type.Array(Type.Number(), { minItems: 25, maxItems: 25 }),
+      'per square: the expected result of that stake added now, per lamport staked (-0.05: 5% lost on average). See GET /live/ev for any stake and ORE price.',
+    ),
+  },
+  {
+    $id: 'LiveGame',
+    additionalProperties: false,
+    description:
+      "Today's game on the live round: where a stake buys the most ORE. Under the `returns` rule every square wins with probability 1/25 and the SOL side loses about the same on every square, so what differs is the ORE: the prize (and, one round in 500, the motherlode pool) goes to the winning square's miners in proportion to their stake. ORE amounts are base units (1 ORE = 10^11). Absent while the indexer runs a version that does not publish it.",
+  },
+);
+export type LiveGame = Static<typeof liveGameSchema>;
+
+export const liveSnapshotSchema = Type.Object(
+  {
+    roundId: count,
+    status: liveStatusSchema,
     deployed: squares,
     count: squares,
     totalDeployed: lamports,
     totalMiners: lamports,
-    secondsLeft: { type: ['number', 'null'], minimum: 0 },
-    slot: { type: 'integer', minimum: 0 },
-    startSlot: { type: 'integer', minimum: 0 },
-    endSlot: { type: ['integer', 'null'], minimum: 0 },
-    prevRound: { anyOf: [{ $ref: 'urn:gridlab:round' }, { type: 'null' }] },
+    secondsLeft: described(nullable(Type.Number({ minimum: 0 })), 'null while waiting; 0 during the intermission'),
+    slot: count,
+    startSlot: count,
+    endSlot: described(nullable(count), 'null while waiting for the first deploy'),
+    prevRound: Type.Union([Type.Ref(roundSchema), Type.Null()]),
     updatedAt: isoTime,
-    game: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['payoutRule', 'oreReward', 'motherlodePool', 'productionCost', 'splitSquares', 'evStakeLamports', 'evOrePriceLamports', 'evPerSol'],
-      properties: {
-        payoutRule: { type: 'string', enum: ['parimutuel', 'returns'] },
-        oreReward: lamports,
-        motherlodePool: { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-        productionCost: { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-        splitSquares: { type: ['array', 'null'], items: { type: 'boolean' }, minItems: 25, maxItems: 25 },
-        evStakeLamports: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-        evOrePriceLamports: lamports,
-        evPerSol: { type: 'array', items: { type: 'number' }, minItems: 25, maxItems: 25 },
-      },
-    },
+    game: Type.Optional(Type.Ref(liveGameSchema)),
   },
-};
-
-export const roundOpenedSchema: SchemaObject = {
-  $id: 'urn:gridlab:round-opened',
-  type: 'object',
-  additionalProperties: false,
-  required: ['roundId', 'previousRoundId', 'openedAt'],
-  properties: {
-    roundId: { type: 'integer', minimum: 0 },
-    previousRoundId: { type: ['integer', 'null'], minimum: 0 },
-    openedAt: isoTime,
+  {
+    $id: 'LiveSnapshot',
+    additionalProperties: false,
+    description: 'The live snapshot of the current round (GET /live, the SSE stream, the KV bucket).',
   },
-};
+);
+export type LiveSnapshot = Static<typeof liveSnapshotSchema>;
 
-export const keySharedSchema: SchemaObject = {
-  $id: 'urn:gridlab:key-shared',
-  type: 'object',
-  additionalProperties: false,
-  required: ['subscriberId', 'distinctAddresses', 'windowSeconds', 'policy', 'detectedAt'],
-  properties: {
-    subscriberId: { type: 'string', pattern: '^sub_[1-9A-HJ-NP-Za-km-z]{22}$' },
-    distinctAddresses: { type: 'integer', minimum: 1 },
-    windowSeconds: { type: 'integer', minimum: 1 },
-    policy: { type: 'string', enum: ['warn', 'revoke'] },
+export const roundOpenedSchema = Type.Object(
+  { roundId: count, previousRoundId: described(nullable(count), 'id of the newest settled round at the time, if known'), openedAt: isoTime },
+  { $id: 'RoundOpened', additionalProperties: false, description: 'The board moved to a new round: lab-forward records its predictions for it.' },
+);
+export type RoundOpened = Static<typeof roundOpenedSchema>;
+
+export const keySharedSchema = Type.Object(
+  {
+    subscriberId: Type.String({ pattern: '^sub_[1-9A-HJ-NP-Za-km-z]{22}$' }),
+    distinctAddresses: Type.Integer({ minimum: 1 }),
+    windowSeconds: Type.Integer({ minimum: 1 }),
+    policy: literals(['warn', 'revoke'], { description: "what the gateway's policy did: only warn (the default) or ask for revocation" }),
     detectedAt: isoTime,
   },
-};
-
-const nonNegative = { type: 'integer', minimum: 0 } as const;
-const square = { type: 'integer', minimum: 0, maximum: 24 } as const;
-const solAmount = { type: 'number', minimum: 0 } as const;
-
-/** An event of the log, with the fields of each kind (SPEC 6). */
-export const logEventSchema: SchemaObject = {
-  $id: 'urn:gridlab:log-event',
-  type: 'object',
-  required: ['id', 'ts', 'kind'],
-  properties: {
-    id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-    ts: isoTime,
-    kind: { type: 'string', enum: ['drought_broken', 'big_round', 'tier', 'milestone', 'subscription', 'streak', 'motherlode'] },
+  {
+    $id: 'KeyShared',
+    additionalProperties: false,
+    description: 'A key_sharing signal (SPEC 5): never the key itself, only whose it is and how widely used.',
   },
-  oneOf: [
+);
+export type KeyShared = Static<typeof keySharedSchema>;
+
+const solAmount = Type.Number({ minimum: 0 });
+
+const eventHead = { id: Type.Integer({ minimum: 1, maximum: MAX }), ts: isoTime };
+const closed = { additionalProperties: false } as const;
+const eventBranches = [
+  Type.Object({ ...eventHead, kind: Type.Literal('drought_broken'), grid: square, drought: count, roundId: count }, closed),
+  Type.Object(
     {
-      additionalProperties: false,
-      required: ['grid', 'drought', 'roundId'],
-      properties: { id: {}, ts: {}, kind: { const: 'drought_broken' }, grid: square, drought: nonNegative, roundId: nonNegative },
+      ...eventHead,
+      kind: Type.Literal('big_round'),
+      roundId: count,
+      deployedSol: solAmount,
+      thresholdSol: solAmount,
+      multiplier: solAmount,
+      winningSquare: square,
+      totalMiners: count,
     },
+    closed,
+  ),
+  Type.Object({ ...eventHead, kind: Type.Literal('tier'), activeSubs: count, tokenNow: solAmount, direction: literals(['up', 'down']) }, closed),
+  Type.Object({ ...eventHead, kind: Type.Literal('milestone'), metric: literals(['rounds', 'deployedSol']), value: count, roundId: count }, closed),
+  Type.Object(
     {
-      additionalProperties: false,
-      required: ['roundId', 'deployedSol', 'thresholdSol', 'multiplier', 'winningSquare', 'totalMiners'],
-      properties: {
-        id: {},
-        ts: {},
-        kind: { const: 'big_round' },
-        roundId: nonNegative,
-        deployedSol: solAmount,
-        thresholdSol: solAmount,
-        multiplier: solAmount,
-        winningSquare: square,
-        totalMiners: nonNegative,
-      },
+      ...eventHead,
+      kind: Type.Literal('subscription'),
+      action: literals(['activated', 'renewed', 'expired']),
+      plan: literals(['monthly', 'annual', 'grant']),
+      activeSubs: count,
     },
-    {
-      additionalProperties: false,
-      required: ['grid', 'length', 'roundId'],
-      properties: { id: {}, ts: {}, kind: { const: 'streak' }, grid: square, length: { type: 'integer', minimum: 3 }, roundId: nonNegative },
-    },
-    {
-      additionalProperties: false,
-      required: ['roundId', 'winningSquare', 'oreAmount'],
-      properties: { id: {}, ts: {}, kind: { const: 'motherlode' }, roundId: nonNegative, winningSquare: square, oreAmount: nonNegative },
-    },
-    {
-      additionalProperties: false,
-      required: ['metric', 'value', 'roundId'],
-      properties: { id: {}, ts: {}, kind: { const: 'milestone' }, metric: { enum: ['rounds', 'deployedSol'] }, value: nonNegative, roundId: nonNegative },
-    },
-    {
-      additionalProperties: false,
-      required: ['activeSubs', 'tokenNow', 'direction'],
-      properties: { id: {}, ts: {}, kind: { const: 'tier' }, activeSubs: nonNegative, tokenNow: solAmount, direction: { enum: ['up', 'down'] } },
-    },
-    {
-      additionalProperties: false,
-      required: ['action', 'plan', 'activeSubs'],
-      properties: {
-        id: {},
-        ts: {},
-        kind: { const: 'subscription' },
-        action: { enum: ['activated', 'renewed', 'expired'] },
-        plan: { enum: ['monthly', 'annual', 'grant'] },
-        activeSubs: nonNegative,
-      },
-    },
-  ],
-};
+    closed,
+  ),
+  Type.Object({ ...eventHead, kind: Type.Literal('streak'), grid: square, length: Type.Integer({ minimum: 3 }), roundId: count }, closed),
+  Type.Object({ ...eventHead, kind: Type.Literal('motherlode'), roundId: count, winningSquare: square, oreAmount: count }, closed),
+];
+
+export type EventKind = (typeof eventBranches)[number]['properties']['kind']['const'];
+/** The kinds of the event log (SPEC 6); `streak` is accepted as a filter too. */
+export const EVENT_KINDS: readonly EventKind[] = eventBranches.map((branch) => branch.properties.kind.const);
+
+/**
+ * One entry of the event log as the API shows it: `{ id, ts, kind, ...fields of its kind }`.
+ * `kind` picks the branch (a discriminator), so a bad event is reported against its own kind only.
+ */
+export const logEventSchema = Type.Unsafe<Static<(typeof eventBranches)[number]>>({
+  $id: 'LogEvent',
+  type: 'object',
+  required: ['kind'],
+  properties: { kind: literals(EVENT_KINDS) },
+  discriminator: { propertyName: 'kind' },
+  oneOf: eventBranches,
+  description: 'One entry of the event log: `{ id, ts, kind, ...fields of its kind }` (SPEC 6).',
+});
+export type LogEvent = Static<typeof logEventSchema>;

@@ -1,5 +1,5 @@
-import type { SchemaObject } from 'ajv';
-import { oreAmountSchema } from './lab';
+import { Type, described, literals, nullable, type Static } from './kit';
+import { oreAmountSchema, strategyDslSchema } from './lab';
 
 // Strategy records, forward-test stats and the leaderboard: commands answered by
 // lab-forward (NATS request/reply, queue group `lab-forward`). Every owner-scoped request
@@ -10,18 +10,17 @@ import { oreAmountSchema } from './lab';
 // path, so here it is only "an object".
 
 const STRATEGY_ID_PATTERN = '^stg_[1-9A-HJ-NP-Za-km-z]{22}$';
-const strategyId = { type: 'string', pattern: STRATEGY_ID_PATTERN } as const;
-const subscriberId = { type: 'string', pattern: '^sub_[1-9A-HJ-NP-Za-km-z]{22}$' } as const;
-const isoTime = { type: 'string', format: 'date-time' } as const;
-const roundId = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
-const nullableRoundId = { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
-const count = { type: 'integer', minimum: 0 } as const;
-const lamports = { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } as const;
-const num = { type: 'number' } as const;
-const fraction = { type: 'number', minimum: 0, maximum: 1 } as const;
+const strategyId = Type.String({ pattern: STRATEGY_ID_PATTERN });
+const subscriberId = Type.String({ pattern: '^sub_[1-9A-HJ-NP-Za-km-z]{22}$' });
+const isoTime = Type.String({ format: 'date-time' });
+const roundId = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+const nullableRoundId = nullable(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }));
+const count = Type.Integer({ minimum: 0 });
+const lamports = Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER });
+const num = Type.Number();
+const fraction = Type.Number({ minimum: 0, maximum: 1 });
 /** Names are 1..80 characters after trimming; the raw string may carry surrounding blanks. */
-const rawName = { type: 'string', minLength: 1, maxLength: 200 } as const;
-const stoppedReason = { type: ['string', 'null'], enum: ['stop_loss_streak', 'take_profit', 'session_stop_loss', 'subscription_expired', null] } as const;
+const rawName = Type.String({ minLength: 1, maxLength: 200 });
 
 /** Strategy ids: `stg_` + 22 base58 characters. */
 export const STRATEGY_ID_RE = new RegExp(STRATEGY_ID_PATTERN);
@@ -31,334 +30,117 @@ export const MAX_STRATEGIES_PER_OWNER = 100;
 export const MAX_STRATEGY_NAME = 80;
 
 /** A strategy stops on its DSL's exits, or while its owner's subscription has lapsed (resumed on renewal). */
-export type StopReason = 'stop_loss_streak' | 'take_profit' | 'session_stop_loss' | 'subscription_expired';
+const stopReason = literals(['stop_loss_streak', 'take_profit', 'session_stop_loss', 'subscription_expired']);
+export type StopReason = Static<typeof stopReason>;
+const stoppedReason = nullable(stopReason);
 
-/** A stored strategy (the seed's Strategy plus why and where its last session stopped). */
-export interface Strategy {
-  readonly id: string;
-  /** The owner's wallet key. */
-  readonly owner: string;
-  readonly name: string;
-  /** The normalized DSL. */
-  readonly dsl: Record<string, unknown>;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  readonly active: boolean;
-  /** The stop (SPEC 7.6) that ended the last session, or null. */
-  readonly stoppedReason: StopReason | null;
-  readonly stoppedAtRoundId: number | null;
-}
-
-/** The figures a strategy list item carries. */
-export interface StrategyListStats {
-  readonly roundsSettled: number;
-  readonly roundsWon: number;
-  readonly netProfitSol: number;
-  readonly roiPercent: number;
-}
-
-export interface StrategyListItem {
-  readonly id: string;
-  readonly name: string;
-  readonly dsl: Record<string, unknown>;
-  readonly active: boolean;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  readonly stoppedReason: StopReason | null;
-  readonly stoppedAtRoundId: number | null;
-  readonly stats: StrategyListStats;
-}
-
-/** POST /lab/strategies body. */
-export interface StrategyCreateBody {
-  readonly name: string;
-  readonly dsl: Record<string, unknown>;
-}
-
-/** PATCH /lab/strategies/{id} body: only these two fields. */
-export interface StrategyUpdateBody {
-  readonly name?: string;
-  readonly active?: boolean;
-}
-
-export interface StrategyOwnerRequest {
-  readonly subscriberId: string;
-}
-export interface StrategyCreateRequest extends StrategyOwnerRequest, StrategyCreateBody {}
-export interface StrategyIdRequest extends StrategyOwnerRequest {
-  readonly id: string;
-}
-export interface StrategyUpdateRequest extends StrategyIdRequest, StrategyUpdateBody {}
-
-export interface StrategyReply {
-  readonly strategy: Strategy;
-}
-export interface StrategyDetailReply {
-  readonly strategy: Strategy;
-  /** Predictions recorded for the strategy (settled or not). */
-  readonly predictionCount: number;
-}
-export interface StrategyListReply {
-  readonly count: number;
-  readonly strategies: readonly StrategyListItem[];
-}
-export interface StrategyDeleteReply {
-  readonly ok: true;
-}
-
-export interface ForwardEquityPoint {
-  readonly round: number;
-  readonly balanceLamports: number;
-}
-
-/** GET /lab/strategies/{id}/forward: the seed's Forward-test stats plus SPEC 7.10's counts. */
-export interface ForwardStats {
-  readonly strategyId: string;
-  readonly active: boolean;
-  /** Rounds seen while active (voided ones included). */
-  readonly roundsObserved: number;
-  /** Non-voided rounds settled while active (a backtest's totalRounds). */
-  readonly roundsSettled: number;
-  readonly roundsBet: number;
-  readonly roundsWon: number;
-  readonly squaresBet: number;
-  readonly squaresWon: number;
-  readonly netProfitLamports: number;
-  readonly netProfitSol: number;
-  /** ORE earned on `returns` rounds (SPEC 7.7), base units as a decimal string; its value is in netProfitLamports. */
-  readonly oreEarned: string;
-  /** The SOL-only part of netProfitLamports (without the ORE's value), as in a backtest. */
-  readonly solReturnedNetLamports: number;
-  readonly totalStakeLamports: number;
-  readonly totalStakeSol: number;
-  readonly roiPercent: number;
-  readonly winRate: number;
-  readonly perSquareWinRate: number;
-  readonly maxDrawdownSol: number;
-  readonly minWalletSol: number;
-  readonly maxStreak: number;
-  readonly equityCurve: readonly ForwardEquityPoint[];
-  /** Recorded, unsettled predictions. */
-  readonly pendingCount: number;
-  /** Predictions decided after their round had settled (caught up after downtime). */
-  readonly lateCount: number;
-  /** First round of the current (or last) session; null before the strategy's first session starts. */
-  readonly sessionStartRoundId: number | null;
-  /** Last round settled for the strategy, or null. */
-  readonly lastSettledRoundId: number | null;
-  readonly stoppedReason: StopReason | null;
-  readonly stoppedAtRoundId: number | null;
-}
-
-export interface LeaderboardEntry {
-  readonly rank: number;
-  readonly id: string;
-  readonly name: string;
-  readonly ownerShort: string;
-  readonly roiPercent: number;
-  readonly roundsSettled: number;
-}
-
-/** GET /lab/leaderboard. */
-export interface Leaderboard {
-  readonly generatedAt: string;
-  readonly minRoundsToQualify: number;
-  readonly count: number;
-  readonly entries: readonly LeaderboardEntry[];
-}
-
-export interface LeaderboardEntryRequest {
-  readonly id: string;
-}
-
-/** GET /lab/leaderboard/{id}. */
-export interface LeaderboardDetail {
-  readonly strategy: {
-    readonly id: string;
-    readonly name: string;
-    readonly ownerShort: string;
-    readonly dsl: Record<string, unknown>;
-    readonly createdAt: string;
-  };
-  readonly forwardTest: {
-    readonly rank: number;
-    readonly roundsSettled: number;
-    readonly netProfitSol: number;
-    readonly roiPercent: number;
-    readonly equityCurve: readonly ForwardEquityPoint[];
-  };
-}
-
-const equityCurve = {
-  type: 'array',
-  items: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['round', 'balanceLamports'],
-    properties: { round: roundId, balanceLamports: lamports },
-  },
-} as const;
+const equityPoint = Type.Object({ round: roundId, balanceLamports: lamports }, { additionalProperties: false });
+export type ForwardEquityPoint = Static<typeof equityPoint>;
+const equityCurve = Type.Array(equityPoint);
 
 const strategyProperties = {
   id: strategyId,
-  owner: { type: 'string', minLength: 32, maxLength: 44 },
-  name: { type: 'string', minLength: 1, maxLength: MAX_STRATEGY_NAME },
-  dsl: { type: 'object' },
+  owner: Type.String({ minLength: 32, maxLength: 44 }),
+  name: Type.String({ minLength: 1, maxLength: MAX_STRATEGY_NAME }),
+  dsl: strategyDslSchema,
   createdAt: isoTime,
   updatedAt: isoTime,
-  active: { type: 'boolean' },
+  active: Type.Boolean(),
   stoppedReason,
   stoppedAtRoundId: nullableRoundId,
-} as const;
-
-const strategyObject = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'owner', 'name', 'dsl', 'createdAt', 'updatedAt', 'active', 'stoppedReason', 'stoppedAtRoundId'],
-  properties: strategyProperties,
-} as const;
-
-export const strategyCreateBodySchema: SchemaObject = {
-  $id: 'urn:gridlab:strategy-create-body',
-  type: 'object',
-  additionalProperties: false,
-  required: ['name', 'dsl'],
-  properties: { name: rawName, dsl: { type: 'object' } },
 };
 
-export const strategyUpdateBodySchema: SchemaObject = {
-  $id: 'urn:gridlab:strategy-update-body',
-  type: 'object',
-  additionalProperties: false,
-  properties: { name: rawName, active: { type: 'boolean' } },
-};
+const strategyObject = Type.Object(strategyProperties, { additionalProperties: false });
+/** A stored strategy (the seed's Strategy plus why and where its last session stopped). */
+export type Strategy = Static<typeof strategyObject>;
 
-export const strategyOwnerRequestSchema: SchemaObject = {
-  $id: 'urn:gridlab:strategy-owner-request',
-  type: 'object',
-  additionalProperties: false,
-  required: ['subscriberId'],
-  properties: { subscriberId },
-};
+const listStats = Type.Object({ roundsSettled: count, roundsWon: count, netProfitSol: num, roiPercent: num }, { additionalProperties: false });
+/** The figures a strategy list item carries. */
+export type StrategyListStats = Static<typeof listStats>;
 
-export const strategyCreateRequestSchema: SchemaObject = {
-  $id: 'urn:gridlab:strategy-create-request',
-  type: 'object',
-  additionalProperties: false,
-  required: ['subscriberId', 'name', 'dsl'],
-  properties: { subscriberId, name: rawName, dsl: { type: 'object' } },
-};
+const { owner: _owner, ...listedProperties } = strategyProperties;
+const strategyListItem = Type.Object({ ...listedProperties, stats: listStats }, { additionalProperties: false });
+export type StrategyListItem = Static<typeof strategyListItem>;
 
-export const strategyIdRequestSchema: SchemaObject = {
-  $id: 'urn:gridlab:strategy-id-request',
-  type: 'object',
-  additionalProperties: false,
-  required: ['subscriberId', 'id'],
-  properties: { subscriberId, id: strategyId },
-};
-
-export const strategyUpdateRequestSchema: SchemaObject = {
-  $id: 'urn:gridlab:strategy-update-request',
-  type: 'object',
-  additionalProperties: false,
-  required: ['subscriberId', 'id'],
-  properties: { subscriberId, id: strategyId, name: rawName, active: { type: 'boolean' } },
-};
-
-export const strategyReplySchema: SchemaObject = {
-  $id: 'urn:gridlab:strategy-reply',
-  type: 'object',
-  additionalProperties: false,
-  required: ['strategy'],
-  properties: { strategy: strategyObject },
-};
-
-export const strategyDetailReplySchema: SchemaObject = {
-  $id: 'urn:gridlab:strategy-detail-reply',
-  type: 'object',
-  additionalProperties: false,
-  required: ['strategy', 'predictionCount'],
-  properties: { strategy: strategyObject, predictionCount: count },
-};
-
-export const strategyListReplySchema: SchemaObject = {
-  $id: 'urn:gridlab:strategy-list-reply',
-  type: 'object',
-  additionalProperties: false,
-  required: ['count', 'strategies'],
-  properties: {
-    count,
-    strategies: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['id', 'name', 'dsl', 'active', 'createdAt', 'updatedAt', 'stoppedReason', 'stoppedAtRoundId', 'stats'],
-        properties: {
-          id: strategyId,
-          name: strategyProperties.name,
-          dsl: { type: 'object' },
-          active: { type: 'boolean' },
-          createdAt: isoTime,
-          updatedAt: isoTime,
-          stoppedReason,
-          stoppedAtRoundId: nullableRoundId,
-          stats: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['roundsSettled', 'roundsWon', 'netProfitSol', 'roiPercent'],
-            properties: { roundsSettled: count, roundsWon: count, netProfitSol: num, roiPercent: num },
-          },
-        },
-      },
-    },
+const leaderboardEntry = Type.Object(
+  {
+    rank: Type.Integer({ minimum: 1 }),
+    id: strategyId,
+    name: strategyProperties.name,
+    ownerShort: Type.String(),
+    roiPercent: num,
+    roundsSettled: count,
   },
-};
+  { additionalProperties: false },
+);
+export type LeaderboardEntry = Static<typeof leaderboardEntry>;
 
-export const strategyDeleteReplySchema: SchemaObject = {
-  $id: 'urn:gridlab:strategy-delete-reply',
-  type: 'object',
-  additionalProperties: false,
-  required: ['ok'],
-  properties: { ok: { const: true } },
-};
+export const strategyCreateBodySchema = Type.Object(
+  { name: rawName, dsl: strategyDslSchema },
+  {
+    $id: 'StrategyCreateBody',
+    additionalProperties: false,
+    description: 'name: 1..80 characters after trimming; dsl: a Strategy DSL (normalized; errors name JSON paths under /dsl).',
+  },
+);
+/** POST /lab/strategies body. */
+export type StrategyCreateBody = Static<typeof strategyCreateBodySchema>;
 
-export const forwardStatsSchema: SchemaObject = {
-  $id: 'urn:gridlab:forward-stats',
-  type: 'object',
-  additionalProperties: false,
-  required: [
-    'strategyId',
-    'active',
-    'roundsObserved',
-    'roundsSettled',
-    'roundsBet',
-    'roundsWon',
-    'squaresBet',
-    'squaresWon',
-    'netProfitLamports',
-    'netProfitSol',
-    'oreEarned',
-    'solReturnedNetLamports',
-    'totalStakeLamports',
-    'totalStakeSol',
-    'roiPercent',
-    'winRate',
-    'perSquareWinRate',
-    'maxDrawdownSol',
-    'minWalletSol',
-    'maxStreak',
-    'equityCurve',
-    'pendingCount',
-    'lateCount',
-    'sessionStartRoundId',
-    'lastSettledRoundId',
-    'stoppedReason',
-    'stoppedAtRoundId',
-  ],
-  properties: {
-    strategyId,
-    active: { type: 'boolean' },
+export const strategyUpdateBodySchema = Type.Object(
+  { name: Type.Optional(rawName), active: Type.Optional(Type.Boolean()) },
+  {
+    $id: 'StrategyUpdateBody',
+    additionalProperties: false,
+    description:
+      'Only name and active. active=true on an inactive strategy starts a new forward session; active=false ends the session. An empty object changes nothing and answers 200 with the strategy as it is.',
+  },
+);
+/** PATCH /lab/strategies/{id} body: only these two fields. */
+export type StrategyUpdateBody = Static<typeof strategyUpdateBodySchema>;
+
+export const strategyOwnerRequestSchema = Type.Object({ subscriberId }, { $id: 'StrategyOwnerRequest', additionalProperties: false });
+export type StrategyOwnerRequest = Static<typeof strategyOwnerRequestSchema>;
+
+export const strategyCreateRequestSchema = Type.Object(
+  { subscriberId, ...strategyCreateBodySchema.properties },
+  { $id: 'StrategyCreateRequest', additionalProperties: false },
+);
+export type StrategyCreateRequest = Static<typeof strategyCreateRequestSchema>;
+
+export const strategyIdRequestSchema = Type.Object({ subscriberId, id: strategyId }, { $id: 'StrategyIdRequest', additionalProperties: false });
+export type StrategyIdRequest = Static<typeof strategyIdRequestSchema>;
+
+export const strategyUpdateRequestSchema = Type.Object(
+  { subscriberId, id: strategyId, ...strategyUpdateBodySchema.properties },
+  { $id: 'StrategyUpdateRequest', additionalProperties: false },
+);
+export type StrategyUpdateRequest = Static<typeof strategyUpdateRequestSchema>;
+
+export const strategyReplySchema = Type.Object({ strategy: strategyObject }, { $id: 'StrategyReply', additionalProperties: false });
+export type StrategyReply = Static<typeof strategyReplySchema>;
+
+export const strategyDetailReplySchema = Type.Object(
+  { strategy: strategyObject, predictionCount: count },
+  { $id: 'StrategyDetailReply', additionalProperties: false },
+);
+export type StrategyDetailReply = Static<typeof strategyDetailReplySchema>;
+
+export const strategyListReplySchema = Type.Object(
+  {
+    count,
+    strategies: Type.Array(strategyListItem),
+  },
+  { $id: 'StrategyListReply', additionalProperties: false },
+);
+export type StrategyListReply = Static<typeof strategyListReplySchema>;
+
+export const strategyDeleteReplySchema = Type.Object({ ok: Type.Literal(true) }, { $id: 'StrategyDeleteReply', additionalProperties: false });
+export type StrategyDeleteReply = Static<typeof strategyDeleteReplySchema>;
+
+export const forwardStatsSchema = Type.Object(
+  {
+    strategyId: strategyId,
+    active: Type.Boolean(),
     roundsObserved: count,
     roundsSettled: count,
     roundsBet: count,
@@ -367,15 +149,21 @@ export const forwardStatsSchema: SchemaObject = {
     squaresWon: count,
     netProfitLamports: lamports,
     netProfitSol: num,
-    oreEarned: oreAmountSchema,
-    solReturnedNetLamports: lamports,
+    oreEarned: described(
+      oreAmountSchema,
+      'ORE earned on rounds settled under the `returns` payout rule (SPEC 7.7), in base units (1 ORE = 1e11), as a decimal string since a sum may pass 2^53; "0" when none. With our stake S_w on the winning square (D_w deployed by others): floor(R*S_w/(D_w+S_w)) of the round\'s ORE reward R when the round was split, else all of R when the top-miner draw reverse_bits(rng) % (D_w+S_w) >= D_w lands on our stake (placed last), plus floor(M*S_w/(D_w+S_w)) of the motherlode M. Its value, floor(ore * productionCost / 1e11) lamports at the production cost recorded with each round (0 when unknown), is included in netProfitLamports.',
+    ),
+    solReturnedNetLamports: described(
+      lamports,
+      "The SOL-only part of netProfitLamports: SOL paid back (stakes back less fees per square under `returns`; the winners' payout under `parimutuel`) less stakes and transaction fees, without the value of the ORE earned. Equals netProfitLamports when no ORE was earned.",
+    ),
     totalStakeLamports: lamports,
     totalStakeSol: num,
     roiPercent: num,
     winRate: fraction,
     perSquareWinRate: fraction,
-    maxDrawdownSol: { type: 'number', minimum: 0 },
-    minWalletSol: { type: 'number', maximum: 0 },
+    maxDrawdownSol: Type.Number({ minimum: 0 }),
+    minWalletSol: Type.Number({ maximum: 0 }),
     maxStreak: count,
     equityCurve,
     pendingCount: count,
@@ -385,61 +173,46 @@ export const forwardStatsSchema: SchemaObject = {
     stoppedReason,
     stoppedAtRoundId: nullableRoundId,
   },
-};
+  { $id: 'ForwardStats', additionalProperties: false },
+);
+/** GET /lab/strategies/{id}/forward: the seed's Forward-test stats plus SPEC 7.10's counts. */
+export type ForwardStats = Static<typeof forwardStatsSchema>;
 
-export const leaderboardRequestSchema: SchemaObject = {
-  $id: 'urn:gridlab:leaderboard-request',
-  type: 'object',
-  additionalProperties: false,
-  properties: {},
-};
+export const leaderboardRequestSchema = Type.Object({}, { $id: 'LeaderboardRequest', additionalProperties: false });
 
-export const leaderboardSchema: SchemaObject = {
-  $id: 'urn:gridlab:leaderboard',
-  type: 'object',
-  additionalProperties: false,
-  required: ['generatedAt', 'minRoundsToQualify', 'count', 'entries'],
-  properties: {
+export const leaderboardSchema = Type.Object(
+  {
     generatedAt: isoTime,
     minRoundsToQualify: count,
     count,
-    entries: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['rank', 'id', 'name', 'ownerShort', 'roiPercent', 'roundsSettled'],
-        properties: { rank: { type: 'integer', minimum: 1 }, id: strategyId, name: strategyProperties.name, ownerShort: { type: 'string' }, roiPercent: num, roundsSettled: count },
+    entries: Type.Array(leaderboardEntry),
+  },
+  { $id: 'Leaderboard', additionalProperties: false },
+);
+/** GET /lab/leaderboard. */
+export type Leaderboard = Static<typeof leaderboardSchema>;
+
+export const leaderboardEntryRequestSchema = Type.Object({ id: strategyId }, { $id: 'LeaderboardEntryRequest', additionalProperties: false });
+export type LeaderboardEntryRequest = Static<typeof leaderboardEntryRequestSchema>;
+
+export const leaderboardDetailSchema = Type.Object(
+  {
+    strategy: Type.Object(
+      {
+        id: strategyId,
+        name: strategyProperties.name,
+        ownerShort: Type.String(),
+        dsl: strategyDslSchema,
+        createdAt: isoTime,
       },
-    },
+      { additionalProperties: false },
+    ),
+    forwardTest: Type.Object(
+      { rank: Type.Integer({ minimum: 1 }), roundsSettled: count, netProfitSol: num, roiPercent: num, equityCurve },
+      { additionalProperties: false },
+    ),
   },
-};
-
-export const leaderboardEntryRequestSchema: SchemaObject = {
-  $id: 'urn:gridlab:leaderboard-entry-request',
-  type: 'object',
-  additionalProperties: false,
-  required: ['id'],
-  properties: { id: strategyId },
-};
-
-export const leaderboardDetailSchema: SchemaObject = {
-  $id: 'urn:gridlab:leaderboard-detail',
-  type: 'object',
-  additionalProperties: false,
-  required: ['strategy', 'forwardTest'],
-  properties: {
-    strategy: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['id', 'name', 'ownerShort', 'dsl', 'createdAt'],
-      properties: { id: strategyId, name: strategyProperties.name, ownerShort: { type: 'string' }, dsl: { type: 'object' }, createdAt: isoTime },
-    },
-    forwardTest: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['rank', 'roundsSettled', 'netProfitSol', 'roiPercent', 'equityCurve'],
-      properties: { rank: { type: 'integer', minimum: 1 }, roundsSettled: count, netProfitSol: num, roiPercent: num, equityCurve },
-    },
-  },
-};
+  { $id: 'LeaderboardDetail', additionalProperties: false },
+);
+/** GET /lab/leaderboard/{id}. */
+export type LeaderboardDetail = Static<typeof leaderboardDetailSchema>;

@@ -1,16 +1,18 @@
 import { InputError } from '@gridlab/errors';
-import Ajv, { type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv';
+import type { Static, TSchema } from '@sinclair/typebox';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { isDateTime } from './date-time';
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+// `discriminator`: a log event is checked against its own kind's fields only.
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, discriminator: true });
 ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
 
 /** A compiled check that returns the typed value or throws InputError listing every problem. */
 export type Validator<T> = (data: unknown) => T;
 
-/** Registers a schema so others can `$ref` it by `$id`. */
-export function addSchema(schema: SchemaObject): void {
-  if (schema.$id === undefined || ajv.getSchema(schema.$id) === undefined) ajv.addSchema(schema);
+/** Registers named schemas so others can `$ref` them by `$id` (registering compiles nothing). */
+export function addSchemas(schemas: readonly TSchema[]): void {
+  for (const schema of schemas) if (schema.$id !== undefined && ajv.getSchema(schema.$id) === undefined) ajv.addSchema(schema);
 }
 
 /** One ajv error as `{ path, message }`; an unknown property is named in the path. */
@@ -27,7 +29,8 @@ function describe(e: ErrorObject): { path: string; message: string } {
  * checks a few, and compiled validators cost memory in every thread that loads them
  * (contracts.test.ts compiles them all, so a broken schema still fails the build).
  */
-export function compileValidator<T>(schema: SchemaObject, what: string): Validator<T> {
+export function compileValidator<S extends TSchema>(schema: S, what: string): Validator<Static<S>> {
+  type T = Static<S>;
   let compiled: ValidateFunction<T> | undefined;
   return (data) => {
     const check: ValidateFunction<T> = (compiled ??= (schema.$id !== undefined && ajv.getSchema<T>(schema.$id)) || ajv.compile<T>(schema));

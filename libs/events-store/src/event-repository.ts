@@ -23,7 +23,8 @@ interface EventRow {
   body: Record<string, unknown>;
 }
 
-const toEvent = (row: EventRow): LogEvent => ({ id: row.id, ts: row.ts.toISOString(), kind: row.kind, ...row.body });
+// A row holds an event that was validated when it was appended: its body is its kind's fields.
+const toEvent = (row: EventRow): LogEvent => ({ id: row.id, ts: row.ts.toISOString(), kind: row.kind, ...row.body }) as LogEvent;
 
 /** Reads of the event log (gateway) and the writer's appends (event-log, inside its transaction). */
 export class EventRepository {
@@ -96,7 +97,7 @@ export async function appendEvents(client: PoolClient, events: readonly NewEvent
      SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[])`,
     [fresh.map((_, i) => first + i), fresh.map((e) => e.dedupKey), fresh.map((e) => e.kind), fresh.map((e) => e.ts), fresh.map((e) => JSON.stringify(e.fields))],
   );
-  return fresh.map((e, i) => ({ id: first + i, ts: e.ts, kind: e.kind, ...e.fields }));
+  return fresh.map((e, i) => ({ id: first + i, ts: e.ts, kind: e.kind, ...e.fields }) as LogEvent);
 }
 
 /** Records the writer's position in the same transaction as the events it produced. */

@@ -1432,12 +1432,11 @@ export interface components {
                 message: string;
             }[];
         };
-        Squares: number[];
         /** @description A settled round. Lamports and ORE base units (11 decimals) are integers. The seed's fields keep their meaning under both payout rules; `payoutRule` says which settled the round: `parimutuel` (ORE v3 rounds, and 952-byte rounds until 2026-08-12) or `returns` (since 2026-08-12, when the program stopped moving SOL between squares). The ORE fields (`oreReward`, `topMiner`, `split`, `productionCost`) are set for 952-byte rounds (since 2026-06-25) and null for v3 rounds, which do not record them. `source` says where Gridlab read the round: its account, or its transactions when the account had been closed (the program lets anyone close a round about a day after it ended). */
         Round: {
             id: number;
-            deployed: components["schemas"]["Squares"];
-            count: components["schemas"]["Squares"];
+            deployed: number[];
+            count: number[];
             /** @description null when the round was voided (every stake refunded, under every rule) */
             winningSquare: number | null;
             /** @description Lamports deployed. A voided 952-byte round has its `deployed` zeroed on chain; its totalDeployed is then the refund. */
@@ -1456,7 +1455,7 @@ export interface components {
             settledAt: string;
             /**
              * @description The rule that settled the round, decided from its own totals (see docs/decisions.md "Payout rules"); a voided or empty round takes the rule of the round before it.
-             * @enum {unknown}
+             * @enum {string}
              */
             payoutRule: "parimutuel" | "returns";
             /** @description 952-byte rounds: the ORE reward (base units; 1 ORE = 10^11), to the top miner or split pro rata on the winning square; null for v3 rounds */
@@ -1475,7 +1474,47 @@ export interface components {
             /** @description ORE base units in the motherlode pool the round played for (the Treasury's `motherlode` while the round was live; a round that hit the motherlode paid out exactly this). null where Gridlab did not watch the round live: rounds read back after an absence or rebuilt from transactions (the program logs only the payout), and imported rounds that did not carry it. */
             motherlodePool: number | null;
         };
-        RoundWithNeighbours: components["schemas"]["Round"] & {
+        /** @description A round with the ids of the stored rounds before and after it. */
+        RoundWithNeighbours: {
+            id: number;
+            deployed: number[];
+            count: number[];
+            /** @description null when the round was voided (every stake refunded, under every rule) */
+            winningSquare: number | null;
+            /** @description Lamports deployed. A voided 952-byte round has its `deployed` zeroed on chain; its totalDeployed is then the refund. */
+            totalDeployed: number;
+            /** @description parimutuel: the SOL (after fees) of the losing squares, shared pro rata by the winning square's miners, who also get their own stake back less 1%. returns: the SOL returned to miners on every square (the program's total_returned_sol): each square's SOL less its admin fee, and on losing squares less the protocol fee too. A voided 952-byte round: the refund. */
+            totalWinnings: number;
+            /** @description parimutuel: 10% of the losing SOL after the admin fee. returns: the protocol fees of the losing squares. */
+            totalVaulted: number;
+            totalMiners: number;
+            /** @description ORE base units paid out of the motherlode this round (0 when it was not hit) */
+            motherlode: number;
+            /** @description ORE base units of the top-miner reward (952-byte rounds: the sum of the account's rewards, equal to oreReward) */
+            topMinerReward: number;
+            slotHash: string;
+            /** Format: date-time */
+            settledAt: string;
+            /**
+             * @description The rule that settled the round, decided from its own totals (see docs/decisions.md "Payout rules"); a voided or empty round takes the rule of the round before it.
+             * @enum {string}
+             */
+            payoutRule: "parimutuel" | "returns";
+            /** @description 952-byte rounds: the ORE reward (base units; 1 ORE = 10^11), to the top miner or split pro rata on the winning square; null for v3 rounds */
+            oreReward: number | null;
+            /** @description 952-byte rounds: the address that won the ORE reward, or SpLiT11111111111111111111111111111111111112 when it was split; null for v3 rounds */
+            topMiner: string | null;
+            /** @description 952-byte rounds: true when the ORE reward was split pro rata among the winning square's miners; null for v3 rounds */
+            split: boolean | null;
+            /** @description 952-byte rounds: the board's production cost (an EMA over 20 rounds, lamports per whole ORE) when Gridlab saw the round settle; a round found on chain by a backfill carries the board's value at that time, and a round rebuilt from its transactions carries null (the chain keeps no past value); null for v3 rounds */
+            productionCost: number | null;
+            /**
+             * @description Where the round was read. `account`: its Round account on chain (settledAt is when Gridlab saw it settle). `transactions`: its account had been closed, so it was rebuilt from the program's events in its transactions (the ResetEvent's totals, the deploys summed per square, the reset's logged slot hash) and checked against the ResetEvent; settledAt is the reset's block time, productionCost is null, and totalMiners counts the distinct miners that deployed. `import`: loaded from a history file that did not say where its rounds came from. The program never writes the per-square `mass`, so no round carries it.
+             * @enum {string}
+             */
+            source: "account" | "transactions" | "import";
+            /** @description ORE base units in the motherlode pool the round played for (the Treasury's `motherlode` while the round was live; a round that hit the motherlode paid out exactly this). null where Gridlab did not watch the round live: rounds read back after an absence or rebuilt from transactions (the program logs only the payout), and imported rounds that did not carry it. */
+            motherlodePool: number | null;
             prevId: number | null;
             nextId: number | null;
         };
@@ -1491,18 +1530,20 @@ export interface components {
             nextFrom: number | null;
             rounds: components["schemas"]["Round"][];
         };
+        /** @description The live snapshot of the current round (GET /live, the SSE stream, the KV bucket). */
         LiveSnapshot: {
             roundId: number;
-            /** @enum {unknown} */
+            /** @enum {string} */
             status: "waiting" | "active" | "intermission";
-            deployed: components["schemas"]["Squares"];
-            count: components["schemas"]["Squares"];
+            deployed: number[];
+            count: number[];
             totalDeployed: number;
             totalMiners: number;
             /** @description null while waiting; 0 during the intermission */
             secondsLeft: number | null;
             slot: number;
             startSlot: number;
+            /** @description null while waiting for the first deploy */
             endSlot: number | null;
             prevRound: components["schemas"]["Round"] | null;
             /** Format: date-time */
@@ -1513,7 +1554,7 @@ export interface components {
         LiveGame: {
             /**
              * @description the rule the round pays by (that of the rounds settling now)
-             * @enum {unknown}
+             * @enum {string}
              */
             payoutRule: "parimutuel" | "returns";
             /** @description ORE the winning square's miners take (1 ORE), split pro rata or all to one top miner drawn by stake */
@@ -1533,15 +1574,18 @@ export interface components {
         };
         LiveEv: {
             roundId: number;
-            /** @enum {unknown} */
+            /** @enum {string} */
             status: "waiting" | "active" | "intermission";
-            /** @enum {unknown} */
+            /**
+             * @description How a round paid its miners (SPEC 3): SOL shared by the winning square, or returned per square.
+             * @enum {string}
+             */
             payoutRule: "parimutuel" | "returns";
             stakeLamports: number;
             orePriceLamports: number;
             /**
              * @description where the ORE price came from: the query, the board's production cost, or none (ORE valued at 0)
-             * @enum {unknown}
+             * @enum {string}
              */
             orePriceSource: "caller" | "productionCost" | "none";
             /** @description ORE base units the winning square's miners take */
@@ -1573,7 +1617,24 @@ export interface components {
             stale: boolean;
         };
         /** @description A LiveSnapshot as served by /live and /stream, with its freshness. */
-        LiveView: components["schemas"]["LiveSnapshot"] & {
+        LiveView: {
+            roundId: number;
+            /** @enum {string} */
+            status: "waiting" | "active" | "intermission";
+            deployed: number[];
+            count: number[];
+            totalDeployed: number;
+            totalMiners: number;
+            /** @description null while waiting; 0 during the intermission */
+            secondsLeft: number | null;
+            slot: number;
+            startSlot: number;
+            /** @description null while waiting for the first deploy */
+            endSlot: number | null;
+            prevRound: components["schemas"]["Round"] | null;
+            /** Format: date-time */
+            updatedAt: string;
+            game?: components["schemas"]["LiveGame"];
             /** @description true when no snapshot has arrived for longer than the live-feed threshold: the round may not be current */
             stale: boolean;
         };
@@ -1628,15 +1689,18 @@ export interface components {
             row: number;
             column: number;
             hits: number;
+            /** @description non-voided rounds: the sample the rates are computed over */
             rounds: number;
             hitRate: number;
             /** @constant */
             expectedRate: 0.04;
             currentDrought: number;
             maxDrought: number;
+            /** @description mean length of the square's droughts (the runs of rounds between its wins, the current one included) */
             avgDrought: number;
             lastHitRoundId: number | null;
             deployedSol: number;
+            /** @description 1 where the square won, 0 elsewhere, oldest to newest, over the latest non-voided rounds */
             series: (0 | 1)[];
             seriesFromRoundId: number | null;
             seriesToRoundId: number | null;
@@ -1695,25 +1759,25 @@ export interface components {
             ownerPubkey: string;
             signatureBase64: string;
         };
+        /** @description One entry of the event log: `{ id, ts, kind, ...fields of its kind }` (SPEC 6). */
         LogEvent: {
-            id: number;
-            /** Format: date-time */
-            ts: string;
             /** @enum {string} */
             kind: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak" | "motherlode";
         } & ({
-            id?: unknown;
-            ts?: unknown;
+            id: number;
+            /** Format: date-time */
+            ts: string;
             /** @constant */
-            kind?: "drought_broken";
+            kind: "drought_broken";
             grid: number;
             drought: number;
             roundId: number;
         } | {
-            id?: unknown;
-            ts?: unknown;
+            id: number;
+            /** Format: date-time */
+            ts: string;
             /** @constant */
-            kind?: "big_round";
+            kind: "big_round";
             roundId: number;
             deployedSol: number;
             thresholdSol: number;
@@ -1721,49 +1785,54 @@ export interface components {
             winningSquare: number;
             totalMiners: number;
         } | {
-            id?: unknown;
-            ts?: unknown;
+            id: number;
+            /** Format: date-time */
+            ts: string;
             /** @constant */
-            kind?: "streak";
-            grid: number;
-            length: number;
-            roundId: number;
+            kind: "tier";
+            activeSubs: number;
+            tokenNow: number;
+            /** @enum {string} */
+            direction: "up" | "down";
         } | {
-            id?: unknown;
-            ts?: unknown;
+            id: number;
+            /** Format: date-time */
+            ts: string;
             /** @constant */
-            kind?: "motherlode";
-            roundId: number;
-            winningSquare: number;
-            oreAmount: number;
-        } | {
-            id?: unknown;
-            ts?: unknown;
-            /** @constant */
-            kind?: "milestone";
-            /** @enum {unknown} */
+            kind: "milestone";
+            /** @enum {string} */
             metric: "rounds" | "deployedSol";
             value: number;
             roundId: number;
         } | {
-            id?: unknown;
-            ts?: unknown;
+            id: number;
+            /** Format: date-time */
+            ts: string;
             /** @constant */
-            kind?: "tier";
-            activeSubs: number;
-            tokenNow: number;
-            /** @enum {unknown} */
-            direction: "up" | "down";
-        } | {
-            id?: unknown;
-            ts?: unknown;
-            /** @constant */
-            kind?: "subscription";
-            /** @enum {unknown} */
+            kind: "subscription";
+            /** @enum {string} */
             action: "activated" | "renewed" | "expired";
-            /** @enum {unknown} */
+            /** @enum {string} */
             plan: "monthly" | "annual" | "grant";
             activeSubs: number;
+        } | {
+            id: number;
+            /** Format: date-time */
+            ts: string;
+            /** @constant */
+            kind: "streak";
+            grid: number;
+            length: number;
+            roundId: number;
+        } | {
+            id: number;
+            /** Format: date-time */
+            ts: string;
+            /** @constant */
+            kind: "motherlode";
+            roundId: number;
+            winningSquare: number;
+            oreAmount: number;
         });
         EventPage: {
             count: number;
@@ -1885,7 +1954,7 @@ export interface components {
             rangeMax: number;
             /**
              * @description Why the run stopped early (checked after each bet-round in this order of precedence), or null
-             * @enum {unknown}
+             * @enum {string|null}
              */
             exitedEarly: "stop_loss_streak" | "take_profit" | "session_stop_loss" | null;
             /** @description Round at which the exit triggered, or rangeMax when there was none */
@@ -1961,7 +2030,7 @@ export interface components {
                 rangeMax: number;
                 /**
                  * @description Why the run stopped early (checked after each bet-round in this order of precedence), or null
-                 * @enum {unknown}
+                 * @enum {string|null}
                  */
                 exitedEarly: "stop_loss_streak" | "take_profit" | "session_stop_loss" | null;
                 /** @description Round at which the exit triggered, or rangeMax when there was none */
@@ -2052,7 +2121,7 @@ export interface components {
                 id: string;
                 owner: string;
                 name: string;
-                dsl: Record<string, never>;
+                dsl: components["schemas"]["StrategyDsl"];
                 /** Format: date-time */
                 createdAt: string;
                 /** Format: date-time */
@@ -2068,7 +2137,7 @@ export interface components {
                 id: string;
                 owner: string;
                 name: string;
-                dsl: Record<string, never>;
+                dsl: components["schemas"]["StrategyDsl"];
                 /** Format: date-time */
                 createdAt: string;
                 /** Format: date-time */
@@ -2085,12 +2154,12 @@ export interface components {
             strategies: {
                 id: string;
                 name: string;
-                dsl: Record<string, never>;
-                active: boolean;
+                dsl: components["schemas"]["StrategyDsl"];
                 /** Format: date-time */
                 createdAt: string;
                 /** Format: date-time */
                 updatedAt: string;
+                active: boolean;
                 /** @enum {string|null} */
                 stoppedReason: "stop_loss_streak" | "take_profit" | "session_stop_loss" | "subscription_expired" | null;
                 stoppedAtRoundId: number | null;
@@ -2160,7 +2229,7 @@ export interface components {
                 id: string;
                 name: string;
                 ownerShort: string;
-                dsl: Record<string, never>;
+                dsl: components["schemas"]["StrategyDsl"];
                 /** Format: date-time */
                 createdAt: string;
             };

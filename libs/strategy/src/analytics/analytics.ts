@@ -21,20 +21,9 @@ const DROUGHT_VALUES = [10, 25, 50, 75, 100, 150];
 const LOOKBACK_VALUES = [50, 100, 250, 500, 1000, 2500];
 const COOLDOWN_VALUES = [0, 1, 2, 5, 10];
 
-export interface SweepPoint {
-  readonly value: number | string;
-  readonly roiPercent: number;
-  readonly netProfitSol: number;
-  readonly maxDrawdownSol: number;
-  readonly winRate: number;
-  readonly roundsBet: number;
-}
-
-export interface Sweep {
-  readonly param: string;
-  readonly values: readonly (number | string)[];
-  readonly results: readonly SweepPoint[];
-}
+/** One parameter's sensitivity sweep, as the analytics contract carries it. */
+export type Sweep = Analytics['sweeps'][number];
+export type SweepPoint = Sweep['results'][number];
 
 /** SPEC 7.9 analytics: the contract's type, built here and sent as it is. */
 export type { Analytics } from '@gridlab/contracts';

@@ -39,8 +39,17 @@ export type NumericParamName = keyof typeof NUMERIC_PARAMS;
 /** Custom squares are floored and clamped like any number, then deduplicated. */
 export const SQUARE_RULE: NumericParamRule = { integer: true, min: 0, max: 24 };
 
+/** A rule as the API documents it: `Integer (floored), 1..25, clamped; default 5`. */
+function describeRule(name: NumericParamName, rule: NumericParamRule): string {
+  const bound = (n: number): string => (n === MAX_LAMPORTS ? '2^53-1' : String(n));
+  const absent = rule.default !== undefined ? `default ${rule.default}` : name === 'bet_size_lamports' ? 'required' : 'absent = off';
+  return `${rule.integer ? 'Integer (floored), ' : ''}${bound(rule.min)}..${bound(rule.max)}, clamped; ${absent}`;
+}
+
 // Numbers are typed `number` (not `integer`): 5.7 squares is floored, not rejected.
-const numericProperties = Object.fromEntries(Object.keys(NUMERIC_PARAMS).map((name) => [name, { type: 'number' }]));
+const numericProperties = Object.fromEntries(
+  Object.entries(NUMERIC_PARAMS).map(([name, rule]) => [name, { type: 'number', description: describeRule(name as NumericParamName, rule) }]),
+);
 
 /**
  * JSON Schema of the Strategy DSL as a client sends it. It checks shape and types only:
@@ -48,6 +57,8 @@ const numericProperties = Object.fromEntries(Object.keys(NUMERIC_PARAMS).map((na
  */
 export const dslSchema: SchemaObject = {
   $id: 'urn:gridlab:strategy-dsl',
+  description:
+    'A Strategy DSL (seed and SPEC 7.1-7.6). Shape and types only: numbers out of range are clamped, integer params floored, omitted params take their defaults.',
   type: 'object',
   additionalProperties: false,
   required: ['base_strategy', 'params'],
@@ -59,8 +70,12 @@ export const dslSchema: SchemaObject = {
       required: ['bet_size_lamports'],
       properties: {
         ...numericProperties,
-        sizing_mode: { type: 'string', enum: [...SIZING_MODES] },
-        custom_squares: { type: 'array', items: { type: 'number' } },
+        sizing_mode: { type: 'string', enum: [...SIZING_MODES], description: 'default flat' },
+        custom_squares: {
+          type: 'array',
+          items: { type: 'number' },
+          description: 'Squares 0..24 (floored, clamped, deduplicated); required and non-empty for base_strategy custom_squares',
+        },
       },
     },
     filters: {

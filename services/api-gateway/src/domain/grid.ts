@@ -1,26 +1,5 @@
+import type { Grid } from '@gridlab/contracts';
 import { lamportsToSol } from './stats';
-
-/** GET /api/v1/grid/{n} (SPEC 4). */
-export interface GridResponse {
-  readonly square: number;
-  readonly row: number;
-  readonly column: number;
-  readonly hits: number;
-  /** Non-voided rounds: the sample the rates are computed over. */
-  readonly rounds: number;
-  readonly hitRate: number;
-  readonly expectedRate: 0.04;
-  readonly currentDrought: number;
-  readonly maxDrought: number;
-  /** Mean length of the square's droughts (the runs of rounds between its wins, the current one included). */
-  readonly avgDrought: number;
-  readonly lastHitRoundId: number | null;
-  readonly deployedSol: number;
-  /** 1 where the square won, 0 elsewhere, oldest to newest, over the latest non-voided rounds. */
-  readonly series: number[];
-  readonly seriesFromRoundId: number | null;
-  readonly seriesToRoundId: number | null;
-}
 
 export interface SquareAggregate {
   readonly hits: number;
@@ -39,7 +18,7 @@ export function computeGrid(
   aggregate: SquareAggregate,
   settledRounds: number,
   recent: readonly { id: number; winningSquare: number }[],
-): GridResponse {
+): Grid {
   return {
     square,
     row: Math.floor(square / 5),

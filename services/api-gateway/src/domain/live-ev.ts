@@ -1,5 +1,8 @@
 import { bestSquares, boardEv } from '@gridlab/chain';
-import type { LiveSnapshot } from '@gridlab/contracts';
+import type { LiveEv as LiveEvView, LiveSnapshot } from '@gridlab/contracts';
+
+/** GET /live/ev without `stale`, which the handler adds from the snapshot's freshness. */
+export type LiveEv = Omit<LiveEvView, 'stale'>;
 
 /** What the caller asks of GET /live/ev. */
 export interface EvQuery {
@@ -9,36 +12,6 @@ export interface EvQuery {
   readonly orePriceLamports?: number;
   /** How many best squares to list. */
   readonly k: number;
-}
-
-/** One square's EV for the stake. */
-export interface SquareEvView {
-  readonly square: number;
-  readonly deployedLamports: number;
-  /** Expected lamports won or lost (SOL back less the stake, plus the ORE at the price). */
-  readonly evLamports: number;
-  readonly evPerSol: number;
-  readonly expectedSolBackLamports: number;
-  /** Expected ORE, base units. */
-  readonly expectedOre: number;
-  /** true: the prize would be split pro rata if the square wins; false: one top miner; null: decided by the round's randomness. */
-  readonly split: boolean | null;
-}
-
-export interface LiveEv {
-  readonly roundId: number;
-  readonly status: LiveSnapshot['status'];
-  readonly payoutRule: 'parimutuel' | 'returns';
-  readonly stakeLamports: number;
-  readonly orePriceLamports: number;
-  /** Where the price came from: the caller, the board's production cost, or none (ORE valued at 0). */
-  readonly orePriceSource: 'caller' | 'productionCost' | 'none';
-  readonly oreReward: number;
-  readonly motherlodePool: number | null;
-  readonly squares: SquareEvView[];
-  /** The `k` best squares for the stake, best first (ties: the lower square). */
-  readonly best: number[];
-  readonly updatedAt: string;
 }
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;

@@ -1,4 +1,4 @@
-import type { PayoutRule } from '@gridlab/contracts';
+import type { RuleStats, Stats } from '@gridlab/contracts';
 import type { RuleSums, StoredAggregates } from '@gridlab/rounds-store';
 import { chiSquaredPValue, uniformityStatistic } from '@gridlab/strategy';
 
@@ -10,45 +10,6 @@ export type HistoryAggregates = Pick<
   StoredAggregates,
   'roundsIndexed' | 'voidedRounds' | 'firstId' | 'lastId' | 'totalDeployed' | 'totalWinnings' | 'settledDeployed' | 'winnerReturnX100' | 'updatedAt' | 'byRule'
 > & { readonly squares: readonly Pick<StoredAggregates['squares'][number], 'hits' | 'deployed' | 'currentDrought' | 'maxDrought'>[] };
-
-/** GET /api/v1/stats (SPEC 4). */
-export interface StatsResponse {
-  readonly roundsIndexed: number;
-  readonly firstRoundId: number | null;
-  readonly lastRoundId: number | null;
-  readonly totalDeployedSol: number;
-  readonly totalWinningsSol: number;
-  readonly effectiveHouseEdge: number | null;
-  /** The same figures for the rounds settled under each payout rule. */
-  readonly byPayoutRule: Readonly<Record<PayoutRule, RuleStats>>;
-  readonly chiSquared: { statistic: number; degreesOfFreedom: 24; pValue: number; sampleSize: number };
-  readonly perGrid: readonly {
-    square: number;
-    hits: number;
-    hitRate: number;
-    expectedHits: number;
-    deployedSol: number;
-    currentDrought: number;
-    maxDrought: number;
-  }[];
-  readonly updatedAt: string;
-}
-
-/** Figures of the non-voided rounds settled under one payout rule. */
-export interface RuleStats {
-  readonly rounds: number;
-  readonly deployedSol: number;
-  /** SOL paid back to miners (see `sumBatch` in rounds-store). */
-  readonly returnedSol: number;
-  /** `1 - returned / deployed`, SOL only; null without rounds. */
-  readonly effectiveHouseEdge: number | null;
-  /** ORE rewarded (round rewards and motherlodes), in whole ORE. */
-  readonly oreRewarded: number;
-  /** That ORE valued at each round's recorded production cost. */
-  readonly oreValueSol: number;
-  /** `1 - (returned + ORE value) / deployed`; null without rounds. */
-  readonly effectiveHouseEdgeWithOre: number | null;
-}
 
 const ORE_BASE_UNITS = 100_000_000_000n;
 
@@ -68,7 +29,7 @@ export function lamportsToSol(lamports: bigint): number {
  * such round. It counts SOL only; `byPayoutRule` gives each rule's figures, with the ORE
  * prize of `returns` rounds valued at their production cost as well.
  */
-export function computeStats(a: HistoryAggregates): StatsResponse {
+export function computeStats(a: HistoryAggregates): Stats {
   const hits = a.squares.map((s) => s.hits);
   const { statistic, sampleSize } = uniformityStatistic(hits);
   const expectedHits = sampleSize / SQUARES;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
+import type { DumpPage, EventPage, Grid, LiveEv, RoundList, RoundWithNeighbours, Stats } from '@gridlab/contracts';
 import { InputError, NotFoundError, UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import type { RoundRepository } from '@gridlab/rounds-store';
@@ -235,17 +236,17 @@ export function createApp(deps: AppDeps): express.Express {
     if (view === null) throw liveUnavailable();
     const ev = liveEv(view.held.snapshot, { stakeLamports, k, ...(orePriceLamports === undefined ? {} : { orePriceLamports }) });
     if (ev === null) throw new UnavailableError('the live round\'s game is not known yet (the indexer publishes it with each snapshot)', { retryAfterSeconds: 5 });
-    res.set('Cache-Control', 'no-store').json({ ...ev, stale: view.stale });
+    res.set('Cache-Control', 'no-store').json({ ...ev, stale: view.stale } satisfies LiveEv);
   });
 
   paid.get('/stats', async (_req, res) => {
-    res.json(computeStats(await deps.rounds.aggregates()));
+    res.json(computeStats(await deps.rounds.aggregates()) satisfies Stats);
   });
 
   paid.get('/rounds', async (req, res) => {
     const limit = intParam(req.query['limit'], 'limit', 100, 1, 10_000)!;
     const rounds = await deps.rounds.latest(limit);
-    res.json({ count: rounds.length, rounds });
+    res.json({ count: rounds.length, rounds } satisfies RoundList);
   });
 
   paid.get('/rounds/:id', async (req, res) => {
@@ -255,7 +256,7 @@ export function createApp(deps: AppDeps): express.Express {
     }
     const found = await deps.rounds.findWithNeighbours(Number(raw));
     if (found === null) throw new NotFoundError('round_not_found', `round ${raw} is not indexed`);
-    res.json({ ...found.round, prevId: found.prevId, nextId: found.nextId });
+    res.json({ ...found.round, prevId: found.prevId, nextId: found.nextId } satisfies RoundWithNeighbours);
   });
 
   paid.get('/grid/:n', async (req, res) => {
@@ -269,7 +270,7 @@ export function createApp(deps: AppDeps): express.Express {
     const square = Number(raw);
     const [aggregates, recent] = await Promise.all([deps.rounds.aggregates(), deps.rounds.recentOutcomes(limit)]);
     const stats = aggregates.squares[square]!;
-    res.json(computeGrid(square, stats, aggregates.roundsIndexed - aggregates.voidedRounds, recent));
+    res.json(computeGrid(square, stats, aggregates.roundsIndexed - aggregates.voidedRounds, recent) satisfies Grid);
   });
 
   paid.get('/dump', async (req, res) => {
@@ -288,7 +289,8 @@ export function createApp(deps: AppDeps): express.Express {
     const rows = totals.lastId === null ? [] : await deps.rounds.getRounds({ fromId: range.from, toId: range.to, limit: limit + 1 });
     const hasMore = rows.length > limit;
     const rounds = hasMore ? rows.slice(0, limit) : rows;
-    res.json({ count: rounds.length, from: range.from, to: range.to, hasMore, nextFrom: hasMore ? rounds[rounds.length - 1]!.id + 1 : null, rounds });
+    const page: DumpPage = { count: rounds.length, from: range.from, to: range.to, hasMore, nextFrom: hasMore ? rounds[rounds.length - 1]!.id + 1 : null, rounds };
+    res.json(page);
   });
 
   // Strategy Lab computations, answered by lab-backtest (results may exceed 1 MiB: chunked over NATS).
@@ -308,7 +310,7 @@ export function createApp(deps: AppDeps): express.Express {
   paid.get('/events', async (req, res) => {
     const { since, limit, kind } = pollParams(req.query);
     const events = await deps.events.after(since, limit, kind);
-    res.json({ count: events.length, lastId: events.length === 0 ? since : events[events.length - 1]!.id, events });
+    res.json({ count: events.length, lastId: events.length === 0 ? since : events[events.length - 1]!.id, events } satisfies EventPage);
   });
 
   addLabRoutes(app, paid, byAddress, deps.strategies);

@@ -1,15 +1,9 @@
 import type { ServerResponse } from 'node:http';
+import type { Problem } from '@gridlab/contracts';
 import { HTTP_STATUS, isGridlabError, type FieldError } from '@gridlab/errors';
 
 /** RFC 9457 problem details, as every error response carries them. */
-export interface Problem {
-  readonly type: 'about:blank';
-  readonly title: string;
-  readonly status: number;
-  readonly code: string;
-  readonly detail: string;
-  readonly errors?: readonly FieldError[];
-}
+export type { Problem };
 
 
 const TITLES: Record<number, string> = {
@@ -36,7 +30,7 @@ const TITLES: Record<number, string> = {
 const UNAVAILABLE_RETRY_AFTER = 5;
 
 export function problem(status: number, code: string, detail: string, errors?: readonly FieldError[]): Problem {
-  return { type: 'about:blank', title: TITLES[status] ?? 'Error', status, code, detail, ...(errors === undefined ? {} : { errors }) };
+  return { type: 'about:blank', title: TITLES[status] ?? 'Error', status, code, detail, ...(errors === undefined ? {} : { errors: [...errors] }) };
 }
 
 /**

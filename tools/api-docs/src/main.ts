@@ -1,0 +1,26 @@
+/**
+ * `pnpm -s generate`: writes the schemas of services/api-gateway/openapi/openapi.yaml and
+ * docs/asyncapi.yaml from @gridlab/contracts. With `--check`, writes nothing and exits 1
+ * when a document is not what the contracts make it (documents.test.ts runs that check).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { ASYNCAPI_PATH, OPENAPI_PATH, asyncApiText, openApiText } from './documents';
+
+const check = process.argv.includes('--check');
+let stale = 0;
+for (const [path, make] of [
+  [OPENAPI_PATH, openApiText],
+  [ASYNCAPI_PATH, asyncApiText],
+] as const) {
+  const current = readFileSync(path, 'utf8');
+  const wanted = make(current);
+  if (wanted === current) continue;
+  stale++;
+  if (check) process.stderr.write(`${relative(process.cwd(), path)} is stale: run pnpm -s generate\n`);
+  else {
+    writeFileSync(path, wanted);
+    process.stdout.write(`wrote ${relative(process.cwd(), path)}\n`);
+  }
+}
+process.exit(check && stale > 0 ? 1 : 0);
