@@ -61,7 +61,7 @@ describe('Resources', () => {
         await new Promise((r) => setTimeout(r, 40));
         released = true;
       }),
-    ).toThrow(expect.objectContaining({ code: 'stopping' }));
+    ).toThrow(expect.objectContaining({ code: 'stopping' }) as Error);
     await stopping;
     expect(released).toBe(true);
   });

@@ -29,8 +29,8 @@ async function platform(): Promise<Platform> {
 /** A writer that records what happens to it. */
 function recordingWriter(seen: string[]) {
   return {
-    poke: async () => void seen.push('poke'),
-    idle: async () => void seen.push('idle'),
+    poke: () => Promise.resolve(void seen.push('poke')),
+    idle: () => Promise.resolve(void seen.push('idle')),
   };
 }
 
@@ -38,7 +38,7 @@ function options(p: Platform, seen: string[], lock: string): SingleWriterOptions
   return {
     databaseUrl: db.url,
     lock: `${ns.natsPrefix}-${lock}`,
-    start: async () => (seen.push('start'), recordingWriter(seen)),
+    start: () => (seen.push('start'), Promise.resolve(recordingWriter(seen))),
     ensureStreams: () => ensureRoundsStream(p.nc, names),
     wakeUps: [{ stream: names.streams.rounds, durable: `${ns.natsPrefix}_${lock}`, subject: names.subjects.roundSettled }],
     catchUpMs: 60_000,

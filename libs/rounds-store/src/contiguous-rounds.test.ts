@@ -69,14 +69,14 @@ describe('ContiguousReader', () => {
     const reads: number[] = [];
     const asked: [number, number][] = [];
     const reader = new ContiguousReader(
-      async (fromId: number, limit: number) => {
+      (fromId: number, limit: number) => {
         reads.push(fromId);
-        return stored.filter((r) => r.id >= fromId).slice(0, limit);
+        return Promise.resolve(stored.filter((r) => r.id >= fromId).slice(0, limit));
       },
       {
         waitMs: 1000,
         onSkip: () => undefined,
-        fill: { floor: async () => 1, firstPending: async (from, to) => (asked.push([from, to]), from) },
+        fill: { floor: () => Promise.resolve(1), firstPending: (from, to) => (asked.push([from, to]), Promise.resolve(from)) },
         now: () => 0,
       },
     );

@@ -91,9 +91,7 @@ async function startWorkers(platform: Platform, config: ServiceConfig): Promise<
   logger.info('history loaded', { rounds: loaded.rounds, ms: Math.round(loaded.ms) });
   compute.start();
   platform.own('workers', compute, (pool) => pool.stop());
-  platform.check('history', async () => {
-    if (compute.alive === 0) throw new Error('no worker thread is running');
-  });
+  platform.check('history', () => (compute.alive === 0 ? Promise.reject(new Error('no worker thread is running')) : Promise.resolve()));
   return { history, compute, size, counters };
 }
 
@@ -136,7 +134,7 @@ function serveLabCommands(platform: Platform, config: ServiceConfig, redis: Redi
   // An analytics call in one share per worker: on an idle service it takes them all.
   const lab = new Lab(() => history.current.history, compute, cache, size);
   const subscriptions = serveLab(platform.nc, natsNames(config.NATS_PREFIX), lab, logger, {
-    answered: (kind, outcome, cached, _seconds) => counters.requests.inc({ kind, outcome, cache: kind === 'analytics' && outcome === 'ok' ? (cached ? 'hit' : 'miss') : 'none' }),
+    answered: (kind, outcome, cached) => counters.requests.inc({ kind, outcome, cache: kind === 'analytics' && outcome === 'ok' ? (cached ? 'hit' : 'miss') : 'none' }),
   });
   platform.own('commands', subscriptions, (subs) => subs.forEach((s) => s.unsubscribe()));
 }

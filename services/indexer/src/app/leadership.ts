@@ -73,9 +73,9 @@ export class Leadership {
     if (this.abort.signal.aborted) return;
     const { logger } = ports;
     this.timers.push(
-      setInterval(() => this.writeLines(ports).catch((error: unknown) => logger.warn('storing round lines failed; retrying', { err: error })), this.timing.linesIntervalMs),
+      setInterval(() => void this.writeLines(ports).catch((error: unknown) => logger.warn('storing round lines failed; retrying', { err: error })), this.timing.linesIntervalMs),
       setInterval(() => void this.verifyChain(ports), this.timing.chainCheckMs),
-      setInterval(() => this.refreshGaps(ports).catch((error: unknown) => logger.warn('gap check failed', { err: error })), this.timing.gapCheckMs),
+      setInterval(() => void this.refreshGaps(ports).catch((error: unknown) => logger.warn('gap check failed', { err: error })), this.timing.gapCheckMs),
     );
     void this.lead(ports);
   }
