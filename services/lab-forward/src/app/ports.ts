@@ -71,7 +71,7 @@ export interface StrategyRecords {
 }
 
 /** One transaction of a command handler: no settlement commits meanwhile, so sessions start and end on a round boundary. */
-export interface StrategySession {
+interface StrategySession {
   /** Last round the writer settled (null before its first start). */
   readonly settledThrough: number | null;
   /** Newest round stored by the indexer (null when none). */
