@@ -6,6 +6,5 @@
  * in each service's main.ts.
  */
 export { runService, startPlatform, type Platform, type PlatformConfig, type PlatformOptions, type StartPlatform } from './platform';
-export { Resources, type ShutdownStep } from './resources';
 export { holdWriterLock } from './writer-lock';
 export { runSingleWriter, type CatchUpWriter, type SingleWriterOptions, type WakeUp } from './single-writer';
