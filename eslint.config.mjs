@@ -4,11 +4,43 @@
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
+/** Tests, benchmarks and fixtures: they read untyped bodies off the wire on purpose, and check them by assertion. */
+const TEST_CODE = ['**/*.test.ts', '**/test/**', 'test-e2e/**', 'bench/**', '**/src/testing/**', 'libs/testing/**'];
+
 export default defineConfig(
   { ignores: ['**/node_modules/**', '**/dist/**', 'libs/client/src/generated/**', '.gridlab/**', 'apps/web/vite.config.ts'] },
   {
     files: ['**/*.ts', '**/*.tsx'],
     extends: [tseslint.configs.recommendedTypeChecked],
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: {
+        // The dashboard's unit tests sit outside apps/web's tsconfig (the browser build's).
+        projectService: { allowDefaultProject: ['apps/web/src/*.test.ts'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      // A timer declared before the closure that clears it, set once after: not a constant.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // A leading underscore marks a binding kept on purpose (a destructured field left out, an Express error handler's next).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: TEST_CODE,
+    rules: {
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      // expect(mock.method) and async callbacks that a fake implements without awaiting.
+      '@typescript-eslint/unbound-method': 'off',
+      '@typescript-eslint/require-await': 'off',
+      // Parsed YAML and JSON of any shape; a failure rethrown as it came.
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/only-throw-error': 'off',
+      '@typescript-eslint/prefer-promise-reject-errors': 'off',
+    },
   },
 );

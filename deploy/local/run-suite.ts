@@ -144,8 +144,8 @@ function start(spec: ProcessSpec, index: number): void {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const tag = prefix(spec.name, index);
-  pipeLines(child.stdout!, process.stdout, tag);
-  pipeLines(child.stderr!, process.stderr, tag);
+  pipeLines(child.stdout, process.stdout, tag);
+  pipeLines(child.stderr, process.stderr, tag);
   children.set(spec.name, child);
   const startedAt = Date.now();
   child.on('exit', (code, signal) => {

@@ -28,9 +28,9 @@ async function sessionCall<T>(method: 'GET' | 'POST' | 'DELETE', path: string, b
   if (!res.ok) {
     throw new GridlabApiError({
       status: res.status,
-      code: String(json['code'] ?? 'error'),
-      title: String(json['title'] ?? res.statusText),
-      detail: String(json['detail'] ?? res.statusText),
+      code: textOr(json['code'], 'error'),
+      title: textOr(json['title'], res.statusText),
+      detail: textOr(json['detail'], res.statusText),
       errors: (json['errors'] as { path: string; message: string }[] | undefined) ?? [],
       retryAfterMs: null,
       requestId: res.headers.get('x-request-id'),
@@ -76,4 +76,9 @@ export function describe(error: unknown): string {
   if (isGridlabApiError(error)) return `${error.detail} (${error.status} ${error.code})`;
   if (error instanceof Error) return error.message;
   return String(error);
+}
+
+/** A problem's text field, or `fallback` when the server sent none. */
+function textOr(value: unknown, fallback: string): string {
+  return typeof value === 'string' ? value : fallback;
 }

@@ -47,7 +47,7 @@ export const SIZING_PARAMS: Readonly<Record<SizingMode, readonly ('martingale_mu
   kelly: ['kelly_fraction', 'kelly_bankroll_sol'],
 };
 
-export interface FilterInput {
+interface FilterInput {
   metric: string;
   op: string;
   value: string;
@@ -107,7 +107,7 @@ export const INITIAL_FORM: FormState = {
 };
 
 /** The input (form key) each DSL parameter is typed in: field errors of the API land there. */
-export const PARAM_INPUT: Readonly<Record<string, keyof FormState>> = {
+const PARAM_INPUT: Readonly<Record<string, keyof FormState>> = {
   bet_size_lamports: 'bet_size_sol',
   dalembert_step_lamports: 'dalembert_step_sol',
   kelly_bankroll_lamports: 'kelly_bankroll_sol',

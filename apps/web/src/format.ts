@@ -9,7 +9,7 @@ export function sol(lamports: number, digits = 4): string {
 }
 
 /** ORE base units per whole ORE (11 decimals). */
-export const ORE_BASE_UNITS = 100_000_000_000;
+const ORE_BASE_UNITS = 100_000_000_000;
 
 /** ORE base units as whole ORE with up to `digits` decimals, without the unit: `46.2`. */
 export function ore(baseUnits: number, digits = 2): string {
@@ -35,11 +35,6 @@ export function int(n: number): string {
 export function countdown(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
-}
-
-/** Square index (0 = top left) as row/column: `r2c3`, the grid's own naming. */
-export function squareName(index: number): string {
-  return `#${index} (row ${Math.floor(index / 5) + 1}, col ${(index % 5) + 1})`;
 }
 
 /** A p-value with the precision that matters for reading it. */

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
 
 export type Load<T> = { readonly state: 'loading' } | { readonly state: 'error'; readonly error: unknown } | { readonly state: 'ok'; readonly value: T };
 
@@ -49,9 +49,3 @@ export function useRoute(): { path: string; params: URLSearchParams } {
   return route;
 }
 
-/** Whether the component is still mounted (for async handlers). */
-export function useMounted(): { readonly current: boolean } {
-  const mounted = useRef(true);
-  useEffect(() => () => void (mounted.current = false), []);
-  return mounted;
-}

@@ -25,7 +25,7 @@ export interface DurableConsumerOptions {
 export type DeliveryOutcome = 'ack' | 'nak' | 'term';
 
 /** Deliveries of a failing message before it is terminated. */
-export const DEFAULT_MAX_DELIVER = 10;
+const DEFAULT_MAX_DELIVER = 10;
 
 /** A failure retrying cannot fix: a message that breaks its contract, a business error marked not retryable. */
 function isPermanent(error: unknown): boolean {

@@ -15,8 +15,8 @@ import { SQUARES, U64_MAX } from './ore-layout';
 /** Instruction discriminators (the first data byte) of the ORE program since 2025-10-01. */
 export const ORE_IX = { close: 5, deploy: 6, log: 8, reset: 9 } as const;
 
-export const RESET_EVENT_DISC = 0;
-export const DEPLOY_EVENT_DISC = 2;
+const RESET_EVENT_DISC = 0;
+const DEPLOY_EVENT_DISC = 2;
 
 /**
  * ResetEvent lengths, oldest first: 112 (2025-09-19), 120 (`num_winners` @72),
@@ -26,9 +26,9 @@ export const DEPLOY_EVENT_DISC = 2;
  */
 export const RESET_EVENT_LENGTHS = [112, 120, 128, 136, 144] as const;
 export type ResetEventLength = (typeof RESET_EVENT_LENGTHS)[number];
-export const DEPLOY_EVENT_LENGTH = 120;
+const DEPLOY_EVENT_LENGTH = 120;
 /** Deploy instruction data: `[6] ++ amount u64 ++ squares u32` (since 2025-09-22). */
-export const DEPLOY_IX_LENGTH = 13;
+const DEPLOY_IX_LENGTH = 13;
 
 /** Written by `reset` once per round. */
 export interface ResetEvent {

@@ -77,7 +77,11 @@ function play(deploys: readonly Deploy[]) {
     const mask = d.squares & ~(held.get(d.miner) ?? 0);
     held.set(d.miner, (held.get(d.miner) ?? 0) | mask);
     effective.push(mask);
-    for (let s = 0; s < 25; s++) if (mask & (1 << s)) (deployed[s]! += d.amount), (count[s]! += 1);
+    for (let s = 0; s < 25; s++) {
+      if ((mask & (1 << s)) === 0) continue;
+      deployed[s]! += d.amount;
+      count[s]! += 1;
+    }
   }
   const miners = [...held.values()].filter((m) => m !== 0).length;
   return { deployed, count, miners, effective };

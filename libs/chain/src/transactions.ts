@@ -39,14 +39,14 @@ export interface TransactionJson {
 }
 
 /** A Deploy instruction, the miner it deploys for (its second account) and every account it names (its round among them). */
-export interface DeployCall {
+interface DeployCall {
   readonly authority: string;
   readonly args: DeployArgs;
   readonly accounts: readonly string[];
 }
 
 /** An account a transaction created through the system program. */
-export interface CreatedAccount {
+interface CreatedAccount {
   readonly address: string;
   readonly space: number;
   readonly owner: string;
@@ -83,10 +83,13 @@ export interface OreIds {
 }
 
 /** Reads an ORE transaction; throws a DecodeError when `tx` is not a transaction in the `json` encoding. */
+/** Array.isArray without its narrowing to any[]: a readonly string[] stays one. */
+const isList = (value: unknown): value is readonly unknown[] => Array.isArray(value);
+
 export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransaction {
   const message = tx?.transaction?.message;
   const signature = tx?.transaction?.signatures?.[0];
-  if (typeof signature !== 'string' || !Array.isArray(message?.accountKeys) || !Array.isArray(message?.instructions) || typeof tx.slot !== 'number') {
+  if (typeof signature !== 'string' || !isList(message?.accountKeys) || !isList(message?.instructions) || typeof tx.slot !== 'number') {
     throw new DecodeError('bad_transaction', 'not a getTransaction result in the json encoding');
   }
   const meta = tx.meta;
@@ -96,9 +99,9 @@ export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransac
     return { signature, slot, blockTime, failed: true, events: [], deploys: [], varValue: null, created: [] };
   }
   const writable = meta.loadedAddresses?.writable ?? [];
-  const readonly = meta.loadedAddresses?.readonly ?? [];
+  const readOnly = meta.loadedAddresses?.readonly ?? [];
   // A legacy transaction loads no addresses: its own keys are all of them, no copy needed.
-  const keys = writable.length === 0 && readonly.length === 0 ? message.accountKeys : [...message.accountKeys, ...writable, ...readonly];
+  const keys = writable.length === 0 && readOnly.length === 0 ? message.accountKeys : [...message.accountKeys, ...writable, ...readOnly];
   const read = new Reader(keys, ids, signature);
   const groups = meta.innerInstructions ?? [];
   // Inner instructions run inside the top-level instruction they follow: keep that order.

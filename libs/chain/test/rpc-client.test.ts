@@ -35,7 +35,7 @@ class Provider {
       const arrived = Date.now();
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', async () => {
+      req.on('end', () => void (async () => {
         this.inFlight++;
         this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
         if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
@@ -61,7 +61,7 @@ class Provider {
         };
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)));
-      });
+      })());
     });
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;

@@ -1,7 +1,7 @@
 import { GridlabApiError, type RateLimit } from './errors.ts';
 import { INITIAL_WATCH_STATE, roundEvents, type RoundWatchEvent } from './rounds.ts';
 import { SseParser, ndjsonLines, textChunks, type SseMessage } from './sse.ts';
-import { Transport, sleep, type CallOptions, type QueryValue, type RawRequest, type TransportOptions } from './transport.ts';
+import { Transport, sleep, type CallOptions, type RawRequest, type TransportOptions } from './transport.ts';
 import type {
   AnalyticsRequest,
   BacktestRequest,
@@ -23,7 +23,7 @@ import type {
   paths,
 } from './types.ts';
 
-export interface GridlabClientOptions extends TransportOptions {}
+export type GridlabClientOptions = TransportOptions;
 
 /** Options of the streaming methods. */
 export interface StreamOptions {
@@ -338,7 +338,7 @@ export class GridlabClient {
     const request: RawRequest = {
       method: method.toUpperCase() as RawRequest['method'],
       path: url,
-      ...(input.query === undefined ? {} : { query: input.query as Readonly<Record<string, QueryValue>> }),
+      ...(input.query === undefined ? {} : { query: input.query }),
       ...(input.body === undefined ? {} : { body: input.body }),
       ...(input.auth === undefined ? {} : { auth: input.auth }),
     };

@@ -106,7 +106,7 @@ export function errorFromAnswer(status: number, headers: Headers, text: string):
   let problem: Partial<Problem> = {};
   try {
     const parsed: unknown = JSON.parse(text);
-    if (parsed !== null && typeof parsed === 'object') problem = parsed as Partial<Problem>;
+    if (parsed !== null && typeof parsed === 'object') problem = parsed;
   } catch {
     // not JSON: the raw text becomes the detail
   }

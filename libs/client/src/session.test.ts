@@ -7,10 +7,10 @@ function recording(): { urls: string[]; inits: RequestInit[]; fetch: typeof fetc
     urls,
     inits,
     fetch: (async (input: string | URL | Request, init?: RequestInit) => {
-      urls.push(String(input));
+      urls.push(input instanceof Request ? input.url : String(input));
       inits.push(init ?? {});
       return new Response('{"entries":[],"count":0,"roundsIndexed":0}', { status: 200, headers: { 'Content-Type': 'application/json' } });
-    }) as typeof fetch,
+    }),
   };
 }
 

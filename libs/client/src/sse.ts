@@ -81,12 +81,6 @@ export async function* textChunks(body: ReadableStream<Uint8Array>): AsyncGenera
   }
 }
 
-/** The messages of one event-stream body. */
-export async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
-  const parser = new SseParser();
-  for await (const text of textChunks(body)) yield* parser.push(text);
-}
-
 /** Lines of an NDJSON body (empty lines skipped). */
 export async function* ndjsonLines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   let buffer = '';

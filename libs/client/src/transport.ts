@@ -56,6 +56,8 @@ const RETRY_STATUSES = new Set([429, 503]);
 /** Resolves after `ms`, or rejects with the signal's reason once it aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    // The abort reason is the caller's own, passed on as fetch passes it.
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
@@ -63,6 +65,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     const onAbort = (): void => {
       clearTimeout(timer);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       reject(signal!.reason);
     };
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -42,9 +42,9 @@ export function asWalletSigner(signer: Signer): WalletSigner {
   if (!(signer instanceof Keypair)) return signer;
   return {
     publicKey: signer.publicKey,
-    signTransaction: async (tx) => {
+    signTransaction: (tx) => {
       tx.partialSign(signer);
-      return tx;
+      return Promise.resolve(tx);
     },
     signMessage: (message) => signAsync(message, signer.secretKey.slice(0, 32)),
   };

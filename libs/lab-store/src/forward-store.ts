@@ -1,7 +1,7 @@
 import { billingReads } from '@gridlab/billing-store';
 import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
 import { roundReads } from '@gridlab/rounds-store';
-import { toStats, type StatsRow } from './strategy-store';
+import { toStats, type StatsColumns, type StatsRow } from './strategy-store';
 
 /** An active session as the writer tracks it. */
 export interface ActiveSession {
@@ -85,7 +85,7 @@ export class WriterTx {
 
   async sessionStates(ids: readonly string[]): Promise<SessionState[]> {
     if (ids.length === 0) return [];
-    const { rows } = await this.client.query(
+    const { rows } = await this.client.query<StatsColumns & { id: string; s_seq: number; session_start_round_id: number; dsl: Record<string, unknown> }>(
       `SELECT s.id, s.session_seq AS s_seq, s.session_start_round_id, s.dsl, f.*
          FROM lab.strategies s JOIN lab.forward_stats f ON f.strategy_id = s.id WHERE s.id = ANY($1::text[])`,
       [ids],

@@ -66,8 +66,45 @@ const STATS_COLUMNS = `f.strategy_id, f.session_seq, f.rounds_observed, f.rounds
   f.net_lamports, f.stake_lamports, f.peak_lamports, f.min_net_lamports, f.max_drawdown_lamports, f.streak, f.max_streak,
   f.late_count, f.roi_percent, f.last_round_id, f.ore_earned, f.ore_value_lamports`;
 
-// The row mappers take `any`: the rows of the queries above, typed by the mappers' results.
-export const toStrategy = (r: any): StrategyRow => ({
+/** A row of STRATEGY_COLUMNS, as pg returns it. */
+interface StrategyColumns {
+  readonly id: string;
+  readonly owner: string;
+  readonly name: string;
+  readonly dsl: Record<string, unknown>;
+  readonly active: boolean;
+  readonly session_seq: number;
+  readonly session_start_round_id: number;
+  readonly stopped_reason: StrategyRow['stoppedReason'];
+  readonly stopped_at_round_id: number | null;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+}
+
+/** A row of STATS_COLUMNS (bigint ORE columns arrive as strings). */
+export interface StatsColumns {
+  readonly strategy_id: string;
+  readonly session_seq: number;
+  readonly rounds_observed: number;
+  readonly rounds_settled: number;
+  readonly rounds_bet: number;
+  readonly rounds_won: number;
+  readonly squares_bet: number;
+  readonly net_lamports: number;
+  readonly stake_lamports: number;
+  readonly peak_lamports: number;
+  readonly min_net_lamports: number;
+  readonly max_drawdown_lamports: number;
+  readonly streak: number;
+  readonly max_streak: number;
+  readonly late_count: number;
+  readonly roi_percent: number;
+  readonly last_round_id: number | null;
+  readonly ore_earned: string;
+  readonly ore_value_lamports: string | number;
+}
+
+export const toStrategy = (r: StrategyColumns): StrategyRow => ({
   id: r.id,
   owner: r.owner,
   name: r.name,
@@ -81,7 +118,7 @@ export const toStrategy = (r: any): StrategyRow => ({
   updatedAt: r.updated_at,
 });
 
-export const toStats = (r: any): StatsRow => ({
+export const toStats = (r: StatsColumns): StatsRow => ({
   strategyId: r.strategy_id,
   sessionSeq: r.session_seq,
   roundsObserved: r.rounds_observed,
@@ -139,20 +176,20 @@ export class SessionTx {
 
   /** The owner's strategy (not deleted), locked for this transaction, or null. */
   async findForUpdate(owner: string, id: string): Promise<StrategyRow | null> {
-    const { rows } = await this.client.query(
+    const { rows } = await this.client.query<StrategyColumns>(
       `SELECT ${STRATEGY_COLUMNS} FROM lab.strategies s WHERE s.id = $1 AND s.owner = $2 AND s.deleted_at IS NULL FOR UPDATE`,
       [id, owner],
     );
-    return rows.length === 0 ? null : toStrategy(rows[0]);
+    return rows.length === 0 ? null : toStrategy(rows[0]!);
   }
 
   /** The owner's deleted (not yet purged) strategy, locked, with whether its session ran when deleted; or null. */
   async findDeletedForUpdate(owner: string, id: string): Promise<{ row: StrategyRow; wasActive: boolean } | null> {
-    const { rows } = await this.client.query(
+    const { rows } = await this.client.query<StrategyColumns & { deleted_active: boolean | null }>(
       `SELECT ${STRATEGY_COLUMNS}, s.deleted_active FROM lab.strategies s WHERE s.id = $1 AND s.owner = $2 AND s.deleted_at IS NOT NULL FOR UPDATE`,
       [id, owner],
     );
-    return rows.length === 0 ? null : { row: toStrategy(rows[0]), wasActive: rows[0].deleted_active === true };
+    return rows.length === 0 ? null : { row: toStrategy(rows[0]!), wasActive: rows[0]!.deleted_active === true };
   }
 
   async update(row: StrategyRow): Promise<void> {
@@ -209,7 +246,7 @@ export class StrategyStore {
 
   /** The owner's strategies with their figures, oldest first. */
   async list(owner: string): Promise<{ strategy: StrategyRow; stats: StatsRow }[]> {
-    const { rows } = await this.pool.query(
+    const { rows } = await this.pool.query<StrategyColumns & StatsColumns>(
       `SELECT ${STRATEGY_COLUMNS}, ${STATS_COLUMNS} FROM lab.strategies s JOIN lab.forward_stats f ON f.strategy_id = s.id
         WHERE s.owner = $1 AND s.deleted_at IS NULL ORDER BY s.created_at, s.id`,
       [owner],
@@ -218,11 +255,11 @@ export class StrategyStore {
   }
 
   async find(owner: string, id: string): Promise<StrategyRow | null> {
-    const { rows } = await this.pool.query(`SELECT ${STRATEGY_COLUMNS} FROM lab.strategies s WHERE s.id = $1 AND s.owner = $2 AND s.deleted_at IS NULL`, [
+    const { rows } = await this.pool.query<StrategyColumns>(`SELECT ${STRATEGY_COLUMNS} FROM lab.strategies s WHERE s.id = $1 AND s.owner = $2 AND s.deleted_at IS NULL`, [
       id,
       owner,
     ]);
-    return rows.length === 0 ? null : toStrategy(rows[0]);
+    return rows.length === 0 ? null : toStrategy(rows[0]!);
   }
 
   /**
@@ -246,14 +283,14 @@ export class StrategyStore {
   async forward(owner: string, id: string): Promise<{ strategy: StrategyRow; stats: StatsRow; pending: number; series: SettledPnl[] } | null> {
     return withTransaction(this.pool, async (client) => {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const { rows } = await client.query(
+      const { rows } = await client.query<StrategyColumns & StatsColumns>(
         `SELECT ${STRATEGY_COLUMNS}, ${STATS_COLUMNS} FROM lab.strategies s JOIN lab.forward_stats f ON f.strategy_id = s.id
           WHERE s.id = $1 AND s.owner = $2 AND s.deleted_at IS NULL`,
         [id, owner],
       );
       if (rows.length === 0) return null;
       const pending = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM lab.predictions WHERE strategy_id = $1 AND settled_at IS NULL', [id]);
-      return { strategy: toStrategy(rows[0]), stats: toStats(rows[0]), pending: pending.rows[0]!.n, series: await settledSeries(client, id) };
+      return { strategy: toStrategy(rows[0]!), stats: toStats(rows[0]!), pending: pending.rows[0]!.n, series: await settledSeries(client, id) };
     });
   }
 
@@ -262,7 +299,7 @@ export class StrategyStore {
     return withTransaction(this.pool, async (client) => {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const meta = await client.query<{ generated_at: Date }>('SELECT generated_at FROM lab.leaderboard_meta');
-      const { rows } = await client.query(
+      const { rows } = await client.query<LeaderboardColumns>(
         `SELECT l.rank, s.id, s.name, s.owner, s.dsl, s.created_at, l.roi_percent, l.rounds_settled, l.net_lamports
            FROM lab.leaderboard l JOIN lab.strategies s ON s.id = l.strategy_id WHERE s.deleted_at IS NULL ORDER BY l.rank`,
       );
@@ -274,18 +311,30 @@ export class StrategyStore {
   async leaderboardEntry(id: string): Promise<{ entry: LeaderboardRow; series: SettledPnl[] } | null> {
     return withTransaction(this.pool, async (client) => {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const { rows } = await client.query(
+      const { rows } = await client.query<LeaderboardColumns>(
         `SELECT l.rank, s.id, s.name, s.owner, s.dsl, s.created_at, l.roi_percent, l.rounds_settled, l.net_lamports
            FROM lab.leaderboard l JOIN lab.strategies s ON s.id = l.strategy_id WHERE l.strategy_id = $1 AND s.deleted_at IS NULL`,
         [id],
       );
       if (rows.length === 0) return null;
-      return { entry: toLeaderboardRow(rows[0]), series: await settledSeries(client, id) };
+      return { entry: toLeaderboardRow(rows[0]!), series: await settledSeries(client, id) };
     });
   }
 }
 
-const toLeaderboardRow = (r: any): LeaderboardRow => ({
+interface LeaderboardColumns {
+  readonly rank: number;
+  readonly id: string;
+  readonly name: string;
+  readonly owner: string;
+  readonly dsl: Record<string, unknown>;
+  readonly created_at: Date;
+  readonly roi_percent: number;
+  readonly rounds_settled: number;
+  readonly net_lamports: number;
+}
+
+const toLeaderboardRow = (r: LeaderboardColumns): LeaderboardRow => ({
   rank: r.rank,
   id: r.id,
   name: r.name,

@@ -36,7 +36,7 @@ const redact = winston.format((info) => {
   const fields = info as Record<string, unknown>;
   for (const key of Object.keys(info)) {
     if (REDACTED_FIELDS.has(key)) fields[key] = '[redacted]';
-    else if (typeof fields[key] === 'string') fields[key] = redactUrls(fields[key] as string);
+    else if (typeof fields[key] === 'string') fields[key] = redactUrls(fields[key]);
   }
   return info;
 });

@@ -96,7 +96,7 @@ export async function startPostgresServer(): Promise<Engine> {
   const asRoot = process.getuid?.() === 0;
   const run = (tool: string, args: readonly string[]): void => {
     const [command, prefix] = asRoot ? ['runuser', ['-u', 'postgres', '--', postgresBin(tool)]] : [postgresBin(tool), []];
-    execFileSync(command as string, [...(prefix as string[]), ...args], { stdio: 'pipe' });
+    execFileSync(command, [...(prefix), ...args], { stdio: 'pipe' });
   };
   if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })));
   const data = join(dir, 'data');

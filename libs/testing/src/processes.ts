@@ -73,7 +73,7 @@ export async function startNode(
     stdio: ['ignore', process.env['GRIDLAB_TEST_SERVICE_LOGS'] === '1' ? 'inherit' : 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
   const stop = (signal: NodeJS.Signals = 'SIGTERM'): Promise<void> =>

@@ -171,14 +171,14 @@ export interface LocalSuiteEnv {
   readonly opsPorts: Readonly<Record<string, number>>;
 }
 
-const SUITE_SERVICES = ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-forward', 'lab-backtest'] as const;
+type SuiteService = 'indexer' | 'api-gateway' | 'billing' | 'event-log' | 'lab-forward' | 'lab-backtest';
 
 /**
  * The environment of a local suite for a test: the devnet (fast slots, `historyRounds`
  * settled rounds) and `services`, on free ports, with the test's own database and prefixes.
  */
 export async function localSuiteEnv(options: {
-  readonly services: readonly (typeof SUITE_SERVICES)[number][];
+  readonly services: readonly SuiteService[];
   readonly databaseUrl: string;
   readonly natsPrefix: string;
   readonly redisPrefix: string;

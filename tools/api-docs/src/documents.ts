@@ -64,7 +64,7 @@ const OPENAPI_SCHEMAS: Record<string, contracts.TSchema | Schema> = {
 };
 
 /** The AsyncAPI message payloads, by message name: every schema a service validates on NATS. */
-export const ASYNCAPI_PAYLOADS: Record<string, contracts.TSchema | Schema> = {
+const ASYNCAPI_PAYLOADS: Record<string, contracts.TSchema | Schema> = {
   Round: contracts.roundSchema,
   RoundOpened: contracts.roundOpenedSchema,
   LiveSnapshot: contracts.liveSnapshotSchema,

@@ -66,9 +66,9 @@ export function printTable(opts: { json?: boolean }, value: unknown, head: strin
 /** Colours only on a terminal: piped output stays plain text. */
 const tableStyle = (): { head: string[]; border: string[] } | Record<string, never> => (process.stdout.isTTY ? {} : { head: [], border: [] });
 
-export function formatValue(v: unknown): string {
+function formatValue(v: unknown): string {
   if (v === null || v === undefined) return '-';
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(Math.abs(v) >= 100 ? 2 : 4);
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
-  return String(v);
+  return typeof v === 'string' ? v : JSON.stringify(v);
 }

@@ -239,11 +239,11 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     ledger.airdrop(mintAuthority.publicKey.toBase58(), 1_000_000_000_000n);
     installPaymentToken(svm, store, tokenMint, mintAuthority.publicKey, pdas.treasury);
   }
-  const mintTokens = async (owner: string, amount: bigint): Promise<string> => {
+  const mintTokens = (owner: string, amount: bigint): Promise<string> => {
     const wire = mintTransaction(mintAuthority, tokenMint, new PublicKey(owner), amount, svm.latestBlockhash(), mintSequence++);
     const result = ledger.submit(wire, false);
-    if (!result.ok) throw new RpcError(-32002, `mint failed: ${JSON.stringify(result.err)}`, { logs: result.logs });
-    return result.signature;
+    if (!result.ok) return Promise.reject(new RpcError(-32002, `mint failed: ${JSON.stringify(result.err)}`, { logs: result.logs }));
+    return Promise.resolve(result.signature);
   };
 
   const chronicle = game.chronicle;

@@ -16,7 +16,7 @@ export const PAYMENT_DECIMALS = 11;
 const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 
 /** Raw SPL mint account bytes: `decimals`, minted by `authority`, no freeze authority. */
-export function mintAccountData(authority: PublicKey, decimals: number): Uint8Array {
+function mintAccountData(authority: PublicKey, decimals: number): Uint8Array {
   const data = Buffer.alloc(MINT_SIZE);
   MintLayout.encode(
     {
@@ -34,7 +34,7 @@ export function mintAccountData(authority: PublicKey, decimals: number): Uint8Ar
 }
 
 /** Raw SPL token account bytes: an initialized, empty account of `owner` for `mint`. */
-export function tokenAccountData(mint: PublicKey, owner: PublicKey): Uint8Array {
+function tokenAccountData(mint: PublicKey, owner: PublicKey): Uint8Array {
   const data = Buffer.alloc(ACCOUNT_SIZE);
   AccountLayout.encode(
     {

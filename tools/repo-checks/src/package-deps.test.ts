@@ -8,6 +8,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { builtinModules } from 'node:module';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -62,7 +63,7 @@ function imported(source: string): Set<string> {
   return names;
 }
 
-const BUILTIN = new Set(require('node:module').builtinModules as string[]);
+const BUILTIN = new Set(builtinModules);
 const isTest = (file: string): boolean => /\.test\.ts$|\/test\/|\/src\/testing\//.test(file);
 
 const packageDirs = ['libs', 'services', 'tools', 'apps']

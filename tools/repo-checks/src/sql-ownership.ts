@@ -4,7 +4,7 @@
  * (docs/architecture.md "Data ownership"). dependency-cruiser sees imports, not SQL, so
  * this rule is checked here, over the source text.
  */
-export const SCHEMA_OWNERS: Readonly<Record<string, readonly string[]>> = {
+const SCHEMA_OWNERS: Readonly<Record<string, readonly string[]>> = {
   indexer: ['libs/rounds-store', 'services/indexer'],
   billing: ['libs/billing-store', 'services/billing'],
   lab: ['libs/lab-store', 'services/lab-forward'],

@@ -17,7 +17,7 @@ export function WalletPicker({ onConnected, action }: { onConnected: (wallet: Co
           type="button"
           class="secondary"
           onClick={() =>
-            connect(w).then(onConnected, (e: unknown) => setError(describe(e)))
+            void connect(w).then(onConnected, (e: unknown) => setError(describe(e)))
           }
         >
           {w.icon !== undefined && <img src={w.icon} alt="" width={20} height={20} />} {action} with {w.name}

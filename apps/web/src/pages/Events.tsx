@@ -42,7 +42,7 @@ export function EventsPage() {
   useEffect(() => {
     const abort = new AbortController();
     setEvents([]);
-    (async () => {
+    void (async () => {
       try {
         // The last 50 events first, then each as it is appended; resumes by id after a drop.
         for await (const event of api.eventStream({ signal: abort.signal, onReconnect: () => setError('reconnecting to the event stream…') })) {

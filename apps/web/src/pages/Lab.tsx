@@ -87,7 +87,7 @@ function drawdownOf(curve: readonly { balanceLamports: number }[]): number[] {
   });
 }
 
-export function BacktestView({ result }: { result: Backtest }) {
+function BacktestView({ result }: { result: Backtest }) {
   const x = result.equityCurve.map((p) => p.round);
   return (
     <section aria-labelledby="bt-title" data-testid="backtest-result">
@@ -173,7 +173,7 @@ function Band({ label, band, unit }: { label: string; band: { p5: number; p50: n
   );
 }
 
-export function AnalyticsView({ analytics }: { analytics: Analytics }) {
+function AnalyticsView({ analytics }: { analytics: Analytics }) {
   const mc = analytics.monteCarlo;
   const chance = mc.randomOutcomes;
   const better = chance.pValue < 0.05;

@@ -40,7 +40,7 @@ export function LivePage() {
   const now = useNow();
   useEffect(() => {
     const abort = new AbortController();
-    (async () => {
+    void (async () => {
       try {
         // The first frame: the snapshot held now; then every change as it happens.
         setLive({ view: await api.live({ signal: abort.signal }), at: Date.now() });

@@ -66,7 +66,7 @@ export function registerBackfill(program: Command): void {
         const result = await fillHistory(range, fetcher, store, {
           concurrency: opts.concurrency,
           signal: abort.signal,
-          onProgress: reporter.update,
+          onProgress: (progress) => reporter.update(progress),
           onRefused: (r) => process.stderr.write(`round ${r.id} not rebuilt (${r.reason}): ${r.detail}\n`),
           onRetry: (id, error, ms) => process.stderr.write(`round ${id}: ${error instanceof Error ? error.message : String(error)}; retrying in ${ms} ms\n`),
         });

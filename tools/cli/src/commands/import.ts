@@ -26,7 +26,7 @@ export function registerImport(program: Command): void {
         const summary = await importRounds(files, new RoundRepository(pool), {
           skipInvalid: opts.skipInvalid,
           batchSize: opts.batchSize,
-          onProgress: reporter.update,
+          onProgress: (progress) => reporter.update(progress),
           onInvalid: (where, reason) => process.stderr.write(`skipped ${where}: ${reason}\n`),
         });
         reporter.stop();

@@ -8,7 +8,7 @@ const LAMPORTS_PER_SOL = 1_000_000_000;
 const EV_REFRESH_MS = 2000;
 
 /** The 5x5 board of a snapshot: SOL deployed and miners per square. */
-export function renderBoard(view: LiveView): string {
+function renderBoard(view: LiveView): string {
   const lines = [
     `round ${view.roundId}  ${view.status}${view.secondsLeft === null ? '' : `  ${Math.round(view.secondsLeft)} s left`}  ` +
       `${(view.totalDeployed / LAMPORTS_PER_SOL).toFixed(3)} SOL  ${view.totalMiners} miners${view.stale ? '  (stale)' : ''}`,
@@ -27,7 +27,7 @@ export function renderBoard(view: LiveView): string {
 }
 
 /** The EV of a stake on each square, as a 5x5 table of EV per SOL staked, the best squares and what it assumes. */
-export function renderEv(ev: LiveEv): string {
+function renderEv(ev: LiveEv): string {
   const sol = (lamports: number): string => (lamports / LAMPORTS_PER_SOL).toFixed(4);
   const lines = [
     `round ${ev.roundId}  ${ev.status}  ${ev.payoutRule}  stake ${sol(ev.stakeLamports)} SOL a square  ORE at ${sol(ev.orePriceLamports)} SOL (${ev.orePriceSource})` +

@@ -1,4 +1,4 @@
-import { address, lamports as toLamports, type Address } from '@solana/kit';
+import { address, lamports as toLamports } from '@solana/kit';
 import bs58 from 'bs58';
 import type { LiteSVM } from 'litesvm';
 
@@ -58,7 +58,7 @@ export class AccountStore {
     if (!account.exists) return null;
     return {
       lamports: Number(account.lamports),
-      data: account.data as Uint8Array,
+      data: account.data,
       owner: account.programAddress,
       executable: account.executable,
     };
@@ -94,7 +94,7 @@ export class AccountStore {
       lamports: toLamports(BigInt(account.lamports)),
       programAddress: address(account.owner),
       space: BigInt(account.data.length),
-    } as Parameters<LiteSVM['setAccount']>[0]);
+    });
   }
 
   /** Notifies listeners of accounts a transaction may have changed. */
@@ -131,7 +131,7 @@ export class AccountStore {
       if (!account.exists || account.executable || BUILTIN_OWNERS.has(account.programAddress)) continue;
       out.push({
         pubkey,
-        account: { lamports: Number(account.lamports), data: account.data as Uint8Array, owner: account.programAddress, executable: false },
+        account: { lamports: Number(account.lamports), data: account.data, owner: account.programAddress, executable: false },
         place: 'svm',
       });
     }
@@ -166,4 +166,3 @@ export function isBase58Pubkey(value: unknown): value is string {
   }
 }
 
-export type { Address };

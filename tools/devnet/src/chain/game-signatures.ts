@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { decodeBase58, encodeBase58 } from '@gridlab/chain';
 
-export type GameTxKind = 'deploy' | 'reset' | 'close';
+type GameTxKind = 'deploy' | 'reset' | 'close';
 
 /** Which game transaction: a round's deploy (by index), its reset, or its close. */
 export interface GameTxId {

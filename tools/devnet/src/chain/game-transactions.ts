@@ -289,7 +289,7 @@ function hashOf(label: string, value: Uint8Array | number): Buffer {
 }
 
 /** `lamports_to_sol(x)` as Rust's `{}` prints an f64: shortest form, no exponent. */
-export function formatSol(lamports: number): string {
+function formatSol(lamports: number): string {
   const whole = Math.floor(lamports / LAMPORTS_PER_SOL);
   const fraction = (lamports % LAMPORTS_PER_SOL).toString().padStart(9, '0').replace(/0+$/, '');
   return fraction === '' ? String(whole) : `${whole}.${fraction}`;

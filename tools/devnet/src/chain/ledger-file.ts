@@ -15,7 +15,7 @@ import { basename, dirname, join } from 'node:path';
 import type { StoredAccount } from './account-store';
 import type { TxRecord } from './ledger';
 
-export const LEDGER_FILE_FORMAT = 'gridlab-devnet-ledger';
+const LEDGER_FILE_FORMAT = 'gridlab-devnet-ledger';
 export const LEDGER_FILE_VERSION = 3;
 /** The file's name inside the ledger directory. */
 export const LEDGER_FILE_NAME = 'ledger.json';

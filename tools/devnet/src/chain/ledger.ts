@@ -226,7 +226,7 @@ export class Ledger {
 }
 
 /** `amount / 10^decimals` as an exact decimal string without trailing zeros. */
-export function formatUnits(amount: bigint, decimals: number): string {
+function formatUnits(amount: bigint, decimals: number): string {
   const scale = 10n ** BigInt(decimals);
   const whole = amount / scale;
   const fraction = (amount % scale).toString().padStart(decimals, '0').replace(/0+$/, '');

@@ -6,7 +6,7 @@
  */
 export const GENESIS_SLOT = 250_000_000;
 /** The block time of GENESIS_SLOT: 2026-11-01T00:00:00Z. */
-export const GENESIS_UNIX_S = 1_793_491_200;
+const GENESIS_UNIX_S = 1_793_491_200;
 const SLOT_MS = 400;
 
 /** Unix seconds of a slot's block. */

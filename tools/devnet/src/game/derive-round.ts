@@ -31,9 +31,9 @@ const SQUARES = 25;
 /** Round accounts may be closed one day of slots after the round ends (`ONE_DAY_SLOTS`). */
 export const EXPIRY_SLOTS = 216_000;
 /** 1 ORE (11 decimals) to the winning square. */
-export const ORE_REWARD = layout.ORE_BASE_UNITS;
+const ORE_REWARD = layout.ORE_BASE_UNITS;
 /** The motherlode pool grows 0.2 ORE a round. */
-export const MOTHERLODE_STEP = 20_000_000_000;
+const MOTHERLODE_STEP = 20_000_000_000;
 /** Odds of the motherlode: 1 in 625 in v3, 1 in 500 since. */
 const MOTHERLODE_ODDS_V3 = 625n;
 const MOTHERLODE_ODDS = 500n;

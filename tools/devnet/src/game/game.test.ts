@@ -99,7 +99,7 @@ describe('Game', () => {
     }
     expect(started).not.toBeNull();
     expect(slot).toBe(started! + config.intermissionSlots);
-    expect(settled!.record.id).toBe(1);
+    expect(settled?.record.id).toBe(1);
     expect(game.currentRoundId).toBe(2);
     expect(decodeBoard(game.boardBytes())).toMatchObject({ roundId: 2, startSlot: slot + 1, endSlot: null });
   });

@@ -3,10 +3,10 @@ import type { Round } from '@gridlab/contracts';
 import { blockTimeOf } from './chain-time';
 import { Chronicle } from './chronicle';
 import { CRANK_KEY, EXPIRY_SLOTS, type DerivedRound, type RoundContext, roundSpan } from './derive-round';
-import { type EraSetting, type EraStarts, eraStarts } from './eras';
+import { type EraSetting, eraStarts } from './eras';
 import { captureGameState, type GameState } from './game-state';
 
-export { eraStarts, type EraSetting, type EraStarts };
+export { eraStarts, type EraSetting };
 
 const SQUARES = 25;
 /** The board's production cost is an EMA over 20 rounds (`production_cost_ema`). */

@@ -43,7 +43,7 @@ const TOP_UP_PROBABILITY = 0.04;
  */
 
 /** Deploys of a round on average: uniform from half to one and a half times it (mainnet: several hundred). */
-export const DEFAULT_DEPLOYS = 400;
+const DEFAULT_DEPLOYS = 400;
 
 /** The crowd's per-square log-preferences before the first round. */
 export function initialWeights(random: Prng): Float64Array {
@@ -140,7 +140,7 @@ function pickSquares(r: Prng, cumulative: Float64Array): number {
   return mask;
 }
 
-export function popcount(mask: number): number {
+function popcount(mask: number): number {
   let n = 0;
   for (let m = mask; m !== 0; m &= m - 1) n++;
   return n;

@@ -127,7 +127,7 @@ export async function startHttpRpc(host: string, port: number, methods: Record<s
           const wait = Math.max(0, ...waits);
           return send(200, handled.map((h) => h.body), wait > 0 ? wait : null);
         }
-        const one = await handleOne(methods, budgets, (parsed ?? {}) as JsonRpcRequest);
+        const one = await handleOne(methods, budgets, (parsed ?? {}));
         return send(one.retryAfterS === null ? 200 : 429, one.body, one.retryAfterS);
       },
       () => send(413, { error: 'body too large' }),

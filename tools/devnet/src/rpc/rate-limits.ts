@@ -9,7 +9,7 @@
  */
 import { budgetOf, NO_LIMITS, parseRpcLimits, SlidingWindow, type Budget, type RpcLimits } from '@gridlab/chain';
 
-export { NO_LIMITS, parseRpcLimits, type Budget, type RpcLimits };
+export { NO_LIMITS, parseRpcLimits, type RpcLimits };
 
 /** Counters of one method. */
 export interface MethodStats {

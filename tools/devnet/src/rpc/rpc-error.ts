@@ -9,7 +9,7 @@ export class RpcError extends Error {
   }
 }
 
-export const INVALID_PARAMS = -32602;
+const INVALID_PARAMS = -32602;
 export const METHOD_NOT_FOUND = -32601;
 export const INVALID_REQUEST = -32600;
 export const PARSE_ERROR = -32700;

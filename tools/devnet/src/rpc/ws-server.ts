@@ -77,7 +77,7 @@ export class PubSubServer {
       idle?.refresh();
       let request: { id?: unknown; method?: unknown; params?: unknown };
       try {
-        request = JSON.parse(raw.toString()) as typeof request;
+        request = JSON.parse((Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw)).toString()) as typeof request;
       } catch {
         socket.send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
         return;
