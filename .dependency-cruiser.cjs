@@ -7,6 +7,11 @@ const IO_CORE = '^(node:)?(fs|fs/promises|net|http|https|http2|tls|dgram|dns|chi
 const IO_PACKAGES = 'node_modules/(pg|pg-copy-streams|ioredis|express|ws|@nats-io/[a-z-]+|@solana/web3[.]js|@solana/spl-token|prom-client|node-pg-migrate)/';
 const IO_LIBS = '^libs/(db|bus|runtime|platform|key-cache|rounds-store|billing-store|lab-store|events-store|testing|devnet)/';
 const TESTS = '(\\.test\\.ts$|/test/|/src/testing/)';
+/**
+ * What a service's app/ reaches only through its ports: PostgreSQL, Redis and NATS clients
+ * (and the workspace's wrappers of them), and the store libraries, whose code is their SQL.
+ */
+const APP_IO = ['node_modules/(pg|pg-copy-streams|ioredis|@nats-io/[a-z-]+)/', '^libs/(db|bus|rounds-store|billing-store|lab-store|events-store)/'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -38,6 +43,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^services/([^/]+)/src/app/' },
       to: { path: '^services/$1/src/adapters/' },
+    },
+    {
+      name: 'app-through-ports',
+      comment:
+        "A service's app/ does I/O only through the ports it declares (app/ports.ts): no database, Redis or NATS client, no store library's code; a store's row types may be named (type-only imports are erased).",
+      severity: 'error',
+      from: { path: '^services/[^/]+/src/app/', pathNot: TESTS },
+      to: { path: APP_IO, dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'pure-domain',

@@ -1,7 +1,7 @@
 import { decodeBoard, OrePdas, readOreTransaction, rebuildRound, SolanaRpc, type RoundLayout, type TransactionJson } from '@gridlab/chain';
 import { createPool, runMigrations } from '@gridlab/db';
 import { fillHistory, TransactionHistory, type FetchedRound, type FillStore } from '@gridlab/history';
-import { HistoryStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
+import { historyFillStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
 import { createTestDatabase, freePort, startService } from '@gridlab/testing';
 import type { Bench } from './types';
 
@@ -70,15 +70,7 @@ const bench: Bench = async () => {
   let requests = 0;
   const rpc = new SolanaRpc(rpcUrl, { batchMax: BATCH, concurrency: 4, observe: () => requests++ });
   try {
-    const repo = new RoundRepository(pool);
-    const history = new HistoryStore(pool);
-    const store: FillStore = {
-      missingIds: (a, b, n) => history.missingIds(a, b, n),
-      missingCount: (a, b) => history.missingCount(a, b),
-      insert: (rounds) => repo.insertMany(rounds),
-      markUnrecoverable: (rounds) => history.markUnrecoverable(rounds),
-      ruleBefore: (id) => repo.ruleBefore(id),
-    };
+    const store: FillStore = historyFillStore(pool);
     const fetcher = new CountingHistory(rpc, pdas);
     const started = performance.now();
     const result = await fillHistory({ fromId: 1, toId: ROUNDS }, fetcher, store, { concurrency: 4 });

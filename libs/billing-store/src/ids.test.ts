@@ -1,11 +1,14 @@
-import { API_KEY_RE, SUBSCRIBER_ID_RE, newApiKey, newSubscriberId, randomBase58 } from './ids';
+import { API_KEY_RE, PAYMENT_NONCE_RE, REISSUE_NONCE_RE, SUBSCRIBER_ID_RE } from '@gridlab/contracts';
+import { newApiKey, newNonce, newSubscriberId, randomBase58 } from './ids';
 import { hashApiKey } from './key-hash';
 
 describe('ids', () => {
-  it('issues keys and subscriber ids in their documented formats', () => {
+  it('issues keys, subscriber ids and nonces in their documented formats', () => {
     for (let i = 0; i < 200; i++) {
       expect(newApiKey()).toMatch(API_KEY_RE);
       expect(newSubscriberId()).toMatch(SUBSCRIBER_ID_RE);
+      expect(newNonce('pay')).toMatch(PAYMENT_NONCE_RE);
+      expect(newNonce('rei')).toMatch(REISSUE_NONCE_RE);
     }
   });
 

@@ -18,22 +18,17 @@ export function randomBase58(length: number, random: RandomInt = cryptoRandomInt
   return out;
 }
 
-/** `grid_` + 43 base58 characters: 43 * log2(58) = 251.9 bits of entropy. */
-export const API_KEY_RE = /^grid_[1-9A-HJ-NP-Za-km-z]{43}$/;
-export const SUBSCRIBER_ID_RE = /^sub_[1-9A-HJ-NP-Za-km-z]{22}$/;
-
+/** `grid_` + 43 base58 characters (API_KEY_RE of @gridlab/contracts). */
 export function newApiKey(random?: RandomInt): string {
   return `grid_${randomBase58(43, random)}`;
 }
 
+/** `sub_` + 22 base58 characters (SUBSCRIBER_ID_RE of @gridlab/contracts). */
 export function newSubscriberId(random?: RandomInt): string {
   return `sub_${randomBase58(22, random)}`;
 }
 
-export const PAYMENT_NONCE_RE = /^pay-[1-9A-HJ-NP-Za-km-z]{22}$/;
-export const REISSUE_NONCE_RE = /^rei-[1-9A-HJ-NP-Za-km-z]{22}$/;
-
-/** `pay-` (payment) or `rei-` (reissue) + 22 base58 characters. */
+/** `pay-` (payment) or `rei-` (reissue) + 22 base58 characters (PAYMENT_NONCE_RE, REISSUE_NONCE_RE of @gridlab/contracts). */
 export function newNonce(kind: 'pay' | 'rei', random?: RandomInt): string {
   return `${kind}-${randomBase58(22, random)}`;
 }

@@ -9,16 +9,7 @@ export { KeyStore, type KeyRecord, type IssuedKey, type IssueReason, type Period
 export { hashApiKey } from './key-hash';
 export { BillingFactsSource, type StoredFact } from './facts-reader';
 export { billingReads } from './reads';
-export {
-  newApiKey,
-  newSubscriberId,
-  newNonce,
-  API_KEY_RE,
-  SUBSCRIBER_ID_RE,
-  PAYMENT_NONCE_RE,
-  REISSUE_NONCE_RE,
-  type RandomInt,
-} from './ids';
+export { newApiKey, newSubscriberId, newNonce, type RandomInt } from './ids';
 
 /** Schema owned by billing. */
 export const BILLING_SCHEMA = 'billing';

@@ -1,6 +1,7 @@
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { createTestDatabase, type TestDatabase } from '@gridlab/testing';
-import { API_KEY_RE, BILLING_MIGRATIONS_DIR, BILLING_SCHEMA, KeyStore } from '../src';
+import { API_KEY_RE } from '@gridlab/contracts';
+import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA, KeyStore } from '../src';
 
 const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
 const DAY = 86_400_000;

@@ -5,11 +5,24 @@ import { Type, literals, nullable, type Static } from './kit';
 
 const base58 = '^[1-9A-HJ-NP-Za-km-z]+$';
 const pubkey = Type.String({ minLength: 32, maxLength: 44, pattern: base58 });
-const subscriberId = Type.String({ pattern: '^sub_[1-9A-HJ-NP-Za-km-z]{22}$' });
+const API_KEY_PATTERN = '^grid_[1-9A-HJ-NP-Za-km-z]{43}$';
+const SUBSCRIBER_ID_PATTERN = '^sub_[1-9A-HJ-NP-Za-km-z]{22}$';
+const PAYMENT_NONCE_PATTERN = '^pay-[1-9A-HJ-NP-Za-km-z]{22}$';
+const REISSUE_NONCE_PATTERN = '^rei-[1-9A-HJ-NP-Za-km-z]{22}$';
+const subscriberId = Type.String({ pattern: SUBSCRIBER_ID_PATTERN });
 const isoTime = Type.String({ format: 'date-time' });
 const baseUnits = Type.String({ pattern: '^(0|[1-9][0-9]{0,30})$' });
 const plan = literals(['monthly', 'annual']);
 export type Plan = Static<typeof plan>;
+
+/** API keys: `grid_` + 43 base58 characters, 43 * log2(58) = 251.9 bits of entropy. */
+export const API_KEY_RE = new RegExp(API_KEY_PATTERN);
+/** Subscriber ids: `sub_` + 22 base58 characters. */
+export const SUBSCRIBER_ID_RE = new RegExp(SUBSCRIBER_ID_PATTERN);
+/** Payment nonces (POST /subscribe): `pay-` + 22 base58 characters. */
+export const PAYMENT_NONCE_RE = new RegExp(PAYMENT_NONCE_PATTERN);
+/** Reissue nonces (POST /keys/reissue): `rei-` + 22 base58 characters. */
+export const REISSUE_NONCE_RE = new RegExp(REISSUE_NONCE_PATTERN);
 
 /** What a signed `PUT /subscribe` message names. */
 export interface SubscribeMessageFields {
@@ -87,7 +100,7 @@ export type SubscribeStartRequest = Static<typeof subscribeStartRequestSchema>;
 
 export const subscriptionStartSchema = Type.Object(
   {
-    nonce: Type.String({ pattern: '^pay-[1-9A-HJ-NP-Za-km-z]{22}$' }),
+    nonce: Type.String({ pattern: PAYMENT_NONCE_PATTERN }),
     priceToken: Type.Number({ exclusiveMinimum: 0 }),
     instructions: Type.Object({ to: pubkey, memo: Type.String(), amountBaseUnits: baseUnits, mint: pubkey }, { additionalProperties: false }),
     expiresAt: isoTime,
@@ -109,7 +122,7 @@ export const subscribeCompleteRequestSchema = Type.Object(
 export type SubscribeCompleteRequest = Static<typeof subscribeCompleteRequestSchema>;
 
 export const issuedKeySchema = Type.Object(
-  { apiKey: Type.String({ pattern: '^grid_[1-9A-HJ-NP-Za-km-z]{43}$' }), subscriberId, paidUntil: isoTime },
+  { apiKey: Type.String({ pattern: API_KEY_PATTERN }), subscriberId, paidUntil: isoTime },
   { $id: 'IssuedKey', additionalProperties: false },
 );
 export type IssuedKeyReply = Static<typeof issuedKeySchema>;
@@ -118,7 +131,7 @@ export const reissueStartRequestSchema = Type.Object({ ownerPubkey: pubkey }, { 
 export type ReissueStartRequest = Static<typeof reissueStartRequestSchema>;
 
 export const reissueStartSchema = Type.Object(
-  { nonce: Type.String({ pattern: '^rei-[1-9A-HJ-NP-Za-km-z]{22}$' }), message: Type.String(), expiresAt: isoTime },
+  { nonce: Type.String({ pattern: REISSUE_NONCE_PATTERN }), message: Type.String(), expiresAt: isoTime },
   { $id: 'ReissueStart', additionalProperties: false },
 );
 export type ReissueStart = Static<typeof reissueStartSchema>;

@@ -56,6 +56,10 @@ export type {
   TierFact,
 } from './billing';
 export {
+  API_KEY_RE,
+  SUBSCRIBER_ID_RE,
+  PAYMENT_NONCE_RE,
+  REISSUE_NONCE_RE,
   pricingRequestSchema,
   pricingSchema,
   subscribeStartRequestSchema,

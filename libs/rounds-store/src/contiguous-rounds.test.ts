@@ -1,4 +1,4 @@
-import { ContiguousRounds, type SkippedIds } from './contiguous-rounds';
+import { ContiguousReader, ContiguousRounds, type SkippedIds } from './contiguous-rounds';
 
 const ids = (...xs: number[]) => xs.map((id) => ({ id }));
 
@@ -60,5 +60,30 @@ describe('ContiguousRounds with a history fill', () => {
     const gate = new ContiguousRounds(1000, () => undefined);
     expect(gate.gapOf(null, ids(3, 4), 10)).toBeNull();
     expect(gate.take(null, ids(3, 4), 0, { floor: 10, firstPending: null })).toEqual(ids(3, 4));
+  });
+});
+
+describe('ContiguousReader', () => {
+  it('reads after the last id taken and asks the fill state only about a hole', async () => {
+    const stored = ids(1, 2, 4, 5);
+    const reads: number[] = [];
+    const asked: [number, number][] = [];
+    const reader = new ContiguousReader(
+      (fromId: number, limit: number) => {
+        reads.push(fromId);
+        return Promise.resolve(stored.filter((r) => r.id >= fromId).slice(0, limit));
+      },
+      {
+        waitMs: 1000,
+        onSkip: () => undefined,
+        fill: { floor: () => Promise.resolve(1), firstPending: (from, to) => (asked.push([from, to]), Promise.resolve(from)) },
+        now: () => 0,
+      },
+    );
+    expect(await reader.after(null, 10)).toEqual(ids(1, 2));
+    expect(asked).toEqual([]);
+    expect(await reader.after(2, 10)).toEqual([]);
+    expect(asked).toEqual([[3, 3]]);
+    expect(reads).toEqual([0, 3]);
   });
 });

@@ -85,10 +85,43 @@ export interface FillLookup {
 }
 
 /** `gaps.take` with the fill state read from `fill` (only when there is a gap to ask about); without `fill`, the timed wait. */
-export async function takeContiguous<T extends { readonly id: number }>(gaps: ContiguousRounds, last: number | null, rounds: readonly T[], nowMs: number, fill?: FillLookup): Promise<T[]> {
+async function takeContiguous<T extends { readonly id: number }>(gaps: ContiguousRounds, last: number | null, rounds: readonly T[], nowMs: number, fill?: FillLookup): Promise<T[]> {
   if (fill === undefined) return gaps.take(last, rounds, nowMs);
   const floor = await fill.floor();
   const gap = gaps.gapOf(last, rounds, floor);
   const firstPending = gap === null ? null : await fill.firstPending(gap.from, gap.to);
   return gaps.take(last, rounds, nowMs, { floor, firstPending });
+}
+
+export interface ContiguousReaderOptions {
+  /** How long a missing id nobody is filling holds the rounds after it back before it is passed over. */
+  readonly waitMs: number;
+  /** Told of the ids passed over. */
+  readonly onSkip: (skipped: SkippedIds) => void;
+  /** The indexer's history fill (HistoryStore): an id it is still filling holds the rounds after it back until stored. */
+  readonly fill?: FillLookup;
+  readonly now?: () => number;
+}
+
+/**
+ * Stored rounds read in id order without a hole (see ContiguousRounds): each read starts
+ * after the last id its caller took and is cut where a missing id holds the rest back.
+ */
+export class ContiguousReader<T extends { readonly id: number }> {
+  private readonly gaps: ContiguousRounds;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly read: (fromId: number, limit: number) => Promise<T[]>,
+    private readonly options: ContiguousReaderOptions,
+  ) {
+    this.gaps = new ContiguousRounds(options.waitMs, options.onSkip);
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The leading run of stored rounds after `last` (null: none taken yet), at most `limit`. */
+  async after(last: number | null, limit: number): Promise<T[]> {
+    const fetched = await this.read(last === null ? 0 : last + 1, limit);
+    return takeContiguous(this.gaps, last, fetched, this.now(), this.options.fill);
+  }
 }

@@ -1,4 +1,6 @@
+import type { Round } from '@gridlab/contracts';
 import type { Pool } from '@gridlab/db';
+import { RoundRepository } from './round.repository';
 
 /** Why a round could not be rebuilt from its transactions (see rebuildRound's refusals). */
 export interface UnrecoverableRound {
@@ -113,4 +115,23 @@ export class HistoryStore {
     if (row === undefined || row.floor_id === null || id < Number(row.floor_id)) return 'unfilled';
     return row.unrecoverable ? 'unrecoverable' : 'pending';
   }
+}
+
+/**
+ * What a history fill works on (FillStore of @gridlab/history, with the floor and the
+ * refusals the indexer reports): missing ids, the floor and refusals in the history
+ * tables, rounds stored and their payout rules through the repository.
+ */
+export function historyFillStore(pool: Pool) {
+  const rounds = new RoundRepository(pool);
+  const history = new HistoryStore(pool);
+  return {
+    missingIds: (fromId: number, toId: number, limit: number) => history.missingIds(fromId, toId, limit),
+    missingCount: (fromId: number, toId: number) => history.missingCount(fromId, toId),
+    insert: (batch: readonly Round[]) => rounds.insertMany(batch),
+    markUnrecoverable: (refused: readonly UnrecoverableRound[]) => history.markUnrecoverable(refused),
+    ruleBefore: (id: number) => rounds.ruleBefore(id),
+    setFloor: (floor: number | null) => history.setFloor(floor),
+    unrecoverable: (latest?: number) => history.unrecoverable(latest),
+  };
 }

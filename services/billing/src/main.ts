@@ -4,10 +4,10 @@
  * announces expiries and tier crossings, and publishes subscription facts from its
  * outbox.
  */
-import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA, KeyStore } from '@gridlab/billing-store';
+import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA, KeyStore, newNonce } from '@gridlab/billing-store';
 import { encodeMessage, ensureBillingStream, route, serveCommands } from '@gridlab/bus';
 import * as contracts from '@gridlab/contracts';
-import { startPlatform } from '@gridlab/platform';
+import { runService, type Platform } from '@gridlab/platform';
 import { redisCheck, repeatEvery } from '@gridlab/runtime';
 import { Redis } from 'ioredis';
 import { BillingRepository } from './adapters/billing-repository';
@@ -16,34 +16,50 @@ import { FactPublisher } from './adapters/fact-publisher';
 import { RevocationRelay } from './adapters/revocation-relay';
 import { SolanaPayments } from './adapters/solana-payments';
 import { Billing } from './app/billing';
-import { loadServiceConfig } from './config';
+import { loadServiceConfig, type ServiceConfig } from './config';
 import { parseLadder } from './domain/pricing';
 
 const NONCE_RETENTION_MS = 3600_000;
 
-async function main(): Promise<void> {
+/** Billing's use cases and the adapters its schedules drive. */
+interface BillingParts {
+  readonly billing: Billing;
+  readonly repo: BillingRepository;
+  readonly facts: FactPublisher;
+  readonly revocations: RevocationRelay;
+}
+
+runService('billing', async (start) => {
   const config = loadServiceConfig(process.env);
-  const ladder = parseLadder(config.PRICE_LADDER, config.TOKEN_DECIMALS);
-  const names = contracts.natsNames(config.NATS_PREFIX);
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 500 });
-  const timers: (() => void)[] = [];
-  const platform = await startPlatform('billing', config, {
+  const platform = await start(config, {
     ops: { host: config.OPS_HOST, port: config.OPS_PORT },
     migrate: { schema: BILLING_SCHEMA, dir: BILLING_MIGRATIONS_DIR },
-    checks: { redis: redisCheck(redis) },
     // Revocation tombstones are retried from the outbox: degraded without Redis, still ready.
     optionalChecks: ['redis'],
-    stopFirst: [
-      { name: 'schedulers', run: async () => timers.forEach((stop) => stop()) },
-      { name: 'commands', run: async () => subscriptions.forEach((s) => s.unsubscribe()) },
-      { name: 'redis', run: async () => void redis.disconnect() },
-    ],
+    pendingChecks: { redis: 'not connected yet' },
   });
-  const { logger, metrics, pool, nc } = platform;
-  const counters = billingMetrics(metrics);
-  redis.on('error', (error) => logger.debug('redis error', { err: error }));
-  await ensureBillingStream(nc, names, { replicas: config.NATS_STREAM_REPLICAS });
+  const redis = connectRedis(platform, config);
+  await ensureBillingStream(platform.nc, contracts.natsNames(config.NATS_PREFIX), { replicas: config.NATS_STREAM_REPLICAS });
+  const parts = createBilling(platform, config, redis);
+  serveBillingCommands(platform, config, parts.billing);
+  runSchedules(platform, config, parts);
+  await parts.facts.relay().catch((error: unknown) => platform.logger.warn('initial fact relay failed', { err: error }));
+  platform.logger.info('billing ready', { treasury: config.TREASURY_ADDRESS, tokenMint: config.TOKEN_MINT, rpc: config.SOLANA_RPC_URL });
+});
 
+/** The Redis every gateway reads revocation tombstones from. */
+function connectRedis(platform: Platform, config: ServiceConfig): Redis {
+  const redis = platform.own('redis', new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 500 }), (r) => r.disconnect());
+  redis.on('error', (error) => platform.logger.debug('redis error', { err: error }));
+  platform.check('redis', redisCheck(redis));
+  return redis;
+}
+
+/** Billing's use cases on its store, the chain, and what follows a commit (revocations, facts, sign-outs). */
+function createBilling(platform: Platform, config: ServiceConfig, redis: Redis): BillingParts {
+  const { logger, pool, nc } = platform;
+  const names = contracts.natsNames(config.NATS_PREFIX);
+  const ladder = parseLadder(config.PRICE_LADDER, config.TOKEN_DECIMALS);
   const repo = new BillingRepository(pool, new KeyStore(pool, config.API_KEY_HMAC_SECRET), ladder);
   const revocations = new RevocationRelay(redis, config.REDIS_PREFIX, nc, names, repo, logger);
   const facts = new FactPublisher(nc, names, repo, logger);
@@ -65,60 +81,39 @@ async function main(): Promise<void> {
       publicOrigin: config.PUBLIC_ORIGIN,
     },
     logger,
+    (kind) => newNonce(kind),
   );
+  return { billing, repo, facts, revocations };
+}
 
+/** Billing's NATS commands, each validated both ways by its contract. */
+function serveBillingCommands(platform: Platform, config: ServiceConfig, billing: Billing): void {
+  const names = contracts.natsNames(config.NATS_PREFIX);
   const c = names.commands;
-  const subscriptions = serveCommands(
-    nc,
-    names.queues.billing,
-    [
-      route({ subject: c.pricing, request: contracts.validatePricingRequest, result: contracts.validatePricing, handle: () => billing.pricing() }),
-      route({
-        subject: c.subscribeStart,
-        request: contracts.validateSubscribeStartRequest,
-        result: contracts.validateSubscriptionStart,
-        handle: (r) => billing.startSubscription(r),
-      }),
-      route({
-        subject: c.subscribeComplete,
-        request: contracts.validateSubscribeCompleteRequest,
-        result: contracts.validateIssuedKey,
-        handle: (r) => billing.completeSubscription(r),
-      }),
-      route({
-        subject: c.reissueStart,
-        request: contracts.validateReissueStartRequest,
-        result: contracts.validateReissueStart,
-        handle: (r) => billing.startReissue(r),
-      }),
-      route({
-        subject: c.reissueComplete,
-        request: contracts.validateReissueCompleteRequest,
-        result: contracts.validateIssuedKey,
-        handle: (r) => billing.completeReissue(r),
-      }),
-      route({
-        subject: c.keyRevoke,
-        request: contracts.validateKeyRevokeRequest,
-        result: contracts.validateKeyRevokeReply,
-        handle: async (r) => ({ revoked: await billing.revokeKey(Buffer.from(r.keyHash, 'hex'), r.reason) }),
-      }),
-      route({ subject: c.sessionEnd, request: contracts.validateSessionEndRequest, result: contracts.validateSessionEndReply, handle: (r) => billing.endSessions(r) }),
-    ],
-    logger,
-  );
+  const routes = [
+    route({ subject: c.pricing, request: contracts.validatePricingRequest, result: contracts.validatePricing, handle: () => billing.pricing() }),
+    route({ subject: c.subscribeStart, request: contracts.validateSubscribeStartRequest, result: contracts.validateSubscriptionStart, handle: (r) => billing.startSubscription(r) }),
+    route({ subject: c.subscribeComplete, request: contracts.validateSubscribeCompleteRequest, result: contracts.validateIssuedKey, handle: (r) => billing.completeSubscription(r) }),
+    route({ subject: c.reissueStart, request: contracts.validateReissueStartRequest, result: contracts.validateReissueStart, handle: (r) => billing.startReissue(r) }),
+    route({ subject: c.reissueComplete, request: contracts.validateReissueCompleteRequest, result: contracts.validateIssuedKey, handle: (r) => billing.completeReissue(r) }),
+    route({
+      subject: c.keyRevoke,
+      request: contracts.validateKeyRevokeRequest,
+      result: contracts.validateKeyRevokeReply,
+      handle: async (r) => ({ revoked: await billing.revokeKey(Buffer.from(r.keyHash, 'hex'), r.reason) }),
+    }),
+    route({ subject: c.sessionEnd, request: contracts.validateSessionEndRequest, result: contracts.validateSessionEndReply, handle: (r) => billing.endSessions(r) }),
+  ];
+  platform.own('commands', serveCommands(platform.nc, names.queues.billing, routes, platform.logger), (subscriptions) => subscriptions.forEach((s) => s.unsubscribe()));
+}
 
-  const every = (ms: number, name: string, task: () => Promise<unknown>): void => void timers.push(repeatEvery(ms, name, task, logger));
+/** Expiries announced, the outbox relayed, expired nonces deleted, each on its timer. */
+function runSchedules(platform: Platform, config: ServiceConfig, { billing, repo, facts, revocations }: BillingParts): void {
+  const counters = billingMetrics(platform.metrics);
+  const every = (ms: number, name: string, task: () => Promise<unknown>): void => void platform.own(name, repeatEvery(ms, name, task, platform.logger), (stop) => stop());
   every(config.EXPIRY_SWEEP_MS, 'expiry sweep', () => billing.announceExpiries());
   every(config.FACT_RELAY_MS, 'fact relay', async () => counters.factsUnpublished.set(await facts.relay()));
   every(config.FACT_RELAY_MS, 'revocation relay', () => revocations.relay());
   // Expired nonces are deleted an hour after expiry (a late PUT meanwhile still gets 410).
   every(config.EXPIRY_SWEEP_MS, 'nonce cleanup', () => repo.deleteExpiredNonces(new Date(), NONCE_RETENTION_MS));
-  await facts.relay().catch((error: unknown) => logger.warn('initial fact relay failed', { err: error }));
-  logger.info('billing ready', { treasury: config.TREASURY_ADDRESS, tokenMint: config.TOKEN_MINT, rpc: config.SOLANA_RPC_URL });
 }
-
-main().catch((error: unknown) => {
-  process.stderr.write(`billing: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});

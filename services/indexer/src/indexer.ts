@@ -10,11 +10,10 @@ import { OrePdas, SolanaRpc, type RpcLimits, type RpcObserver } from '@gridlab/c
 import { TransactionHistory } from '@gridlab/history';
 import { natsNames } from '@gridlab/contracts';
 import { ensureRoundsStream, openLiveBucket } from '@gridlab/bus';
-import type { LeaderLock } from '@gridlab/db';
 import { holdWriterLock, startPlatform, type Platform, type PlatformOptions } from '@gridlab/platform';
-import { isGridlabError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
-import { ChainIdentityStore, HistoryStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, type GapRange } from '@gridlab/rounds-store';
+import type { Pool } from '@gridlab/db';
+import { ChainIdentityStore, HistoryStore, historyFillStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, type GapRange } from '@gridlab/rounds-store';
 import type { Registry } from 'prom-client';
 import { AccountFeed } from './adapters/chain/account-feed';
 import { RoundPublisher } from './adapters/nats/round-publisher';
@@ -22,7 +21,8 @@ import type { ChainVerdict } from './domain/chain-identity';
 import { checkChain } from './app/chain-guard';
 import { HistoryFill, type HistoryFillStore } from './app/history-fill';
 import { LeaderSession } from './app/leader-session';
-import { indexerMetrics } from './app/metrics';
+import { Leadership, type LeadershipPorts, type Role } from './app/leadership';
+import { indexerMetrics, type IndexerMetrics } from './app/metrics';
 
 export interface IndexerSettings {
   readonly databaseUrl: string;
@@ -66,7 +66,7 @@ export interface IndexerDeps {
 
 export interface IndexerStatus {
   /** `refused`: the RPC serves another chain than the stored rounds come from. */
-  readonly role: 'leader' | 'standby' | 'stopped' | 'refused';
+  readonly role: Role;
   readonly gaps: readonly GapRange[];
   /** The last verdict on the chain the RPC serves (null before the first check). */
   readonly chain: ChainVerdict | null;
@@ -100,10 +100,25 @@ const CHAIN_CHECK_MS = 5_000;
 /** A typical miner's stake on one square: 0.1 SOL. */
 const DEFAULT_EV_STAKE = 100_000_000;
 
+/** The chain as the indexer reads it: RPC client, program addresses, transaction history (when on). */
+interface Chain {
+  readonly rpc: SolanaRpc;
+  readonly pdas: OrePdas;
+  readonly history: TransactionHistory | undefined;
+}
+
+/** What the leader writes through, on the platform's connections. */
+interface Stores {
+  readonly repo: RoundRepository;
+  readonly publisher: RoundPublisher;
+  readonly counters: IndexerMetrics;
+  readonly logger: Logger;
+}
+
 /**
- * The indexer: once started, competes for the leader lock. The leader runs a
- * LeaderSession; a standby waits and takes over when the lock frees (the leader died or
- * stopped), starting with a backfill so nothing is lost.
+ * The indexer: the chain client is created now (the ops server checks it), the rest on
+ * the platform's connections once started. Leadership (app/leadership.ts) decides who
+ * indexes.
  */
 export function createIndexer(settings: IndexerSettings, options: { readonly now?: () => Date } = {}): IndexerProcess {
   const now = options.now ?? (() => new Date());
@@ -111,271 +126,148 @@ export function createIndexer(settings: IndexerSettings, options: { readonly now
   let observe: RpcObserver | undefined;
   const rpc = new SolanaRpc(settings.rpcUrl, { ...settings.rpc, observe: (...seen) => observe?.(...seen) });
   const pdas = new OrePdas(settings.programId);
-  const history = settings.history === undefined ? undefined : new TransactionHistory(rpc, pdas);
-  const chainCheckMs = settings.chainCheckMs ?? CHAIN_CHECK_MS;
-  const abort = new AbortController();
-  const timers: NodeJS.Timeout[] = [];
-
-  let role: IndexerStatus['role'] = 'standby';
-  let gaps: GapRange[] = [];
-  let session: LeaderSession | null = null;
-  let historyFill: HistoryFill | null = null;
-  let lock: LeaderLock | null = null;
-  let chain: ChainVerdict | null = null;
-  let refusalLogged: string | null = null;
-  let metrics: ReturnType<typeof indexerMetrics> | null = null;
-
-  const start = async (platform: Pick<Platform, 'logger' | 'metrics' | 'pool' | 'nc'>): Promise<void> => {
-    const { logger, pool, nc } = platform;
-    const counters = indexerMetrics(platform.metrics);
-    metrics = counters;
-    observe = (method, outcome, seconds, calls) => {
-      counters.rpcRequests.inc({ method, outcome });
-      counters.rpcSeconds.observe({ method }, seconds);
-      if (outcome === 'ok') counters.rpcCalls.inc({ method: method.replace(/^batch:/, '') }, calls);
-    };
-    const repo = new RoundRepository(pool);
-    const historyStore = new HistoryStore(pool);
-    const fillStore: HistoryFillStore = {
-      missingIds: (fromId, toId, limit) => historyStore.missingIds(fromId, toId, limit),
-      missingCount: (fromId, toId) => historyStore.missingCount(fromId, toId),
-      insert: (rounds) => repo.insertMany(rounds),
-      markUnrecoverable: (rounds) => historyStore.markUnrecoverable(rounds),
-      ruleBefore: (id) => repo.ruleBefore(id),
-      setFloor: (floor) => historyStore.setFloor(floor),
-      unrecoverable: (latest) => historyStore.unrecoverable(latest),
-    };
-    const identities = new ChainIdentityStore(pool);
-    const names = natsNames(settings.natsPrefix);
-    const streams = { replicas: settings.streamReplicas ?? 1 };
-    await ensureRoundsStream(nc, names, streams);
-    const kv = await openLiveBucket(nc, names, streams);
-    const publisher = new RoundPublisher(nc, kv, names, logger.child({ component: 'publisher' }));
-
-    /** Gives up leadership (the chain changed under us, or the lock was lost); lead() competes again. */
-    const demote = async (to: 'refused' | 'standby' = 'refused'): Promise<void> => {
-      const current = session;
-      const held = lock as LeaderLock | null;
-      const filling = historyFill;
-      historyFill = null;
-      await filling?.stop();
-      session = null;
-      lock = null;
-      role = to;
-      counters.leader.set(0);
-      await current?.stop();
-      await held?.release();
-      if (!abort.signal.aborted) void lead();
-    };
-
-    /** Checks the chain's identity; on a mismatch logs it (once per reason) and stops leading. */
-    const verifyChain = async (): Promise<void> => {
-      let verdict: ChainVerdict;
-      try {
-        verdict = await checkChain({ rpc, identities, repo, pdas, logger });
-      } catch (error) {
-        // RPC or PostgreSQL unreachable: the last verdict stands (the rpc/postgres checks say why).
-        if (isGridlabError(error) && error.kind === 'chain') counters.rpcErrors.inc();
-        logger.warn('chain identity check failed; retrying', { err: error });
-        return;
-      }
-      chain = verdict;
-      if (verdict.ok) {
-        if (role === 'refused') role = 'standby';
-        refusalLogged = null;
-        return;
-      }
-      if (refusalLogged !== verdict.reason) {
-        refusalLogged = verdict.reason;
-        logger.error(`refusing to index: ${verdict.reason}`, {
-          currentGenesisHash: verdict.currentGenesisHash,
-          recordedGenesisHash: verdict.recordedGenesisHash,
-        });
-      }
-      if (role === 'leader') await demote();
-      else role = 'refused';
-    };
-
-    const refreshGaps = async (): Promise<void> => {
-      gaps = await repo.findGaps(100);
-      counters.gapRounds.set(gaps.reduce((n, g) => n + g.toId - g.fromId + 1, 0));
-      if (gaps.length > 0) logger.warn('gaps in stored rounds', { gaps: gaps.slice(0, 5), ranges: gaps.length });
-    };
-
-    const lead = async (): Promise<void> => {
-      // Nothing is stored or published for a chain other than the recorded one.
-      for (;;) {
-        if (abort.signal.aborted) return;
-        await verifyChain();
-        if (chain?.ok === true) break;
-        await new Promise<void>((resolve) => {
-          const done = (): void => {
-            clearTimeout(timer);
-            abort.signal.removeEventListener('abort', done);
-            resolve();
-          };
-          const timer = setTimeout(done, chainCheckMs);
-          abort.signal.addEventListener('abort', done, { once: true });
-        });
-      }
-      while (!abort.signal.aborted) {
-        // A lost lock ends the process (SIGTERM, orderly shutdown), as for every single writer.
-        lock = await holdWriterLock(settings.databaseUrl, `indexer:${settings.programId}`, {
-          logger,
-          signal: abort.signal,
-          retryMs: settings.leaderRetryMs ?? 1000,
-          metrics: platform.metrics,
-          ...(settings.standByOnLostLock === true ? { onLost: () => void demote('standby') } : {}),
-        });
-        if (lock === null) return; // aborted while standing by
-        if (abort.signal.aborted) {
-          await lock.release();
-          return;
-        }
-        // A standby may have waited long for the lock: the chain must still be the recorded one.
-        await verifyChain();
-        if (chain?.ok !== true) {
-          await lock.release();
-          lock = null;
-          void lead();
-          return;
-        }
-        role = 'leader';
-        counters.leader.set(1);
-        session = new LeaderSession({
-          rpc,
-          openFeed: (onUpdate) =>
-            new AccountFeed({
-              wsUrl: settings.wsUrl,
-              rpc,
-              pollIntervalMs: settings.pollIntervalMs,
-              logger: logger.child({ component: 'feed' }),
-              counters: { wsReconnect: () => counters.wsReconnects.inc(), rpcError: () => counters.rpcErrors.inc() },
-              onUpdate,
-              ...(settings.wsPingMs === undefined ? {} : { pingIntervalMs: settings.wsPingMs }),
-            }),
-          pdas,
-          ...(history === undefined ? {} : { history }),
-          repo,
-          publisher,
-          metrics: counters,
-          logger: logger.child({ component: 'leader' }),
-          pollIntervalMs: settings.pollIntervalMs,
-          slotSeconds: settings.slotSeconds,
-          evStakeLamports: settings.evStakeLamports ?? DEFAULT_EV_STAKE,
-          now,
-        });
-        await session.start();
-        await refreshGaps().catch(() => undefined);
-        if (history !== undefined && settings.history !== undefined && session !== null && !abort.signal.aborted) {
-          const leading = session;
-          const floor = await resolveFloor(settings.history.fromRound, historyStore, repo, leading.settledUpTo());
-          historyFill = new HistoryFill({
-            history,
-            store: fillStore,
-            newestStored: () => repo.latestId(),
-            publish: (round) => publisher.settled(round),
-            metrics: counters,
-            logger: logger.child({ component: 'history' }),
-            floor,
-            concurrency: settings.history.concurrency ?? 4,
-            recheckMs: settings.history.recheckMs ?? GAP_CHECK_MS,
-          });
-          await historyFill.start();
-        } else if (settings.history === undefined) {
-          await fillStore.setFloor(null).catch(() => undefined);
-        }
-        return;
-      }
-    };
-
-    /**
-     * Stores the dump line of every stored round that has none (new rounds, imports), in
-     * batches back to back until none is left; the next tick resumes after a failure.
-     */
-    let writingLines = false;
-    const writeLines = async (): Promise<void> => {
-      if (writingLines) return;
-      writingLines = true;
-      try {
-        while (role === 'leader' && !abort.signal.aborted) {
-          const written = await repo.writeLines(LINE_BATCH);
-          counters.linesWritten.inc(written);
-          if (written < LINE_BATCH) return;
-        }
-      } finally {
-        writingLines = false;
-      }
-    };
-
-    if (abort.signal.aborted) return;
-    timers.push(
-      setInterval(() => writeLines().catch((error: unknown) => logger.warn('storing round lines failed; retrying', { err: error })), LINES_INTERVAL_MS),
-      setInterval(() => void verifyChain(), chainCheckMs),
-      setInterval(() => refreshGaps().catch((error: unknown) => logger.warn('gap check failed', { err: error })), GAP_CHECK_MS),
-    );
-    void lead();
-  };
-
+  const chain: Chain = { rpc, pdas, history: settings.history === undefined ? undefined : new TransactionHistory(rpc, pdas) };
+  const leadership = new Leadership({ chainCheckMs: settings.chainCheckMs ?? CHAIN_CHECK_MS, gapCheckMs: GAP_CHECK_MS, linesIntervalMs: LINES_INTERVAL_MS, lineBatch: LINE_BATCH });
   return {
-    start,
-    status: () => ({ role, gaps, chain }),
-    checks: {
-      rpc: async () => ({ slot: await rpc.getSlot() }),
-      chain: async () => {
-        if (chain === null) throw new Error('the chain identity is not checked yet');
-        if (!chain.ok) throw new Error(`refusing to index: ${chain.reason}`);
-        return { genesisHash: chain.genesisHash, recordedAt: chain.recordedAt.toISOString() };
-      },
-      role: async () => ({ role }),
-      gaps: async () => ({ ranges: gaps.length, missingRounds: gaps.reduce((n, g) => n + g.toId - g.fromId + 1, 0), first: gaps.slice(0, 10) }),
-      // Reported, not failed: /live and stored rounds are served while history fills in.
-      history: async () => {
-        if (settings.history === undefined) return { state: 'off' };
-        const status = historyFill?.status();
-        if (status === undefined) return { state: role === 'leader' ? 'starting' : 'not leading' };
-        const p = status.progress;
-        return {
-          state: status.state,
-          floor: status.floor,
-          unrecoverable: status.unrecoverable,
-          ...(p === null
-            ? {}
-            : {
-                fromId: p.fromId,
-                toId: p.toId,
-                done: p.done,
-                total: p.total,
-                remaining: Math.max(0, p.total - p.done),
-                lastId: p.lastId,
-                roundsPerSecond: Math.round(p.roundsPerSecond * 10) / 10,
-                transactionsPerSecond: Math.round(p.transactionsPerSecond),
-                rpcCalls: p.calls,
-                etaSeconds: p.etaSeconds === null ? null : Math.round(p.etaSeconds),
-              }),
-        };
-      },
-      // Reported, not failed: the indexer goes on with the rounds it can verify.
-      payoutRules: async () => {
-        const rejected = session?.rejectedRounds() ?? [];
-        return { rejectedRounds: rejected.length, latestRejected: rejected.slice(-5) };
-      },
+    start: async (platform) => {
+      const counters = indexerMetrics(platform.metrics);
+      observe = (method, outcome, seconds, calls) => {
+        counters.rpcRequests.inc({ method, outcome });
+        counters.rpcSeconds.observe({ method }, seconds);
+        if (outcome === 'ok') counters.rpcCalls.inc({ method: method.replace(/^batch:/, '') }, calls);
+      };
+      leadership.start(await leadershipPorts(settings, platform, chain, counters, now));
     },
-    stop: async () => {
-      abort.abort();
-      role = 'stopped';
-      for (const timer of timers) clearInterval(timer);
-      const filling = historyFill;
-      const current = session;
-      historyFill = null;
-      session = null;
-      // Both stop taking new work at once; closing the RPC client then ends their waits for budget or back-off.
-      const stopping = Promise.all([filling?.stop(), current?.stop()]);
-      rpc.close();
-      await stopping;
-      await (lock as LeaderLock | null)?.release();
-      metrics?.leader.set(0);
+    status: () => leadership.status(),
+    checks: indexerChecks(settings, rpc, leadership),
+    // Closing the RPC client ends the session's and the fill's waits for budget or back-off.
+    stop: () => leadership.stop(() => rpc.close()),
+  };
+}
+
+/** Leadership's ports on the platform's connections: the stores, the rounds stream and live bucket, the lock. */
+async function leadershipPorts(settings: IndexerSettings, platform: Pick<Platform, 'logger' | 'metrics' | 'pool' | 'nc'>, chain: Chain, counters: IndexerMetrics, now: () => Date): Promise<LeadershipPorts> {
+  const { logger, pool, nc } = platform;
+  const repo = new RoundRepository(pool);
+  const identities = new ChainIdentityStore(pool);
+  const names = natsNames(settings.natsPrefix);
+  const streams = { replicas: settings.streamReplicas ?? 1 };
+  await ensureRoundsStream(nc, names, streams);
+  const kv = await openLiveBucket(nc, names, streams);
+  const stores: Stores = { repo, publisher: new RoundPublisher(nc, kv, names, logger.child({ component: 'publisher' })), counters, logger };
+  return {
+    checkChain: () => checkChain({ rpc: chain.rpc, identities, repo, pdas: chain.pdas, logger }),
+    holdLock: (signal, onLost) =>
+      holdWriterLock(settings.databaseUrl, `indexer:${settings.programId}`, {
+        logger,
+        signal,
+        retryMs: settings.leaderRetryMs ?? 1000,
+        metrics: platform.metrics,
+        ...(settings.standByOnLostLock === true ? { onLost } : {}),
+      }),
+    openSession: () => leaderSession(settings, chain, stores, now),
+    openHistoryFill: historyFillOf(settings, chain, stores, pool),
+    rounds: repo,
+    metrics: counters,
+    logger,
+  };
+}
+
+/** A leader session: the account feed (WebSocket and polling), the store and the publisher. */
+function leaderSession(settings: IndexerSettings, { rpc, pdas, history }: Chain, { repo, publisher, counters, logger }: Stores, now: () => Date): LeaderSession {
+  return new LeaderSession({
+    rpc,
+    openFeed: (onUpdate) =>
+      new AccountFeed({
+        wsUrl: settings.wsUrl,
+        rpc,
+        pollIntervalMs: settings.pollIntervalMs,
+        logger: logger.child({ component: 'feed' }),
+        counters: { wsReconnect: () => counters.wsReconnects.inc(), rpcError: () => counters.rpcErrors.inc() },
+        onUpdate,
+        ...(settings.wsPingMs === undefined ? {} : { pingIntervalMs: settings.wsPingMs }),
+      }),
+    pdas,
+    ...(history === undefined ? {} : { history }),
+    repo,
+    publisher,
+    metrics: counters,
+    logger: logger.child({ component: 'leader' }),
+    pollIntervalMs: settings.pollIntervalMs,
+    slotSeconds: settings.slotSeconds,
+    evStakeLamports: settings.evStakeLamports ?? DEFAULT_EV_STAKE,
+    now,
+  });
+}
+
+/** Opens the leader's history fill from its floor; with history from transactions off, records that there is no floor. */
+function historyFillOf(settings: IndexerSettings, { history }: Chain, { repo, publisher, counters, logger }: Stores, pool: Pool): LeadershipPorts['openHistoryFill'] {
+  const historyStore = new HistoryStore(pool);
+  const store: HistoryFillStore = historyFillStore(pool);
+  const fill = settings.history;
+  if (fill === undefined || history === undefined) return async () => (await store.setFloor(null).catch(() => undefined), null);
+  return async (settledUpTo) =>
+    new HistoryFill({
+      history,
+      store,
+      newestStored: () => repo.latestId(),
+      publish: (round) => publisher.settled(round),
+      metrics: counters,
+      logger: logger.child({ component: 'history' }),
+      floor: await resolveFloor(fill.fromRound, historyStore, repo, settledUpTo),
+      concurrency: fill.concurrency ?? 4,
+      recheckMs: fill.recheckMs ?? GAP_CHECK_MS,
+    });
+}
+
+/** Readiness beyond PostgreSQL and NATS: the RPC, the chain's identity, the role, the gaps, the history, the payout rules. */
+function indexerChecks(settings: IndexerSettings, rpc: SolanaRpc, leadership: Leadership): Indexer['checks'] {
+  return {
+    rpc: async () => ({ slot: await rpc.getSlot() }),
+    chain: async () => {
+      const { chain } = leadership.status();
+      if (chain === null) throw new Error('the chain identity is not checked yet');
+      if (!chain.ok) throw new Error(`refusing to index: ${chain.reason}`);
+      return { genesisHash: chain.genesisHash, recordedAt: chain.recordedAt.toISOString() };
     },
+    role: async () => ({ role: leadership.status().role }),
+    gaps: async () => {
+      const { gaps } = leadership.status();
+      return { ranges: gaps.length, missingRounds: gaps.reduce((n, g) => n + g.toId - g.fromId + 1, 0), first: gaps.slice(0, 10) };
+    },
+    // Reported, not failed: /live and stored rounds are served while history fills in.
+    history: async () => historyReport(settings, leadership),
+    // Reported, not failed: the indexer goes on with the rounds it can verify.
+    payoutRules: async () => {
+      const rejected = leadership.leading.session?.rejectedRounds() ?? [];
+      return { rejectedRounds: rejected.length, latestRejected: rejected.slice(-5) };
+    },
+  };
+}
+
+function historyReport(settings: IndexerSettings, leadership: Leadership): Record<string, unknown> {
+  if (settings.history === undefined) return { state: 'off' };
+  const status = leadership.leading.historyFill?.status();
+  if (status === undefined) return { state: leadership.status().role === 'leader' ? 'starting' : 'not leading' };
+  const p = status.progress;
+  return {
+    state: status.state,
+    floor: status.floor,
+    unrecoverable: status.unrecoverable,
+    ...(p === null
+      ? {}
+      : {
+          fromId: p.fromId,
+          toId: p.toId,
+          done: p.done,
+          total: p.total,
+          remaining: Math.max(0, p.total - p.done),
+          lastId: p.lastId,
+          roundsPerSecond: Math.round(p.roundsPerSecond * 10) / 10,
+          transactionsPerSecond: Math.round(p.transactionsPerSecond),
+          rpcCalls: p.calls,
+          etaSeconds: p.etaSeconds === null ? null : Math.round(p.etaSeconds),
+        }),
   };
 }
 

@@ -1,11 +1,19 @@
 /** The indexer process: chain → PostgreSQL + NATS (see docs/architecture.md). */
-import { startPlatform } from '@gridlab/platform';
-import { createIndexer, INDEXER_PLATFORM } from './indexer';
-import { loadIndexerConfig } from './config';
+import { runService } from '@gridlab/platform';
+import { createIndexer, INDEXER_PLATFORM, type IndexerSettings } from './indexer';
+import { loadIndexerConfig, type IndexerConfig } from './config';
 
-async function main(): Promise<void> {
+runService('indexer', async (start) => {
   const config = loadIndexerConfig(process.env);
-  const indexer = createIndexer({
+  // Created first: the ops server reports its checks from the start.
+  const indexer = createIndexer(indexerSettings(config));
+  const platform = await start(config, { ...INDEXER_PLATFORM, ops: { host: config.OPS_HOST, port: config.OPS_PORT }, checks: indexer.checks });
+  platform.own('indexer', indexer, (i) => i.stop());
+  await indexer.start(platform);
+});
+
+function indexerSettings(config: IndexerConfig): IndexerSettings {
+  return {
     databaseUrl: config.DATABASE_URL,
     natsUrl: config.NATS_URL,
     natsPrefix: config.NATS_PREFIX,
@@ -19,17 +27,5 @@ async function main(): Promise<void> {
     ...(config.HISTORY_FILL ? { history: { fromRound: config.HISTORY_FROM_ROUND, concurrency: config.HISTORY_CONCURRENCY } } : {}),
     wsPingMs: config.WS_PING_MS,
     evStakeLamports: config.LIVE_EV_STAKE_LAMPORTS,
-  });
-  const platform = await startPlatform('indexer', config, {
-    ...INDEXER_PLATFORM,
-    ops: { host: config.OPS_HOST, port: config.OPS_PORT },
-    checks: indexer.checks,
-    stopFirst: [{ name: 'indexer', run: () => indexer.stop() }],
-  });
-  await indexer.start(platform);
+  };
 }
-
-main().catch((error: unknown) => {
-  process.stderr.write(`indexer: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});

@@ -88,6 +88,9 @@ describe('architecture boundaries', () => {
       write('services/a/src/to-service.ts', "import { x } from '../../b/src/x';\nexport const y = x;\n");
       write('libs/l/src/index.ts', "import { x } from '../../../services/b/src/x';\nexport const y = x;\n");
       write('services/a/src/app/use.ts', "import { pool } from '../adapters/db';\nexport const p = pool;\n");
+      write('services/a/src/app/client.ts', `${importing('{ Pool }', 'pg')}export const p = (): Pool => new Pool();\n`);
+      write('services/a/src/app/store.ts', "import { connect } from '../../../../libs/db/src/index';\nexport const c = connect;\n");
+      write('services/a/src/app/store-type.ts', "import type { connect } from '../../../../libs/db/src/index';\nexport type C = typeof connect;\n");
       write('services/a/src/domain/adapter.ts', "import { pool } from '../adapters/db';\nexport const p = pool;\n");
       write('services/a/src/domain/core.ts', `${importing('{ readFileSync }', 'node:fs')}export const r = readFileSync;\n`);
       write('services/a/src/domain/lib.ts', "import { connect } from '../../../../libs/db/src/index';\nexport const c = connect;\n");
@@ -106,6 +109,8 @@ describe('architecture boundaries', () => {
         [
           'dashboard-through-the-client: apps/w/src/server-lib.ts',
           'declared-dependencies: services/a/src/undeclared.ts',
+          'app-through-ports: services/a/src/app/client.ts',
+          'app-through-ports: services/a/src/app/store.ts',
           'no-app-to-adapters: services/a/src/app/use.ts',
           'no-dev-dependency-in-production-code: services/a/src/dev.ts',
           'no-lib-to-service: libs/l/src/index.ts',

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { AuthError } from '@gridlab/errors';
 import { createLogger } from '@gridlab/logger';
-import { Authenticator, type KeyLookup } from './authenticate';
-import type { CachedKey, KeyGate, KeyRecord } from './ports';
+import { Authenticator } from './authenticate';
+import type { CachedKey, KeyGate, KeyLookup, KeyRecord } from './ports';
 import { MemoryLimiter } from '../domain/memory-limiter';
 import { decide, KEY_POLICY } from '../domain/token-bucket';
 

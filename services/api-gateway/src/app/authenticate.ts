@@ -1,16 +1,10 @@
-import { API_KEY_RE } from '@gridlab/billing-store';
+import { API_KEY_RE } from '@gridlab/contracts';
 import { AuthError, PaymentRequiredError, RateLimitedError, UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
-import type { CachedKey, KeyGate, KeyRecord } from './ports';
+import type { AuthEvents, CachedKey, KeyGate, KeyLookup, KeyRecord } from './ports';
 import { MemoryLimiter } from '../domain/memory-limiter';
 import { NegativeCache } from '../domain/negative-cache';
 import { KEY_POLICY, type BucketDecision, type BucketPolicy } from '../domain/token-bucket';
-
-/** Where keys are looked up when the cache does not know them (billing's table). */
-export interface KeyLookup {
-  hash(apiKey: string): Buffer;
-  lookup(keyHash: Buffer): Promise<{ subscriberId: string; paidUntil: Date } | null>;
-}
 
 /** A caller allowed through, with the RateLimit-* values of its bucket. */
 export interface Caller {
@@ -21,12 +15,6 @@ export interface Caller {
   readonly paidUntilMs: number;
   /** The client address the request came from (IPv6: its /64). */
   readonly address: string;
-}
-
-/** Observers of what authentication sees (metrics, logs, sharing policy). */
-export interface AuthEvents {
-  redisFallback(active: boolean): void;
-  keySharing(keyHash: Buffer, subscriberId: string, distinctAddresses: number): void;
 }
 
 /** Thrown with the bucket's values so a 429 still carries RateLimit-* headers. */

@@ -1,12 +1,6 @@
 import type { KeyShared } from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
-
-/** Where a key-sharing signal goes: a counter, the `key.shared` fact, and billing's revocation. */
-export interface KeySharingPorts {
-  counted(): void;
-  announce(fact: KeyShared): void;
-  revoke(keyHash: Buffer): Promise<boolean>;
-}
+import type { KeySharingPorts } from './ports';
 
 export interface KeySharingPolicy {
   /** `warn`: count, log and announce only; `revoke`: also revoke the key. */

@@ -2,6 +2,7 @@
  * The ports the gateway's app needs, declared here and implemented by adapters/ (main.ts
  * wires them).
  */
+import type { KeyShared } from '@gridlab/contracts';
 import type { BucketDecision } from '../domain/token-bucket';
 
 /** What the cache knows about a key hash. */
@@ -24,6 +25,18 @@ export type CachedKey =
 export interface KeyRecord {
   readonly subscriberId: string;
   readonly paidUntilMs: number;
+}
+
+/** Where keys are looked up when the cache does not know them (billing's table). */
+export interface KeyLookup {
+  hash(apiKey: string): Buffer;
+  lookup(keyHash: Buffer): Promise<{ subscriberId: string; paidUntil: Date } | null>;
+}
+
+/** Observers of what authentication sees (metrics, logs, sharing policy). */
+export interface AuthEvents {
+  redisFallback(active: boolean): void;
+  keySharing(keyHash: Buffer, subscriberId: string, distinctAddresses: number): void;
 }
 
 /** The shared key cache, per-key rate limit and key-sharing tracker (Redis in production). */
@@ -61,4 +74,11 @@ export interface SessionEpochs {
 /** The active key of a wallet's subscription, by hash (billing's store). */
 export interface WalletKeys {
   activeKeyOf(wallet: string): Promise<{ readonly keyHash: Buffer; readonly subscriberId: string; readonly paidUntil: Date } | null>;
+}
+
+/** Where a key-sharing signal goes: a counter, the `key.shared` fact, and billing's revocation. */
+export interface KeySharingPorts {
+  counted(): void;
+  announce(fact: KeyShared): void;
+  revoke(keyHash: Buffer): Promise<boolean>;
 }

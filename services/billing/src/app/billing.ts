@@ -1,38 +1,26 @@
-import { newNonce, PAYMENT_NONCE_RE, REISSUE_NONCE_RE, type IssuedKey, type RandomInt } from '@gridlab/billing-store';
-import type {
-  IssuedKeyReply,
-  Pricing,
-  ReissueCompleteRequest,
-  ReissueStart,
-  ReissueStartRequest,
-  SessionEndReply,
-  SessionEndRequest,
-  SubscribeCompleteRequest,
-  SubscribeStartRequest,
-  SubscriptionStart,
+import type { IssuedKey } from '@gridlab/billing-store';
+import {
+  PAYMENT_NONCE_RE,
+  REISSUE_NONCE_RE,
+  type IssuedKeyReply,
+  type Pricing,
+  type ReissueCompleteRequest,
+  type ReissueStart,
+  type ReissueStartRequest,
+  type SessionEndReply,
+  type SessionEndRequest,
+  type SubscribeCompleteRequest,
+  type SubscribeStartRequest,
+  type SubscriptionStart,
 } from '@gridlab/contracts';
 import { ConflictError, GoneError, InputError, NotFoundError, UnprocessableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import bs58 from 'bs58';
-import type { BillingStore, OutboxFact } from './ports';
+import type { AfterCommit, BillingStore, NewNonce, PaymentReader } from './ports';
 import { priceSheet, quote, toTokens, type PriceLadder } from '../domain/pricing';
 import { isValidSignature, reissueMessage } from '../domain/reissue';
 import { checkSubscribeSignature, signatureRequired } from '../domain/subscribe-signature';
-import { checkPayment, type PaymentTx } from '../domain/verify-payment';
-
-/** Where the chain is read (the adapter over @solana/web3.js). */
-export interface PaymentReader {
-  fetch(txSig: string): Promise<PaymentTx | null>;
-}
-
-/** What happens after a commit: revoke old keys in every gateway's cache, publish facts. */
-export interface AfterCommit {
-  /** Delivers a committed revocation now (false: left to the outbox relay). */
-  revoked(keyHash: Buffer, revokedAt: Date): Promise<unknown>;
-  facts(facts: readonly OutboxFact[]): Promise<void>;
-  /** Announces that a subscriber's dashboard sessions below `epoch` are over (gateways close them at once). */
-  sessionsEnded(subscriberId: string, epoch: number, endedAt: Date): void;
-}
+import { checkPayment } from '../domain/verify-payment';
 
 export interface BillingSettings {
   readonly treasury: string;
@@ -61,8 +49,8 @@ export class Billing {
     private readonly after: AfterCommit,
     private readonly settings: BillingSettings,
     private readonly logger: Logger,
+    private readonly newNonce: NewNonce,
     private readonly now: () => Date = () => new Date(),
-    private readonly random?: RandomInt,
   ) {}
 
   async pricing(): Promise<Pricing> {
@@ -85,7 +73,7 @@ export class Billing {
       referralId = request.referralCode;
     }
     const amount = quote(this.settings.ladder, await this.repo.activeCount(now), plan, referralId !== null);
-    const nonce = newNonce('pay', this.random);
+    const nonce = this.newNonce('pay');
     const expiresAt = new Date(now.getTime() + this.settings.paymentNonceTtlMs);
     const requireSignature = request.requireSignature ?? false;
     await this.repo.createPaymentNonce({ nonce, ownerPubkey: owner, plan, referralId, amountBaseUnits: amount, createdAt: now, expiresAt, requireSignature });
@@ -189,7 +177,7 @@ export class Billing {
       throw new NotFoundError('subscription_not_found', `${owner} has no subscription`);
     }
     const now = this.now();
-    const nonce = newNonce('rei', this.random);
+    const nonce = this.newNonce('rei');
     const expiresAt = new Date(now.getTime() + this.settings.reissueNonceTtlMs);
     const message = reissueMessage(owner, nonce, expiresAt);
     await this.repo.createReissueNonce({ nonce, ownerPubkey: owner, message, createdAt: now, expiresAt });

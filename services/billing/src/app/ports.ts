@@ -1,9 +1,11 @@
 /**
  * The ports billing's app needs, declared here and implemented by adapters/ (main.ts wires
- * them): what it stores about nonces, payments, subscribers and the facts outbox.
+ * them): what it stores about nonces, payments, subscribers and the facts outbox, where it
+ * reads payments, what follows a commit, and where nonces come from.
  */
 import type { IssuedKey } from '@gridlab/billing-store';
 import type { Plan, SubscriptionFact, TierFact } from '@gridlab/contracts';
+import type { PaymentTx } from '../domain/verify-payment';
 
 export interface PaymentNonce {
   readonly nonce: string;
@@ -76,3 +78,20 @@ export interface BillingStore {
   endSessions(subscriberId: string, epoch: number): Promise<number | null>;
   expireDue(now: Date, limit?: number): Promise<OutboxFact[]>;
 }
+
+/** Where the chain is read (the adapter over @solana/web3.js). */
+export interface PaymentReader {
+  fetch(txSig: string): Promise<PaymentTx | null>;
+}
+
+/** What happens after a commit: revoke old keys in every gateway's cache, publish facts. */
+export interface AfterCommit {
+  /** Delivers a committed revocation now (false: left to the outbox relay). */
+  revoked(keyHash: Buffer, revokedAt: Date): Promise<unknown>;
+  facts(facts: readonly OutboxFact[]): Promise<void>;
+  /** Announces that a subscriber's dashboard sessions below `epoch` are over (gateways close them at once). */
+  sessionsEnded(subscriberId: string, epoch: number, endedAt: Date): void;
+}
+
+/** A fresh nonce of a kind, `pay-` (payment) or `rei-` (reissue) + 22 random base58 characters: randomness is a port. */
+export type NewNonce = (kind: 'pay' | 'rei') => string;

@@ -1,37 +1,14 @@
 import type { LogEvent } from '@gridlab/contracts';
-import { withTransaction, type Pool } from '@gridlab/db';
-import { appendEvents, saveProgress, type EventRepository, type NewEvent } from '@gridlab/events-store';
-import { ContiguousRounds, takeContiguous, type FillLookup, type RoundOutcome } from '@gridlab/rounds-store';
+import type { NewEvent } from '@gridlab/events-store';
 import type { Logger } from '@gridlab/logger';
-import type { StoredFact } from '@gridlab/billing-store';
+import type { EventLog, FactsSource, RoundOutcomes, WriterEvents } from './ports';
 import { tierFactEvent } from '../domain/billing-facts';
 import { createDeriver, parseDeriverState, type Deriver, type DeriverConfig } from '../domain/derive';
 import { dedupKeys, type DerivedEvent } from '../domain/events';
 
-/** Where settled rounds' outcomes are read, in id order (the indexer's table). */
-export interface RoundsSource {
-  getOutcomes(range: { fromId: number; limit: number }): Promise<RoundOutcome[]>;
-}
-
-/** Where billing's facts are read, in commit order. */
-export interface FactsSource {
-  after(seq: number, limit: number): Promise<StoredFact[]>;
-}
-
 export interface WriterOptions {
   readonly deriver: Partial<DeriverConfig>;
-  /** How long a missing round id nobody is filling holds derivation back before it is skipped. */
-  readonly gapWaitMs: number;
-  /** The indexer's history fill: a missing id it is still filling holds derivation back until it is stored. */
-  readonly fill?: FillLookup;
   readonly batchSize?: number;
-  readonly now?: () => number;
-}
-
-/** Observers: appended events (publish after commit) and progress (metrics). */
-export interface WriterEvents {
-  appended(events: readonly LogEvent[]): void;
-  progress(roundId: number, factSeq: number): void;
 }
 
 const toNew = (e: DerivedEvent): NewEvent => {
@@ -50,23 +27,18 @@ export class EventWriter {
   private deriver!: Deriver;
   private factSeq = 0;
   private chain: Promise<void> = Promise.resolve();
-  private readonly gaps: ContiguousRounds;
   private readonly batchSize: number;
-  private readonly now: () => number;
 
+  /** `rounds` may pass over missing ids: the deriver counts only the rounds it sees, so it simply goes on after a hole. */
   constructor(
-    private readonly pool: Pool,
-    private readonly log: EventRepository,
-    private readonly rounds: RoundsSource,
+    private readonly log: EventLog,
+    private readonly rounds: RoundOutcomes,
     private readonly facts: FactsSource,
     private readonly events: WriterEvents,
     private readonly logger: Logger,
     private readonly options: WriterOptions,
   ) {
     this.batchSize = options.batchSize ?? 2000;
-    this.now = options.now ?? Date.now;
-    // The deriver counts only the rounds it sees, so it simply goes on after a hole.
-    this.gaps = new ContiguousRounds(options.gapWaitMs, (ids) => logger.warn('round ids missing from the store; deriving past them', ids));
   }
 
   /** Restores the position and derivation state committed last. */
@@ -102,18 +74,11 @@ export class EventWriter {
 
   /** Derives and appends one batch of rounds; false when there was nothing to do. */
   private async roundBatch(): Promise<boolean> {
-    const last = this.deriver.lastRoundId;
-    const fetched = await this.rounds.getOutcomes({ fromId: last === null ? 0 : last + 1, limit: this.batchSize });
-    const batch = await takeContiguous(this.gaps, last, fetched, this.now(), this.options.fill);
+    const batch = await this.rounds.after(this.deriver.lastRoundId, this.batchSize);
     if (batch.length === 0) return false;
     const derived = batch.flatMap((round) => this.deriver.onRound(round));
     const state = this.deriver.snapshot();
-    const appended = await withTransaction(this.pool, async (client) => {
-      const added = await appendEvents(client, derived.map(toNew));
-      await saveProgress(client, { roundId: state.lastRoundId ?? 0, deriverState: state });
-      return added;
-    });
-    this.announce(appended);
+    this.announce(await this.log.append(derived.map(toNew), { roundId: state.lastRoundId ?? 0, deriverState: state }));
     return true;
   }
 
@@ -131,11 +96,7 @@ export class EventWriter {
           },
     );
     const seq = facts[facts.length - 1]!.seq;
-    const appended = await withTransaction(this.pool, async (client) => {
-      const added = await appendEvents(client, derived);
-      await saveProgress(client, { billingFactSeq: seq });
-      return added;
-    });
+    const appended = await this.log.append(derived, { billingFactSeq: seq });
     this.factSeq = seq;
     this.announce(appended);
     return true;

@@ -1,12 +1,12 @@
-import { decodeBoard, decodeRound, type OrePdas, type SolanaRpc } from '@gridlab/chain';
+import { decodeBoard, decodeRound, type OrePdas } from '@gridlab/chain';
 import type { Logger } from '@gridlab/logger';
-import type { ChainIdentityStore, RoundRepository } from '@gridlab/rounds-store';
+import type { ChainIdentities, ChainReader, RoundStore } from './ports';
 import { legacyObjection, mismatch, type ChainVerdict } from '../domain/chain-identity';
 
 export interface ChainGuardDeps {
-  readonly rpc: SolanaRpc;
-  readonly identities: ChainIdentityStore;
-  readonly repo: RoundRepository;
+  readonly rpc: ChainReader;
+  readonly identities: ChainIdentities;
+  readonly repo: Pick<RoundStore, 'latestId' | 'getRounds'>;
   readonly pdas: OrePdas;
   readonly logger: Logger;
 }

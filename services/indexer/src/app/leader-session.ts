@@ -13,23 +13,22 @@ import {
 import type { PayoutRule, Round } from '@gridlab/contracts';
 import { DecodeError, isGridlabError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
-import type { RoundRepository } from '@gridlab/rounds-store';
 import bs58 from 'bs58';
-import type { RawAccount, SolanaRpc } from '@gridlab/chain';
+import type { RawAccount } from '@gridlab/chain';
 import { storedRound, type TransactionHistory } from '@gridlab/history';
 import { buildSnapshot } from '../domain/snapshot';
 import { RoundTracker, type TrackerEffects } from '../domain/tracker';
 import type { IndexerMetrics } from './metrics';
-import type { AccountWatcher, OpenAccountFeed, RoundSink } from './ports';
+import type { AccountWatcher, ChainReader, OpenAccountFeed, RoundSink, RoundStore } from './ports';
 
 export interface SessionDeps {
-  readonly rpc: SolanaRpc;
+  readonly rpc: ChainReader;
   /** Opens the board/round account feed (WebSocket + polling in production). */
   readonly openFeed: OpenAccountFeed;
   readonly pdas: OrePdas;
   /** Rebuilds a round whose account is gone from its transactions; without it such a round is left as a gap. */
   readonly history?: TransactionHistory;
-  readonly repo: RoundRepository;
+  readonly repo: RoundStore;
   readonly publisher: RoundSink;
   readonly metrics: IndexerMetrics;
   readonly logger: Logger;

@@ -1,21 +1,6 @@
 import type { Logger } from '@gridlab/logger';
-import { SharedHistory, type HistoryBuffers } from '../domain/shared-history';
-
-/** Where stored rounds come from (the indexer's table, the source of truth). */
-export interface RoundSource {
-  /** How many rounds are stored and the newest id. */
-  totals(): Promise<{ count: number; lastId: number | null }>;
-  /** Appends every stored round with afterId < id <= upToId to `into`, ascending; returns how many. */
-  appendAfter(into: SharedHistory, afterId: number | null, upToId: number): Promise<number>;
-}
-
-/** What the rest of the service hears about the history. */
-export interface HistoryListener {
-  /** New column buffers (grown, or a rebuilt history): readers must switch to them. */
-  buffers(buffers: HistoryBuffers): void;
-  /** The history now holds `length` rounds ending at `lastId`. */
-  extended(length: number, lastId: number | null): void;
-}
+import type { HistoryListener, RoundSource } from './ports';
+import { SharedHistory } from '../domain/shared-history';
 
 /**
  * Keeps the in-memory history equal to the stored rounds. PostgreSQL is the source of

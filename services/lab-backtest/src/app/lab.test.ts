@@ -2,7 +2,8 @@ import { InputError } from '@gridlab/errors';
 import { History, dslHash, normalizeDsl } from '@gridlab/strategy';
 import { syntheticRounds } from '@gridlab/testing';
 import { computeReply, type ComputeJob } from './compute';
-import { Lab, analyticsCacheKey, type AnalyticsCachePort, type ComputePort } from './lab';
+import { Lab, analyticsCacheKey } from './lab';
+import type { AnalyticsCachePort, ComputePort } from './ports';
 
 const DSL = { base_strategy: 'cold', params: { bet_size_lamports: 1_000_000 } };
 

@@ -1,30 +1,10 @@
 import type { AnalyticsRequest, BacktestRequest } from '@gridlab/contracts';
 import { dslHash, normalizeDsl, resolveWindow, type BacktestWindow, type History } from '@gridlab/strategy';
 import { analyticsReply, type ComputeJob } from './compute';
+import type { AnalyticsCachePort, ComputePort, JobCaller } from './ports';
 
 /** SPEC 7.9: analytics are cached per latest-round bucket of this many round ids. */
 export const CACHE_BUCKET_ROUNDS = 100;
-
-/** Who waits for a job and until when (from the request's headers). */
-export interface JobCaller {
-  /** Queues are fair across clients (the subscriber id). */
-  readonly client?: string;
-  /** Epoch ms after which nobody waits for the result. */
-  readonly deadlineMs?: number;
-}
-
-/** Runs jobs off the serving thread; resolves with the bytes of computeReply. */
-export interface ComputePort {
-  run(job: ComputeJob, caller?: JobCaller): Promise<Uint8Array>;
-  /** Jobs of one call, side by side where workers are free (one call against the caller's share of the workers). */
-  runAll(jobs: readonly ComputeJob[], caller?: JobCaller): Promise<Uint8Array[]>;
-}
-
-/** Analytics reply bytes by key; a cache that is down behaves as empty. */
-export interface AnalyticsCachePort {
-  get(key: string): Promise<Uint8Array | null>;
-  set(key: string, bytes: Uint8Array): Promise<void>;
-}
 
 /** A reply ready to send, and whether it came from the analytics cache. */
 export interface LabReply {

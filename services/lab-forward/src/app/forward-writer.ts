@@ -1,35 +1,19 @@
 import type { Round } from '@gridlab/contracts';
-import type { ActiveSession, ForwardStore, PredictionRow, SettlementRow, StatsRow, StopRow, WriterTx } from '@gridlab/lab-store';
+import type { ActiveSession, PredictionRow, SettlementRow, StatsRow, StopRow } from '@gridlab/lab-store';
 import type { Logger } from '@gridlab/logger';
-import { ContiguousRounds, takeContiguous, type FillLookup } from '@gridlab/rounds-store';
 import { History, SPEC_BIG_ROUND_RULE, createRunner, normalizeDsl, type BigRoundRule, type Runner } from '@gridlab/strategy';
+import type { ForwardLedger, ForwardTx, StoredRounds, WriterEvents } from './ports';
 import { addRound, enterSession, figuresFromRow, statsRow, type Figures } from '../domain/figures';
-
-/** Where settled rounds are read, in id order (the indexer's table). */
-export interface RoundsSource {
-  getRounds(range: { fromId: number; toId?: number; limit: number }): Promise<Round[]>;
-  latestId(): Promise<number | null>;
-}
 
 export interface WriterOptions {
   readonly minRoundsToQualify: number;
   readonly leaderboardSize: number;
-  /** The indexer's history fill: a missing id it is still filling holds settlement back until it is stored. */
-  readonly fill?: FillLookup;
-  /** How long a missing round id nobody is filling holds settlement back before it is skipped. */
-  readonly gapWaitMs: number;
   /** The big_round rule of the `rounds_since_big_round` filter (EVENT_BIG_ROUND_*, as event-log's; default SPEC 6). */
   readonly bigRoundRule?: BigRoundRule;
   readonly batchSize?: number;
   readonly now?: () => Date;
   /** Aborted at shutdown: the writer stops between two transactions. */
   readonly signal?: AbortSignal;
-}
-
-/** Observers (metrics, logs). */
-export interface WriterEvents {
-  settled(roundId: number, strategies: number, ms: number): void;
-  recorded(roundId: number, predictions: number, ms: number): void;
 }
 
 /** One active session: its runner (positioned at the next round) and the strategy's figures. */
@@ -63,20 +47,18 @@ export class ForwardWriter {
   private recordedRound: number | null = null;
   private recorded = new Set<string>();
   private chain: Promise<void> = Promise.resolve();
-  private readonly gaps: ContiguousRounds;
   private readonly batchSize: number;
   private readonly now: () => Date;
 
   constructor(
-    private readonly store: ForwardStore,
-    private readonly rounds: RoundsSource,
+    private readonly store: ForwardLedger,
+    private readonly rounds: StoredRounds,
     private readonly events: WriterEvents,
     private readonly logger: Logger,
     private readonly options: WriterOptions,
   ) {
     this.batchSize = options.batchSize ?? 1000;
     this.now = options.now ?? (() => new Date());
-    this.gaps = new ContiguousRounds(options.gapWaitMs, (ids) => logger.warn('round ids missing from the store; settling past them', ids));
     this.history = this.newHistory();
   }
 
@@ -144,8 +126,7 @@ export class ForwardWriter {
   }
 
   private async settleBatch(): Promise<boolean> {
-    const fetched = await this.rounds.getRounds({ fromId: this.settledThrough + 1, limit: this.batchSize });
-    const batch = await takeContiguous(this.gaps, this.settledThrough, fetched, this.now().getTime(), this.options.fill);
+    const batch = await this.rounds.contiguousAfter(this.settledThrough, this.batchSize);
     let next = batch.length === 0 ? 0 : await this.skipUncovered(batch);
     for (; next < batch.length && !this.stopping; next++) await this.settle(batch[next]!);
     return batch.length > 0;
@@ -251,7 +232,7 @@ export class ForwardWriter {
     if (added.length > 0) this.events.recorded(roundId, added.length, performance.now() - started);
   }
 
-  private checkPosition(tx: WriterTx): void {
+  private checkPosition(tx: ForwardTx): void {
     if (tx.settledThrough !== this.settledThrough) {
       throw new Error(`forward progress is ${String(tx.settledThrough)} in the store but ${this.settledThrough} here (a second writer?)`);
     }
@@ -262,7 +243,7 @@ export class ForwardWriter {
    * `nextRoundId`: ended or restarted sessions are dropped, new ones get a runner that
    * replays the session's settled rounds (none for a session that starts now).
    */
-  private async sync(tx: WriterTx, nextRoundId: number): Promise<void> {
+  private async sync(tx: ForwardTx, nextRoundId: number): Promise<void> {
     // Owners whose subscription ended stop being forward-tested; renewed ones resume.
     const lapse = await tx.followSubscriptions(this.now());
     if (lapse.stopped + lapse.resumed > 0) this.logger.info('strategies follow their owners\' subscriptions', lapse);

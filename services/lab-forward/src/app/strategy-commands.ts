@@ -12,8 +12,9 @@ import {
   type StrategyUpdateRequest,
 } from '@gridlab/contracts';
 import { ConflictError, NotFoundError } from '@gridlab/errors';
-import type { StrategyRow, StrategyStore } from '@gridlab/lab-store';
+import type { StrategyRow } from '@gridlab/lab-store';
 import { normalizeDsl } from '@gridlab/strategy';
+import type { StrategyRecords } from './ports';
 import {
   sessionStartRound,
   strategyName,
@@ -23,9 +24,6 @@ import {
   toListItem,
   toWireStrategy,
 } from '../domain/records';
-
-/** The store operations the commands use (StrategyStore of @gridlab/lab-store). */
-export type StrategyRecords = Pick<StrategyStore, 'ownerOf' | 'session' | 'list' | 'find' | 'predictionCounts' | 'forward' | 'leaderboard' | 'leaderboardEntry'>;
 
 export interface CommandPorts {
   readonly records: StrategyRecords;

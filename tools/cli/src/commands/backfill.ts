@@ -3,7 +3,7 @@ import { int, loadConfig, str } from '@gridlab/config';
 import { createPool, runMigrations } from '@gridlab/db';
 import { InputError } from '@gridlab/errors';
 import { fillHistory, TransactionHistory, type FillProgress, type FillStore } from '@gridlab/history';
-import { HistoryStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
+import { historyFillStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
 import type { Command } from 'commander';
 import { loadCliConfig } from '../config';
 import { progressReporter, type ProgressReporter } from '../progress';
@@ -59,15 +59,7 @@ export function registerBackfill(program: Command): void {
       process.once('SIGINT', interrupt);
       const reporter = backfillProgress();
       try {
-        const repo = new RoundRepository(pool);
-        const history = new HistoryStore(pool);
-        const store: FillStore = {
-          missingIds: (from, to, limit) => history.missingIds(from, to, limit),
-          missingCount: (from, to) => history.missingCount(from, to),
-          insert: (rounds) => repo.insertMany(rounds),
-          markUnrecoverable: (rounds) => history.markUnrecoverable(rounds),
-          ruleBefore: (id) => repo.ruleBefore(id),
-        };
+        const store: FillStore = historyFillStore(pool);
         const range = { fromId: opts.fromRound, toId: toRound };
         const fetcher = new TransactionHistory(rpc, pdas);
         await estimate(range, store, fetcher, rpc, limits);

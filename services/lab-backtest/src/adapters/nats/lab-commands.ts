@@ -1,7 +1,8 @@
 import { respondChunked, toCommandError, type Msg, type NatsConnection, type Subscription } from '@gridlab/bus';
 import * as contracts from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
-import type { JobCaller, Lab, LabReply } from '../../app/lab';
+import type { Lab, LabReply } from '../../app/lab';
+import type { JobCaller } from '../../app/ports';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

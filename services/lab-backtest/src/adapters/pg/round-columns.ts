@@ -1,6 +1,6 @@
 import type { Pool } from '@gridlab/db';
 import { OutOfOrder, RoundColumnsReader } from '@gridlab/rounds-store';
-import type { RoundSource } from '../../app/history-sync';
+import type { RoundSource } from '../../app/ports';
 import type { SharedHistory } from '../../domain/shared-history';
 
 /**

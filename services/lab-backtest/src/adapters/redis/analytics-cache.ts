@@ -1,6 +1,6 @@
 import type { Logger } from '@gridlab/logger';
 import type { Redis } from 'ioredis';
-import type { AnalyticsCachePort } from '../../app/lab';
+import type { AnalyticsCachePort } from '../../app/ports';
 
 /**
  * Analytics replies in Redis under `<prefix>lab:analytics:<dsl sha256>:<bucket>` with a

@@ -5,7 +5,7 @@ import { InputError, TimeoutError, UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import { SPEC_BIG_ROUND_RULE, type BigRoundRule } from '@gridlab/strategy';
 import type { ComputeJob } from '../../app/compute';
-import type { ComputePort, JobCaller } from '../../app/lab';
+import type { ComputePort, JobCaller } from '../../app/ports';
 import { FairQueue } from '../../domain/fair-queue';
 import type { HistoryBuffers } from '../../domain/shared-history';
 import type { FromWorker, ToWorker } from './protocol';
