@@ -18,11 +18,12 @@ start: infra deps database
 reset: infra deps
 	@$(PNPM) -s gridlab devnet reset
 
-## test: type-check and run every test (unit, integration against real servers, end to end); the summary
+## test: type-check, lint (typescript-eslint, knip) and run every test (unit, integration against real servers, end to end); the summary
 ## counts skipped tests, and under CI=true a skipped test (or a browser that cannot be installed) fails the run
 test: infra deps
 	@scripts/ensure-browser.sh
 	@$(PNPM) -s typecheck
+	@$(PNPM) -s lint
 	@mkdir -p .gridlab
 	@$(PNPM) -s exec jest --ci --maxWorkers=2 --json --outputFile=.gridlab/jest-results.json; status=$$?; \
 	  node scripts/test-summary.mjs .gridlab/jest-results.json || status=1; \

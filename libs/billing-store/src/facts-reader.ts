@@ -22,7 +22,7 @@ export class BillingFactsSource {
         'SELECT seq, kind, payload FROM billing.facts WHERE seq > $1 ORDER BY seq LIMIT $2',
         [seq, limit],
       );
-      return rows.map((r) => ({ seq: Number(r.seq), kind: r.kind, fact: r.payload }) as StoredFact);
+      return rows.map((r) => ({ seq: Number(r.seq), kind: r.kind, fact: r.payload }));
     } catch (error) {
       // Billing has not migrated its schema yet: no facts so far.
       if ((error as { code?: string }).code === UNDEFINED_TABLE) return [];

@@ -192,8 +192,8 @@ export class RoundBatch {
     this.productionCost[k] = from.productionCost[i]!;
     this.deployed.set(from.deployed.subarray(i * SQUARES, i * SQUARES + SQUARES), k * SQUARES);
     const start = this.tupleStart[k]!;
-    this.tupleStart[k + 1] = start + from.tuples.copy(this.tuples, start, from.tupleStart[i]!, from.tupleStart[i + 1]!);
-    if (k > 0 && this.ids[k]! <= this.ids[k - 1]!) this.ascending = false;
+    this.tupleStart[k + 1] = start + from.tuples.copy(this.tuples, start, from.tupleStart[i], from.tupleStart[i + 1]);
+    if (k > 0 && this.ids[k] <= this.ids[k - 1]!) this.ascending = false;
     this.rows = k + 1;
   }
 

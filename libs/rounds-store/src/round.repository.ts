@@ -386,11 +386,11 @@ export class RoundRepository {
 
   async aggregates(): Promise<StoredAggregates> {
     const [totals, squares, rules] = await Promise.all([
-      this.pool.query('SELECT * FROM indexer.totals WHERE id = 1'),
-      this.pool.query('SELECT * FROM indexer.square_stats ORDER BY square'),
-      this.pool.query('SELECT * FROM indexer.rule_totals ORDER BY payout_rule'),
+      this.pool.query<TotalsColumns>('SELECT * FROM indexer.totals WHERE id = 1'),
+      this.pool.query<SquareColumns>('SELECT * FROM indexer.square_stats ORDER BY square'),
+      this.pool.query<RuleColumns>('SELECT * FROM indexer.rule_totals ORDER BY payout_rule'),
     ]);
-    const t = totals.rows[0];
+    const t = totals.rows[0]!;
     const rule = (code: number): RuleSums => {
       const r = rules.rows.find((row) => row.payout_rule === code);
       return {
@@ -422,4 +422,34 @@ export class RoundRepository {
       })),
     };
   }
+}
+
+// The aggregate tables' rows as pg returns them: bigint columns arrive as strings.
+type Int8 = string | number;
+interface TotalsColumns {
+  readonly rounds_indexed: number;
+  readonly voided_rounds: number;
+  readonly first_id: number | null;
+  readonly last_id: number | null;
+  readonly total_deployed: Int8;
+  readonly total_winnings: Int8;
+  readonly settled_deployed: Int8;
+  readonly winner_return_x100: Int8;
+  readonly updated_at: Date;
+}
+interface SquareColumns {
+  readonly square: number;
+  readonly hits: number;
+  readonly deployed: Int8;
+  readonly last_hit_id: number | null;
+  readonly current_drought: number;
+  readonly max_drought: number;
+}
+interface RuleColumns {
+  readonly payout_rule: number;
+  readonly rounds: number;
+  readonly settled_deployed: Int8;
+  readonly returned_x100: Int8;
+  readonly ore_reward: Int8;
+  readonly ore_value: Int8;
 }

@@ -230,7 +230,7 @@ function requestArb(op: Operation): fc.Arbitrary<FuzzRequest> {
       let path = op.path;
       pathParams.forEach((p, i) => (path = path.replace(`{${p.name}}`, encodeURIComponent(r.path[i]!.replace(/[\uD800-\uDFFF]/g, '?')))));
       const query = new URLSearchParams();
-      queryParams.forEach((p, i) => r.query[i] !== undefined && query.append(p.name, r.query[i]!));
+      queryParams.forEach((p, i) => r.query[i] !== undefined && query.append(p.name, r.query[i]));
       if (r.extraQuery !== undefined) query.append(r.extraQuery[0], r.extraQuery[1]);
       const headers: Record<string, string> = { 'X-Forwarded-For': r.forwardedFor, 'Content-Type': r.contentType };
       if (r.auth !== undefined) headers['Authorization'] = r.auth;

@@ -322,7 +322,7 @@ describe('subscribing with a real payment', () => {
     const stored: string[] = [];
     for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
       const m = await jsm.streams.getMessage(names.streams.billing, { seq }).catch(() => null);
-      if (m?.subject === names.subjects.tierChanged) stored.push((m.json() as TierFact).factId);
+      if (m?.subject === names.subjects.tierChanged) stored.push(m.json<TierFact>().factId);
     }
     expect(stored).toEqual([...new Set(tierFacts.map((f) => f.factId))]);
   });

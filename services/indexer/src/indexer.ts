@@ -64,7 +64,7 @@ export interface IndexerDeps {
   readonly now?: () => Date;
 }
 
-export interface IndexerStatus {
+interface IndexerStatus {
   /** `refused`: the RPC serves another chain than the stored rounds come from. */
   readonly role: Role;
   readonly gaps: readonly GapRange[];

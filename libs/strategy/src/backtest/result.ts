@@ -57,7 +57,7 @@ export function downsampleIndexes(values: ArrayLike<number>, max = MAX_EQUITY_PO
  * k-th recorded round is the k-th non-voided round from `startIndex` (every one of them
  * is recorded, bet or not), so round ids come from the history, not from the record.
  */
-export function equityCurve(stats: RunStats, startIndex: number): EquityPoint[] {
+function equityCurve(stats: RunStats, startIndex: number): EquityPoint[] {
   const n = stats.recorded;
   const balance = new Float64Array(n);
   let running = 0;

@@ -30,7 +30,7 @@ export function filterNeeds(filters: readonly DslFilter[]): { windowCounts: bool
  * The value of a filter metric at decision time (SPEC 7.5), or NaN when there is too
  * little history: NaN fails every comparison, so such a filter fails.
  */
-export function metricValue(
+function metricValue(
   metric: number,
   lb: Lookback,
   h: History,

@@ -5,7 +5,7 @@ import { RecencyList } from './recency-list';
 import { SortedWindow } from './sorted-window';
 
 /** `hot` counts wins over this many rounds (SPEC 7.3). */
-export const HOT_WINDOW = 50;
+const HOT_WINDOW = 50;
 /** rounds_since_last_big: the winning square paid at least 24x (SPEC 7.5). */
 const BIG_PAYOUT_RATIO = 24;
 /** Keeps the hot ranking key exact: count * 2^40 + (last win ordinal + 1) < 2^53. */

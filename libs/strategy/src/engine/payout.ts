@@ -3,9 +3,9 @@ import { floorDiv, mulDivFloor, u64Mod } from './exact';
 const TWO_52 = 2 ** 52;
 
 /** Share of a losing square's SOL that reaches the winners: 0.99 (admin fee) x 0.9 (vault). */
-export const POOL_FACTOR = 0.891;
+const POOL_FACTOR = 0.891;
 /** A winner's own stake comes back less the 1% admin fee. */
-export const STAKE_BACK = 0.99;
+const STAKE_BACK = 0.99;
 
 /**
  * Floored payout of one round (SPEC 7.7) to a stake `sw` on the winning square, where

@@ -1,10 +1,10 @@
 import type { DslParams, SizingMode } from '../dsl/types';
 
 export const FLAT = 0;
-export const MARTINGALE = 1;
-export const REVERSE_MARTINGALE = 2;
-export const FIBONACCI = 3;
-export const DALEMBERT = 4;
+const MARTINGALE = 1;
+const REVERSE_MARTINGALE = 2;
+const FIBONACCI = 3;
+const DALEMBERT = 4;
 export const KELLY = 5;
 
 const MODE_CODES: Record<SizingMode, number> = {

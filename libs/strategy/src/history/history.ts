@@ -42,7 +42,7 @@ export interface RoundInput {
 }
 
 /** The u64 rng of a slot hash (four LE u64 xored), bit-reversed, as [high u32, low u32]. */
-export function reversedRng(slotHash: string | Uint8Array, id: number): [number, number] {
+function reversedRng(slotHash: string | Uint8Array, id: number): [number, number] {
   let lo = 0;
   let hi = 0;
   if (typeof slotHash === 'string') {

@@ -5,7 +5,7 @@ import type { RoundInput } from '../history/history';
 export const SOL = 1_000_000_000;
 
 /** Settlement totals of SPEC 3 for a round (what the chain writes). */
-export function totalWinnings(deployed: readonly number[], winner: number | null): number {
+function totalWinnings(deployed: readonly number[], winner: number | null): number {
   if (winner === null) return 0;
   const losing = deployed.reduce((a, b) => a + b, 0) - deployed[winner]!;
   return Math.floor(Math.floor(losing * 0.99) * 0.9);
@@ -36,7 +36,7 @@ export function flatRound(id: number, winner: number | null): RoundInput {
  * (25 - id % 25) % 25, and (1 + (24 - s + id) % 25) miners, so the fewest are on
  * square (24 + id) % 25.
  */
-export const FIXTURE_WINNERS: ReadonlyArray<readonly [number, number | null]> = [
+const FIXTURE_WINNERS: ReadonlyArray<readonly [number, number | null]> = [
   [1, 0], [2, 0], [3, 3], [4, 7], [5, 3], [6, 12], [7, 24], [8, 3], [9, 7], [10, null],
   [11, 0], [12, 5], [13, 5], [14, 5], [15, 18], [16, 3], [17, 21], [18, 0], [19, 9], [21, 3],
   [22, 12], [23, 12], [24, 1], [25, 3], [26, 7], [27, 0], [28, 24], [29, 6], [30, 3], [31, 11],
@@ -71,7 +71,7 @@ export function arbitraryHistory(minLength = 1, maxLength = 60): fc.Arbitrary<Ro
 }
 
 /** SPEC 3 `returns` totals: SOL returned (total less the admin and protocol fees, none below 0 a square). */
-export function returnsWinnings(deployed: readonly number[], winner: number | null): number {
+function returnsWinnings(deployed: readonly number[], winner: number | null): number {
   let total = 0;
   for (let s = 0; s < 25; s++) {
     const t = deployed[s]!;

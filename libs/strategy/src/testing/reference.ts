@@ -6,7 +6,7 @@
 import type { Dsl } from '../dsl/types';
 import type { RoundInput } from '../history/history';
 
-export interface ReferenceRound {
+interface ReferenceRound {
   readonly id: number;
   readonly squares: number[];
   readonly stakes: number[];
@@ -111,7 +111,7 @@ function isBigRound(prior: readonly RoundInput[], j: number): boolean {
 }
 
 /** The value of a filter metric, NaN when unavailable. */
-export function referenceMetric(metric: string, dsl: Dsl, prior: readonly RoundInput[], squares: number[], lossStreak: number): number {
+function referenceMetric(metric: string, dsl: Dsl, prior: readonly RoundInput[], squares: number[], lossStreak: number): number {
   if (metric === 'consecutive_losses') return lossStreak;
   if (prior.length === 0) return Number.NaN;
   const prev = prior[prior.length - 1]!;
@@ -161,7 +161,7 @@ function passes(op: string, a: number, b: number): boolean {
 }
 
 /** reverse_bits of the u64 rng of a slot hash (hex), computed bit by bit. */
-export function referenceReversedRng(slotHash: string): bigint {
+function referenceReversedRng(slotHash: string): bigint {
   let rng = 0n;
   for (let w = 0; w < 4; w++) {
     let word = 0n;
@@ -178,7 +178,7 @@ const max = (a: bigint, b: bigint): bigint => (a > b ? a : b);
  * SPEC 7.7 `returns`, plainly in BigInt: SOL back per square and the ORE prize of our
  * stakes on one round. A square's SOL back is never negative (a 1-lamport square).
  */
-export function referenceReturns(round: RoundInput, squares: readonly number[], stakes: readonly number[]): { back: bigint; ore: bigint; oreValue: bigint } {
+function referenceReturns(round: RoundInput, squares: readonly number[], stakes: readonly number[]): { back: bigint; ore: bigint; oreValue: bigint } {
   const win = round.winningSquare!;
   let back = 0n;
   let sw = 0n;

@@ -42,7 +42,7 @@ export interface AuthGuardOptions {
   readonly positiveMaxEntries?: number;
 }
 
-export const DEFAULT_AUTH_GUARD: AuthGuardOptions = {
+const DEFAULT_AUTH_GUARD: AuthGuardOptions = {
   failurePolicy: { capacity: 20, refillPerSecond: 0.5 },
   negativeTtlMs: 30_000,
   negativeMaxEntries: 50_000,

@@ -3,7 +3,7 @@ import type { SessionEpochs } from './ports';
 import type { Session } from '../domain/session';
 
 /** How long a subscriber's epoch read from the store is trusted before it is read again. */
-export const SESSION_RECHECK_MS = 2_000;
+const SESSION_RECHECK_MS = 2_000;
 /** Epochs remembered per process before the oldest reads are forgotten. */
 const MAX_KNOWN = 100_000;
 

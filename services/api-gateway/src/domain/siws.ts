@@ -12,7 +12,7 @@ import bs58 from 'bs58';
 // Synchronous verification needs a SHA-512; node:crypto's is the fastest at hand.
 hashes.sha512 = (message: Uint8Array) => new Uint8Array(createHash('sha512').update(message).digest());
 
-export const SIWS_STATEMENT = 'Sign in to the Gridlab dashboard with the wallet that owns the subscription.';
+const SIWS_STATEMENT = 'Sign in to the Gridlab dashboard with the wallet that owns the subscription.';
 
 export interface Challenge {
   readonly domain: string;
@@ -69,7 +69,7 @@ export function verifySiws(key: Buffer, input: { message: string; signatureBase6
   const expiresAtMs = Date.parse(m['expires']!);
   if (!Number.isFinite(issuedAtMs) || !Number.isFinite(expiresAtMs)) return { ok: false, reason: 'the message is not a Gridlab sign-in message' };
   const nonce = m['nonce']!;
-  const expected = nonceFor(key, { domain: m['domain']!, uri: m['uri']!, wallet: input.wallet, issuedAtMs, expiresAtMs }, nonce.slice(0, 12));
+  const expected = nonceFor(key, { domain: m['domain'], uri: m['uri']!, wallet: input.wallet, issuedAtMs, expiresAtMs }, nonce.slice(0, 12));
   if (expected.length !== nonce.length || !timingSafeEqual(Buffer.from(expected), Buffer.from(nonce))) {
     return { ok: false, reason: 'the message was not issued by this server' };
   }

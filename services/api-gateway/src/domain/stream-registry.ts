@@ -20,7 +20,7 @@ export interface StreamOwner {
   readonly session?: StreamSession;
 }
 
-export interface StreamSession {
+interface StreamSession {
   readonly subscriberId: string;
   /** The subscriber's session epoch at sign-in (over once the epoch is higher). */
   readonly epoch: number;

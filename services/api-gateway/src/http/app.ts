@@ -57,7 +57,7 @@ export interface AppDeps {
   readonly publicRpcUrl: string;
 }
 
-export interface DumpSettings {
+interface DumpSettings {
   /** Reads over the dump pool only, so dumps can never hold the connections key lookups and /stats need. */
   readonly rounds: RoundRepository;
   /** Dumps per key and per address. */
@@ -72,7 +72,7 @@ export interface DumpSettings {
 const CAP_RETRY_AFTER_S = 5;
 
 /** A 429 for a concurrency cap, with `code` naming it and RateLimit-* describing it. */
-export function capExceeded(code: string, limit: number, detail: string): RateLimitedWithDecision {
+function capExceeded(code: string, limit: number, detail: string): RateLimitedWithDecision {
   return new RateLimitedWithDecision({ allowed: false, limit, remaining: 0, resetSeconds: CAP_RETRY_AFTER_S, retryAfterSeconds: CAP_RETRY_AFTER_S }, detail, code);
 }
 

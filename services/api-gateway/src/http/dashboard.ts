@@ -27,7 +27,7 @@ import {
 } from '../domain/session';
 import { siwsMessage, verifySiws } from '../domain/siws';
 
-export const DASHBOARD_API = '/api/live';
+const DASHBOARD_API = '/api/live';
 const SESSION_PATH = `${DASHBOARD_API}/session`;
 const COOKIE = 'gridlab_session';
 const CHALLENGE_TTL_MS = 5 * 60_000;

@@ -5,7 +5,7 @@ import { intParam } from './query';
 const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 /** `kind`: absent, or one of the six kinds (400 otherwise). */
-export function kindParam(value: unknown): EventKind | undefined {
+function kindParam(value: unknown): EventKind | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !(EVENT_KINDS as readonly string[]).includes(value)) {
     throw new InputError(`kind must be one of ${EVENT_KINDS.join(', ')}`, { errors: [{ path: '/query/kind', message: `must be one of ${EVENT_KINDS.join(', ')}` }] });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 
 /** Where the OpenAPI document lives in the repository (it is maintained as YAML). */
-export const OPENAPI_PATH = join(__dirname, '..', '..', 'openapi', 'openapi.yaml');
+const OPENAPI_PATH = join(__dirname, '..', '..', 'openapi', 'openapi.yaml');
 
 /** The OpenAPI 3.1 document, parsed once, and its JSON bytes for GET /api/v1/openapi.json. */
 export function loadOpenApi(): { document: Record<string, unknown>; json: Buffer } {

@@ -306,7 +306,7 @@ export class BillingRepository implements BillingStore {
       `SELECT seq, kind, payload FROM billing.facts WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
       [limit],
     );
-    return rows.map((r) => ({ seq: Number(r.seq), kind: r.kind, payload: r.payload }) as OutboxFact);
+    return rows.map((r) => ({ seq: Number(r.seq), kind: r.kind, payload: r.payload }));
   }
 
   async markPublished(seqs: readonly number[], now: Date): Promise<void> {

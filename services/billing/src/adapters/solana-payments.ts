@@ -30,7 +30,7 @@ export class SolanaPayments {
 }
 
 /** The checks' view of a web3.js transaction response (legacy or v0 message). */
-export function toPaymentTx(response: VersionedTransactionResponse): PaymentTx {
+function toPaymentTx(response: VersionedTransactionResponse): PaymentTx {
   const message = response.transaction.message;
   const keys = message.getAccountKeys(
     response.meta?.loadedAddresses === undefined ? undefined : { accountKeysFromLookups: response.meta.loadedAddresses },

@@ -2,7 +2,7 @@ import { InputError } from '@gridlab/errors';
 import type { Plan } from '@gridlab/contracts';
 
 /** One rung of the price ladder: from `minActive` active subscriptions on, `monthly` base units a month. */
-export interface PriceStep {
+interface PriceStep {
   readonly minActive: number;
   readonly monthly: bigint;
 }

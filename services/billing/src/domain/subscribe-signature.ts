@@ -3,7 +3,7 @@ import { ForbiddenError, InputError, UnprocessableError } from '@gridlab/errors'
 import { isValidSignature } from './reissue';
 
 /** A signed subscribe message may expire at most this far ahead: a leaked signature is useful briefly. */
-export const SUBSCRIBE_SIGNATURE_MAX_TTL_MS = 3600_000;
+const SUBSCRIBE_SIGNATURE_MAX_TTL_MS = 3600_000;
 
 /** What a signed `PUT /subscribe` must match. */
 export interface SignedRedemption {

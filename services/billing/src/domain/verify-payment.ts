@@ -4,7 +4,7 @@
  */
 
 /** The two SPL Memo program ids (v1 and v2); either carries the nonce. */
-export const MEMO_PROGRAM_IDS: ReadonlySet<string> = new Set([
+const MEMO_PROGRAM_IDS: ReadonlySet<string> = new Set([
   'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo',
   'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
 ]);
@@ -55,7 +55,7 @@ const BLOCK_TIME_TOLERANCE_S = 60;
  * Net change of the token balances of `mint` held by accounts that `owner` owns:
  * post minus pre, summed over every such account (an account absent before counts 0).
  */
-export function balanceChange(tx: PaymentTx, mint: string, owner: string): bigint {
+function balanceChange(tx: PaymentTx, mint: string, owner: string): bigint {
   const sum = (balances: readonly TokenBalance[]): bigint =>
     balances.reduce((total, b) => (b.mint === mint && b.owner === owner ? total + BigInt(b.amount) : total), 0n);
   return sum(tx.postTokenBalances) - sum(tx.preTokenBalances);

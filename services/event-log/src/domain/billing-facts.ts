@@ -69,7 +69,7 @@ export function validatePricingLadder(ladder: PricingLadder): PricingLadder {
 }
 
 /** Index of the ladder step that applies to `activeSubs` (how many thresholds it reached). */
-export function tierIndex(activeSubs: number, ladder: PricingLadder = DEFAULT_PRICING_LADDER): number {
+function tierIndex(activeSubs: number, ladder: PricingLadder = DEFAULT_PRICING_LADDER): number {
   let i = 0;
   while (i < ladder.thresholds.length && activeSubs >= ladder.thresholds[i]!) i++;
   return i;

@@ -127,7 +127,7 @@ export function resolveDeriverConfig(overrides: Partial<DeriverConfig> = {}): De
 }
 
 /** The state of a deriver that has seen nothing. */
-export function initialDeriverState(): DeriverState {
+function initialDeriverState(): DeriverState {
   return {
     version: STATE_VERSION,
     lastRoundId: null,

@@ -5,13 +5,12 @@
  * dropped, so replaying a round or a fact never appends twice.
  */
 
-/** Every kind the log holds; also the accepted values of the `kind` filter. */
-export const EVENT_KINDS = ['drought_broken', 'big_round', 'tier', 'milestone', 'subscription', 'streak', 'motherlode'] as const;
+import type { EventKind } from '@gridlab/contracts';
 
-export type EventKind = (typeof EVENT_KINDS)[number];
+export type { EventKind };
 
 /** The winning square had not won for at least the drought threshold of rounds. */
-export interface DroughtBrokenBody {
+interface DroughtBrokenBody {
   readonly kind: 'drought_broken';
   readonly grid: number;
   /** Non-voided settled rounds between the square's previous win and this round. */
@@ -20,7 +19,7 @@ export interface DroughtBrokenBody {
 }
 
 /** The round's totalDeployed reached the multiplier times the recent median. */
-export interface BigRoundBody {
+interface BigRoundBody {
   readonly kind: 'big_round';
   readonly roundId: number;
   readonly deployedSol: number;
@@ -33,7 +32,7 @@ export interface BigRoundBody {
 }
 
 /** The same square won `length` consecutive non-voided settled rounds. */
-export interface StreakBody {
+interface StreakBody {
   readonly kind: 'streak';
   readonly grid: number;
   readonly length: number;
@@ -41,7 +40,7 @@ export interface StreakBody {
 }
 
 /** The round hit the motherlode: its winning square's miners shared the pool. */
-export interface MotherlodeBody {
+interface MotherlodeBody {
   readonly kind: 'motherlode';
   readonly roundId: number;
   readonly winningSquare: number;
@@ -49,10 +48,10 @@ export interface MotherlodeBody {
   readonly oreAmount: number;
 }
 
-export type MilestoneMetric = 'rounds' | 'deployedSol';
+type MilestoneMetric = 'rounds' | 'deployedSol';
 
 /** A round id divisible by the modulus settled, or cumulative deployed SOL passed a step. */
-export interface MilestoneBody {
+interface MilestoneBody {
   readonly kind: 'milestone';
   readonly metric: MilestoneMetric;
   /** The round id (metric rounds) or the multiple of the SOL step reached (deployedSol). */
@@ -76,7 +75,7 @@ export type SubscriptionAction = 'activated' | 'renewed' | 'expired';
 export type SubscriptionPlan = 'monthly' | 'annual' | 'grant';
 
 /** A subscription changed state; deliberately without the wallet key. */
-export interface SubscriptionBody {
+interface SubscriptionBody {
   readonly kind: 'subscription';
   readonly action: SubscriptionAction;
   readonly plan: SubscriptionPlan;
@@ -85,7 +84,7 @@ export interface SubscriptionBody {
 
 export type RoundEventBody = DroughtBrokenBody | BigRoundBody | StreakBody | MotherlodeBody | MilestoneBody;
 export type BillingEventBody = TierBody | SubscriptionBody;
-export type EventBody = RoundEventBody | BillingEventBody;
+type EventBody = RoundEventBody | BillingEventBody;
 
 /** An event the log should hold once: on the wire it becomes `{ id, ts, ...body }`. */
 export interface DerivedEvent<B extends EventBody = EventBody> {
@@ -108,7 +107,3 @@ export const dedupKeys = {
   tier: (factId: string): string => `tier:${factId}`,
 } as const;
 
-/** True for the values the `kind` filter accepts. */
-export function isEventKind(value: string): value is EventKind {
-  return (EVENT_KINDS as readonly string[]).includes(value);
-}

@@ -4,7 +4,7 @@ import { analyticsReply, type ComputeJob } from './compute';
 import type { AnalyticsCachePort, ComputePort, JobCaller } from './ports';
 
 /** SPEC 7.9: analytics are cached per latest-round bucket of this many round ids. */
-export const CACHE_BUCKET_ROUNDS = 100;
+const CACHE_BUCKET_ROUNDS = 100;
 
 /** A reply ready to send, and whether it came from the analytics cache. */
 export interface LabReply {

@@ -1,4 +1,4 @@
-import type { ForwardEquityPoint, StopReason } from '@gridlab/contracts';
+import type { ForwardEquityPoint } from '@gridlab/contracts';
 import type { StatsRow } from '@gridlab/lab-store';
 import { BetAccount, downsampleIndexes } from '@gridlab/strategy';
 
@@ -128,4 +128,3 @@ export function ownerShort(owner: string): string {
 }
 
 /** The stop a runner reported, as stored. */
-export type { StopReason };

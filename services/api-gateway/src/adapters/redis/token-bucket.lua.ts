@@ -3,7 +3,7 @@
  * it: the replica starts its lease's clock when the answer arrives, after the bucket
  * granted it, and Redis calls time out after 50 ms.
  */
-export const LEASE_MARGIN_MS = 1000;
+const LEASE_MARGIN_MS = 1000;
 
 /**
  * The token bucket of domain/token-bucket.ts in Lua, run atomically inside Redis in one

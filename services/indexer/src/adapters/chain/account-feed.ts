@@ -4,7 +4,7 @@ import type { SolanaRpc } from '@gridlab/chain';
 
 import type { AccountUpdate, AccountWatcher } from '../../app/ports';
 
-export interface FeedCounters {
+interface FeedCounters {
   wsReconnect(): void;
   rpcError(): void;
 }
@@ -116,7 +116,7 @@ export class AccountFeed implements AccountWatcher {
       this.resubscribe();
       void this.poll();
     });
-    socket.on('message', (raw) => this.onMessage(raw.toString()));
+    socket.on('message', (raw) => this.onMessage((Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw)).toString()));
     socket.on('error', (error) => this.options.logger.warn('account socket error', { err: error }));
     socket.on('close', () => {
       if (this.stopped || this.socket !== socket) return;
