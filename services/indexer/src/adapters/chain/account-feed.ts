@@ -117,7 +117,10 @@ export class AccountFeed implements AccountWatcher {
       void this.poll();
     });
     socket.on('message', (raw) => this.onMessage((Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw)).toString()));
-    socket.on('error', (error) => this.options.logger.warn('account socket error', { err: error }));
+    // Terminating a socket still connecting (stop() does) emits an error: expected then, not logged.
+    socket.on('error', (error) => {
+      if (!this.stopped) this.options.logger.warn('account socket error', { err: error });
+    });
     socket.on('close', () => {
       if (this.stopped || this.socket !== socket) return;
       clearInterval(this.pingTimer);
