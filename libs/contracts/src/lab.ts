@@ -36,8 +36,12 @@ export type ExitReason = Static<typeof exitReason>;
  * and normalizes it and names each problem's path; the documents detail it (StrategyDsl).
  */
 export const strategyDslSchema = Type.Unsafe<Record<string, unknown>>(Type.Ref('StrategyDsl'));
-/** What the bus checks of a DSL (any object); the documents use @gridlab/strategy's full schema instead. */
-export const strategyDslPlaceholderSchema = Type.Object({}, { $id: 'StrategyDsl' });
+/**
+ * The bus's own StrategyDsl: any object (the lab services normalize it and name each bad
+ * path). Registered with ajv so the `$ref` above resolves; the documents use
+ * @gridlab/strategy's full `dslSchema` under the same name.
+ */
+export const busStrategyDslSchema = Type.Object({}, { $id: 'StrategyDsl' });
 
 export const backtestRequestSchema = Type.Object(
   {
