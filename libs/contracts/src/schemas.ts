@@ -172,34 +172,73 @@ const solAmount = Type.Number({ minimum: 0 });
 const eventHead = { id: Type.Integer({ minimum: 1, maximum: MAX }), ts: isoTime };
 const closed = { additionalProperties: false } as const;
 const eventBranches = [
-  Type.Object({ ...eventHead, kind: Type.Literal('drought_broken'), grid: square, drought: count, roundId: count }, closed),
+  Type.Object(
+    {
+      ...eventHead,
+      kind: Type.Literal('drought_broken'),
+      grid: square,
+      drought: described(count, "non-voided settled rounds between the square's previous win and this round"),
+      roundId: count,
+    },
+    { ...closed, description: 'The winning square had not won for at least the drought threshold of rounds.' },
+  ),
   Type.Object(
     {
       ...eventHead,
       kind: Type.Literal('big_round'),
       roundId: count,
       deployedSol: solAmount,
-      thresholdSol: solAmount,
-      multiplier: solAmount,
+      thresholdSol: described(solAmount, 'the bar this round cleared: the multiplier setting times the recent median, in SOL'),
+      multiplier: described(solAmount, 'deployedSol divided by the median of the window'),
       winningSquare: square,
       totalMiners: count,
     },
-    closed,
+    { ...closed, description: "The round's deployed SOL reached the multiplier setting times the recent median." },
   ),
-  Type.Object({ ...eventHead, kind: Type.Literal('tier'), activeSubs: count, tokenNow: solAmount, direction: literals(['up', 'down']) }, closed),
-  Type.Object({ ...eventHead, kind: Type.Literal('milestone'), metric: literals(['rounds', 'deployedSol']), value: count, roundId: count }, closed),
+  Type.Object(
+    {
+      ...eventHead,
+      kind: Type.Literal('tier'),
+      activeSubs: count,
+      tokenNow: described(solAmount, 'monthly price at the new count'),
+      direction: literals(['up', 'down']),
+    },
+    { ...closed, description: 'The active subscription count crossed a pricing threshold.' },
+  ),
+  Type.Object(
+    {
+      ...eventHead,
+      kind: Type.Literal('milestone'),
+      metric: literals(['rounds', 'deployedSol']),
+      value: described(count, 'the round id (metric rounds) or the multiple of the SOL step reached (deployedSol)'),
+      roundId: count,
+    },
+    { ...closed, description: 'A round id divisible by the modulus settled, or cumulative deployed SOL passed a step.' },
+  ),
   Type.Object(
     {
       ...eventHead,
       kind: Type.Literal('subscription'),
       action: literals(['activated', 'renewed', 'expired']),
-      plan: literals(['monthly', 'annual', 'grant']),
+      plan: literals(['monthly', 'annual', 'grant'], { description: 'grant: an operator granted the period without a payment' }),
       activeSubs: count,
     },
-    closed,
+    { ...closed, description: 'A subscription changed state; deliberately without the wallet key.' },
   ),
-  Type.Object({ ...eventHead, kind: Type.Literal('streak'), grid: square, length: Type.Integer({ minimum: 3 }), roundId: count }, closed),
-  Type.Object({ ...eventHead, kind: Type.Literal('motherlode'), roundId: count, winningSquare: square, oreAmount: count }, closed),
+  Type.Object(
+    { ...eventHead, kind: Type.Literal('streak'), grid: square, length: Type.Integer({ minimum: 3 }), roundId: count },
+    { ...closed, description: 'The same square won `length` consecutive non-voided settled rounds.' },
+  ),
+  Type.Object(
+    {
+      ...eventHead,
+      kind: Type.Literal('motherlode'),
+      roundId: count,
+      winningSquare: square,
+      oreAmount: described(count, 'ORE paid out of the pool, base units (1 ORE = 10^11)'),
+    },
+    { ...closed, description: "The round hit the motherlode: its winning square's miners shared the pool." },
+  ),
 ];
 
 export type EventKind = (typeof eventBranches)[number]['properties']['kind']['const'];

@@ -1770,6 +1770,7 @@ export interface components {
             /** @constant */
             kind: "drought_broken";
             grid: number;
+            /** @description non-voided settled rounds between the square's previous win and this round */
             drought: number;
             roundId: number;
         } | {
@@ -1780,7 +1781,9 @@ export interface components {
             kind: "big_round";
             roundId: number;
             deployedSol: number;
+            /** @description the bar this round cleared: the multiplier setting times the recent median, in SOL */
             thresholdSol: number;
+            /** @description deployedSol divided by the median of the window */
             multiplier: number;
             winningSquare: number;
             totalMiners: number;
@@ -1791,6 +1794,7 @@ export interface components {
             /** @constant */
             kind: "tier";
             activeSubs: number;
+            /** @description monthly price at the new count */
             tokenNow: number;
             /** @enum {string} */
             direction: "up" | "down";
@@ -1802,6 +1806,7 @@ export interface components {
             kind: "milestone";
             /** @enum {string} */
             metric: "rounds" | "deployedSol";
+            /** @description the round id (metric rounds) or the multiple of the SOL step reached (deployedSol) */
             value: number;
             roundId: number;
         } | {
@@ -1812,7 +1817,10 @@ export interface components {
             kind: "subscription";
             /** @enum {string} */
             action: "activated" | "renewed" | "expired";
-            /** @enum {string} */
+            /**
+             * @description grant: an operator granted the period without a payment
+             * @enum {string}
+             */
             plan: "monthly" | "annual" | "grant";
             activeSubs: number;
         } | {
@@ -1832,6 +1840,7 @@ export interface components {
             kind: "motherlode";
             roundId: number;
             winningSquare: number;
+            /** @description ORE paid out of the pool, base units (1 ORE = 10^11) */
             oreAmount: number;
         });
         EventPage: {

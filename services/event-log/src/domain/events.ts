@@ -5,85 +5,21 @@
  * dropped, so replaying a round or a fact never appends twice.
  */
 
-import type { EventKind } from '@gridlab/contracts';
+import type { EventKind, LogEvent } from '@gridlab/contracts';
 
 export type { EventKind };
 
-/** The winning square had not won for at least the drought threshold of rounds. */
-interface DroughtBrokenBody {
-  readonly kind: 'drought_broken';
-  readonly grid: number;
-  /** Non-voided settled rounds between the square's previous win and this round. */
-  readonly drought: number;
-  readonly roundId: number;
-}
+/** The wire event of kind `K` without what the log assigns on append (`id`, `ts`). */
+type BodyOf<K extends EventKind> = K extends EventKind ? Omit<Extract<LogEvent, { kind: K }>, 'id' | 'ts'> : never;
 
-/** The round's totalDeployed reached the multiplier times the recent median. */
-interface BigRoundBody {
-  readonly kind: 'big_round';
-  readonly roundId: number;
-  readonly deployedSol: number;
-  /** multiplier setting x median, in SOL: the bar this round cleared. */
-  readonly thresholdSol: number;
-  /** totalDeployed / median of the window. */
-  readonly multiplier: number;
-  readonly winningSquare: number;
-  readonly totalMiners: number;
-}
+export type TierBody = BodyOf<'tier'>;
+export type TierDirection = TierBody['direction'];
+type SubscriptionBody = BodyOf<'subscription'>;
+export type SubscriptionAction = SubscriptionBody['action'];
+export type SubscriptionPlan = SubscriptionBody['plan'];
 
-/** The same square won `length` consecutive non-voided settled rounds. */
-interface StreakBody {
-  readonly kind: 'streak';
-  readonly grid: number;
-  readonly length: number;
-  readonly roundId: number;
-}
-
-/** The round hit the motherlode: its winning square's miners shared the pool. */
-interface MotherlodeBody {
-  readonly kind: 'motherlode';
-  readonly roundId: number;
-  readonly winningSquare: number;
-  /** ORE paid out of the pool, base units (1 ORE = 10^11). */
-  readonly oreAmount: number;
-}
-
-type MilestoneMetric = 'rounds' | 'deployedSol';
-
-/** A round id divisible by the modulus settled, or cumulative deployed SOL passed a step. */
-interface MilestoneBody {
-  readonly kind: 'milestone';
-  readonly metric: MilestoneMetric;
-  /** The round id (metric rounds) or the multiple of the SOL step reached (deployedSol). */
-  readonly value: number;
-  readonly roundId: number;
-}
-
-export type TierDirection = 'up' | 'down';
-
-/** The active subscription count crossed a pricing threshold. */
-export interface TierBody {
-  readonly kind: 'tier';
-  readonly activeSubs: number;
-  /** Monthly price at the new count. */
-  readonly tokenNow: number;
-  readonly direction: TierDirection;
-}
-
-export type SubscriptionAction = 'activated' | 'renewed' | 'expired';
-/** `grant`: an operator granted the period without a payment. */
-export type SubscriptionPlan = 'monthly' | 'annual' | 'grant';
-
-/** A subscription changed state; deliberately without the wallet key. */
-interface SubscriptionBody {
-  readonly kind: 'subscription';
-  readonly action: SubscriptionAction;
-  readonly plan: SubscriptionPlan;
-  readonly activeSubs: number;
-}
-
-export type RoundEventBody = DroughtBrokenBody | BigRoundBody | StreakBody | MotherlodeBody | MilestoneBody;
-export type BillingEventBody = TierBody | SubscriptionBody;
+export type RoundEventBody = BodyOf<'drought_broken' | 'big_round' | 'streak' | 'motherlode' | 'milestone'>;
+export type BillingEventBody = BodyOf<'tier' | 'subscription'>;
 type EventBody = RoundEventBody | BillingEventBody;
 
 /** An event the log should hold once: on the wire it becomes `{ id, ts, ...body }`. */
