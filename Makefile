@@ -25,8 +25,9 @@ test: infra deps
 	@$(PNPM) -s typecheck
 	@$(PNPM) -s lint
 	@mkdir -p .gridlab
-	@$(PNPM) -s exec jest --ci --maxWorkers=2 --json --outputFile=.gridlab/jest-results.json; status=$$?; \
-	  node scripts/test-summary.mjs .gridlab/jest-results.json || status=1; \
+	@$(PNPM) -s exec jest --ci --maxWorkers=2 --json --outputFile=.gridlab/jest-results.json 2>&1 | tee .gridlab/jest-output.log; \
+	  status=$${PIPESTATUS[0]}; \
+	  node scripts/test-summary.mjs .gridlab/jest-results.json .gridlab/jest-output.log || status=1; \
 	  exit $$status
 
 ## bench: measure the SPEC 8 figures; prints a table and writes bench/results.json

@@ -2,15 +2,21 @@
 // The last line of `make test`: passed, failed and skipped tests from jest's JSON report.
 // A skipped test checked nothing, so it is counted out loud; under CI=true any skipped
 // test fails the run (a CI run must not pass on tests that did not run).
-// Usage: node scripts/test-summary.mjs <jest --json output file>; exits 1 when CI=true and
-// something was skipped, else 0 (the caller keeps jest's own exit status).
+// Tests must also leave nothing running: jest's own output says when one did (a worker
+// kept alive by a timer or socket, or something logging after its test ended), and
+// either fails the run, CI or not.
+// Usage: node scripts/test-summary.mjs <jest --json output file> [jest's console output];
+// exits 1 when something was left running, or when CI=true and something was skipped,
+// else 0 (the caller keeps jest's own exit status).
 import { readFileSync } from 'node:fs';
 
-const file = process.argv[2];
+const [file, outputFile] = process.argv.slice(2);
 if (file === undefined) {
-  console.error('usage: test-summary.mjs <jest-results.json>');
+  console.error('usage: test-summary.mjs <jest-results.json> [jest-output.log]');
   process.exit(2);
 }
+let failed = false;
+
 const r = JSON.parse(readFileSync(file, 'utf8'));
 const skipped = r.numPendingTests + r.numTodoTests;
 console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
@@ -21,6 +27,22 @@ if (skipped > 0) {
   console.log(names.join('\n'));
   if (process.env.CI === 'true') {
     console.error(`test-summary: ${skipped} skipped test(s) under CI=true: failing the run`);
-    process.exit(1);
+    failed = true;
   }
 }
+
+if (outputFile !== undefined) {
+  const lines = readFileSync(outputFile, 'utf8').split('\n');
+  const leftRunning = lines.flatMap((line, i) => {
+    if (line.includes('A worker process has failed to exit gracefully')) return ['a jest worker stayed alive after its tests (a timer or socket left open)'];
+    // jest prints what it refused to log on the next line: `Attempted to log "…".`
+    if (line.includes('Cannot log after tests are done')) return [`logged after its test ended: ${(lines[i + 1] ?? '').trim()}`];
+    return [];
+  });
+  if (leftRunning.length > 0) {
+    const found = [...new Set(leftRunning)].join('\n  ');
+    console.error(`test-summary: tests left something running (jest --runInBand --detectOpenHandles <file> shows where):\n  ${found}`);
+    failed = true;
+  }
+}
+if (failed) process.exit(1);

@@ -9,7 +9,7 @@ import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { createLogger } from '@gridlab/logger';
-import { answersOk, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
+import { answersOk, closeWeb3Connection, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 import { signAsync } from '@noble/ed25519';
 import {
   createAssociatedTokenAccountIdempotentInstruction,
@@ -192,6 +192,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(processes.map((p) => p.stop()));
   await nc.drain();
+  closeWeb3Connection(connection);
   await devnet.stop();
   await pool.end();
   await db.drop();

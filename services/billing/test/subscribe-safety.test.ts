@@ -8,7 +8,7 @@
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
-import { answersOk, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
+import { answersOk, closeWeb3Connection, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 import { subscribeMessage } from '@gridlab/contracts';
 import { signAsync } from '@noble/ed25519';
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
@@ -142,6 +142,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(processes.map((p) => p.stop()));
+  closeWeb3Connection(connection);
   await devnet.stop();
   await pool.end();
   await db.drop();

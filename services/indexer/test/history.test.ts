@@ -153,7 +153,8 @@ describe('history from transactions', () => {
       // (a loaded machine), requests the client spaced over two windows can land in one and
       // be refused. The client waits a refusal out (nothing lost, above); it must stay rare,
       // and nothing is ever served over the budget (below).
-      expect({ method, rare: s.refused <= Math.max(1, Math.floor(s.served / 100)) }).toEqual({ method, rare: true });
+      // A failure shows both counts.
+      expect({ method, refused: s.refused, served: s.served, rare: s.refused <= Math.max(1, Math.floor(s.served / 100)) }).toMatchObject({ method, rare: true });
       const budget = budgets.byMethod.get(method) ?? budgets.fallback!;
       expect(s.maxServedInWindow ?? 0).toBeLessThanOrEqual(budget.calls);
     }

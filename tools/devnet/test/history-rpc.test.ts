@@ -6,6 +6,7 @@
 import { OrePdas, VAR_VALUE_LOG_PREFIX, decodeDeployArgs, decodeOreEvent } from '@gridlab/chain';
 import { Connection, Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, Transaction, sendAndConfirmTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { closeWeb3Connection } from '@gridlab/testing';
 import { startDevnet, type Devnet } from '../src';
 import { allSignatures, batch, call, rpc, transactions, type SignatureInfo } from './rpc-client';
 
@@ -20,7 +21,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => setTimeout(resolve, 1200));
+  closeWeb3Connection(connection);
   await devnet.stop();
 });
 

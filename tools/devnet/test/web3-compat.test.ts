@@ -14,6 +14,7 @@ import {
   sendAndConfirmTransaction,
 } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { closeWeb3Connection } from '@gridlab/testing';
 import { startDevnet, type Devnet } from '../src';
 
 const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
@@ -30,9 +31,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  // web3.js closes its idle WebSocket 500 ms after the last subscription ends; stopping
-  // the devnet first would make it log reconnection attempts after the tests.
-  await new Promise((resolve) => setTimeout(resolve, 1200));
+  closeWeb3Connection(connection);
   await devnet.stop();
 });
 
