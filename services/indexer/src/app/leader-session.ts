@@ -85,6 +85,7 @@ export class LeaderSession {
     const latest = await this.deps.repo.latestId();
     if (latest !== null) this.prevRound = (await this.deps.repo.getRounds({ fromId: latest, toId: latest }))[0] ?? null;
     this.previousRule = this.prevRound?.payoutRule ?? null;
+    if (this.stopped) return;
     this.feed.watch(this.watched());
     this.feed.start();
   }

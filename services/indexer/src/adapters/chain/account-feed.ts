@@ -48,6 +48,8 @@ export class AccountFeed implements AccountWatcher {
   constructor(private readonly options: FeedOptions) {}
 
   start(): void {
+    // A feed stopped before it started (its session stopped while starting) opens nothing.
+    if (this.stopped) return;
     this.connect();
     this.pollTimer = setInterval(() => void this.poll(), this.options.pollIntervalMs);
   }
