@@ -20,10 +20,10 @@ const common = {
 module.exports = {
   // Integration tests wait for rounds to settle on the devnet; a hang still fails them.
   testTimeout: 120_000,
-  // No forceExit: a test file that leaves a timer or socket running keeps its worker alive,
-  // jest says so ("A worker process has failed to exit gracefully"), and
-  // scripts/test-summary.mjs fails `make test` on that line; `jest --detectOpenHandles`
-  // (in band) shows where the handle was opened.
+  // No forceExit: jest ends a worker that something still holds open and says so ("A worker
+  // process has failed to exit gracefully"); scripts/test-summary.mjs reports that line and
+  // fails `make test` on a log after a test ended. `jest --runInBand --detectOpenHandles`
+  // shows where a handle was opened.
   projects: [
     {
       ...common,

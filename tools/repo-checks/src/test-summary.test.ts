@@ -1,6 +1,6 @@
 /**
  * scripts/test-summary.mjs, the last step of `make test`: it fails the run when jest says
- * a test left something running, and under CI=true when a test was skipped.
+ * something logged after its test ended, and under CI=true when a test was skipped.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,15 +40,15 @@ describe('test-summary', () => {
     expect(r.stdout).toContain('tests: 1 passed, 0 failed, 0 skipped');
   });
 
-  it('fails a run in which a worker stayed alive after its tests, CI or not', () => {
+  it('warns, without failing, when a worker was still held open as jest ended it', () => {
     for (const ci of ['true', 'false']) {
       const r = summary(`PASS unit a.test.ts\n${WORKER_LEFT}\n`, { ci });
-      expect(r.status).toBe(1);
-      expect(r.stderr).toContain('a jest worker stayed alive after its tests');
+      expect(r.status).toBe(0);
+      expect(r.stderr).toContain('warning: a jest worker was still held open');
     }
   });
 
-  it('fails a run in which something logged after its test ended, naming what it logged', () => {
+  it('fails a run in which something logged after its test ended, CI or not, naming what it logged', () => {
     const r = summary(`PASS integration b.test.ts\n\n${LOGGED_LATE}\n\n${LOGGED_LATE}\n`);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('logged after its test ended: Attempted to log "ws error: connect ECONNREFUSED 127.0.0.1:38553"');
