@@ -31,12 +31,18 @@ const TARGETS = {
   devnet: { dir: 'tools/devnet', assets: [] },
 };
 
-/** npm packages stay imports; the workspace's packages are compiled into the bundle. */
+/**
+ * npm packages stay imports; the workspace's packages are compiled into the bundle, and so
+ * is TypeBox: bundled from its ES modules, only the schema builders the contracts call
+ * are kept, where loading the package loads all of it (about 6 MB of resident memory in
+ * every thread that imports the contracts: each lab-backtest worker, too).
+ */
+const BUNDLED_NPM = ['@sinclair/typebox'];
 const externalNpm = {
   name: 'external-npm',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path.startsWith('@gridlab/') || args.path.startsWith('node:')) return undefined;
+      if (args.path.startsWith('@gridlab/') || args.path.startsWith('node:') || BUNDLED_NPM.some((p) => args.path === p || args.path.startsWith(`${p}/`))) return undefined;
       return { path: args.path, external: true };
     });
   },
