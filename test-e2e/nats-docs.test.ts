@@ -46,7 +46,8 @@ beforeAll(async () => {
   await writeExampleProject(consumer, examples);
   await installPacked(join(WORKSPACE_ROOT, 'libs/errors'), consumer);
   contracts = await installPacked(join(WORKSPACE_ROOT, 'libs/contracts'), consumer);
-  await linkDependency('ajv', join(WORKSPACE_ROOT, 'libs/contracts'), consumer);
+  // The packed package's npm dependencies, as npm would install them beside it.
+  for (const dep of ['ajv', '@sinclair/typebox']) await linkDependency(dep, join(WORKSPACE_ROOT, 'libs/contracts'), consumer);
   for (const dep of ['@nats-io/jetstream', '@nats-io/transport-node']) await linkDependency(dep, join(WORKSPACE_ROOT, 'libs/bus'), consumer);
   await linkDependency('@types/node', WORKSPACE_ROOT, consumer);
 
