@@ -2,15 +2,15 @@
 // The last line of `make test`: passed, failed and skipped tests from jest's JSON report.
 // A skipped test checked nothing, so it is counted out loud; under CI=true any skipped
 // test fails the run (a CI run must not pass on tests that did not run).
-// Tests must also leave nothing running, and jest's own output says when one did:
-// - "Cannot log after tests are done": something a test started still runs and logs;
-//   this fails the run, CI or not, and names what was logged.
-// - "A worker process has failed to exit gracefully": a worker was still held open when
-//   jest ended it. Reported on the last line but not failed: one cause, held by nothing
-//   process.getActiveResourcesInfo() lists, comes and goes between runs and is not found yet.
+// Tests must also leave nothing running, and jest's own output says when one did; either
+// line fails the run, CI or not:
+// - "Cannot log after tests are done": something a test started still runs and logs
+//   (named here);
+// - "A worker process has failed to exit gracefully": something held a worker open when
+//   jest ended it (jest.config.cjs gives a worker 5 s to exit).
 // Usage: node scripts/test-summary.mjs <jest --json output file> [jest's console output];
-// exits 1 when something logged after its test, or when CI=true and something was
-// skipped, else 0 (the caller keeps jest's own exit status).
+// exits 1 when a test left something running, or when CI=true and something was skipped,
+// else 0 (the caller keeps jest's own exit status).
 import { readFileSync } from 'node:fs';
 
 const [file, outputFile] = process.argv.slice(2);
@@ -43,7 +43,8 @@ if (outputFile !== undefined) {
     failed = true;
   }
   if (lines.some((line) => line.includes('A worker process has failed to exit gracefully'))) {
-    console.error('test-summary: warning: a jest worker was still held open when jest ended it (not failed; see this script\'s header)');
+    console.error('test-summary: tests held a jest worker open after its last file (jest --runInBand --detectOpenHandles <file> shows what)');
+    failed = true;
   }
 }
 if (failed) process.exit(1);

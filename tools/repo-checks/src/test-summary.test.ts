@@ -1,6 +1,7 @@
 /**
  * scripts/test-summary.mjs, the last step of `make test`: it fails the run when jest says
- * something logged after its test ended, and under CI=true when a test was skipped.
+ * something logged after its test ended or held a worker open, and under CI=true when a
+ * test was skipped.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,11 +41,11 @@ describe('test-summary', () => {
     expect(r.stdout).toContain('tests: 1 passed, 0 failed, 0 skipped');
   });
 
-  it('warns, without failing, when a worker was still held open as jest ended it', () => {
+  it('fails a run in which a worker was still held open as jest ended it, CI or not', () => {
     for (const ci of ['true', 'false']) {
       const r = summary(`PASS unit a.test.ts\n${WORKER_LEFT}\n`, { ci });
-      expect(r.status).toBe(0);
-      expect(r.stderr).toContain('warning: a jest worker was still held open');
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain('tests held a jest worker open after its last file');
     }
   });
 
