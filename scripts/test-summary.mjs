@@ -36,14 +36,15 @@ if (skipped > 0) {
 
 if (outputFile !== undefined) {
   const lines = readFileSync(outputFile, 'utf8').split('\n');
-  // jest prints what it refused to log on the next line: `Attempted to log "…".`
-  const loggedLate = lines.flatMap((line, i) => (line.includes('Cannot log after tests are done') ? [`logged after its test ended: ${(lines[i + 1] ?? '').trim()}`] : []));
-  if (loggedLate.length > 0) {
-    console.error(`test-summary: tests left something running (jest --runInBand --detectOpenHandles <file> shows where):\n  ${[...new Set(loggedLate)].join('\n  ')}`);
-    failed = true;
-  }
-  if (lines.some((line) => line.includes('A worker process has failed to exit gracefully'))) {
-    console.error('test-summary: tests held a jest worker open after its last file (jest --runInBand --detectOpenHandles <file> shows what)');
+  const leftRunning = lines.flatMap((line, i) => {
+    if (line.includes('A worker process has failed to exit gracefully')) return ['tests held a jest worker open after its last file'];
+    // jest prints what it refused to log on the next line: `Attempted to log "…".`
+    if (line.includes('Cannot log after tests are done')) return [`logged after its test ended: ${(lines[i + 1] ?? '').trim()}`];
+    return [];
+  });
+  if (leftRunning.length > 0) {
+    const found = [...new Set(leftRunning)].join('\n  ');
+    console.error(`test-summary: tests left something running (jest --runInBand --detectOpenHandles <file> shows where):\n  ${found}`);
     failed = true;
   }
 }
