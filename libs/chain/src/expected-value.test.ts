@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { bestSquares, boardEv, squareEv, type EvRound } from './expected-value';
-import { settleReturns, settleRound } from './settlement';
 
 const SOL = 1_000_000_000;
 const ORE = 100_000_000_000;
@@ -20,10 +19,19 @@ describe('squareEv, hand-computed', () => {
 
   it('a whale square pays little ORE per SOL; an empty one the whole prize', () => {
     const deployed = empty.map((_, s) => (s === 3 ? 1000 * SOL : 0));
-    const whale = squareEv(round({ deployed }), 3, SOL, 0);
-    const alone = squareEv(round({ deployed }), 4, SOL, 0);
+    const solo = empty.map(() => false);
+    const whale = squareEv(round({ deployed, splitSquares: solo }), 3, SOL, 0);
+    const alone = squareEv(round({ deployed, splitSquares: solo }), 4, SOL, 0);
     expect(whale.expectedOre).toBeCloseTo(ORE / 25 / 1001, 6);
     expect(alone.expectedOre).toBe(ORE / 25);
+  });
+
+  it('floors a split prize and the motherlode share, as checkpoint pays them', () => {
+    const deployed = empty.map((_, s) => (s === 3 ? 2 * SOL : 0));
+    const split = empty.map(() => true);
+    // floor(1e11 * 1e9 / 3e9) = 33,333,333,333; pool 7 ORE + 1 unit: floor(700,000,000,001 / 3) = 233,333,333,333.
+    const ev = squareEv(round({ deployed, splitSquares: split, motherlodePool: 7 * ORE + 1 }), 3, SOL, 0);
+    expect(ev.expectedOre).toBe((33_333_333_333 + 233_333_333_333 / 500) / 25);
   });
 
   it('the minimum fees take a one-lamport stake whole', () => {
@@ -47,48 +55,67 @@ describe('squareEv, hand-computed', () => {
   });
 });
 
-/** The stake's payout for each of the 25 outcomes, from the whole round's settlement (settleReturns / settleRound). */
-function bruteForce(r: EvRound, square: number, x: number, price: number): { solBack: number; ore: number } {
-  const after = r.deployed.map((d, s) => (s === square ? d + x : d));
-  const total = after[square]!;
+/**
+ * The oracle: what the program's checkpoint pays the stake in each of the 25 outcomes
+ * and both motherlode draws, written here from `program/src/checkpoint.rs` and
+ * `reset.rs` (3112ab7 for parimutuel, 70763fc for returns) in BigInt, importing nothing
+ * of what it checks. Only the solo prize's draw is taken as its probability: the program
+ * gives the whole prize to the miner whose cumulative range holds
+ * `reverse_bits(rng) % T`, ours the last `x` of `T`.
+ */
+function oracle(r: EvRound, square: number, x: number): { solBack: number; ore: number } {
+  const big = r.deployed.map((d, s) => BigInt(s === square ? d + x : d));
+  const T = big[square]!;
+  const X = BigInt(x);
+  const max1 = (v: bigint) => (v > 1n ? v : 1n);
+  const sat = (v: bigint) => (v > 0n ? v : 0n);
   let sol = 0;
   let ore = 0;
   for (let w = 0; w < 25; w++) {
     if (r.payoutRule === 'returns') {
-      // The square alone on a board: the rule's SOL returned on it is the round's total returned.
-      const alone = after.map((d, s) => (s === square ? d : 0));
-      const returned = settleReturns(alone, w === square ? square : (square + 1) % 25).totalWinnings;
-      sol += Number((BigInt(x) * BigInt(returned)) / BigInt(total));
+      // checkpoint.rs@70763fc L93-97 (winning square) and L149-153 (any other).
+      const admin = max1(T / 100n);
+      const returned = w === square ? sat(T - admin) : sat(T - (admin + max1(sat(T - admin) / 10n)));
+      sol += Number((X * returned) / T);
     } else if (w === square) {
-      const winnings = settleRound(after, w).totalWinnings;
-      sol += x - Math.max(1, Math.floor(x / 100)) + Number((BigInt(x) * BigInt(winnings)) / BigInt(total));
+      // reset.rs@3112ab7 L177-187, then checkpoint.rs@3112ab7 L84-91.
+      const losing = big.reduce((a, b) => a + b, 0n) - T;
+      const afterFee = losing - losing / 100n;
+      const totalWinnings = afterFee - afterFee / 10n;
+      sol += Number(X - max1(X / 100n) + (totalWinnings * X) / T);
     }
-    if (w === square) ore += (x / total) * (r.oreReward + r.motherlodePool / 500);
+    if (w !== square) continue;
+    const split = r.splitSquares?.[square];
+    const splitPrize = Number((BigInt(r.oreReward) * X) / T);
+    const soloPrize = (r.oreReward * x) / Number(T);
+    ore += split === true ? splitPrize : split === false ? soloPrize : (splitPrize + soloPrize) / 2;
+    // The motherlode draw hits one round in 500 and pays each miner floor(M * x / T).
+    ore += Number((BigInt(r.motherlodePool) * X) / T) / 500;
   }
-  void price;
   return { solBack: sol / 25, ore: ore / 25 };
 }
 
-describe('squareEv against the 25 outcomes', () => {
-  it('equals the average over every winning square of what the round\'s settlement pays the stake', () => {
+describe('squareEv against the program\'s payouts in every outcome', () => {
+  it('equals the average over every winning square and motherlode draw of what checkpoint pays the stake', () => {
     const lamports = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 100 }), fc.integer({ min: 1, max: 50_000 * SOL }));
     fc.assert(
       fc.property(
         fc.record({
           deployed: fc.array(lamports, { minLength: 25, maxLength: 25 }),
           payoutRule: fc.constantFrom('returns' as const, 'parimutuel' as const),
-          oreReward: fc.constantFrom(0, ORE, 37_000_000_000),
+          oreReward: fc.constantFrom(0, ORE, 37_000_000_007),
           motherlodePool: fc.integer({ min: 0, max: 2000 * ORE }),
+          splitSquares: fc.option(fc.array(fc.boolean(), { minLength: 25, maxLength: 25 })),
         }),
         fc.integer({ min: 0, max: 24 }),
         fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 1000 * SOL })),
         fc.integer({ min: 0, max: 10 * SOL }),
         (r, square, x, price) => {
           const ev = squareEv(r, square, x, price);
-          const brute = bruteForce(r, square, x, price);
-          expect(ev.expectedSolBack).toBeCloseTo(brute.solBack, 6);
-          expect(ev.expectedOre).toBeCloseTo(brute.ore, 4);
-          expect(ev.evLamports).toBeCloseTo(brute.solBack - x + (brute.ore * price) / ORE, 3);
+          const truth = oracle(r, square, x);
+          expect(ev.expectedSolBack).toBeCloseTo(truth.solBack, 6);
+          expect(ev.expectedOre).toBeCloseTo(truth.ore, 4);
+          expect(ev.evLamports).toBeCloseTo(truth.solBack - x + (truth.ore * price) / ORE, 3);
         },
       ),
       { numRuns: 500 },

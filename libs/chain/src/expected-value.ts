@@ -20,6 +20,12 @@ export interface EvRound {
   readonly oreReward: number;
   /** ORE base units in the motherlode pool. */
   readonly motherlodePool: number;
+  /**
+   * Per square, whether its prize would be split pro rata (true) or go to one miner drawn
+   * by stake (false), as the round id's distribution mask says since 2026-07-29; null or
+   * absent when the round's randomness decides (one chance in two each way).
+   */
+  readonly splitSquares?: readonly boolean[] | null;
 }
 
 /** A stake's expectation on one square. */
@@ -35,37 +41,51 @@ export interface SquareEv {
   readonly evPerSol: number;
 }
 
-/** The lamports one miner with `stake` of a square holding `total` gets of `amount` shared pro rata (floored, as the program pays). */
+/** `floor(stake * amount / total)`, the program's pro-rata share (u128 products). */
 function share(stake: number, amount: number, total: number): number {
   return total === 0 ? 0 : Number((BigInt(stake) * BigInt(amount)) / BigInt(total));
 }
 
 /**
  * Lamports the stake `x` on `square` gets back when `winner` wins, with the other squares
- * as in `deployed` (ours added to `square`). `returns`: each square's miners get their SOL
- * back less `max(1, floor(T/100))` and, on a losing square, less the protocol fee
- * `max(1, floor((T - admin)/10))`. `parimutuel`: the winning square's miners get their
- * stake back less 1% (at least a lamport) and share the losing squares' SOL after its 1%
- * admin fee and 10% vault; the losing squares' miners get nothing.
+ * as in `deployed` (ours added to `square`), as the program's checkpoint pays a miner.
+ * `returns` (`program/src/checkpoint.rs` at 70763fc): on a square holding `T`,
+ * `admin = max(1, T/100)`; the winning square returns `T - admin`, any other also keeps
+ * `protocol = max(1, (T - admin)/10)` (saturating); the miner gets its pro-rata share.
+ * `parimutuel` (`checkpoint.rs` and `reset.rs` at 3112ab7): the winning square's miners
+ * get their stake back less `max(1, x/100)` plus their share of `total_winnings`
+ * (`w = L - L/100`, `total_winnings = w - w/10` of the other squares' SOL `L`); a
+ * losing square's miners get nothing.
  */
 export function solBack(rule: PayoutRule, deployed: readonly number[], square: number, x: number, winner: number): number {
   const total = deployed[square]! + x;
   if (rule === 'returns') {
     const admin = Math.max(1, Math.floor(total / 100));
     if (winner === square) return share(x, total - admin, total);
-    const protocol = Math.min(total - admin, Math.max(1, Math.floor((total - admin) / 10)));
-    return share(x, total - admin - protocol, total);
+    const protocol = Math.max(1, Math.floor((total - admin) / 10));
+    return share(x, Math.max(0, total - admin - protocol), total);
   }
   if (winner !== square) return 0;
-  let losing = 0n;
-  for (let s = 0; s < SQUARES; s++) if (s !== square) losing += BigInt(deployed[s]!);
-  const winnings = (((losing * 99n) / 100n) * 9n) / 10n;
-  return x - Math.max(1, Math.floor(x / 100)) + Number((BigInt(x) * winnings) / BigInt(total));
+  let losing = 0;
+  for (let s = 0; s < SQUARES; s++) if (s !== square) losing += deployed[s]!;
+  const afterFee = losing - Math.floor(losing / 100);
+  const winnings = afterFee - Math.floor(afterFee / 10);
+  return x - Math.max(1, Math.floor(x / 100)) + share(x, winnings, total);
 }
 
-/** Expected ORE (base units) of `x` on a square holding `t`: (1/25) · x/(t+x) · (reward + pool/500). */
-export function expectedOre(round: EvRound, t: number, x: number): number {
-  return ((x / (t + x)) * (round.oreReward + round.motherlodePool / MOTHERLODE_ODDS)) / SQUARES;
+/**
+ * Expected ORE (base units) of `x` on `square` holding `t`, over the 25 equally likely
+ * winners: a split prize pays `floor(reward * x/(t+x))`, a solo prize all of it with the
+ * chance `x/(t+x)` that the draw lands on our stake, and one round in 500 the pool pays
+ * `floor(pool * x/(t+x))` (`checkpoint.rs`: every share is floored).
+ */
+export function expectedOre(round: EvRound, square: number, t: number, x: number): number {
+  const total = t + x;
+  const splitShare = share(x, round.oreReward, total);
+  const soloShare = (round.oreReward * x) / total;
+  const split = round.splitSquares?.[square];
+  const prize = split === undefined ? (splitShare + soloShare) / 2 : split ? splitShare : soloShare;
+  return (prize + share(x, round.motherlodePool, total) / MOTHERLODE_ODDS) / SQUARES;
 }
 
 /** The EV of staking `x` lamports on `square`, the ORE valued at `orePriceLamports` per whole ORE. */
@@ -75,7 +95,7 @@ export function squareEv(round: EvRound, square: number, x: number, orePriceLamp
   // The square wins once in 25 and loses otherwise; losing pays the same whichever square wins.
   const other = square === 0 ? 1 : 0;
   const back = (solBack(round.payoutRule, round.deployed, square, x, square) + (SQUARES - 1) * solBack(round.payoutRule, round.deployed, square, x, other)) / SQUARES;
-  const ore = expectedOre(round, t, x);
+  const ore = expectedOre(round, square, t, x);
   const evLamports = back - x + (ore * orePriceLamports) / ORE_BASE_UNITS;
   return { square, expectedSolBack: back, expectedOre: ore, evLamports, evPerSol: evLamports / x };
 }

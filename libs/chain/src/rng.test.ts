@@ -1,5 +1,4 @@
 import { isVoidedSlotHash, slotHashRng, winningSquare } from './rng';
-import { settleRound } from './settlement';
 
 function hashOfWords(words: readonly bigint[]): Uint8Array {
   const buf = Buffer.alloc(32);
@@ -30,24 +29,5 @@ describe('winning square', () => {
     const almost = new Uint8Array(32).fill(0xff);
     almost[31] = 0xfe;
     expect(isVoidedSlotHash(almost)).toBe(false);
-  });
-});
-
-describe('settleRound', () => {
-  const deployed = Array.from({ length: 25 }, (_, i) => 1_000_000_000 + i * 7);
-
-  it('vaults 10% of the losing SOL after the 1% fee and pays the rest as winnings', () => {
-    const total = deployed.reduce((a, b) => a + b, 0);
-    const losing = total - deployed[3]!;
-    const net = Math.floor((losing * 99) / 100);
-    const totals = settleRound(deployed, 3);
-    expect(totals.totalDeployed).toBe(total);
-    expect(totals.totalWinnings).toBe(Math.floor((net * 9) / 10));
-    expect(totals.totalVaulted).toBe(net - totals.totalWinnings);
-    expect(totals.adminFee).toBe(total - net - Math.floor((deployed[3]! * 99) / 100));
-  });
-
-  it('refunds a voided round', () => {
-    expect(settleRound(deployed, null)).toMatchObject({ totalWinnings: 0, totalVaulted: 0, adminFee: 0 });
   });
 });

@@ -27,7 +27,7 @@ export { createRunner, type Runner } from './engine/runner';
 export type { RunnerOptions, RunSummary, Decision, DecisionReason, RoundOutcome } from './engine/types';
 export type { ExitReason } from './engine/run-stats';
 export { BetAccount, roiPercent } from './engine/bet-account';
-export { payoutLamports, returnedLamports, oreEarned, oreValueLamports, ORE_UNITS } from './engine/payout';
+export { payoutLamports, returnedLamports, oreEarned, oreValueLamports, ORE_UNITS, PAYOUT_REVISION } from './engine/payout';
 export { backtest, resolveWindow, MAX_WINDOW_ROUNDS, type BacktestWindow, type ResolvedWindow } from './backtest/backtest';
 export {
   downsampleIndexes,

@@ -12,7 +12,6 @@ import { connectBus, decodeMessage } from '@gridlab/bus';
 import { isDateTime, natsNames, validateKeyShared, type KeyShared } from '@gridlab/contracts';
 import Ajv2020 from 'ajv/dist/2020';
 import { loadOpenApi } from '../src/http/openapi';
-import { bestSquares, boardEv } from '@gridlab/chain';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const SECRET = 'gateway-test-secret-0123456789abcdef';
@@ -191,9 +190,21 @@ describe('data endpoints', () => {
     expect(ev).toMatchObject({ stakeLamports: 250_000_000, payoutRule: 'returns', orePriceSource: 'productionCost' });
     expect(ev.motherlodePool).not.toBeNull();
     expect(ev.squares.filter((s) => s.split === false)).toHaveLength(10);
-    const expected = boardEv({ deployed: ev.squares.map((s) => s.deployedLamports), payoutRule: ev.payoutRule, oreReward: ev.oreReward, motherlodePool: ev.motherlodePool ?? 0 }, 250_000_000, ev.orePriceLamports);
+    // The program's checkpoint arithmetic (checkpoint.rs at 70763fc), written here: SOL back over
+    // the 25 winners, the prize floored when split or drawn by stake when solo, the pool one round in 500.
+    const x = 250_000_000n;
+    const expected = ev.squares.map((s) => {
+      const t = BigInt(s.deployedLamports) + x;
+      const admin = t / 100n > 1n ? t / 100n : 1n;
+      const protocol = (t - admin) / 10n > 1n ? (t - admin) / 10n : 1n;
+      const sol = (Number((x * (t - admin)) / t) + 24 * Number((x * (t - admin - protocol)) / t)) / 25;
+      const prize = s.split ? Number((BigInt(ev.oreReward) * x) / t) : (ev.oreReward * 250_000_000) / Number(t);
+      const ore = (prize + Number((BigInt(ev.motherlodePool ?? 0) * x) / t) / 500) / 25;
+      return { square: s.square, evLamports: sol - 250_000_000 + (ore * ev.orePriceLamports) / 1e11 };
+    });
     ev.squares.forEach((s, i) => expect(s.evLamports).toBeCloseTo(expected[i]!.evLamports, 2));
-    expect(ev.best).toEqual(bestSquares(expected, 3).map((e) => e.square));
+    const ranked = [...expected].sort((a, b) => b.evLamports - a.evLamports || a.square - b.square);
+    expect(ev.best).toEqual(ranked.slice(0, 3).map((e) => e.square));
     const priced = (await (await get(`${base}/api/v1/live/ev?orePriceLamports=0`, apiKey)).json()) as typeof ev;
     expect(priced).toMatchObject({ stakeLamports: 100_000_000, orePriceLamports: 0, orePriceSource: 'caller' });
     for (const query of ['stakeLamports=0', 'stakeLamports=-5', 'stakeLamports=1.5', 'stakeLamports=abc', 'orePriceLamports=-1', 'k=26', 'k=0']) {

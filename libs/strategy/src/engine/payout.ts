@@ -2,18 +2,24 @@ import { floorDiv, mulDivFloor, u64Mod } from './exact';
 
 const TWO_52 = 2 ** 52;
 
-/** Share of a losing square's SOL that reaches the winners: 0.99 (admin fee) x 0.9 (vault). */
-const POOL_FACTOR = 0.891;
-/** A winner's own stake comes back less the 1% admin fee. */
-const STAKE_BACK = 0.99;
+/**
+ * The revision of the payout arithmetic: `p2` is the program's integer parimutuel rule (the
+ * float form before it was a lamport or two off). Stored and cached results name it.
+ */
+export const PAYOUT_REVISION = 'p2';
 
 /**
- * Floored payout of one round (SPEC 7.7) to a stake `sw` on the winning square, where
- * `dw` is what others deployed on it and `l` the integer sum of D_j + S_j over the
- * other squares. Evaluated left to right in doubles, exactly as the SPEC fixes it.
+ * Payout of one round (SPEC 7.7) to a stake `sw` on the winning square of a `parimutuel`
+ * round, where others deployed `dw` there and `l` is the integer sum of D_j + S_j over the
+ * other squares, in the program's integer arithmetic (`reset.rs` and `checkpoint.rs` at
+ * 3112ab7): `w = l - l/100`, `total_winnings = w - w/10`, and the stake gets
+ * `sw - max(1, sw/100) + floor(total_winnings * sw / (dw + sw))`. Exact (see exact.ts).
  */
 export function payoutLamports(sw: number, dw: number, l: number): number {
-  return sw > 0 ? Math.floor(STAKE_BACK * sw + (POOL_FACTOR * l * sw) / (dw + sw)) : 0;
+  if (!(sw > 0)) return 0;
+  const afterFee = l - floorDiv(l, 100);
+  const winnings = afterFee - floorDiv(afterFee, 10);
+  return sw - (sw < 200 ? 1 : floorDiv(sw, 100)) + mulDivFloor(winnings, sw, dw + sw);
 }
 
 /** ORE base units per whole ORE (11 decimals). */

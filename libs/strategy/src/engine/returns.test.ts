@@ -118,7 +118,8 @@ describe('returns rule, by hand (SPEC 7.7)', () => {
 
   it('a window across the cutover prices each round by its own rule', () => {
     // Round 1 (parimutuel, square 3 wins): L = (4e8 + 1e8) + 2e9 (square 12) = 2.5e9,
-    //   payout = floor(0.99 * 1e8 + 0.891 * 2.5e9 * 1e8 / 1e9) = floor(99e6 + 222.75e6) = 321,750,000;
+    //   w = 2.5e9 - 2.5e7, total_winnings = w - w/10 = 2,227,500,000,
+    //   payout = 1e8 - 1e6 + floor(2,227,500,000 * 1e8 / 1e9) = 99e6 + 222.75e6 = 321,750,000;
     //   pnl = 321,750,000 - 200,005,000 = 121,745,000.
     // Round 2 (returns, split, as the first case): 18,095,000.
     const { outcomes, summary } = run([3, 7], S, [round(1, 3, D), returnsRound(2, 3, D)]);

@@ -24,7 +24,8 @@ function play(winners: readonly number[], params: Record<string, unknown>, prior
 const stakes = (outcomes: readonly RoundOutcome[]): number[] => outcomes.map((o) => o.stakeLamports);
 
 /** SPEC 7.7 with one stake S on square 0 and 1 SOL on each of the 25 squares: L = 24 SOL. */
-const payoutOf = (s: number): number => Math.floor(0.99 * s + (0.891 * 24e9 * s) / (1e9 + s));
+// L = 24 SOL on the other squares: w = 24e9 - 24e7, total_winnings = w - w/10 = 21,384,000,000 (SPEC 7.7).
+const payoutOf = (s: number): number => s - Math.max(1, Math.floor(s / 100)) + Math.floor((21_384_000_000 * s) / (1e9 + s));
 
 describe('sizing modes (stake per chosen square)', () => {
   it('payout of a single stake on a 1 SOL square, by the SPEC formula', () => {
@@ -68,7 +69,8 @@ describe('sizing modes (stake per chosen square)', () => {
   it('kelly sizes from the smoothed hit rate and the previous round odds', () => {
     // Five rounds before: square 0 won twice. p = 3/30, o = 0.891 * 24 - 0.01, f = (p*o - (1-p))/o.
     const [first] = play([W], { sizing_mode: 'kelly' }, [W, L, W, L, L]);
-    expect(first).toMatchObject({ stakeLamports: 14_473_191, payoutLamports: 319_407_705, pnlLamports: 304_929_514 });
+    // payout = 14,473,191 - 144,731 + floor(21,384,000,000 * 14,473,191 / 1,014,473,191) = 14,328,460 + 305,079,246.
+    expect(first).toMatchObject({ stakeLamports: 14_473_191, payoutLamports: 319_407_706, pnlLamports: 304_929_515 });
     // A square that never won in the window has f < 0: not bet at all.
     const [none] = play([W], { sizing_mode: 'kelly' }, [L, L, L, L, L]);
     expect(none!.decision).toEqual({ bet: false, reason: 'zero_stakes', squares: [], stakesLamports: [] });

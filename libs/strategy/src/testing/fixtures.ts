@@ -4,11 +4,12 @@ import type { RoundInput } from '../history/history';
 
 export const SOL = 1_000_000_000;
 
-/** Settlement totals of SPEC 3 for a round (what the chain writes). */
+/** `total_winnings` as the program's reset writes it (SPEC 3; `reset.rs` at 3112ab7): `w = L - L/100`, `w - w/10`. */
 function totalWinnings(deployed: readonly number[], winner: number | null): number {
-  if (winner === null) return 0;
+  if (winner === null || deployed[winner] === 0) return 0;
   const losing = deployed.reduce((a, b) => a + b, 0) - deployed[winner]!;
-  return Math.floor(Math.floor(losing * 0.99) * 0.9);
+  const afterFee = losing - Math.floor(losing / 100);
+  return afterFee - Math.floor(afterFee / 10);
 }
 
 /** A round with the given per-square SOL; totals derived. */

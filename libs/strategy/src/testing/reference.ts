@@ -314,7 +314,10 @@ export function referenceRun(dsl: Dsl, all: readonly RoundInput[], from = 0): Re
         L += round.deployed[j]! + (k >= 0 ? stakes[k]! : 0);
       }
       const dw = round.deployed[win]!;
-      payout = sw > 0 ? Math.floor(0.99 * sw + (0.891 * L * sw) / (dw + sw)) : 0;
+      // SPEC 7.7, the program's integer arithmetic (reset.rs and checkpoint.rs at 3112ab7).
+      const w_ = BigInt(L) - BigInt(L) / 100n;
+      const tw = w_ - w_ / 10n;
+      payout = sw > 0 ? sw - Math.max(1, Math.floor(sw / 100)) + Number((tw * BigInt(sw)) / BigInt(dw + sw)) : 0;
     }
     const pnl = payout - sum(stakes) - p.tx_fee_lamports;
     net += pnl;

@@ -23,7 +23,7 @@ export function liveEv(snapshot: LiveSnapshot, query: EvQuery): LiveEv | null {
   if (game === undefined) return null;
   const price = query.orePriceLamports ?? game.productionCost ?? 0;
   const source = query.orePriceLamports !== undefined ? 'caller' : game.productionCost !== null ? 'productionCost' : 'none';
-  const evs = boardEv({ deployed: snapshot.deployed, payoutRule: game.payoutRule, oreReward: game.oreReward, motherlodePool: game.motherlodePool ?? 0 }, query.stakeLamports, price);
+  const evs = boardEv({ deployed: snapshot.deployed, payoutRule: game.payoutRule, oreReward: game.oreReward, motherlodePool: game.motherlodePool ?? 0, splitSquares: game.splitSquares }, query.stakeLamports, price);
   return {
     roundId: snapshot.roundId,
     status: snapshot.status,

@@ -67,18 +67,20 @@ export function buildSnapshot(
  */
 export function liveGame(board: BoardAccount, round: RoundAccount | null, deployed: readonly number[], prevRound: Round | null, inputs: GameInputs): LiveGame {
   const payoutRule = prevRound?.payoutRule ?? 'returns';
-  const oreReward = prevRound?.oreReward ?? layout.ORE_BASE_UNITS;
+  // A voided round minted nothing and records a reward of 0; the round after it still mints 1 ORE.
+  const oreReward = prevRound === null || prevRound.winningSquare === null ? layout.ORE_BASE_UNITS : (prevRound.oreReward ?? layout.ORE_BASE_UNITS);
   const roundLayout = round?.layout ?? (prevRound?.oreReward === null ? layout.ROUND_LEN_V3 : layout.ROUND_LEN_CURRENT);
   const cost = productionCost(board, roundLayout);
   const mask = payoutRule === 'returns' ? distributionMask(board.roundId) : null;
   const price = cost ?? 0;
-  const evs = boardEv({ deployed, payoutRule, oreReward, motherlodePool: inputs.motherlodePool ?? 0 }, inputs.evStakeLamports, price);
+  const splitSquares = mask === null ? null : Array.from({ length: 25 }, (_, s) => (mask & (1 << s)) === 0);
+  const evs = boardEv({ deployed, payoutRule, oreReward, motherlodePool: inputs.motherlodePool ?? 0, splitSquares }, inputs.evStakeLamports, price);
   return {
     payoutRule,
     oreReward,
     motherlodePool: inputs.motherlodePool,
     productionCost: cost,
-    splitSquares: mask === null ? null : Array.from({ length: 25 }, (_, s) => (mask & (1 << s)) === 0),
+    splitSquares,
     evStakeLamports: inputs.evStakeLamports,
     evOrePriceLamports: price,
     evPerSol: evs.map((e) => Math.round(e.evPerSol * EV_DIGITS) / EV_DIGITS),

@@ -1,5 +1,5 @@
 import { InputError } from '@gridlab/errors';
-import { History, dslHash, normalizeDsl } from '@gridlab/strategy';
+import { History, PAYOUT_REVISION, dslHash, normalizeDsl } from '@gridlab/strategy';
 import { syntheticRounds } from '@gridlab/testing';
 import { computeReply, type ComputeJob } from './compute';
 import { Lab, analyticsCacheKey } from './lab';
@@ -118,8 +118,10 @@ describe('the lab use cases', () => {
   });
 
   it('keys the analytics cache by DSL hash and 100-round bucket of the latest round', () => {
-    expect(analyticsCacheKey('ab', 1299)).toBe('ab:12');
-    expect(analyticsCacheKey('ab', 1300)).toBe('ab:13');
-    expect(analyticsCacheKey('ab', 99)).toBe('ab:0');
+    expect(analyticsCacheKey('ab', 1299)).toBe(`${PAYOUT_REVISION}:ab:12`);
+    expect(analyticsCacheKey('ab', 1300)).toBe(`${PAYOUT_REVISION}:ab:13`);
+    expect(analyticsCacheKey('ab', 99)).toBe(`${PAYOUT_REVISION}:ab:0`);
+    // Results priced by the float parimutuel arithmetic (revision 1) are never read again.
+    expect(PAYOUT_REVISION).toBe('p2');
   });
 });

@@ -1,5 +1,5 @@
 import type { AnalyticsRequest, BacktestRequest } from '@gridlab/contracts';
-import { dslHash, normalizeDsl, resolveWindow, type BacktestWindow, type History } from '@gridlab/strategy';
+import { dslHash, normalizeDsl, PAYOUT_REVISION, resolveWindow, type BacktestWindow, type History } from '@gridlab/strategy';
 import { analyticsReply, type ComputeJob } from './compute';
 import type { AnalyticsCachePort, ComputePort, JobCaller } from './ports';
 
@@ -12,9 +12,12 @@ export interface LabReply {
   readonly cached: boolean;
 }
 
-/** The analytics cache key: the normalized DSL's hash and the bucket of the latest round id. */
+/**
+ * The analytics cache key: the engine's payout revision (a result priced by other
+ * arithmetic is never served), the normalized DSL's hash and the bucket of the latest round id.
+ */
 export function analyticsCacheKey(dslSha256: string, lastRoundId: number): string {
-  return `${dslSha256}:${Math.floor(lastRoundId / CACHE_BUCKET_ROUNDS)}`;
+  return `${PAYOUT_REVISION}:${dslSha256}:${Math.floor(lastRoundId / CACHE_BUCKET_ROUNDS)}`;
 }
 
 /**
