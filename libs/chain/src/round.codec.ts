@@ -1,6 +1,7 @@
 import { DecodeError } from '@gridlab/errors';
 import bs58 from 'bs58';
 import { readSafeU64, viewOf, writeU64 } from './bytes';
+import { isVoidedSlotHash } from './rng';
 import {
   HEADER_BYTES,
   ROUND_DISCRIMINATOR,
@@ -80,18 +81,22 @@ export function decodeRound(data: Uint8Array): RoundAccount {
 function decodeV3(data: Uint8Array): RoundAccount {
   const view = viewOf(data);
   const legacy = data.length === ROUND_LEN_V3_LEGACY;
+  const deployed = readSquares(view, O.deployed, 'deployed');
+  const slotHash = data.slice(O.slotHash, O.slotHash + 32);
+  const totalDeployedField = readSafeU64(view, O.totalDeployed, 'total_deployed');
   return {
     layout: legacy ? ROUND_LEN_V3_LEGACY : ROUND_LEN_V3,
     id: readSafeU64(view, O.id, 'id'),
-    deployed: readSquares(view, O.deployed, 'deployed'),
-    slotHash: data.slice(O.slotHash, O.slotHash + 32),
+    deployed,
+    slotHash,
     count: readSquares(view, O.count, 'count'),
     expiresAt: readExpiry(view, O.expiresAt),
     motherlode: readSafeU64(view, O.motherlode, 'motherlode'),
     rentPayer: bs58.encode(data.subarray(O.rentPayer, O.rentPayer + 32)),
     topMiner: bs58.encode(data.subarray(O.topMiner, O.topMiner + 32)),
     topMinerReward: readSafeU64(view, O.topMinerReward, 'top_miner_reward'),
-    totalDeployed: readSafeU64(view, O.totalDeployed, 'total_deployed'),
+    // A voided reset zeroes `total_deployed` and keeps `deployed` (reset.rs since v3): what was deployed, and refunded.
+    totalDeployed: isVoidedSlotHash(slotHash) && totalDeployedField === 0 ? deployed.reduce((a, b) => a + b, 0) : totalDeployedField,
     totalMiners: legacy ? null : readSafeU64(view, ROUND_TAIL_V3.totalMiners, 'total_miners'),
     totalVaulted: readSafeU64(view, legacy ? ROUND_TAIL_V3_LEGACY.totalVaulted : ROUND_TAIL_V3.totalVaulted, 'total_vaulted'),
     totalWinnings: readSafeU64(view, legacy ? ROUND_TAIL_V3_LEGACY.totalWinnings : ROUND_TAIL_V3.totalWinnings, 'total_winnings'),

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { encodeResetEvent, logInstructionData, OrePdas, VAR_VALUE_LOG_PREFIX } from '@gridlab/chain';
+import { OrePdas } from '@gridlab/chain';
 import type { Round } from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
 import { Keypair, PublicKey } from '@solana/web3.js';
@@ -15,6 +15,7 @@ import { Ledger } from './chain/ledger';
 import { LEDGER_FILE_NAME, LedgerFileError, readLedgerFile, writeLedgerFile, type Genesis, type LedgerSnapshot } from './chain/ledger-file';
 import { GENESIS_SLOT } from './game/chain-time';
 import { EXPIRY_SLOTS } from './game/derive-round';
+import { logData, resetEvent } from './program/events';
 import { Game, eraStarts, type EraSetting, type GameConfig, type GameWrite } from './game/game';
 import { GameStateVersionError, restoreGameState } from './game/game-state';
 import { startHttpRpc } from './rpc/http-server';
@@ -293,24 +294,26 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     const forger = seededKeypair(`forger-${roundId}`, seed).publicKey;
     const board = pdas.board.toBase58();
     const memoProgram = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
-    const event = encodeResetEvent({
-      length: 144,
-      roundId,
-      startSlot: 0,
-      endSlot: 1,
-      winningSquare: 0,
-      topMiner: forger.toBytes(),
-      minersField: 1,
-      motherlode: 0,
-      totalDeployed: 1,
-      totalVaulted: 0,
-      totalWinnings: 1,
-      totalMinted: 0,
-      ts: 0,
-      rng: 0n,
-      deployedWinningSquare: 1,
-    });
-    const log = bs58.encode(logInstructionData(event));
+    const event = resetEvent(
+      {
+        roundId,
+        startSlot: 0,
+        endSlot: 1,
+        winningSquare: 0,
+        topMiner: forger.toBytes(),
+        miners: 1,
+        motherlode: 0,
+        totalDeployed: 1,
+        totalVaulted: 0,
+        totalWinnings: 1,
+        totalMinted: 0,
+        ts: 0,
+        rng: 0n,
+        deployedWinningSquare: 1,
+      },
+      144,
+    );
+    const log = bs58.encode(logData(event));
     const keys = [forger.toBase58(), roundAddress, board, programId, memoProgram];
     const signature = bs58.encode(createHash('sha512').update(`gridlab-devnet-forged:${seed}:${roundAddress}:${slot}`).digest());
     ledger.recordAsGiven({
@@ -340,7 +343,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
         postBalances: keys.map(() => 0),
         preTokenBalances: [],
         postTokenBalances: [],
-        logMessages: [`${VAR_VALUE_LOG_PREFIX}${bs58.encode(new Uint8Array(32).fill(7))}`],
+        logMessages: [`Program log: var value: ${bs58.encode(new Uint8Array(32).fill(7))}`],
         innerInstructions: [{ index: 1, instructions: [{ programIdIndex: 3, accounts: [0], data: log, stackHeight: 2 }] }],
         rewards: [],
         loadedAddresses: { writable: [], readonly: [] },

@@ -6,18 +6,11 @@
  * (reset's `var value:` line holds the slot hash written into the round).
  */
 import { createHash } from 'node:crypto';
-import {
-  ORE_IX,
-  VAR_VALUE_LOG_PREFIX,
-  createAccountData,
-  encodeDeployArgs,
-  encodeDeployEvent,
-  encodeResetEvent,
-  logInstructionData,
-} from '@gridlab/chain';
+import { createAccountData, encodeBase58 } from '@gridlab/chain';
 import { blockTimeOf } from '../game/chain-time';
-import { encodeBase58 } from '@gridlab/chain';
-import { type DerivedRound, deployAt, reverseBits64 } from '../game/derive-round';
+import { type DerivedRound, deployAt } from '../game/derive-round';
+import { INSTRUCTION, deployData, deployEvent, logData, resetEvent } from '../program/events';
+import { topMinerSample } from '../program/round-rules';
 import { layoutOf } from '../game/eras';
 import type { RoundContext } from '../game/derive-round';
 import { ADMIN_FEE_COLLECTOR, ENTROPY_PROGRAM, type GameKeys, SLOT_HASHES_SYSVAR, TOKEN_PROGRAM } from './game-keys';
@@ -110,7 +103,7 @@ export class GameTransactionBuilder {
       logs.push(`Program ${k.system} invoke [2]`, `Program ${k.system} success`);
     }
     if (round.events.deployEvent !== 'none') {
-      const event = encodeDeployEvent({
+      const event = deployEvent({
         authority: m.authorityBytes,
         amount: d.amount,
         // Until 2025-12-30 the event logged the squares asked for, held ones included.
@@ -121,7 +114,7 @@ export class GameTransactionBuilder {
         totalSquares: squares,
         ts: blockTimeOf(d.slot),
       });
-      inner.push({ programIdIndex: 10, accounts: LOG_ACCOUNTS, data: encodeBase58(logInstructionData(event)), stackHeight: 2 });
+      inner.push({ programIdIndex: 10, accounts: LOG_ACCOUNTS, data: encodeBase58(logData(event)), stackHeight: 2 });
       logs.push(`Program ${program} invoke [2]`, `Program ${program} consumed 1207 of ${CU_LIMIT - 30_000} compute units`, `Program ${program} success`);
     }
     const units = 28_000 + 4_100 * squares;
@@ -136,7 +129,7 @@ export class GameTransactionBuilder {
       accountKeys,
       header: DEPLOY_HEADER,
       // The program's order: signer, authority, automation, board, config, miner, round, treasury, system, ORE, var, entropy.
-      instruction: { programIdIndex: 10, accounts: DEPLOY_ACCOUNTS, data: encodeBase58(encodeDeployArgs({ amount: d.amount, squares: d.requested })) },
+      instruction: { programIdIndex: 10, accounts: DEPLOY_ACCOUNTS, data: encodeBase58(deployData(d.amount, d.requested)) },
       inner,
       logs,
       preBalances: [WALLET_LAMPORTS, ...others],
@@ -155,7 +148,7 @@ export class GameTransactionBuilder {
       k.crank, k.board, k.config, ADMIN_FEE_COLLECTOR, k.mint, k.round(round.id), k.round(round.id + 1), topMiner, k.treasury, k.treasuryTokens, k.entropyVar,
       k.oreMintAuthority, k.system, TOKEN_PROGRAM, program, SLOT_HASHES_SYSVAR, ENTROPY_PROGRAM, k.oreMintProgram,
     ];
-    const event = encodeResetEvent(round.reset);
+    const event = resetEvent(round.reset, round.events.resetLength);
     const winner = round.winningSquare;
     const logs = [
       `Program ${program} invoke [1]`,
@@ -167,13 +160,14 @@ export class GameTransactionBuilder {
       `Program ${k.system} success`,
       `Program log: var slothash: ${encodeBase58(hashOf('slothash', round.slotHash))}`,
       `Program log: var seed: ${encodeBase58(hashOf('seed', round.slotHash))}`,
-      `${VAR_VALUE_LOG_PREFIX}${encodeBase58(round.slotHash)}`,
+      // reset.rs: `sol_log(&format!("var value: {:?}", value))`, a keccak Hash printed in base58.
+      `Program log: var value: ${encodeBase58(round.slotHash)}`,
     ];
     if (winner !== null) {
       logs.push(`Program log: Winning square: ${winner}`);
       const onWinner = round.deployed[winner]!;
       if (round.topMiner !== null && onWinner > 0) {
-        logs.push(`Program log: Top miner sample: ${reverseBits64(round.reset.rng ?? 0n) % BigInt(onWinner)}`, 'Program log: Top miner verified');
+        logs.push(`Program log: Top miner sample: ${topMinerSample(round.reset.rng, onWinner)}`, 'Program log: Top miner verified');
       } else logs.push('Program log: Split round');
     }
     logs.push(
@@ -192,10 +186,10 @@ export class GameTransactionBuilder {
       header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 6 },
       // The program's 18 accounts: signer, board, config, fee collector, mint, round, next round, top miner,
       // treasury, treasury tokens, system, token, ORE, SlotHashes, var, entropy, mint authority, ore-mint.
-      instruction: { programIdIndex: 14, accounts: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 10, 16, 11, 17], data: encodeBase58(Uint8Array.of(ORE_IX.reset)) },
+      instruction: { programIdIndex: 14, accounts: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 10, 16, 11, 17], data: encodeBase58(Uint8Array.of(INSTRUCTION.reset)) },
       inner: [
         { programIdIndex: 12, accounts: [0, 6], data: encodeBase58(createAccountData(nextRent, nextLayout, k.programBytes)), stackHeight: 2 },
-        { programIdIndex: 14, accounts: [1], data: encodeBase58(logInstructionData(event)), stackHeight: 2 },
+        { programIdIndex: 14, accounts: [1], data: encodeBase58(logData(event)), stackHeight: 2 },
       ],
       logs,
       preBalances: pre,
@@ -213,7 +207,7 @@ export class GameTransactionBuilder {
       accountKeys: [k.crank, k.board, k.round(roundId), k.treasury, k.system, program],
       header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 2 },
       // signer, board, rent payer (the crank itself), round, treasury, system.
-      instruction: { programIdIndex: 5, accounts: [0, 1, 0, 2, 3, 4], data: encodeBase58(Uint8Array.of(ORE_IX.close)) },
+      instruction: { programIdIndex: 5, accounts: [0, 1, 0, 2, 3, 4], data: encodeBase58(Uint8Array.of(INSTRUCTION.close)) },
       inner: [],
       logs: [`Program ${program} invoke [1]`, `Program ${program} consumed 4310 of ${CU_LIMIT} compute units`, `Program ${program} success`],
       preBalances: [WALLET_LAMPORTS, this.rent.board, rent, this.rent.treasury, 1, 1],

@@ -8,19 +8,11 @@
  * previous reset happened at.
  */
 import { createHash } from 'node:crypto';
-import {
-  type ResetEventInput,
-  encodeRound,
-  isSplitByRng,
-  isSplitSquare,
-  layout,
-  settleReturns,
-  settleRound,
-  slotHashRng,
-  splitAddressBytes,
-  winningSquare,
-} from '@gridlab/chain';
 import type { PayoutRule } from '@gridlab/contracts';
+import bs58 from 'bs58';
+import type { ResetFields } from '../program/events';
+import { hitsMotherlode, isSplitByRng, isSplitSquare, parimutuelReset, returnsReset, rng as rngOf, topMinerSample, winningSquare } from '../program/round-rules';
+import { roundV3, roundV4 } from '../program/state';
 import { blockTimeOf } from './chain-time';
 import { type EraStarts, type EventEra, type RoundLayout, eventEraOf, layoutOf, ruleOf } from './eras';
 import { MINER_POOL, planRound } from './miner-model';
@@ -30,13 +22,14 @@ import { Prng } from './prng';
 const SQUARES = 25;
 /** Round accounts may be closed one day of slots after the round ends (`ONE_DAY_SLOTS`). */
 export const EXPIRY_SLOTS = 216_000;
-/** 1 ORE (11 decimals) to the winning square. */
-const ORE_REWARD = layout.ORE_BASE_UNITS;
+/** `ONE_ORE` (11 decimals): the prize the reset mints for the winning square. */
+const ORE_REWARD = 100_000_000_000;
+/** `SPLIT_ADDRESS` (`api/src/consts.rs`): the top miner of a round whose prize was split. */
+const SPLIT_ADDRESS = bs58.decode('SpLiT11111111111111111111111111111111111112');
+/** The 952-byte layout (the migration of 2026-06-25). */
+const LAYOUT_V4 = 952;
 /** The motherlode pool grows 0.2 ORE a round. */
 const MOTHERLODE_STEP = 20_000_000_000;
-/** Odds of the motherlode: 1 in 625 in v3, 1 in 500 since. */
-const MOTHERLODE_ODDS_V3 = 625n;
-const MOTHERLODE_ODDS = 500n;
 /** The first deploy comes 1 to 3 slots after the reset. */
 const FIRST_DEPLOY_DELAY = 3;
 
@@ -108,10 +101,12 @@ export interface DerivedRound {
   readonly winningSquare: number | null;
   /** The drawn top miner (pool index), or null (split, nobody on the square, voided). */
   readonly topMiner: number | null;
+  /** ORE base units the reset minted for the winning square (0: voided, or nobody on it). */
+  readonly reward: number;
   /** The settled account as the reset left it. */
   readonly account: Uint8Array;
-  /** The ResetEvent the reset logged, in the round's event layout. */
-  readonly reset: ResetEventInput;
+  /** The ResetEvent the reset logged (its layout is `events.resetLength`). */
+  readonly reset: ResetFields;
   readonly poolAfter: number;
   /** Lamports per whole ORE this round cost (the board's EMA input), or null when nothing was minted. */
   readonly productionCost: number | null;
@@ -207,35 +202,37 @@ export function deriveRound(ctx: RoundContext, id: number, weights: Float64Array
 
   const voided = streams.settle.next() < ctx.voidedRoundRate;
   const slotHash = voided ? new Uint8Array(32).fill(0xff) : streams.settle.bytes(32);
-  const winner = winningSquare(slotHash);
-  const rng = winner === null ? 0n : slotHashRng(slotHash);
-  const totals = rule === 'returns' ? settleReturns(deployed, winner) : settleRound(deployed, winner);
+  const r = rngOf(slotHash);
+  const winner = r === null ? null : winningSquare(r);
+  const current = roundLayout === LAYOUT_V4;
+  const total = deployed.reduce((a, b) => a + b, 0);
+  // reset.rs: a voided round vaults nothing and wins nothing; a 952-byte one writes the refund as total_winnings.
+  const totals =
+    winner === null ? { totalVaulted: 0, totalWinnings: current ? total : 0 } : rule === 'returns' ? returnsReset(deployed, winner) : parimutuelReset(deployed, winner);
   const onWinner = winner === null ? 0 : deployed[winner]!;
   const reward = onWinner > 0 ? ORE_REWARD : 0;
-  const current = roundLayout === layout.ROUND_LEN_CURRENT;
 
   let topMiner: number | null = null;
   let topMinerBytes: Uint8Array = new Uint8Array(32);
   let motherlode = 0;
   let poolAfter = poolBefore;
-  if (winner !== null && reward > 0) {
+  if (r !== null && winner !== null && reward > 0) {
     // Since 2026-07-29 the square decides (known before the round); before, a coin from the randomness.
-    const split = rule === 'returns' ? isSplitSquare(id, winner) : isSplitByRng(rng);
-    if (split) topMinerBytes = splitAddressBytes();
+    const split = rule === 'returns' ? isSplitSquare(id, winner) : isSplitByRng(r);
+    if (split) topMinerBytes = SPLIT_ADDRESS;
     else {
-      topMiner = drawTopMiner(deploys, winner, rng, onWinner);
+      topMiner = drawTopMiner(deploys, winner, r, onWinner);
       topMinerBytes = minerKey(topMiner);
     }
     // The pool pays out before this round's 0.2 ORE goes into it.
-    if (reverseBits64(rng) % (current ? MOTHERLODE_ODDS : MOTHERLODE_ODDS_V3) === 0n) {
+    if (hitsMotherlode(r, current ? 500 : 625)) {
       motherlode = poolBefore;
       poolAfter = 0;
     }
     poolAfter += MOTHERLODE_STEP;
   }
   const totalMinted = reward + (reward > 0 ? MOTHERLODE_STEP : 0);
-  const totalWinnings = current && winner === null ? totals.totalDeployed : totals.totalWinnings;
-  const common = {
+  const fields = {
     id,
     count,
     slotHash,
@@ -243,37 +240,36 @@ export function deriveRound(ctx: RoundContext, id: number, weights: Float64Array
     rentPayer: CRANK_KEY,
     topMiner: topMinerBytes,
     motherlode,
+    reward,
     totalMiners: miners,
     totalVaulted: totals.totalVaulted,
-    totalWinnings,
+    totalWinnings: totals.totalWinnings,
   };
+  // A voided round's refund: the v3 reset zeroes `total_deployed` (f2c552c), the 952-byte one `deployed` (bd617d1).
   const account = current
-    ? encodeRound(
-        // A voided round has its stakes zeroed and the refund written as total_winnings.
-        { ...common, deployed: winner === null ? [] : deployed, rewards: [reward] },
-        layout.ROUND_LEN_CURRENT,
-      )
-    : encodeRound({ ...common, deployed, topMinerReward: reward, totalDeployed: totals.totalDeployed }, layout.ROUND_LEN_V3);
+    ? roundV4({ ...fields, deployed: winner === null ? [] : deployed })
+    : roundV3({ ...fields, deployed, totalDeployed: winner === null ? 0 : total });
 
-  // The early exits of the parimutuel reset (voided, nobody on the winning square) logged 0 miners.
-  const earlyExit = winner === null || (rule === 'parimutuel' && onWinner === 0);
-  const reset: ResetEventInput = {
-    length: events.resetLength,
+  // The early exits of the parimutuel reset (voided, nobody on the winning square) logged 0 miners;
+  // the returns reset's voided exit logs the round's miners (999e16e).
+  const earlyExit = (winner === null && rule === 'parimutuel') || (rule === 'parimutuel' && onWinner === 0);
+  const reset: ResetFields = {
     roundId: id,
     startSlot,
     endSlot,
     winningSquare: winner,
     // Until the reset verified the top miner (2026-06-09) it did not know it: v3 events carry zeros.
     topMiner: current ? topMinerBytes : new Uint8Array(32),
-    minersField: earlyExit ? 0 : events.minersField === 'num_winners' ? count[winner]! : miners,
+    miners: earlyExit ? 0 : winner === null || events.minersField === 'total_miners' ? miners : count[winner]!,
     motherlode,
-    totalDeployed: totals.totalDeployed,
+    // Logged after the refund zeroed it (`total_deployed` in v3, `deployed` since).
+    totalDeployed: winner === null ? 0 : total,
     totalVaulted: totals.totalVaulted,
-    totalWinnings,
+    totalWinnings: totals.totalWinnings,
     totalMinted,
     ts: blockTimeOf(resetSlot),
-    rng,
-    deployedWinningSquare: winner === null ? 0 : onWinner,
+    rng: r ?? 0n,
+    deployedWinningSquare: onWinner,
   };
   return {
     id,
@@ -290,27 +286,13 @@ export function deriveRound(ctx: RoundContext, id: number, weights: Float64Array
     slotHash,
     winningSquare: winner,
     topMiner,
+    reward,
     account,
     reset,
     poolAfter,
-    productionCost: current && totalMinted > 0 ? Number((BigInt(totals.totalVaulted) * BigInt(layout.ORE_BASE_UNITS)) / BigInt(totalMinted)) : null,
+    // reset.rs: production_cost = total_vaulted * ONE_ORE / total_mint_amount (u128), when anything was minted.
+    productionCost: current && totalMinted > 0 ? Number((BigInt(totals.totalVaulted) * BigInt(ORE_REWARD)) / BigInt(totalMinted)) : null,
   };
-}
-
-/** Reverses the 64 bits of `value` (`u64::reverse_bits`). */
-export function reverseBits64(value: bigint): bigint {
-  const lo = Number(value & 0xffff_ffffn);
-  const hi = Number((value >> 32n) & 0xffff_ffffn);
-  return (BigInt(reverse32(lo)) << 32n) | BigInt(reverse32(hi));
-}
-
-function reverse32(x: number): number {
-  let v = x >>> 0;
-  v = ((v >>> 1) & 0x55555555) | ((v & 0x55555555) << 1);
-  v = ((v >>> 2) & 0x33333333) | ((v & 0x33333333) << 2);
-  v = ((v >>> 4) & 0x0f0f0f0f) | ((v & 0x0f0f0f0f) << 4);
-  v = ((v >>> 8) & 0x00ff00ff) | ((v & 0x00ff00ff) << 8);
-  return ((v >>> 16) | (v << 16)) >>> 0;
 }
 
 /**
@@ -319,7 +301,7 @@ function reverse32(x: number): number {
  * cumulative being the square's total when that miner deployed to it.
  */
 export function drawTopMiner(deploys: Deploys, square: number, rng: bigint, total: number): number {
-  const sample = Number(reverseBits64(rng) % BigInt(total));
+  const sample = Number(topMinerSample(rng, total));
   const bit = 1 << square;
   let cumulative = 0;
   let last = -1;

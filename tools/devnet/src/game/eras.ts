@@ -9,7 +9,7 @@
  * ResetEvent u64 @72 is `num_winners` in its first half and `total_miners` from
  * 2026-07-24; the last third and the live rounds are the program as it runs today.
  */
-import { layout, type PayoutRule } from '@gridlab/chain';
+import type { PayoutRule } from '@gridlab/contracts';
 
 export interface EraStarts {
   /** First round id of the 952-byte layout. */
@@ -38,7 +38,8 @@ export interface EventEra {
   readonly minersField: 'num_winners' | 'total_miners';
 }
 
-export type RoundLayout = typeof layout.ROUND_LEN_V3 | typeof layout.ROUND_LEN_CURRENT;
+/** The Round account's length: v3 (568 bytes, f2c552c) or since the 2026-06-25 migration (952). */
+export type RoundLayout = 568 | 952;
 
 /**
  * Era boundaries for a devnet whose history holds rounds `firstId .. firstId + history - 1`.
@@ -71,7 +72,7 @@ export function eraStarts(setting: EraSetting, firstId: number, history: number)
 }
 
 export function layoutOf(eras: EraStarts, roundId: number): RoundLayout {
-  return roundId < eras.current ? layout.ROUND_LEN_V3 : layout.ROUND_LEN_CURRENT;
+  return roundId < eras.current ? 568 : 952;
 }
 
 export function ruleOf(eras: EraStarts, roundId: number): PayoutRule {

@@ -10,7 +10,8 @@ import {
   winningSquare,
 } from '@gridlab/chain';
 import type { Round } from '@gridlab/contracts';
-import { type DeployEntry, type Deploys, type DerivedRound, deployAt, drawTopMiner, reverseBits64 } from './derive-round';
+import { reverseBits as reverseBits64 } from '../program/round-rules';
+import { type DeployEntry, type Deploys, type DerivedRound, deployAt, drawTopMiner } from './derive-round';
 import { eraStarts, eventEraOf } from './eras';
 import { Game, type GameConfig } from './game';
 import { GameStateVersionError, restoreGameState } from './game-state';
@@ -161,15 +162,22 @@ describe('Game', () => {
     expect(v3.record.winningSquare).toBeNull();
     expect(v3.record.slotHash).toBe('ff'.repeat(32));
     expect(v3.record.totalWinnings).toBe(0);
-    expect(v3.round.reset).toMatchObject({ winningSquare: null, minersField: 0, rng: 0n, deployedWinningSquare: 0, totalMinted: 0 });
+    expect(v3.round.reset).toMatchObject({ winningSquare: null, miners: 0, rng: 0n, deployedWinningSquare: 0, totalMinted: 0, totalDeployed: 0 });
+    // The v3 reset zeroes the total_deployed field (@536) and keeps deployed (reset.rs at f2c552c); the indexer reads what was deployed.
+    expect(Buffer.from(v3.round.account).readBigUInt64LE(536)).toBe(0n);
+    const v3Account = decodeRound(v3.round.account);
+    expect(v3Account.totalDeployed).toBe(v3Account.deployed.reduce((a, b) => a + b, 0));
+    expect(v3Account.totalDeployed).toBe(v3.record.totalDeployed);
+    expect(v3.record.totalDeployed).toBeGreaterThan(0);
     const current = history({ ...config, voidedRoundRate: 1, eras: eraStarts('returns', 1, 0) }, 1).rounds[0]!;
     const account = decodeRound(current.round.account);
     expect(account.layout).toBe(952);
     expect(account.deployed.every((d) => d === 0)).toBe(true);
     expect(current.record.totalWinnings).toBeGreaterThan(0);
     expect(current.record.totalDeployed).toBe(current.record.totalWinnings);
-    // The event counts the stakes before the refund zeroed them.
-    expect(current.round.reset.totalDeployed).toBe(landed(current.round.deploys).reduce((a, d) => a + d.amount * bits(d.deployed).length, 0));
+    // The event logs total_deployed after the refund zeroed the stakes, and the refund as total_winnings (reset.rs at 999e16e).
+    expect(current.round.reset.totalDeployed).toBe(0);
+    expect(current.round.reset.totalWinnings).toBe(landed(current.round.deploys).reduce((a, d) => a + d.amount * bits(d.deployed).length, 0));
   });
 
   it('is the same game for the same seed, and derives any round again identically', () => {
@@ -198,7 +206,7 @@ describe('Game', () => {
       expect(account.layout).toBe(era === 'v3' ? 568 : 952);
       expect(record.payoutRule).toBe(era === 'returns' ? 'returns' : 'parimutuel');
       expect(round.events).toEqual(eventEraOf(eras, id));
-      expect(round.reset.length).toBe(id < 25 ? 128 : 144);
+      expect(round.events.resetLength).toBe(id < 25 ? 128 : 144);
       // Every round's own totals tell its rule.
       expect(inferPayoutRule(account, previous)).toMatchObject({ ok: true, rule: record.payoutRule });
       previous = record.payoutRule;
@@ -206,7 +214,7 @@ describe('Game', () => {
       if (w === null) continue;
       const totals = record.payoutRule === 'returns' ? settleReturns(account.deployed, w) : settleRound(account.deployed, w);
       expect([record.totalWinnings, record.totalVaulted]).toEqual([totals.totalWinnings, totals.totalVaulted]);
-      expect(round.reset.minersField).toBe(
+      expect(round.reset.miners).toBe(
         record.payoutRule === 'parimutuel' && account.deployed[w] === 0 ? 0 : id < 49 ? account.count[w] : record.totalMiners,
       );
       if (era === 'v3') {
@@ -267,7 +275,7 @@ describe('Game state', () => {
   it('keeps the settings the chain was started with, through JSON', () => {
     const game = new Game({ ...config, voidedRoundRate: 0.1 }, 7, 5000);
     const state = restoreGameState(JSON.parse(JSON.stringify(game.saveState())));
-    expect(state).toEqual({ version: 3, config: { ...config, voidedRoundRate: 0.1 }, historyRounds: 7, genesisSlot: 5000 });
+    expect(state).toEqual({ version: 4, config: { ...config, voidedRoundRate: 0.1 }, historyRounds: 7, genesisSlot: 5000 });
   });
 
   it('refuses a state of another version', () => {

@@ -1,5 +1,6 @@
-import { type BoardAccount, decodeRound, encodeBoard, encodeRound, layout, toSettledRound } from '@gridlab/chain';
 import type { Round } from '@gridlab/contracts';
+import bs58 from 'bs58';
+import { board as boardAccount, roundV3, roundV4, U64_MAX } from '../program/state';
 import { blockTimeOf } from './chain-time';
 import { Chronicle } from './chronicle';
 import { CRANK_KEY, EXPIRY_SLOTS, type DerivedRound, type RoundContext, roundSpan } from './derive-round';
@@ -18,6 +19,16 @@ const TREASURY_DISCRIMINATOR = 104;
 const TREASURY_LENGTH = 48;
 
 export type GameConfig = RoundContext;
+
+/** The board as the game keeps it (`end_slot` null while waiting for the first deploy). */
+interface BoardState {
+  readonly roundId: number;
+  readonly startSlot: number;
+  readonly endSlot: number | null;
+}
+
+const LAYOUT_V4 = 952;
+const SPLIT_ADDRESS = 'SpLiT11111111111111111111111111111111111112';
 
 /** An account the game wrote this slot. */
 export type GameWrite =
@@ -46,7 +57,7 @@ export interface TickResult {
  */
 export class Game {
   readonly chronicle: Chronicle;
-  private board: BoardAccount;
+  private board: BoardState;
   /** The current round (the board's), derived ahead: its deploys land as slots pass. */
   private live: DerivedRound;
   private applied = 0;
@@ -72,7 +83,7 @@ export class Game {
     for (let id = 1; id <= historyRounds; id++) onHistory(this.settle(this.chronicle.append(this.pool)));
     this.live = this.chronicle.append(this.pool);
     // The last history reset is at the genesis slot; the board then waits from the next slot.
-    this.board = { roundId: this.live.id, startSlot: genesisSlot + 1, endSlot: null, epochOrCost: 0 };
+    this.board = { roundId: this.live.id, startSlot: genesisSlot + 1, endSlot: null };
   }
 
   /** What the ledger file keeps of the game (game-state.ts): the settings it was started with. */
@@ -90,9 +101,8 @@ export class Game {
   }
 
   boardBytes(): Uint8Array {
-    const current = this.live.layout === layout.ROUND_LEN_CURRENT;
-    // The 40-byte board's u64 @32 is the epoch (0) for v3 rounds, the production cost after.
-    return encodeBoard({ ...this.board, epochOrCost: current ? this.productionCost : 0 });
+    // The board's fourth u64 is the epoch (0) for v3 rounds, the production cost after.
+    return boardAccount({ ...this.board, fourth: this.live.layout === LAYOUT_V4 ? this.productionCost : 0 });
   }
 
   roundBytes(): Uint8Array {
@@ -125,7 +135,7 @@ export class Game {
     if (slot < round.resetSlot) return { writes, settled: null };
     const settled = this.settle(round);
     this.live = this.chronicle.append(this.pool);
-    this.board = { roundId: this.live.id, startSlot: slot + 1, endSlot: null, epochOrCost: 0 };
+    this.board = { roundId: this.live.id, startSlot: slot + 1, endSlot: null };
     this.applied = 0;
     this.deployed.fill(0);
     this.count.fill(0);
@@ -147,12 +157,7 @@ export class Game {
       const ema = BigInt(this.productionCost);
       this.productionCost = this.productionCost === 0 ? round.productionCost : Number((BigInt(round.productionCost) + (COST_EMA_ROUNDS - 1n) * ema) / COST_EMA_ROUNDS);
     }
-    const current = round.layout === layout.ROUND_LEN_CURRENT;
-    const record = toSettledRound(decodeRound(round.account), new Date(blockTimeOf(round.resetSlot) * 1000), {
-      payoutRule: round.rule,
-      productionCost: current ? this.productionCost : null,
-      motherlodePool: poolBefore,
-    });
+    const record = settledRecord(round, new Date(blockTimeOf(round.resetSlot) * 1000), round.layout === LAYOUT_V4 ? this.productionCost : null, poolBefore);
     return { round, record };
   }
 
@@ -166,20 +171,63 @@ export class Game {
     }
   }
 
+  /** The open round as deploy.rs leaves it: stakes, counts and miners so far, no randomness, no totals. */
   private encodeOpen(): Uint8Array {
     const round = this.live;
-    return encodeRound(
-      {
-        id: round.id,
-        deployed: this.deployed,
-        count: this.count,
-        // u64::MAX until the first deploy starts the round.
-        expiresAt: this.board.endSlot === null ? null : round.endSlot + EXPIRY_SLOTS,
-        rentPayer: CRANK_KEY,
-        totalDeployed: this.deployed.reduce((a, b) => a + b, 0),
-        totalMiners: this.miners.size,
-      },
-      round.layout,
-    );
+    const fields = {
+      id: round.id,
+      deployed: this.deployed,
+      count: this.count,
+      slotHash: new Uint8Array(32),
+      // u64::MAX until the first deploy starts the round.
+      expiresAt: this.board.endSlot === null ? U64_MAX : round.endSlot + EXPIRY_SLOTS,
+      motherlode: 0,
+      rentPayer: CRANK_KEY,
+      topMiner: new Uint8Array(32),
+      reward: 0,
+      totalMiners: this.miners.size,
+      totalVaulted: 0,
+      totalWinnings: 0,
+    };
+    return round.layout === LAYOUT_V4 ? roundV4(fields) : roundV3(fields);
   }
+}
+
+const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+
+/**
+ * What the indexer should store for a settled round, from the game's own figures (not by
+ * decoding the account it wrote: the indexer's decoder is what this is checked against).
+ * A voided round's `totalDeployed` is what was deployed and refunded where the chain still
+ * shows it (v3 keeps `deployed`; a 952-byte `returns` round writes the refund as
+ * `total_winnings`), and 0 where the reset erased it (a 952-byte parimutuel round).
+ */
+function settledRecord(round: DerivedRound, settledAt: Date, productionCost: number | null, poolBefore: number): Round {
+  const current = round.layout === LAYOUT_V4;
+  const voided = round.winningSquare === null;
+  const erased = current && voided;
+  const deployed = erased ? new Array<number>(SQUARES).fill(0) : [...round.deployed];
+  const total = round.deployed.reduce((a, b) => a + b, 0);
+  const topMiner = bs58.encode(round.reset.topMiner);
+  return {
+    id: round.id,
+    deployed,
+    count: [...round.count],
+    winningSquare: round.winningSquare,
+    totalDeployed: erased ? round.reset.totalWinnings : total,
+    totalWinnings: round.reset.totalWinnings,
+    totalVaulted: round.reset.totalVaulted,
+    totalMiners: round.miners,
+    motherlode: round.reset.motherlode,
+    topMinerReward: round.reward,
+    slotHash: hex(round.slotHash),
+    settledAt: settledAt.toISOString(),
+    payoutRule: round.rule,
+    oreReward: current ? round.reward : null,
+    topMiner: current ? topMiner : null,
+    split: current ? topMiner === SPLIT_ADDRESS : null,
+    productionCost: current ? productionCost : null,
+    source: 'account',
+    motherlodePool: round.reset.motherlode > 0 ? round.reset.motherlode : poolBefore,
+  };
 }

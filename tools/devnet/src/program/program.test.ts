@@ -1,0 +1,127 @@
+/**
+ * The devnet's port of the ORE program held against outside truth: the golden vectors
+ * worked from the program's source (fixtures/golden) and real mainnet bytes
+ * (fixtures/mainnet). Fields are read from the real bytes here, by the struct order the
+ * port transcribes, and written back by the port: the bytes must come out identical.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import bs58 from 'bs58';
+import { deployData, logData, resetEvent } from './events';
+import { hitsMotherlode, isSplitByRng, isSplitSquare, parimutuelReset, returnsReset, reverseBits, rng, topMinerSample, winningSquare } from './round-rules';
+import { roundV4 } from './state';
+
+const FIXTURES = join(__dirname, '../../../../fixtures');
+const golden = JSON.parse(readFileSync(join(FIXTURES, 'golden/settlement.json'), 'utf8')) as {
+  settlement: { name: string; rule: 'parimutuel' | 'returns'; deployed: number[]; winningSquare: number | null; expect: { adminFee: number; totalVaulted: number; totalWinnings: number } }[];
+  draw: { rng: string; deployedWinningSquare: number; expect: { sample: string; motherlode: boolean } }[];
+};
+const SPLIT = 'SpLiT11111111111111111111111111111111111112';
+
+describe('the port of the reset, against the golden vectors', () => {
+  const settled = golden.settlement.filter((v) => v.winningSquare !== null);
+  it.each(settled.map((v) => [v.name, v] as const))('%s', (_name, v) => {
+    const reset = v.rule === 'returns' ? returnsReset : parimutuelReset;
+    expect(reset(v.deployed, v.winningSquare!)).toEqual({ adminFee: v.expect.adminFee, totalVaulted: v.expect.totalVaulted, totalWinnings: v.expect.totalWinnings });
+  });
+
+  it.each(golden.draw.map((v) => [v.rng, v] as const))('draws the top miner and the motherlode from rng %s', (_rng, v) => {
+    expect(topMinerSample(BigInt(v.rng), v.deployedWinningSquare).toString()).toBe(v.expect.sample);
+    expect(hitsMotherlode(BigInt(v.rng), 500)).toBe(v.expect.motherlode);
+  });
+
+  it('reverses bits as u64::reverse_bits does', () => {
+    expect(reverseBits(1n)).toBe(1n << 63n);
+    expect(reverseBits(0xf0n)).toBe(0x0f00_0000_0000_0000n);
+  });
+});
+
+/** A Round of 952 bytes read field by field in the order of `api/src/state/round.rs` (bd617d1). */
+function readRound(bytes: Uint8Array) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  let at = 8;
+  const u64 = () => {
+    const v = Number(view.getBigUint64(at, true));
+    at += 8;
+    return v;
+  };
+  const u64s = () => Array.from({ length: 25 }, u64);
+  const raw = () => bytes.slice((at += 32) - 32, at);
+  const id = u64();
+  const deployed = u64s();
+  const mass = u64s();
+  const count = u64s();
+  const slotHash = raw();
+  const expiresAt = u64();
+  const motherlode = u64();
+  const rentPayer = raw();
+  const rewards = u64s();
+  const totalVaulted = u64();
+  const totalWinnings = u64();
+  const totalMiners = u64();
+  const topMiner = raw();
+  return { id, deployed, mass, count, slotHash, expiresAt, motherlode, rentPayer, rewards, totalVaulted, totalWinnings, totalMiners, topMiner };
+}
+
+describe('the port, against settled mainnet rounds', () => {
+  const load = (folder: string) =>
+    readdirSync(join(FIXTURES, 'mainnet', folder))
+      .filter((f) => f.startsWith('round_'))
+      .map((f) => new Uint8Array(readFileSync(join(FIXTURES, 'mainnet', folder, f))));
+  const rounds = [...load('rounds-952-parimutuel').map((b) => ['parimutuel', b] as const), ...load('accounts-2026-10').map((b) => ['returns', b] as const)];
+
+  it.each(rounds.map(([rule, bytes]) => [readRound(bytes).id, rule, bytes] as const))('round %i (%s): its bytes, totals and prize split', (_id, rule, bytes) => {
+    const r = readRound(bytes);
+    expect(r.mass.every((m) => m === 0)).toBe(true);
+    expect(Buffer.from(roundV4({ ...r, reward: r.rewards[0]! }))).toEqual(Buffer.from(bytes));
+    const random = rng(r.slotHash)!;
+    const w = winningSquare(random);
+    const totals = rule === 'returns' ? returnsReset(r.deployed, w) : parimutuelReset(r.deployed, w);
+    expect([totals.totalVaulted, totals.totalWinnings]).toEqual([r.totalVaulted, r.totalWinnings]);
+    const split = rule === 'returns' ? isSplitSquare(r.id, w) : isSplitByRng(random);
+    expect(split).toBe(bs58.encode(r.topMiner) === SPLIT);
+  });
+});
+
+describe('the port, against a real reset transaction (round 52697, November 2025)', () => {
+  const fixture = JSON.parse(readFileSync(join(FIXTURES, 'mainnet/transactions-2025-11/transactions.json'), 'utf8')) as {
+    reset: { parsedData: { meta: { logMessages: string[]; innerInstructions: { instructions: { programId: string; data?: string }[] }[] } } }[];
+  };
+  const meta = fixture.reset[0]!.parsedData.meta;
+  const logged = meta.innerInstructions.flatMap((i) => i.instructions).find((i) => i.programId === 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv' && i.data !== undefined)!;
+  const data = bs58.decode(logged.data!);
+
+  it('writes its 128-byte ResetEvent byte for byte from the fields in struct order, and its winning square from var value', () => {
+    expect(data[0]).toBe(8);
+    const event = data.subarray(1);
+    expect(event.length).toBe(128);
+    const view = new DataView(event.buffer, event.byteOffset, 128);
+    const u64 = (i: number) => Number(view.getBigUint64(8 * i, true));
+    // disc, round_id, start_slot, end_slot, winning_square, top_miner [32], num_winners, motherlode,
+    // total_deployed, total_vaulted, total_winnings, total_minted, ts (event.rs at 6f0a956).
+    const fields = {
+      roundId: u64(1),
+      startSlot: u64(2),
+      endSlot: u64(3),
+      winningSquare: u64(4),
+      topMiner: event.slice(40, 72),
+      miners: u64(9),
+      motherlode: u64(10),
+      totalDeployed: u64(11),
+      totalVaulted: u64(12),
+      totalWinnings: u64(13),
+      totalMinted: u64(14),
+      ts: u64(15),
+      rng: 0n,
+      deployedWinningSquare: 0,
+    };
+    expect(fields.roundId).toBe(52697);
+    expect(Buffer.from(logData(resetEvent(fields, 128)))).toEqual(Buffer.from(data));
+    const value = meta.logMessages.find((l) => l.startsWith('Program log: var value: '))!.slice('Program log: var value: '.length);
+    expect(winningSquare(rng(bs58.decode(value))!)).toBe(fields.winningSquare);
+  });
+
+  it('writes Deploy instruction data as `[6] ++ amount u64 ++ squares u32`', () => {
+    expect(Buffer.from(deployData(1_000_001, 0b101)).toString('hex')).toBe('06' + '41420f0000000000' + '05000000');
+  });
+});
