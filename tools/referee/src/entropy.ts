@@ -9,7 +9,7 @@
  * and the winning square `rng % 25` (ore `api/src/state/round.rs`).
  */
 import { keccak_256 } from '@noble/hashes/sha3';
-import { winningSquare } from '@gridlab/chain';
+import { slotHashRng, winningSquare } from '@gridlab/chain';
 
 export function keccak(...parts: readonly Uint8Array[]): Uint8Array {
   const hash = keccak_256.create();
@@ -35,6 +35,8 @@ export interface RoundDraw {
   /** The Var's `samples` after that round's `next`. */
   readonly samples: bigint;
   readonly square: number;
+  /** Further conditions on the round's rng (for example: not a split round). */
+  readonly accept?: (rng: bigint) => boolean;
 }
 
 /** Seeds for consecutive rounds, and the values they reveal. */
@@ -49,12 +51,13 @@ export interface SeedChain {
 /**
  * A hash chain of seeds, as an entropy provider keeps one (each revealed seed is the
  * commitment of the next), whose values make each round's `square` win. The last seed is
- * `keccak(label ++ i)` for the first i that fits all rounds (about 25^rounds tries).
+ * `keccak(label ++ i)` for the first i that fits all rounds (about 25^rounds tries, more
+ * with `accept`).
  * Deterministic: same inputs, same chain.
  */
 export function grindSeedChain(draws: readonly RoundDraw[], label: string): SeedChain {
   const prefix = new TextEncoder().encode(label);
-  const limit = 50n * 25n ** BigInt(draws.length);
+  const limit = 1000n * 25n ** BigInt(draws.length);
   for (let i = 0n; i < limit; i++) {
     const seeds = new Array<Uint8Array>(draws.length);
     let seed = keccak(prefix, u64Le(i));
@@ -63,7 +66,8 @@ export function grindSeedChain(draws: readonly RoundDraw[], label: string): Seed
       seed = keccak(seed);
     }
     const values = draws.map((d, k) => varValue(d.slotHash, seeds[k]!, d.samples));
-    if (values.every((v, k) => winningSquare(v) === draws[k]!.square)) return { commitment: seed, seeds, values };
+    const fits = (v: Uint8Array, d: RoundDraw) => winningSquare(v) === d.square && (d.accept === undefined || d.accept(slotHashRng(v)));
+    if (values.every((v, k) => fits(v, draws[k]!))) return { commitment: seed, seeds, values };
   }
   throw new Error(`no seed chain in ${limit} tries`);
 }

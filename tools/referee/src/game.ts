@@ -53,7 +53,7 @@ export class Game {
 
   /** ClaimSOL; deltas of the Miner account and the miner's wallet. */
   claimSol(miner: Keypair): LamportMoves {
-    return this.watch([minerAddress(miner.publicKey), miner.publicKey], () => this.referee.send([ix.claimSol(miner.publicKey)], [miner]));
+    return this.watch([minerAddress(miner.publicKey), miner.publicKey], () => this.referee.send([ix.claimSol(miner.publicKey, this.referee.era)], [miner]));
   }
 
   miner(miner: Keypair): MinerFields {

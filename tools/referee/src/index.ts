@@ -4,6 +4,7 @@
  */
 export * from './addresses';
 export * as ix from './instructions';
+export type { Era } from './instructions';
 export * from './layouts';
 export { fallbackSlotHash, grindSeedChain, keccak, varValue, type RoundDraw, type SeedChain } from './entropy';
 export { Referee, TransactionFailed, FIXTURES, type GameSetup, type TxOutcome } from './referee';

@@ -24,6 +24,12 @@ import {
   roundAddress,
 } from './addresses';
 
+/**
+ * The program's executable: `2025-12` (source 12274aa) or `2026-04` (source 7d18eda,
+ * which reads the same 568-byte rounds but takes more accounts in some instructions).
+ */
+export type Era = '2025-12' | '2026-04';
+
 /** `OreInstruction` discriminators (`api/src/instruction.rs`). */
 const ORE = { checkpoint: 2, claimSol: 3, deploy: 6, reset: 9 } as const;
 /** `EntropyInstruction` discriminators. */
@@ -103,9 +109,13 @@ export function checkpoint(signer: PublicKey, authority: PublicKey, roundId: big
   return ore([s(signer), w(BOARD), w(minerAddress(authority)), w(roundAddress(roundId)), w(TREASURY), r(SYSTEM_PROGRAM_ID)], Uint8Array.of(ORE.checkpoint));
 }
 
-/** `sdk::claim_sol`: moves the Miner's `rewards_sol` to its authority. */
-export function claimSol(signer: PublicKey): TransactionInstruction {
-  return ore([s(signer), w(minerAddress(signer)), r(SYSTEM_PROGRAM_ID)], Uint8Array.of(ORE.claimSol));
+/**
+ * `sdk::claim_sol`: moves the Miner's `rewards_sol` to its authority. Since 2026-01 (ore
+ * 7d18eda's layout) it also takes the board and the program, to log a ClaimEvent.
+ */
+export function claimSol(signer: PublicKey, era: Era): TransactionInstruction {
+  const keys = era === '2025-12' ? [s(signer), w(minerAddress(signer)), r(SYSTEM_PROGRAM_ID)] : [s(signer), w(BOARD), w(minerAddress(signer)), r(SYSTEM_PROGRAM_ID), r(ORE_PROGRAM_ID)];
+  return ore(keys, Uint8Array.of(ORE.claimSol));
 }
 
 /** entropy `sdk::sample`: records the slot hash of the Var's `end_at`. */

@@ -9,6 +9,7 @@ import { getTransactionDecoder, address, lamports as toLamports } from '@solana/
 import { Keypair, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { Clock, FailedTransactionMetadata, LiteSVM } from 'litesvm';
 import { BOARD, CONFIG, ENTROPY_PROGRAM_ID, MINT_AUTHORITY, ORE_MINT, ORE_MINT_PROGRAM_ID, ORE_PROGRAM_ID, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID, TREASURY, TREASURY_TOKENS, roundAddress } from './addresses';
+import type { Era } from './instructions';
 import { encodeBoard, finalizedVar, openRound, upgradeTreasury } from './layouts';
 import { noopProgram } from './mint-stub';
 
@@ -37,8 +38,8 @@ export class TransactionFailed extends Error {
 
 /** Initial state of the game: the board waits for the first deploy of `roundId`. */
 export interface GameSetup {
-  /** Path of the ORE executable (relative to the fixtures directory). */
-  readonly program: string;
+  /** Which ORE executable: `fixtures/mainnet/program-<era>/ore.so`. */
+  readonly era: Era;
   readonly roundId: bigint;
   readonly slot: bigint;
   /** The Var's revealed seed before the round, which `next` turns into the commitment. */
@@ -51,17 +52,20 @@ export class Referee {
   readonly feePayer = Keypair.fromSeed(new Uint8Array(32).fill(7));
   readonly varAddress: PublicKey;
   readonly feeCollector: PublicKey;
+  readonly era: Era;
   private readonly decoder = getTransactionDecoder();
   private slotNow = 0n;
 
   constructor(setup: GameSetup) {
+    this.era = setup.era;
     const fixture = (name: string) => new Uint8Array(readFileSync(join(FIXTURES, 'program-2025-12', name)));
     const config = fixture('config.account.bin');
-    // Config: admin, bury_authority, fee_collector @72, swap_program, var_address @136, admin_fee.
+    // Config (2025-12): admin, bury_authority, fee_collector @72, swap_program, var_address @136,
+    // admin_fee. The 2026-04 program has these two as constants, with the same values.
     this.feeCollector = new PublicKey(config.subarray(72, 104));
     this.varAddress = new PublicKey(config.subarray(136, 168));
 
-    this.svm.addProgram(address(ORE_PROGRAM_ID.toBase58()), new Uint8Array(readFileSync(join(FIXTURES, setup.program))));
+    this.svm.addProgram(address(ORE_PROGRAM_ID.toBase58()), new Uint8Array(readFileSync(join(FIXTURES, `program-${setup.era}`, 'ore.so'))));
     const entropy = fixture('entropy.so');
     this.svm.addProgram(address(ENTROPY_PROGRAM_ID.toBase58()), entropy);
     this.svm.addProgram(address(ORE_MINT_PROGRAM_ID.toBase58()), noopProgram(entropy));
