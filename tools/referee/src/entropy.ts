@@ -11,6 +11,7 @@
 import { keccak_256 } from '@noble/hashes/sha3';
 import { slotHashRng, winningSquare } from '@gridlab/chain';
 
+/** Keccak-256 of the concatenated parts (Solana's `keccak::hashv`). */
 export function keccak(...parts: readonly Uint8Array[]): Uint8Array {
   const hash = keccak_256.create();
   for (const part of parts) hash.update(part);
