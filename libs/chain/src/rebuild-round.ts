@@ -76,7 +76,7 @@ interface Tally {
 export function rebuildRound(input: RebuildInput): RebuildResult {
   const { roundId } = input;
   const successful = input.transactions.filter((t) => !t.failed);
-  const skipped = skippedParts(successful);
+  let skipped = skippedParts(successful);
   const refuse = (reason: RebuildRefusal, detail: string): RebuildResult => ({ ok: false, reason, detail, ...skipped });
   let reset: ResetEvent | undefined;
   let resetTx: OreTransaction | undefined;
@@ -96,6 +96,7 @@ export function rebuildRound(input: RebuildInput): RebuildResult {
   // The round ended at its reset: whatever names it later (its close, anyone's listing) says nothing of it.
   const resetSlot = resetTx.slot;
   const ok = successful.filter((t) => t.slot <= resetSlot);
+  skipped = skippedParts(ok);
   const slotHash = resetTx.varValue ?? (voided ? new Uint8Array(32).fill(0xff) : null);
   if (slotHash === null) return refuse('no_randomness', `round ${roundId}: the reset transaction ${resetTx.signature} logs no var value`);
 
