@@ -30,7 +30,8 @@ beforeAll(async () => {
     missingIds: (a, b, n) => history.missingIds(a, b, n),
     missingCount: (a, b) => history.missingCount(a, b),
     insert: (rounds) => repo.insertMany(rounds),
-    markUnrecoverable: (rounds) => history.markUnrecoverable(rounds),
+    markRefused: (rounds) => history.markRefused(rounds),
+    refusedAmong: (ids) => history.refusedAmong(ids),
     ruleBefore: (id) => repo.ruleBefore(id),
   };
 });
