@@ -92,11 +92,12 @@ export class HistoryStore {
     if (rounds.length === 0) return;
     await this.pool.query(
       `INSERT INTO indexer.unrecoverable_rounds (id, reason, detail, at, attempts, next_attempt_at)
-       SELECT id, reason, detail, $4, 1, $4 + $5 * interval '1 millisecond'
+       SELECT id, reason, detail, $4::timestamptz, 1, $4::timestamptz + $5::float8 * interval '1 millisecond'
          FROM unnest($1::bigint[], $2::text[], $3::text[]) AS t(id, reason, detail)
-       ON CONFLICT (id) DO UPDATE SET reason = excluded.reason, detail = excluded.detail, at = $4,
+       ON CONFLICT (id) DO UPDATE SET reason = excluded.reason, detail = excluded.detail, at = $4::timestamptz,
          attempts = indexer.unrecoverable_rounds.attempts + 1,
-         next_attempt_at = $4 + least($6::float8, $5::float8 * power(2, least(indexer.unrecoverable_rounds.attempts, 30))) * interval '1 millisecond'`,
+         next_attempt_at = $4::timestamptz
+           + least($6::float8, $5::float8 * power(2, least(indexer.unrecoverable_rounds.attempts, 30))) * interval '1 millisecond'`,
       [rounds.map((r) => r.id), rounds.map((r) => r.reason), rounds.map((r) => r.detail), now, REFUSED_RETRY_FIRST_MS, REFUSED_RETRY_MAX_MS],
     );
   }
