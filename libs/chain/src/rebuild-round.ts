@@ -45,7 +45,7 @@ export type RebuildRefusal =
   | 'mismatch';
 
 /** What the rebuild did not read: parts of its transactions that did not decode, by reason. */
-export interface SkippedParts {
+interface SkippedParts {
   readonly skipped: number;
   readonly skippedReasons: Readonly<Partial<Record<SkipReason, number>>>;
 }

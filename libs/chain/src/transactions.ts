@@ -32,7 +32,7 @@ export interface InstructionJson {
  * indexes; an instruction of a program the node knows (the system program's CreateAccount)
  * carries `parsed` instead of `accounts` and `data`.
  */
-export interface ParsedInstructionJson {
+interface ParsedInstructionJson {
   readonly programId: string;
   readonly accounts?: readonly string[];
   readonly data?: string;
@@ -42,7 +42,7 @@ export interface ParsedInstructionJson {
 }
 
 /** An account key as `jsonParsed` shows it. */
-export interface ParsedAccountKeyJson {
+interface ParsedAccountKeyJson {
   readonly pubkey: string;
   readonly signer?: boolean;
   readonly writable?: boolean;
@@ -96,7 +96,7 @@ export type SkipReason =
   | 'bad_event';
 
 /** A part of a transaction that was skipped, and why. */
-export interface Skipped {
+interface Skipped {
   readonly reason: SkipReason;
   readonly detail: string;
 }

@@ -18,9 +18,9 @@ export interface RefusedRoundRecord extends UnrecoverableRound {
 }
 
 /** The first retry of a refused round comes this long after its refusal; each refusal doubles the wait. */
-export const REFUSED_RETRY_FIRST_MS = 5 * 60_000;
+const REFUSED_RETRY_FIRST_MS = 5 * 60_000;
 /** The longest wait between two tries of a refused round. */
-export const REFUSED_RETRY_MAX_MS = 24 * 3_600_000;
+const REFUSED_RETRY_MAX_MS = 24 * 3_600_000;
 
 /** What readers in id order need to know of a missing round id. */
 export type MissingState =
