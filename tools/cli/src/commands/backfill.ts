@@ -209,6 +209,8 @@ function summary(p: FillProgress): Record<string, unknown> {
     missing: p.total,
     stored: p.stored,
     refused: p.refused,
+    retried: p.retried,
+    skipped: p.skipped,
     transactions: p.transactions,
     rpcCalls: p.calls,
     seconds: Math.round(p.elapsedSeconds * 10) / 10,
