@@ -154,11 +154,34 @@ describe('Deploy instruction data', () => {
 });
 
 describe('the var value log', () => {
+  const ORE = 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv';
+  const OTHER = '3jSkUuYBoJzQPMEzTvkDFXCZUBksPamrVhrnHR9igu2X';
+  const own = (...lines: string[]): string[] => [`Program ${ORE} invoke [1]`, ...lines, `Program ${ORE} success`];
+
   it('gives the 32 bytes reset logged, and null without the line', () => {
     const value = new Uint8Array(32).map((_, i) => i * 7);
-    expect(varValueFromLogs(['Program log: var seed: xyz', `Program log: var value: ${bs58.encode(value)}`])).toEqual(value);
-    expect(varValueFromLogs(['Program log: var value: 0OIl'])).toBeNull();
-    expect(varValueFromLogs([`Program log: var value: ${bs58.encode(new Uint8Array(31))}`])).toBeNull();
-    expect(varValueFromLogs(null)).toBeNull();
+    expect(varValueFromLogs(own('Program log: var seed: xyz', `Program log: var value: ${bs58.encode(value)}`), ORE)).toEqual(value);
+    expect(varValueFromLogs(own('Program log: var value: 0OIl'), ORE)).toBeNull();
+    expect(varValueFromLogs(own(`Program log: var value: ${bs58.encode(new Uint8Array(31))}`), ORE)).toBeNull();
+    expect(varValueFromLogs(null, ORE)).toBeNull();
+  });
+
+  it('reads only the lines of the ORE program\'s own invocation, not those of a program it or the transaction called', () => {
+    const value = new Uint8Array(32).fill(3);
+    const forged = bs58.encode(new Uint8Array(32).fill(4));
+    const logs = [
+      `Program ${OTHER} invoke [1]`,
+      `Program log: var value: ${forged}`,
+      `Program ${OTHER} success`,
+      `Program ${ORE} invoke [1]`,
+      `Program ${OTHER} invoke [2]`,
+      `Program log: var value: ${forged}`,
+      `Program ${OTHER} success`,
+      `Program log: var value: ${bs58.encode(value)}`,
+      `Program ${ORE} success`,
+    ];
+    expect(varValueFromLogs(logs, ORE)).toEqual(value);
+    // Outside any invocation (no runtime line says whose it is): nobody's.
+    expect(varValueFromLogs([`Program log: var value: ${bs58.encode(value)}`], ORE)).toBeNull();
   });
 });

@@ -239,16 +239,41 @@ export function decodeDeployArgs(data: Uint8Array): DeployArgs | null {
 /** What `reset` logs of the round's randomness: `var value: <base58 of the 32 bytes>`. */
 export const VAR_VALUE_LOG_PREFIX = 'Program log: var value: ';
 
-/** The 32 bytes of the `var value:` log line, or null when the logs carry none. */
-export function varValueFromLogs(logs: readonly string[] | null | undefined): Uint8Array | null {
+const LOG_LINE = 'Program log: ';
+const INVOKE = ' invoke [';
+
+/**
+ * The 32 bytes of the `var value:` line that the program `programId` logged itself, or
+ * null when it logged none. Any program can log a line that reads `var value: ...`, so a
+ * line counts only while the ORE program's own invocation is the innermost one, followed
+ * through the runtime's `Program <id> invoke [n]` and `Program <id> success|failed` lines
+ * (which no program can write: its own lines start `Program log:` or `Program data:`).
+ */
+export function varValueFromLogs(logs: readonly string[] | null | undefined, programId: string): Uint8Array | null {
   if (logs === null || logs === undefined) return null;
+  const stack: string[] = [];
   for (const line of logs) {
-    if (!line.startsWith(VAR_VALUE_LOG_PREFIX)) continue;
-    try {
-      const bytes = decodeBase58(line.slice(VAR_VALUE_LOG_PREFIX.length).trim());
-      if (bytes.length === 32) return bytes;
-    } catch {
-      // not base58: not the program's line
+    if (line.startsWith(LOG_LINE)) {
+      if (!line.startsWith(VAR_VALUE_LOG_PREFIX) || stack[stack.length - 1] !== programId) continue;
+      try {
+        const bytes = decodeBase58(line.slice(VAR_VALUE_LOG_PREFIX.length).trim());
+        if (bytes.length === 32) return bytes;
+      } catch {
+        // not base58: not the program's line
+      }
+      continue;
+    }
+    if (!line.startsWith('Program ')) continue;
+    const idEnd = line.indexOf(' ', 8);
+    if (idEnd < 0) continue;
+    const id = line.slice(8, idEnd);
+    if (line.startsWith(INVOKE, idEnd)) {
+      // The depth the runtime gives: a frame whose end the logs lost (truncated) is dropped.
+      const depth = Number.parseInt(line.slice(idEnd + INVOKE.length), 10);
+      if (Number.isInteger(depth) && depth >= 1) stack.length = Math.min(stack.length, depth - 1);
+      stack.push(id);
+    } else if (line.startsWith(' success', idEnd) || line.startsWith(' failed', idEnd)) {
+      if (stack[stack.length - 1] === id) stack.pop();
     }
   }
   return null;

@@ -42,7 +42,8 @@ function tx(slot: number, top: readonly Ix[], inner: readonly { index: number; i
     slot,
     blockTime: 1_790_000_000 + slot,
     transaction: { signatures: [bs58.encode(key(`sig-${sigs++}`))], message: { accountKeys: keys, instructions } },
-    meta: { err, innerInstructions, logMessages: logs, loadedAddresses: { writable: [], readonly: [] } },
+    // The runtime's lines around the program's own, as a node returns them.
+    meta: { err, innerInstructions, logMessages: [`Program ${PROGRAM} invoke [1]`, ...logs, `Program ${PROGRAM} success`], loadedAddresses: { writable: [], readonly: [] } },
   };
 }
 
@@ -121,7 +122,12 @@ function chain(s: Scenario) {
   txs.push(tx(990, [{ program: PROGRAM, accounts: [address('crank'), BOARD, ROUND], data: new Uint8Array([9]) }], [{ index: 0, ixs: [{ program: SYSTEM_PROGRAM, accounts: [address('crank'), ROUND], data: createAccountData(1, s.layout, bs58.decode(PROGRAM)) }] }]));
   s.deploys.forEach((d, i) => {
     const authority = address(`miner-${d.miner}`);
-    const top: Ix = { program: PROGRAM, accounts: [authority, authority, address('automation'), BOARD, address('config'), address('miner-pda'), ROUND], data: encodeDeployArgs({ amount: d.amount, squares: d.squares }) };
+    // deploy.rs's account order of the era: 7 accounts until 2025-12-08 (round 6th), 9 since (round 7th).
+    const accounts =
+      s.mode === 'instructions'
+        ? [authority, authority, address('automation'), BOARD, address('miner-pda'), ROUND, SYSTEM_PROGRAM]
+        : [authority, authority, address('automation'), BOARD, address('config'), address('miner-pda'), ROUND, SYSTEM_PROGRAM, PROGRAM];
+    const top: Ix = { program: PROGRAM, accounts, data: encodeDeployArgs({ amount: d.amount, squares: d.squares }) };
     const event =
       s.mode === 'instructions'
         ? []
@@ -237,7 +243,7 @@ describe('rebuildRound', () => {
 
   it('counts only the Deploy instructions that name the round (a transaction may deploy to another)', () => {
     const { txs } = chain({ ...sample, mode: 'instructions' });
-    const elsewhere = tx(1100, [{ program: PROGRAM, accounts: [address('miner-9'), address('miner-9'), address('automation'), BOARD, address('config'), address('miner-pda'), NEXT_ROUND], data: encodeDeployArgs({ amount: 7, squares: 1 }) }]);
+    const elsewhere = tx(1100, [{ program: PROGRAM, accounts: [address('miner-9'), address('miner-9'), address('automation'), BOARD, address('miner-pda'), NEXT_ROUND, SYSTEM_PROGRAM], data: encodeDeployArgs({ amount: 7, squares: 1 }) }]);
     expect(rebuild([...txs.slice(0, -1), elsewhere, txs.at(-1)!])).toEqual(rebuild(txs));
   });
 
@@ -263,7 +269,7 @@ describe('rebuildRound', () => {
   it('refuses a slot hash that does not give the event\'s winning square', () => {
     const { txs } = chain(sample);
     const last = txs.at(-1)!;
-    const other = { ...last, meta: { ...last.meta!, logMessages: [`${VAR_VALUE_LOG_PREFIX}${bs58.encode(new Uint8Array(32).fill(9))}`] } };
+    const other = { ...last, meta: { ...last.meta!, logMessages: [`Program ${PROGRAM} invoke [1]`, `${VAR_VALUE_LOG_PREFIX}${bs58.encode(new Uint8Array(32).fill(9))}`, `Program ${PROGRAM} success`] } };
     expect(rebuild([...txs.slice(0, -1), other])).toMatchObject({ ok: false, reason: 'mismatch', detail: expect.stringContaining('winning square') });
   });
 });

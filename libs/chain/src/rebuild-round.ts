@@ -14,7 +14,7 @@ import { ORE_BASE_UNITS, ROUND_LEN_CURRENT, ROUND_LEN_V3, ROUND_LEN_V3_LEGACY, S
 import type { RoundAccount, RoundLayout } from './round.codec';
 import { isVoidedSlotHash, slotHashRng, winningSquare } from './rng';
 import type { DeployEvent, ResetEvent } from './events';
-import type { OreTransaction } from './transactions';
+import type { OreTransaction, SkipReason } from './transactions';
 
 /** A round account may be closed this many slots after the round ends (`ONE_DAY_SLOTS`). */
 export const ROUND_EXPIRY_SLOTS = 216_000;
@@ -25,7 +25,10 @@ export interface RebuildInput {
   readonly roundId: number;
   /** The round's PDA (its creation, by the previous round's reset, tells its layout). */
   readonly roundAddress: string;
-  /** Every transaction that touched the round's account, oldest first (the order they ran in). */
+  /**
+   * Every transaction that touched the round's account, oldest first (the order they ran
+   * in). Only those up to the reset's slot are read: nothing after it changes the round.
+   */
   readonly transactions: readonly OreTransaction[];
   /** The layout to assume when no transaction shows the account's creation (a neighbour's). */
   readonly fallbackLayout: RoundLayout | null;
@@ -41,7 +44,13 @@ export type RebuildRefusal =
   /** The deploys and the ResetEvent do not add up. */
   | 'mismatch';
 
-export type RebuildResult =
+/** What the rebuild did not read: parts of its transactions that did not decode, by reason. */
+interface SkippedParts {
+  readonly skipped: number;
+  readonly skippedReasons: Readonly<Partial<Record<SkipReason, number>>>;
+}
+
+export type RebuildResult = (
   | {
       readonly ok: true;
       readonly account: RoundAccount;
@@ -51,7 +60,9 @@ export type RebuildResult =
       readonly deploys: number;
       readonly from: 'events' | 'instructions';
     }
-  | { readonly ok: false; readonly reason: RebuildRefusal; readonly detail: string };
+  | { readonly ok: false; readonly reason: RebuildRefusal; readonly detail: string }
+) &
+  SkippedParts;
 
 interface Tally {
   readonly deployed: number[];
@@ -64,11 +75,13 @@ interface Tally {
 /** Rebuilds round `roundId` from its transactions (pure). */
 export function rebuildRound(input: RebuildInput): RebuildResult {
   const { roundId } = input;
-  const ok = input.transactions.filter((t) => !t.failed);
+  const successful = input.transactions.filter((t) => !t.failed);
+  let skipped = skippedParts(successful);
+  const refuse = (reason: RebuildRefusal, detail: string): RebuildResult => ({ ok: false, reason, detail, ...skipped });
   let reset: ResetEvent | undefined;
   let resetTx: OreTransaction | undefined;
   let resets = 0;
-  for (const tx of ok) {
+  for (const tx of successful) {
     for (const e of tx.events) {
       if (e.kind !== 'reset' || e.roundId !== roundId) continue;
       resets++;
@@ -80,10 +93,14 @@ export function rebuildRound(input: RebuildInput): RebuildResult {
   // A round is reset once: two events claiming to be its reset mean one is not the program's.
   if (resets > 1) return refuse('mismatch', `round ${roundId}: ${resets} ResetEvents claim to be its reset`);
   const voided = reset.winningSquare === null;
+  // The round ended at its reset: whatever names it later (its close, anyone's listing) says nothing of it.
+  const resetSlot = resetTx.slot;
+  const ok = successful.filter((t) => t.slot <= resetSlot);
+  skipped = skippedParts(ok);
   const slotHash = resetTx.varValue ?? (voided ? new Uint8Array(32).fill(0xff) : null);
   if (slotHash === null) return refuse('no_randomness', `round ${roundId}: the reset transaction ${resetTx.signature} logs no var value`);
 
-  const layout = layoutOf(input) ?? nextRoundLayout(resetTx) ?? input.fallbackLayout;
+  const layout = layoutOf(ok, input.roundAddress) ?? nextRoundLayout(resetTx) ?? input.fallbackLayout;
   if (layout === null) return refuse('unknown_layout', `round ${roundId}: no transaction shows the account's creation and no neighbour's layout is known`);
 
   const events = ok.flatMap((t) => t.events.filter((e): e is DeployEvent => e.kind === 'deploy' && e.roundId === roundId));
@@ -98,11 +115,20 @@ export function rebuildRound(input: RebuildInput): RebuildResult {
     settledAt: resetTx.blockTime === null ? null : new Date(resetTx.blockTime * 1000),
     deploys: tally.deploys,
     from: events.length > 0 ? 'events' : 'instructions',
+    ...skipped,
   };
 }
 
-function refuse(reason: RebuildRefusal, detail: string): RebuildResult {
-  return { ok: false, reason, detail };
+function skippedParts(transactions: readonly OreTransaction[]): SkippedParts {
+  const skippedReasons: Partial<Record<SkipReason, number>> = {};
+  let skipped = 0;
+  for (const tx of transactions) {
+    for (const s of tx.skipped) {
+      skipped++;
+      skippedReasons[s.reason] = (skippedReasons[s.reason] ?? 0) + 1;
+    }
+  }
+  return { skipped, skippedReasons };
 }
 
 /**
@@ -115,11 +141,10 @@ function nextRoundLayout(reset: OreTransaction): RoundLayout | null {
   return null;
 }
 
-function layoutOf(input: RebuildInput): RoundLayout | null {
-  for (const tx of input.transactions) {
-    if (tx.failed) continue;
+function layoutOf(transactions: readonly OreTransaction[], roundAddress: string): RoundLayout | null {
+  for (const tx of transactions) {
     for (const created of tx.created) {
-      if (created.address === input.roundAddress && LAYOUTS.includes(created.space)) return created.space as RoundLayout;
+      if (created.address === roundAddress && LAYOUTS.includes(created.space)) return created.space as RoundLayout;
     }
   }
   return null;
@@ -142,12 +167,16 @@ function tallyEvents(events: readonly DeployEvent[]): Tally | string {
   return finish(t, held);
 }
 
-/** Before the DeployEvent (2025-12-08): the successful Deploy instructions that name the round's account. */
+/**
+ * Before the DeployEvent (2025-12-08): the successful Deploy instructions whose round
+ * (the account where the program reads it) is this one. A call that merely lists the
+ * round's address elsewhere among its accounts deployed to another round.
+ */
 function tallyInstructions(transactions: readonly OreTransaction[], roundAddress: string): Tally {
   const t = newTally();
   const held = new Map<string, number>();
   for (const tx of transactions) {
-    for (const d of tx.deploys) if (d.accounts.includes(roundAddress)) apply(t, held, d.authority, d.args.squares, d.args.amount);
+    for (const d of tx.deploys) if (d.rounds.includes(roundAddress)) apply(t, held, d.authority, d.args.squares, d.args.amount);
   }
   return finish(t, held);
 }

@@ -1,7 +1,12 @@
 /**
- * What an ORE transaction says about a round, read from `getTransaction`'s `json`
- * encoding: the program's events, the Deploy instructions it was called with, the
- * randomness `reset` logged, and the accounts the transaction created.
+ * What an ORE transaction says about a round, read from `getTransaction`'s `json` (or
+ * `jsonParsed`) encoding: the program's events, the Deploy instructions it was called
+ * with, the randomness `reset` logged, and the accounts the transaction created.
+ *
+ * A transaction is read a part at a time: an instruction or event that does not decode is
+ * skipped and counted, the rest read. Anyone can list up to ~256 round addresses in a
+ * successful transaction of theirs, so a transaction that failed to decode as a whole
+ * would take every round it lists with it.
  *
  * Only events the program itself logged count: a `Log` instruction is accepted when it
  * is an inner instruction of the ORE program whose only account is the board PDA (the
@@ -22,27 +27,56 @@ export interface InstructionJson {
   readonly stackHeight?: number | null;
 }
 
-/** The parts of a `getTransaction` (`json`) result read here. */
+/**
+ * An instruction as `getTransaction` (`jsonParsed`) shows it: addresses instead of
+ * indexes; an instruction of a program the node knows (the system program's CreateAccount)
+ * carries `parsed` instead of `accounts` and `data`.
+ */
+interface ParsedInstructionJson {
+  readonly programId: string;
+  readonly accounts?: readonly string[];
+  readonly data?: string;
+  readonly parsed?: unknown;
+  readonly program?: string;
+  readonly stackHeight?: number | null;
+}
+
+/** An account key as `jsonParsed` shows it. */
+interface ParsedAccountKeyJson {
+  readonly pubkey: string;
+  readonly signer?: boolean;
+  readonly writable?: boolean;
+  readonly source?: string;
+}
+
+/** The parts of a `getTransaction` result read here, in the `json` or the `jsonParsed` encoding. */
 export interface TransactionJson {
   readonly slot: number;
   readonly blockTime?: number | null;
   readonly transaction: {
     readonly signatures: readonly string[];
-    readonly message: { readonly accountKeys: readonly string[]; readonly instructions: readonly InstructionJson[] };
+    readonly message: {
+      readonly accountKeys: readonly (string | ParsedAccountKeyJson)[];
+      readonly instructions: readonly (InstructionJson | ParsedInstructionJson)[];
+    };
   };
   readonly meta: {
     readonly err: unknown;
-    readonly innerInstructions?: readonly { readonly index: number; readonly instructions: readonly InstructionJson[] }[] | null;
+    readonly innerInstructions?: readonly { readonly index: number; readonly instructions: readonly (InstructionJson | ParsedInstructionJson)[] }[] | null;
     readonly logMessages?: readonly string[] | null;
     readonly loadedAddresses?: { readonly writable: readonly string[]; readonly readonly: readonly string[] } | null;
   } | null;
 }
 
-/** A Deploy instruction, the miner it deploys for (its second account) and every account it names (its round among them). */
+/** A Deploy instruction, the miner it deploys for (its second account) and the accounts where the program may read its round. */
 interface DeployCall {
   readonly authority: string;
   readonly args: DeployArgs;
-  readonly accounts: readonly string[];
+  /**
+   * The accounts at the positions the program reads its round from, whichever account
+   * order the call used (see DEPLOY_ROUND_POSITIONS); not every account the call names.
+   */
+  readonly rounds: readonly string[];
 }
 
 /** An account a transaction created through the system program. */
@@ -50,6 +84,21 @@ interface CreatedAccount {
   readonly address: string;
   readonly space: number;
   readonly owner: string;
+}
+
+/** Why part of a transaction was not read. */
+export type SkipReason =
+  /** An instruction names an account index the transaction does not have, or its data is not base58. */
+  | 'bad_instruction'
+  /** A Deploy instruction whose amount is no lamport figure (above 2^53 - 1, such as u64::MAX). */
+  | 'bad_deploy_args'
+  /** A program event whose values are no real figures (a DeployEvent of u64::MAX lamports). */
+  | 'bad_event';
+
+/** A part of a transaction that was skipped, and why. */
+interface Skipped {
+  readonly reason: SkipReason;
+  readonly detail: string;
 }
 
 /** What one transaction says about the ORE program's rounds. */
@@ -62,9 +111,11 @@ export interface OreTransaction {
   readonly events: readonly OreEvent[];
   /** Deploy instructions of the program (top level or inner), in order. */
   readonly deploys: readonly DeployCall[];
-  /** The randomness `reset` logged (`var value:`), if any. */
+  /** The randomness `reset` logged (`var value:`) in the ORE program's own invocation, if any. */
   readonly varValue: Uint8Array | null;
   readonly created: readonly CreatedAccount[];
+  /** Instructions and events that did not decode: skipped, the rest of the transaction read. */
+  readonly skipped: readonly Skipped[];
 }
 
 export const SYSTEM_PROGRAM = '11111111111111111111111111111111';
@@ -76,36 +127,53 @@ const CREATE_ACCOUNT_LENGTH = 52;
  * decoded.
  */
 const CREATE_ACCOUNT_MIN_TEXT = 40;
+/**
+ * Where `deploy` reads its round (program/src/deploy.rs): 5 in
+ * `[signer, authority, automation, board, miner, round, system_program, ...entropy]`
+ * (2025-09-20 to 2025-12-08, and calls of 9 accounts or fewer until 2025-12-09), 6 in
+ * `[signer, authority, automation, board, config, miner, round, system_program, ore_program, ...]`
+ * (calls of more than 9 accounts since 2025-12-08, every call since 2025-12-09). Either
+ * position is safe to read whatever the call's order: where the round is at 5, the program
+ * checks that 6 is the system program; where it is at 6, that 5 is the miner's PDA. No
+ * other account of the call is the round, however many round addresses it lists.
+ */
+const DEPLOY_ROUND_POSITIONS = [5, 6] as const;
 
 export interface OreIds {
   readonly programId: string;
   readonly board: string;
 }
 
-/** Reads an ORE transaction; throws a DecodeError when `tx` is not a transaction in the `json` encoding. */
 /** Array.isArray without its narrowing to any[]: a readonly string[] stays one. */
 const isList = (value: unknown): value is readonly unknown[] => Array.isArray(value);
 
+/**
+ * Reads an ORE transaction, in the `json` or `jsonParsed` encoding. Throws a DecodeError
+ * only when `tx` is not a transaction at all; an instruction or event that does not decode
+ * is skipped (and listed in `skipped`), never the whole transaction, so nobody can hide
+ * the rounds a transaction names by adding something unreadable to it.
+ */
 export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransaction {
   const message = tx?.transaction?.message;
   const signature = tx?.transaction?.signatures?.[0];
   if (typeof signature !== 'string' || !isList(message?.accountKeys) || !isList(message?.instructions) || typeof tx.slot !== 'number') {
-    throw new DecodeError('bad_transaction', 'not a getTransaction result in the json encoding');
+    throw new DecodeError('bad_transaction', 'not a getTransaction result in the json or jsonParsed encoding');
   }
   const meta = tx.meta;
   const slot = tx.slot;
   const blockTime = typeof tx.blockTime === 'number' ? tx.blockTime : null;
   if (meta === null || meta === undefined || (meta.err !== null && meta.err !== undefined)) {
-    return { signature, slot, blockTime, failed: true, events: [], deploys: [], varValue: null, created: [] };
+    return { signature, slot, blockTime, failed: true, events: [], deploys: [], varValue: null, created: [], skipped: [] };
   }
   const writable = meta.loadedAddresses?.writable ?? [];
   const readOnly = meta.loadedAddresses?.readonly ?? [];
+  const own = message.accountKeys.some((k) => typeof k !== 'string') ? message.accountKeys.map((k) => (typeof k === 'string' ? k : k?.pubkey)) : message.accountKeys;
   // A legacy transaction loads no addresses: its own keys are all of them, no copy needed.
-  const keys = writable.length === 0 && readOnly.length === 0 ? message.accountKeys : [...message.accountKeys, ...writable, ...readOnly];
+  const keys = (writable.length === 0 && readOnly.length === 0 ? own : [...own, ...writable, ...readOnly]) as readonly unknown[];
   const read = new Reader(keys, ids, signature);
   const groups = meta.innerInstructions ?? [];
   // Inner instructions run inside the top-level instruction they follow: keep that order.
-  const innerByIndex = new Map<number, readonly InstructionJson[]>();
+  const innerByIndex = new Map<number, readonly (InstructionJson | ParsedInstructionJson)[]>();
   for (const group of groups) innerByIndex.set(group.index, group.instructions);
   const top = message.instructions;
   for (let index = 0; index < top.length; index++) {
@@ -113,7 +181,25 @@ export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransac
     const inner = innerByIndex.get(index);
     if (inner !== undefined) for (const innerIx of inner) read.visit(innerIx, true);
   }
-  return { signature, slot, blockTime, failed: false, events: read.events, deploys: read.deploys, varValue: varValueFromLogs(meta.logMessages), created: read.created };
+  return {
+    signature,
+    slot,
+    blockTime,
+    failed: false,
+    events: read.events,
+    deploys: read.deploys,
+    varValue: varValueFromLogs(meta.logMessages, ids.programId),
+    created: read.created,
+    skipped: read.skipped,
+  };
+}
+
+/** An instruction with its program and accounts as addresses (either encoding). */
+interface Resolved {
+  readonly program: string;
+  readonly accounts: readonly string[];
+  readonly data: unknown;
+  readonly parsed: unknown;
 }
 
 /** What the instructions of one successful transaction say, visited in the order they ran. */
@@ -121,55 +207,101 @@ class Reader {
   readonly events: OreEvent[] = [];
   readonly deploys: DeployCall[] = [];
   readonly created: CreatedAccount[] = [];
+  readonly skipped: Skipped[] = [];
 
   constructor(
-    private readonly keys: readonly string[],
+    private readonly keys: readonly unknown[],
     private readonly ids: OreIds,
     private readonly signature: string,
   ) {}
 
-  key(index: number): string {
-    const k = this.keys[index];
-    if (typeof k !== 'string') throw new DecodeError('bad_transaction', `transaction ${this.signature}: account index ${index} out of range`);
-    return k;
-  }
-
-  visit(ix: InstructionJson, inner: boolean): void {
-    const program = this.key(ix.programIdIndex);
+  visit(ix: InstructionJson | ParsedInstructionJson, inner: boolean): void {
+    const resolved = this.resolve(ix);
+    if (resolved === null) return;
+    const { program, accounts } = resolved;
     if (program === SYSTEM_PROGRAM) {
-      const account = createdAccount(ix, (i) => this.key(i));
+      const account = createdAccount(resolved);
       if (account !== null) this.created.push(account);
       return;
     }
     if (program !== this.ids.programId) return;
-    const data = decodeData(ix.data, this.signature);
+    if (typeof resolved.data !== 'string') return this.skip('bad_instruction', 'an ORE instruction carries no data');
+    let data: Uint8Array;
+    try {
+      data = decodeBase58(resolved.data);
+    } catch {
+      return this.skip('bad_instruction', 'an ORE instruction\'s data is not base58');
+    }
     if (data[0] === ORE_IX.log) {
-      if (inner && ix.accounts.length === 1 && this.key(ix.accounts[0]!) === this.ids.board) {
-        const event = decodeOreEvent(data.subarray(1));
-        if (event !== null) this.events.push(event);
-      }
+      if (inner && accounts.length === 1 && accounts[0] === this.ids.board) this.readEvent(data.subarray(1));
       return;
     }
-    const args = decodeDeployArgs(data);
-    if (args !== null && ix.accounts.length >= 2) {
-      const authority = this.key(ix.accounts[1]!);
-      const accounts = new Array<string>(ix.accounts.length);
-      for (let i = 0; i < accounts.length; i++) accounts[i] = this.key(ix.accounts[i]!);
-      this.deploys.push({ authority, args, accounts });
+    let args: DeployArgs | null;
+    try {
+      args = decodeDeployArgs(data);
+    } catch (error) {
+      return this.skip('bad_deploy_args', messageOf(error));
+    }
+    if (args !== null && accounts.length >= 2) {
+      const rounds: string[] = [];
+      for (const at of DEPLOY_ROUND_POSITIONS) if (at < accounts.length) rounds.push(accounts[at]!);
+      this.deploys.push({ authority: accounts[1]!, args, rounds });
     }
   }
-}
 
-function decodeData(data: unknown, signature: string): Uint8Array {
-  if (typeof data !== 'string') throw new DecodeError('bad_transaction', `transaction ${signature}: instruction data is not a string`);
-  try {
-    return decodeBase58(data);
-  } catch (error) {
-    throw new DecodeError('bad_transaction', `transaction ${signature}: instruction data is not base58`, { cause: error });
+  private readEvent(bytes: Uint8Array): void {
+    try {
+      const event = decodeOreEvent(bytes);
+      if (event !== null) this.events.push(event);
+    } catch (error) {
+      this.skip('bad_event', messageOf(error));
+    }
+  }
+
+  /** The instruction's program and accounts as addresses; null (skipped) when it names an account the transaction lacks. */
+  private resolve(ix: InstructionJson | ParsedInstructionJson): Resolved | null {
+    if (ix === null || typeof ix !== 'object') {
+      this.skip('bad_instruction', 'an instruction is not an object');
+      return null;
+    }
+    if ('programId' in ix && typeof ix.programId === 'string') {
+      const accounts = ix.accounts ?? [];
+      if (!isList(accounts) || !accounts.every((a) => typeof a === 'string')) {
+        this.skip('bad_instruction', 'an instruction\'s accounts are not addresses');
+        return null;
+      }
+      return { program: ix.programId, accounts, data: ix.data, parsed: ix.parsed };
+    }
+    const compiled = ix as InstructionJson;
+    const program = this.keys[compiled.programIdIndex];
+    const indexes: unknown = compiled.accounts;
+    if (typeof program !== 'string' || !isList(indexes)) {
+      this.skip('bad_instruction', `program index ${String(compiled.programIdIndex)} is not an account of the transaction`);
+      return null;
+    }
+    const accounts = new Array<string>(indexes.length);
+    for (let i = 0; i < indexes.length; i++) {
+      const k = this.keys[indexes[i] as number];
+      if (typeof k !== 'string') {
+        this.skip('bad_instruction', `account index ${String(indexes[i])} is not an account of the transaction`);
+        return null;
+      }
+      accounts[i] = k;
+    }
+    return { program, accounts, data: compiled.data, parsed: undefined };
+  }
+
+  private skip(reason: SkipReason, detail: string): void {
+    this.skipped.push({ reason, detail: `transaction ${this.signature}: ${detail}` });
   }
 }
 
-function createdAccount(ix: InstructionJson, key: (index: number) => string): CreatedAccount | null {
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function createdAccount(ix: Resolved): CreatedAccount | null {
+  if (ix.parsed !== undefined) return parsedCreatedAccount(ix.parsed);
   if (typeof ix.data !== 'string' || ix.data.length < CREATE_ACCOUNT_MIN_TEXT) return null;
   let data: Uint8Array;
   try {
@@ -180,7 +312,17 @@ function createdAccount(ix: InstructionJson, key: (index: number) => string): Cr
   if (data.length !== CREATE_ACCOUNT_LENGTH || ix.accounts.length < 2) return null;
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   if (view.getUint32(0, true) !== 0) return null;
-  return { address: key(ix.accounts[1]!), space: Number(view.getBigUint64(12, true)), owner: encodeBase58(data.subarray(20, 52)) };
+  return { address: ix.accounts[1]!, space: Number(view.getBigUint64(12, true)), owner: encodeBase58(data.subarray(20, 52)) };
+}
+
+/** `jsonParsed`'s CreateAccount: `{ type: 'createAccount', info: { newAccount, space, owner, ... } }`. */
+function parsedCreatedAccount(parsed: unknown): CreatedAccount | null {
+  if (parsed === null || typeof parsed !== 'object') return null;
+  const { type, info } = parsed as { type?: unknown; info?: { newAccount?: unknown; space?: unknown; owner?: unknown } };
+  if (type !== 'createAccount' || info === undefined || info === null) return null;
+  const { newAccount, space, owner } = info;
+  if (typeof newAccount !== 'string' || typeof space !== 'number' || typeof owner !== 'string') return null;
+  return { address: newAccount, space, owner };
 }
 
 /** The system program's CreateAccount data (for the devnet and tests). */

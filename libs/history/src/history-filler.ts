@@ -3,10 +3,13 @@ import type { PayoutRule, Round } from '@gridlab/contracts';
 import { isGridlabError } from '@gridlab/errors';
 import { storedRound, type FetchedRound, type TransactionHistory } from './transaction-history';
 
-/** A round that will not be stored, and why. */
+/** A round that was not stored this time, and why (it is tried again later). */
 export interface RefusedRound {
   readonly id: number;
-  /** `absent` (no transaction ever touched it), a rebuild refusal, `no_rule_matches` or `undecodable`. */
+  /**
+   * `absent` (no transaction ever touched it), a rebuild refusal, `no_rule_matches` or
+   * `undecodable` (the node returned something that is not a transaction).
+   */
   readonly reason: string;
   readonly detail: string;
 }
@@ -15,9 +18,12 @@ export interface RefusedRound {
 export interface FillStore {
   missingIds(fromId: number, toId: number, limit: number): Promise<number[]>;
   missingCount(fromId: number, toId: number): Promise<number>;
-  /** Stores rounds (idempotent); returns how many were new. */
+  /** Stores rounds (idempotent) and forgets their refusals; returns how many were new. */
   insert(rounds: readonly Round[]): Promise<number>;
-  markUnrecoverable(rounds: readonly RefusedRound[]): Promise<void>;
+  /** Records refusals, each tried again later (with back-off), never given up on. */
+  markRefused(rounds: readonly RefusedRound[]): Promise<void>;
+  /** Which of `ids` were refused before: taking them again is a retry. */
+  refusedAmong(ids: readonly number[]): Promise<number[]>;
   /** The payout rule of the nearest stored round before `id`. */
   ruleBefore(id: number): Promise<PayoutRule | null>;
 }
@@ -32,6 +38,12 @@ export interface FillProgress {
   readonly done: number;
   readonly stored: number;
   readonly refused: number;
+  /** Rounds refused before that this fill took again (stored or refused once more). */
+  readonly retried: number;
+  /** Of those, the ones stored. */
+  readonly recovered: number;
+  /** Parts of the rounds' transactions that did not decode and were skipped, by reason. */
+  readonly skipped: Readonly<Record<string, number>>;
   readonly transactions: number;
   readonly calls: number;
   readonly elapsedSeconds: number;
@@ -53,6 +65,8 @@ export interface FillOptions {
   /** Rounds just stored, in id order (to announce them). */
   readonly onStored?: (rounds: readonly Round[]) => Promise<void>;
   readonly onRefused?: (round: RefusedRound) => void;
+  /** Refused rounds taken again (their retry was due), before they are fetched. */
+  readonly onRetrying?: (ids: readonly number[]) => void;
   /** A fetch failed for a reason worth retrying (RPC down, a transaction the node lacks); the fill waits `retryInMs` and tries again. */
   readonly onRetry?: (id: number, error: unknown, retryInMs: number) => void;
   readonly now?: () => number;
@@ -61,13 +75,13 @@ export interface FillOptions {
 const MAX_RETRY_MS = 30_000;
 
 /**
- * Rebuilds every round of [fromId, toId] that is neither stored nor known to be
- * unrecoverable, from its transactions, in ascending id order (a voided round takes the
- * rule of the round before it, and readers in id order, the event log, can follow the
- * fill as it goes). Rounds are fetched several at a time and stored a chunk at a time;
- * what does not add up is recorded as unrecoverable with its reason, never stored.
- * Resumable: a new fill skips what an earlier one stored. Ends early, without error,
- * when `signal` aborts.
+ * Rebuilds every round of [fromId, toId] that is not stored, from its transactions, in
+ * ascending id order (a voided round takes the rule of the round before it, and readers
+ * in id order, the event log, can follow the fill as it goes), refused rounds among them
+ * once their retry is due. Rounds are fetched several at a time and stored a chunk at a
+ * time; what does not add up is recorded as refused with its reason, never stored, and
+ * tried again later with back-off. Resumable: a new fill skips what an earlier one
+ * stored. Ends early, without error, when `signal` aborts.
  */
 export async function fillHistory(range: { readonly fromId: number; readonly toId: number }, history: TransactionHistory, store: FillStore, options: FillOptions = {}): Promise<FillProgress> {
   const now = options.now ?? Date.now;
@@ -77,6 +91,9 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
   const total = await store.missingCount(range.fromId, range.toId);
   let stored = 0;
   let refused = 0;
+  let retried = 0;
+  let recovered = 0;
+  const skipped: Record<string, number> = {};
   let transactions = 0;
   let calls = 0;
   let lastId: number | null = null;
@@ -91,6 +108,9 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
       done,
       stored,
       refused,
+      retried,
+      recovered,
+      skipped: { ...skipped },
       transactions,
       calls,
       elapsedSeconds,
@@ -101,17 +121,19 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
     };
   };
   /** Stores a chunk's rounds and refusals; the counters and the progress move once it is. */
-  const storeChunk = async (rounds: Round[], refusals: RefusedRound[]): Promise<void> => {
+  const storeChunk = async (rounds: Round[], refusals: RefusedRound[], retriedIds: ReadonlySet<number>): Promise<void> => {
     if (rounds.length > 0) {
       await store.insert(rounds);
       await options.onStored?.(rounds);
     }
     if (refusals.length > 0) {
-      await store.markUnrecoverable(refusals);
+      await store.markRefused(refusals);
       for (const r of refusals) options.onRefused?.(r);
     }
     stored += rounds.length;
     refused += refusals.length;
+    retried += retriedIds.size;
+    for (const r of rounds) if (retriedIds.has(r.id)) recovered++;
     options.onProgress?.(progress());
   };
   let from = range.fromId;
@@ -121,6 +143,8 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
     while (!options.signal?.aborted) {
       const ids = await store.missingIds(from, range.toId, chunkSize);
       if (ids.length === 0) break;
+      const retriedIds = new Set(await store.refusedAmong(ids));
+      if (retriedIds.size > 0) options.onRetrying?.([...retriedIds]);
       const fetched = await mapLimited(ids, concurrency, (id) => fetchWithRetry(history, id, lastLayout, options));
       // Stored before this chunk's rounds are, so they find those as the rounds before them.
       await storing;
@@ -132,6 +156,7 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
       for (const f of fetched) {
         transactions += f.transactions;
         calls += f.calls;
+        if ('result' in f) for (const [reason, n] of Object.entries(f.result.skippedReasons)) skipped[reason] = (skipped[reason] ?? 0) + (n ?? 0);
         if ('refused' in f) {
           refusals.push(f.refused);
           continue;
@@ -152,7 +177,7 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
       }
       lastId = ids[ids.length - 1]!;
       from = lastId + 1;
-      storing = storeChunk(rounds, refusals);
+      storing = storeChunk(rounds, refusals, retriedIds);
       // Awaited before the next chunk's rounds (or at the end); a failure is thrown there.
       storing.catch(() => undefined);
     }
@@ -167,7 +192,7 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
 
 type Fetched = FetchedRound | (Pick<FetchedRound, 'id' | 'transactions' | 'calls'> & { readonly refused: RefusedRound });
 
-/** Fetches a round until it succeeds, is refused for good, or the fill is aborted (null). */
+/** Fetches a round until it is rebuilt or refused (tried again by a later fill), or the fill is aborted (null). */
 async function fetchWithRetry(history: TransactionHistory, id: number, layout: RoundLayout | null, options: FillOptions): Promise<Fetched | null> {
   let delay = 500;
   for (;;) {
@@ -175,7 +200,7 @@ async function fetchWithRetry(history: TransactionHistory, id: number, layout: R
     try {
       return await history.fetch(id, layout);
     } catch (error) {
-      // A transaction that does not decode will not decode next time either.
+      // Not a transaction at all (the node's answer, not anyone's transaction): refused, and tried again later, with back-off.
       if (isGridlabError(error) && error.kind === 'decode') {
         return { id, transactions: 0, calls: 0, refused: { id, reason: 'undecodable', detail: error.message } };
       }

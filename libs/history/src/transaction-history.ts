@@ -68,7 +68,7 @@ export class TransactionHistory {
     });
     const result: RebuildResult =
       seen === 0
-        ? { ok: false, reason: 'not_settled', detail: `round ${id}: no transaction touched its address ${address}` }
+        ? { ok: false, reason: 'not_settled', detail: `round ${id}: no transaction touched its address ${address}`, skipped: 0, skippedReasons: {} }
         : rebuildRound({ roundId: id, roundAddress: address, transactions, fallbackLayout });
     return { id, result, signatures: seen, transactions: transactions.length, calls };
   }

@@ -1,11 +1,11 @@
 /**
  * A history fill against the devnet (rounds closed, only their transactions left) into a
- * real database: resumable, in id order, refusals recorded.
+ * real database: resumable, in id order, refusals recorded and tried again with back-off.
  */
 import { OrePdas, SolanaRpc } from '@gridlab/chain';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
-import { HistoryStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
+import { HistoryStore, historyFillStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
 import { createTestDatabase, type TestDatabase } from '@gridlab/testing';
 import { fillHistory, TransactionHistory, type FillProgress, type FillStore } from '../src';
 
@@ -30,7 +30,8 @@ beforeAll(async () => {
     missingIds: (a, b, n) => history.missingIds(a, b, n),
     missingCount: (a, b) => history.missingCount(a, b),
     insert: (rounds) => repo.insertMany(rounds),
-    markUnrecoverable: (rounds) => history.markUnrecoverable(rounds),
+    markRefused: (rounds) => history.markRefused(rounds),
+    refusedAmong: (ids) => history.refusedAmong(ids),
     ruleBefore: (id) => repo.ruleBefore(id),
   };
 });
@@ -84,5 +85,76 @@ describe('fillHistory', () => {
     expect(fetched.result.ok).toBe(true);
     expect(fetched.calls).toBe(1 + Math.ceil(fetched.transactions / 100));
     expect(fetched.transactions).toBeGreaterThan(10);
+  });
+});
+
+describe('a refused round', () => {
+  // A database of its own: the rounds here are missing whatever the tests above stored.
+  let own: TestDatabase;
+  let ownPool: Pool;
+  let ownHistory: HistoryStore;
+
+  beforeAll(async () => {
+    own = await createTestDatabase();
+    await runMigrations({ databaseUrl: own.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
+    ownPool = createPool(own.url);
+    ownHistory = new HistoryStore(ownPool);
+  });
+
+  afterAll(async () => {
+    await ownPool.end();
+    await own.drop();
+  });
+
+  const MINUTE = 60_000;
+
+  it('is tried again once its back-off is over, and stored then; until then a fill passes over it', async () => {
+    const fetcher = new TransactionHistory(rpc, new OrePdas(devnet.programId));
+    const fillStore = historyFillStore(ownPool);
+    // Rounds 5 and 6 refused as the version before refused rounds an attack transaction
+    // listed: 5 ten minutes ago (its first retry, 5 minutes later, is due), 6 just now.
+    const now = Date.now();
+    await ownHistory.markRefused([{ id: 5, reason: 'undecodable', detail: 'round 5: a DeployEvent of u64::MAX lamports' }], new Date(now - 10 * MINUTE));
+    await ownHistory.markRefused([{ id: 6, reason: 'mismatch', detail: 'round 6: a deploy of another round counted' }], new Date(now));
+    const [five, six] = await ownHistory.refused();
+    expect(five).toMatchObject({ id: 5, attempts: 1, nextAttemptAt: new Date(now - 5 * MINUTE) });
+    expect(six).toMatchObject({ id: 6, attempts: 1, nextAttemptAt: new Date(now + 5 * MINUTE) });
+
+    const retrying: number[] = [];
+    const first = await fillHistory({ fromId: 5, toId: 8 }, fetcher, fillStore, { onRetrying: (ids) => void retrying.push(...ids) });
+    expect(first).toMatchObject({ total: 3, stored: 3, refused: 0, retried: 1, recovered: 1 });
+    expect(retrying).toEqual([5]);
+    expect((await new RoundRepository(ownPool).getRounds({ fromId: 5, toId: 8 })).map((r) => r.id)).toEqual([5, 7, 8]);
+    // Stored: its refusal is gone. Round 6 waits for its retry.
+    expect((await ownHistory.refused()).map((r) => r.id)).toEqual([6]);
+    expect(await ownHistory.missingCount(5, 8)).toBe(0);
+
+    // Its retry due (what `gridlab backfill --retry 6` does first), the next fill stores it.
+    expect(await ownHistory.retryRefusedNow(6)).toEqual([6]);
+    expect(await fillHistory({ fromId: 5, toId: 8 }, fetcher, fillStore)).toMatchObject({ total: 1, stored: 1, retried: 1, recovered: 1 });
+    expect(await ownHistory.refused()).toEqual([]);
+    const truth = devnet.settledRounds().filter((r) => r.id >= 5 && r.id <= 8);
+    const strip = (r: (typeof truth)[number]) => ({ ...r, settledAt: '', productionCost: null, source: 'account', motherlodePool: null });
+    expect((await new RoundRepository(ownPool).getRounds({ fromId: 5, toId: 8 })).map(strip)).toEqual(truth.map(strip));
+  });
+
+  it('refused again waits twice as long, up to a day, and is never dropped', async () => {
+    const fetcher = new TransactionHistory(rpc, new OrePdas(devnet.programId));
+    const fillStore = historyFillStore(ownPool);
+    // Round 0 never existed: refused (absent) at each try.
+    await fillHistory({ fromId: 0, toId: 0 }, fetcher, fillStore);
+    const [once] = await ownHistory.refused(0);
+    expect(once).toMatchObject({ id: 0, reason: 'absent', attempts: 1 });
+    expect(once!.nextAttemptAt.getTime() - once!.at.getTime()).toBe(5 * MINUTE);
+    await ownHistory.retryRefusedNow(0);
+    expect(await fillHistory({ fromId: 0, toId: 0 }, fetcher, fillStore)).toMatchObject({ total: 1, refused: 1, retried: 1, recovered: 0 });
+    const [twice] = await ownHistory.refused(0);
+    expect(twice).toMatchObject({ attempts: 2 });
+    expect(twice!.nextAttemptAt.getTime() - twice!.at.getTime()).toBe(10 * MINUTE);
+    // The wait stops growing at a day: 5 min * 2^8 is past it by the tenth refusal.
+    for (let i = 3; i <= 12; i++) await ownHistory.markRefused([{ id: 0, reason: 'absent', detail: 'still nothing' }]);
+    const [later] = await ownHistory.refused(0);
+    expect(later).toMatchObject({ attempts: 12 });
+    expect(later!.nextAttemptAt.getTime() - later!.at.getTime()).toBe(24 * 60 * MINUTE);
   });
 });

@@ -13,7 +13,7 @@ export { copyOut, type CopyDataSink } from './copy-out';
 export { packSquares, unpackSquares } from './packing';
 export { exportRoundsNdjson } from './ndjson-export';
 export { ContiguousRounds, ContiguousReader, type ContiguousReaderOptions, type FillLookup, type FillState, type SkippedIds } from './contiguous-rounds';
-export { HistoryStore, historyFillStore, type MissingState, type UnrecoverableRound } from './history-store';
+export { HistoryStore, historyFillStore, type MissingState, type RefusedRoundRecord, type UnrecoverableRound } from './history-store';
 export { advanceDroughts, emptyDroughts, sumRounds, type DroughtState, type RoundSums, type RuleSums } from './aggregates';
 export { PAYOUT_RULE_CODES, ROUND_COLUMNS } from './rounds-table';
 export { encodeCopyBinary } from './round-batch';

@@ -253,7 +253,7 @@ function historyReport(settings: IndexerSettings, leadership: Leadership): Recor
   return {
     state: status.state,
     floor: status.floor,
-    unrecoverable: status.unrecoverable,
+    refused: status.refused,
     ...(p === null
       ? {}
       : {

@@ -66,3 +66,70 @@ describe('gridlab backfill', () => {
     expect(notId.stderr).toMatch(/x is not a round id/);
   });
 });
+
+describe('gridlab backfill --refused / --retry', () => {
+  let devnet: Devnet;
+  let db: TestDatabase;
+  let pool: Pool;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 1000, historyRounds: 12, deploysPerRound: 10, eras: 'returns', roundExpirySlots: 1, seed: 22 });
+    db = await createTestDatabase();
+    await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
+    pool = createPool(db.url);
+    env = { DATABASE_URL: db.url, SOLANA_RPC_URL: devnet.rpcUrl, ORE_PROGRAM_ID: devnet.programId, RPC_LIMITS: 'none' };
+  });
+
+  afterAll(async () => {
+    await pool.end();
+    await db.drop();
+    await devnet.stop();
+  });
+
+  it('lists the refused rounds, retries one or all at once, and lists what is left', async () => {
+    const history = new HistoryStore(pool);
+    // Refused as the version before refused the rounds an attack transaction listed: retries an hour away and more.
+    await history.markRefused([
+      { id: 3, reason: 'undecodable', detail: 'round 3: a DeployEvent of u64::MAX lamports' },
+      { id: 4, reason: 'undecodable', detail: 'round 4: a DeployEvent of u64::MAX lamports' },
+      { id: 9, reason: 'mismatch', detail: 'round 9: a deploy of another round counted' },
+    ]);
+    await history.markRefused([{ id: 0, reason: 'absent', detail: 'round 0: no transaction touched its address' }]);
+
+    const listed = await runCli(['backfill', '--refused'], env);
+    expect(listed.code).toBe(0);
+    const lines = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toEqual([
+      expect.objectContaining({ id: 0, reason: 'absent', attempts: 1 }),
+      expect.objectContaining({ id: 3, reason: 'undecodable', detail: 'round 3: a DeployEvent of u64::MAX lamports', attempts: 1, nextAttemptAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }),
+      expect.objectContaining({ id: 4, reason: 'undecodable' }),
+      expect.objectContaining({ id: 9, reason: 'mismatch' }),
+    ]);
+    expect(listed.stderr).toMatch(/backfill: 4 refused rounds/);
+
+    const one = await runCli(['backfill', '--retry', '9'], env, 60_000);
+    expect(one.code).toBe(0);
+    expect(JSON.parse(one.stdout)).toMatchObject({ retried: 1, stored: 1, refused: 0 });
+    const all = await runCli(['backfill', '--retry'], env, 60_000);
+    expect(all.code).toBe(0);
+    // 3 and 4 store; 0 never existed and is refused again (a second attempt, a longer wait).
+    expect(JSON.parse(all.stdout)).toMatchObject({ retried: 3, stored: 2, refused: 1 });
+    expect(all.stderr).toMatch(/round 0 not rebuilt \(absent\)/);
+
+    const stored = await new RoundRepository(pool).getRounds({ fromId: 0, toId: 12 });
+    expect(stored.map((r) => r.id)).toEqual([3, 4, 9]);
+    const truth = devnet.settledRounds().filter((r) => [3, 4, 9].includes(r.id));
+    const strip = (r: (typeof truth)[number]) => ({ ...r, settledAt: '', productionCost: null, source: 'account', motherlodePool: null });
+    expect(stored.map(strip)).toEqual(truth.map(strip));
+
+    const left = await runCli(['backfill', '--refused'], env);
+    expect(left.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([expect.objectContaining({ id: 0, reason: 'absent', attempts: 2 })]);
+    const notRefused = await runCli(['backfill', '--retry', '5'], env);
+    expect(notRefused.code).toBe(2);
+    expect(notRefused.stderr).toMatch(/round 5 is not refused/);
+    const noRange = await runCli(['backfill'], env);
+    expect(noRange.code).toBe(2);
+    expect(noRange.stderr).toMatch(/--from-round is required/);
+  });
+});

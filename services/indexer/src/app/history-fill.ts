@@ -3,7 +3,7 @@ import { fillHistory, type FillProgress, type FillStore, type RefusedRound, type
 import type { Logger } from '@gridlab/logger';
 import type { IndexerMetrics } from './metrics';
 
-/** What a history fill reads and writes beyond the rounds: the floor and the refusals. */
+/** What a history fill reads and writes beyond the rounds: the floor and the refused rounds. */
 export interface HistoryFillStore extends FillStore {
   setFloor(floor: number | null): Promise<void>;
   unrecoverable(latest?: number): Promise<{ byReason: Record<string, number>; latest: readonly RefusedRound[] }>;
@@ -34,7 +34,8 @@ export interface HistoryStatus {
   readonly state: 'waiting' | 'filling' | 'complete';
   readonly floor: number;
   readonly progress: FillProgress | null;
-  readonly unrecoverable: Record<string, number>;
+  /** Refused rounds by reason, each waiting for its retry. */
+  readonly refused: Record<string, number>;
 }
 
 /**
@@ -48,14 +49,14 @@ export class HistoryFill {
   private running: Promise<void> | null = null;
   private progress: FillProgress | null = null;
   private state: HistoryStatus['state'] = 'waiting';
-  private unrecoverable: Record<string, number> = {};
+  private refused: Record<string, number> = {};
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: HistoryFillDeps) {}
 
   async start(): Promise<void> {
     await this.deps.store.setFloor(this.deps.floor);
-    this.unrecoverable = (await this.deps.store.unrecoverable()).byReason;
+    await this.refreshRefused();
     this.running = this.loop();
   }
 
@@ -66,7 +67,15 @@ export class HistoryFill {
   }
 
   status(): HistoryStatus {
-    return { state: this.state, floor: this.deps.floor, progress: this.progress, unrecoverable: this.unrecoverable };
+    return { state: this.state, floor: this.deps.floor, progress: this.progress, refused: this.refused };
+  }
+
+  /** The refused rounds as stored (a retry may have stored some, another refused them again). */
+  private async refreshRefused(): Promise<void> {
+    const refused = (await this.deps.store.unrecoverable()).byReason;
+    this.deps.metrics.historyRefusedWaiting.reset();
+    for (const [reason, n] of Object.entries(refused)) this.deps.metrics.historyRefusedWaiting.set({ reason }, n);
+    this.refused = refused;
   }
 
   private async loop(): Promise<void> {
@@ -75,6 +84,7 @@ export class HistoryFill {
       try {
         const upTo = await this.deps.newestStored();
         if (upTo !== null && upTo >= this.deps.floor) await this.fill(upTo);
+        await this.refreshRefused();
       } catch (error) {
         // PostgreSQL down or the like: the next pass starts where this one stopped.
         metrics.storeErrors.inc();
@@ -123,10 +133,13 @@ export class HistoryFill {
       },
       onRefused: (r) => {
         metrics.historyRefused.inc({ reason: r.reason });
-        this.unrecoverable = { ...this.unrecoverable, [r.reason]: (this.unrecoverable[r.reason] ?? 0) + 1 };
         // Absent ids are expected (a floor below the first round); the rest are worth a look.
-        if (r.reason === 'absent') logger.info('round never existed on chain; passing over it', { roundId: r.id });
-        else logger.error('round not rebuilt from its transactions; not stored', { roundId: r.id, reason: r.reason, detail: r.detail });
+        if (r.reason === 'absent') logger.info('round never existed on chain; passing over it (tried again later)', { roundId: r.id });
+        else logger.error('round not rebuilt from its transactions; not stored, tried again later', { roundId: r.id, reason: r.reason, detail: r.detail });
+      },
+      onRetrying: (ids) => {
+        metrics.historyRetried.inc(ids.length);
+        logger.info('history fill: trying refused rounds again', { roundIds: ids.slice(0, 20), count: ids.length });
       },
       onRetry: (id, error, retryInMs) => {
         metrics.rpcErrors.inc();
@@ -135,6 +148,8 @@ export class HistoryFill {
     });
     this.progress = result;
     metrics.historyTransactions.inc(result.transactions);
+    metrics.historyRecovered.inc(result.recovered);
+    for (const [reason, n] of Object.entries(result.skipped)) metrics.historySkipped.inc({ reason }, n);
     if (!this.abort.signal.aborted) {
       logger.info('history fill done', describe(result));
       if (result.done >= result.total) this.markComplete();
@@ -156,6 +171,8 @@ function describe(p: FillProgress): Record<string, unknown> {
     percent: p.total === 0 ? 100 : Math.floor((100 * p.done) / p.total),
     stored: p.stored,
     refused: p.refused,
+    retried: p.retried,
+    recovered: p.recovered,
     lastId: p.lastId,
     roundsPerSecond: Math.round(p.roundsPerSecond * 10) / 10,
     transactionsPerSecond: Math.round(p.transactionsPerSecond),

@@ -28,10 +28,14 @@ export function indexerMetrics(registry: Registry) {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
-    historyRemaining: new Gauge({ name: 'indexer_history_rounds_remaining', help: 'Rounds from the history floor up that are neither stored nor unrecoverable', registers: [registry] }),
+    historyRemaining: new Gauge({ name: 'indexer_history_rounds_remaining', help: 'Rounds from the history floor up that are not stored and not waiting for a retry', registers: [registry] }),
     historyRounds: new Counter({ name: 'indexer_history_rounds_rebuilt_total', help: 'Rounds rebuilt from their transactions and stored', registers: [registry] }),
     historyTransactions: new Counter({ name: 'indexer_history_transactions_total', help: 'Transactions fetched and decoded to rebuild rounds', registers: [registry] }),
-    historyRefused: new Counter({ name: 'indexer_history_rounds_refused_total', help: 'Rounds not rebuilt from their transactions, by reason (not stored)', labelNames: ['reason'], registers: [registry] }),
+    historyRefused: new Counter({ name: 'indexer_history_rounds_refused_total', help: 'Rounds not rebuilt from their transactions, by reason (not stored; tried again later, a retry refused again counts again)', labelNames: ['reason'], registers: [registry] }),
+    historyRetried: new Counter({ name: 'indexer_history_rounds_retried_total', help: 'Refused rounds tried again once their back-off was over', registers: [registry] }),
+    historyRecovered: new Counter({ name: 'indexer_history_rounds_recovered_total', help: 'Refused rounds stored on a retry', registers: [registry] }),
+    historyRefusedWaiting: new Gauge({ name: 'indexer_history_rounds_refused', help: 'Refused rounds waiting for their next retry (rows of indexer.unrecoverable_rounds), by reason', labelNames: ['reason'], registers: [registry] }),
+    historySkipped: new Counter({ name: 'indexer_history_skipped_total', help: 'Instructions and events of rounds\' transactions that did not decode and were skipped, by reason', labelNames: ['reason'], registers: [registry] }),
   };
 }
 

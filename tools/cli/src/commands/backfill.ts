@@ -21,13 +21,19 @@ const RPC_SCHEMA = {
 };
 
 interface BackfillOptions {
-  fromRound: number;
+  fromRound?: number;
   toRound?: number;
   rpc?: string;
   concurrency: number;
+  refused?: boolean;
+  retry?: number | true;
 }
 
-/** `gridlab backfill --from-round N [--to-round M]`: rebuild closed rounds from their transactions. */
+/**
+ * `gridlab backfill --from-round N [--to-round M]`: rebuild closed rounds from their
+ * transactions; `--refused` lists the rounds refused so far, `--retry [id]` tries them
+ * (or one) again at once.
+ */
 export function registerBackfill(program: Command): void {
   program
     .command('backfill')
@@ -35,20 +41,27 @@ export function registerBackfill(program: Command): void {
       'Rebuild settled rounds that are not stored (their accounts closed) from their transactions, into ' +
         'PostgreSQL, within the RPC provider\'s limits (RPC_LIMITS, RPC_BATCH_MAX, RPC_CONCURRENCY). Prints ' +
         'an estimate of the RPC calls first. Resumable: stored rounds are skipped, so run it again after an ' +
-        'interruption. Rounds that do not add up are recorded as unrecoverable, never stored.',
+        'interruption. Rounds that do not add up are recorded as refused, never stored, and tried again ' +
+        'later with back-off (by the indexer, or at once with --retry).',
     )
-    .requiredOption('--from-round <id>', 'the first round id to rebuild', roundId)
+    .option('--from-round <id>', 'the first round id to rebuild (required unless --refused or --retry)', roundId)
     .option('--to-round <id>', 'the last round id to rebuild (default: the newest settled round)', roundId)
     .option('--rpc <url>', 'Solana JSON-RPC endpoint (default SOLANA_RPC_URL)')
     .option('--concurrency <n>', 'rounds fetched at once', (v) => Number.parseInt(v, 10), 4)
+    .option('--refused', 'list the refused rounds (id, reason, detail, attempts, next attempt), one JSON line each, and exit')
+    .option('--retry [id]', 'try every refused round again now (or only round id), then print the summary', roundId)
     .action(async (opts: BackfillOptions) => {
+      if (opts.refused === true) return listRefused();
+      if (opts.retry !== undefined) return retryRefused(opts);
+      if (opts.fromRound === undefined) throw new InputError('--from-round is required (or --refused, --retry)');
+      const fromRound = opts.fromRound;
       const config = loadCliConfig();
       const rpcConfig = loadConfig(RPC_SCHEMA, process.env);
       const limits = parseRpcLimitsSetting(rpcConfig.RPC_LIMITS);
       const rpc = new SolanaRpc(opts.rpc ?? rpcConfig.SOLANA_RPC_URL, { limits, batchMax: rpcConfig.RPC_BATCH_MAX, concurrency: rpcConfig.RPC_CONCURRENCY });
       const pdas = new OrePdas(rpcConfig.ORE_PROGRAM_ID);
       const toRound = opts.toRound ?? (await newestSettled(rpc, pdas));
-      if (toRound < opts.fromRound) throw new InputError(`--to-round ${toRound} is before --from-round ${opts.fromRound}`);
+      if (toRound < fromRound) throw new InputError(`--to-round ${toRound} is before --from-round ${fromRound}`);
       await runMigrations({ databaseUrl: config.DATABASE_URL, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
       const pool = createPool(config.DATABASE_URL, { max: 3, applicationName: 'gridlab-cli' });
       const abort = new AbortController();
@@ -60,7 +73,7 @@ export function registerBackfill(program: Command): void {
       const reporter = backfillProgress();
       try {
         const store: FillStore = historyFillStore(pool);
-        const range = { fromId: opts.fromRound, toId: toRound };
+        const range = { fromId: fromRound, toId: toRound };
         const fetcher = new TransactionHistory(rpc, pdas);
         await estimate(range, store, fetcher, rpc, limits);
         const result = await fillHistory(range, fetcher, store, {
@@ -79,6 +92,70 @@ export function registerBackfill(program: Command): void {
         await pool.end();
       }
     });
+}
+
+/** `--refused`: every refused round, one JSON line each, in id order. */
+async function listRefused(): Promise<void> {
+  const config = loadCliConfig();
+  await runMigrations({ databaseUrl: config.DATABASE_URL, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
+  const pool = createPool(config.DATABASE_URL, { max: 1, applicationName: 'gridlab-cli' });
+  try {
+    const refused = await historyFillStore(pool).refused();
+    for (const r of refused) {
+      process.stdout.write(`${JSON.stringify({ id: r.id, reason: r.reason, detail: r.detail, attempts: r.attempts, nextAttemptAt: r.nextAttemptAt.toISOString(), refusedAt: r.at.toISOString() })}\n`);
+    }
+    process.stderr.write(`backfill: ${refused.length} refused round${refused.length === 1 ? '' : 's'}\n`);
+  } finally {
+    await pool.end();
+  }
+}
+
+/**
+ * `--retry [id]`: the refused rounds (or one) made due now and rebuilt at once, a run of
+ * consecutive ids at a time (so no other missing round between them is fetched); those
+ * refused again wait for their next back-off.
+ */
+async function retryRefused(opts: BackfillOptions): Promise<void> {
+  const config = loadCliConfig();
+  const rpcConfig = loadConfig(RPC_SCHEMA, process.env);
+  const limits = parseRpcLimitsSetting(rpcConfig.RPC_LIMITS);
+  await runMigrations({ databaseUrl: config.DATABASE_URL, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
+  const pool = createPool(config.DATABASE_URL, { max: 3, applicationName: 'gridlab-cli' });
+  const rpc = new SolanaRpc(opts.rpc ?? rpcConfig.SOLANA_RPC_URL, { limits, batchMax: rpcConfig.RPC_BATCH_MAX, concurrency: rpcConfig.RPC_CONCURRENCY });
+  try {
+    const store = historyFillStore(pool);
+    const only = opts.retry === true ? undefined : opts.retry;
+    const ids = await store.retryRefusedNow(only);
+    if (only !== undefined && ids.length === 0) throw new InputError(`round ${only} is not refused`);
+    const fetcher = new TransactionHistory(rpc, new OrePdas(rpcConfig.ORE_PROGRAM_ID));
+    const totals = { retried: ids.length, stored: 0, refused: 0, transactions: 0, rpcCalls: 0 };
+    for (const run of consecutiveRuns(ids)) {
+      const result = await fillHistory(run, fetcher, store, {
+        concurrency: opts.concurrency,
+        onRefused: (r) => process.stderr.write(`round ${r.id} not rebuilt (${r.reason}): ${r.detail}\n`),
+        onRetry: (id, error, ms) => process.stderr.write(`round ${id}: ${error instanceof Error ? error.message : String(error)}; retrying in ${ms} ms\n`),
+      });
+      totals.stored += result.stored;
+      totals.refused += result.refused;
+      totals.transactions += result.transactions;
+      totals.rpcCalls += result.calls;
+    }
+    process.stdout.write(`${JSON.stringify(totals)}\n`);
+  } finally {
+    rpc.close();
+    await pool.end();
+  }
+}
+
+/** Ascending ids as runs of consecutive ids: [3, 4, 5, 9] gives 3..5 and 9..9. */
+function consecutiveRuns(ids: readonly number[]): { fromId: number; toId: number }[] {
+  const runs: { fromId: number; toId: number }[] = [];
+  for (const id of ids) {
+    const last = runs[runs.length - 1];
+    if (last !== undefined && last.toId === id - 1) last.toId = id;
+    else runs.push({ fromId: id, toId: id });
+  }
+  return runs;
 }
 
 function roundId(value: string): number {
@@ -132,6 +209,8 @@ function summary(p: FillProgress): Record<string, unknown> {
     missing: p.total,
     stored: p.stored,
     refused: p.refused,
+    retried: p.retried,
+    skipped: p.skipped,
     transactions: p.transactions,
     rpcCalls: p.calls,
     seconds: Math.round(p.elapsedSeconds * 10) / 10,
