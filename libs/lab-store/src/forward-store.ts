@@ -43,6 +43,15 @@ const pgArray = (values: readonly number[]): string => `{${values.join(',')}}`;
  * the progress row FOR UPDATE, so command handlers (which hold it FOR SHARE to start or
  * end sessions) never interleave with a settlement.
  */
+/** A settled winning prediction as stored. */
+export interface SettledHit {
+  readonly strategyId: string;
+  readonly roundId: number;
+  readonly squares: readonly number[];
+  readonly stakes: readonly number[];
+  readonly pnlLamports: number;
+}
+
 export class ForwardStore {
   constructor(private readonly pool: Pool) {}
 
@@ -59,6 +68,12 @@ export class ForwardStore {
       [roundId],
     );
     return rows[0]!.round_id;
+  }
+
+  /** The payout arithmetic the stored figures were priced with (see the payout-revision migration). */
+  async payoutRevision(): Promise<string> {
+    const { rows } = await this.pool.query<{ payout_revision: string }>('SELECT payout_revision FROM lab.progress');
+    return rows[0]!.payout_revision;
   }
 
   tx<T>(fn: (tx: WriterTx) => Promise<T>): Promise<T> {
@@ -140,6 +155,53 @@ export class WriterTx {
         rows.map((r) => r.hit),
       ],
     );
+  }
+
+  /** Every settled winning prediction (a hit), strategy by strategy in round order: the rows a payout revision can change. */
+  async settledHits(): Promise<SettledHit[]> {
+    const { rows } = await this.client.query<{ strategy_id: string; round_id: string; squares: number[]; stakes: string[]; pnl_lamports: string }>(
+      `SELECT strategy_id, round_id, squares, stakes, pnl_lamports FROM lab.predictions
+        WHERE settled_at IS NOT NULL AND hit ORDER BY strategy_id, round_id`,
+    );
+    return rows.map((r) => ({ strategyId: r.strategy_id, roundId: Number(r.round_id), squares: r.squares, stakes: r.stakes.map(Number), pnlLamports: Number(r.pnl_lamports) }));
+  }
+
+  /** The settled bet-rounds (a stake on a non-voided round) of some strategies, each in round order. */
+  async settledBets(ids: readonly string[]): Promise<{ strategyId: string; roundId: number; squares: number; stakeLamports: number; pnlLamports: number }[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.client.query<{ strategy_id: string; round_id: string; squares: number; stake_lamports: string; pnl_lamports: string }>(
+      `SELECT strategy_id, round_id, cardinality(squares) AS squares, stake_lamports, pnl_lamports FROM lab.predictions
+        WHERE strategy_id = ANY($1::text[]) AND settled_at IS NOT NULL AND winning_square IS NOT NULL AND stake_lamports > 0
+        ORDER BY strategy_id, round_id`,
+      [ids],
+    );
+    return rows.map((r) => ({ strategyId: r.strategy_id, roundId: Number(r.round_id), squares: r.squares, stakeLamports: Number(r.stake_lamports), pnlLamports: Number(r.pnl_lamports) }));
+  }
+
+  /** The stored figures and current session start of some strategies (deleted ones included). */
+  async statsOf(ids: readonly string[]): Promise<{ stats: StatsRow; sessionStartRoundId: number }[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.client.query<StatsColumns & { session_start_round_id: string }>(
+      `SELECT s.session_start_round_id, f.* FROM lab.strategies s JOIN lab.forward_stats f ON f.strategy_id = s.id WHERE s.id = ANY($1::text[])`,
+      [ids],
+    );
+    return rows.map((r) => ({ stats: toStats(r), sessionStartRoundId: Number(r.session_start_round_id) }));
+  }
+
+  /** Sets settled predictions' PnL. */
+  async repricePredictions(rows: readonly { strategyId: string; roundId: number; pnlLamports: number }[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.client.query(
+      `UPDATE lab.predictions p SET pnl_lamports = u.pnl
+         FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS u(id, round_id, pnl)
+        WHERE p.strategy_id = u.id AND p.round_id = u.round_id`,
+      [rows.map((r) => r.strategyId), rows.map((r) => r.roundId), rows.map((r) => r.pnlLamports)],
+    );
+  }
+
+  /** Records the payout arithmetic the stored figures are now priced with. */
+  async savePayoutRevision(revision: string): Promise<void> {
+    await this.client.query('UPDATE lab.progress SET payout_revision = $1, updated_at = now()', [revision]);
   }
 
   /** Pending predictions of rounds that will never be settled (ids skipped as missing). */

@@ -14,7 +14,7 @@ export {
   type SettledPnl,
   type LeaderboardRow,
 } from './strategy-store';
-export { ForwardStore, WriterTx, type ActiveSession, type SessionState, type PredictionRow, type SettlementRow, type StopRow } from './forward-store';
+export { ForwardStore, WriterTx, type SettledHit, type ActiveSession, type SessionState, type PredictionRow, type SettlementRow, type StopRow } from './forward-store';
 
 /** Schema owned by lab-forward. */
 export const LAB_SCHEMA = 'lab';

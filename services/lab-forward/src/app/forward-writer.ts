@@ -1,9 +1,10 @@
 import type { Round } from '@gridlab/contracts';
 import type { ActiveSession, PredictionRow, SettlementRow, StatsRow, StopRow } from '@gridlab/lab-store';
 import type { Logger } from '@gridlab/logger';
-import { History, SPEC_BIG_ROUND_RULE, createRunner, normalizeDsl, type BigRoundRule, type Runner } from '@gridlab/strategy';
+import { History, PARIMUTUEL, PAYOUT_REVISION, SPEC_BIG_ROUND_RULE, createRunner, normalizeDsl, type BigRoundRule, type Runner } from '@gridlab/strategy';
 import type { ForwardLedger, ForwardTx, StoredRounds, WriterEvents } from './ports';
 import { addRound, enterSession, figuresFromRow, statsRow, type Figures } from '../domain/figures';
+import { repricedHit, repricedStats } from '../domain/reprice';
 
 export interface WriterOptions {
   readonly minRoundsToQualify: number;
@@ -91,6 +92,38 @@ export class ForwardWriter {
     this.sessions.clear();
     this.recordedRound = null;
     this.recorded = new Set();
+    if ((await this.store.payoutRevision()) !== PAYOUT_REVISION) await this.reprice();
+  }
+
+  /**
+   * Re-prices what an earlier payout arithmetic settled (domain/reprice.ts): every settled
+   * parimutuel hit's PnL, then the figures of the strategies it changed and the
+   * leaderboard, and records the revision, in one transaction.
+   */
+  private async reprice(): Promise<void> {
+    const h = this.history;
+    await this.store.tx(async (tx) => {
+      const changed: { strategyId: string; roundId: number; pnlLamports: number }[] = [];
+      for (const hit of await tx.settledHits()) {
+        const i = h.lowerBound(hit.roundId);
+        if (i >= h.length || h.ids[i] !== hit.roundId || h.rule[i] !== PARIMUTUEL || h.winning[i]! < 0) continue;
+        const pnl = repricedHit(hit, { winningSquare: h.winning[i]!, deployedOnWinner: h.winnerDeployed[i]!, deployedTotal: h.sumDeployed[i]! });
+        if (pnl !== hit.pnlLamports) changed.push({ strategyId: hit.strategyId, roundId: hit.roundId, pnlLamports: pnl });
+      }
+      await tx.repricePredictions(changed);
+      const ids = [...new Set(changed.map((c) => c.strategyId))];
+      const bets = new Map<string, { roundId: number; squares: number; stakeLamports: number; pnlLamports: number }[]>();
+      for (const b of await tx.settledBets(ids)) {
+        const list = bets.get(b.strategyId);
+        if (list === undefined) bets.set(b.strategyId, [b]);
+        else list.push(b);
+      }
+      const stats = await tx.statsOf(ids);
+      await tx.saveStats(stats.map((s) => repricedStats(s.stats, bets.get(s.stats.strategyId) ?? [], s.sessionStartRoundId)));
+      if (changed.length > 0) await tx.regenerateLeaderboard(this.options.minRoundsToQualify, this.options.leaderboardSize, this.now());
+      await tx.savePayoutRevision(PAYOUT_REVISION);
+      this.logger.info('forward figures re-priced to the program\'s payout arithmetic', { revision: PAYOUT_REVISION, predictions: changed.length, strategies: ids.length });
+    });
   }
 
   /** Resolves once no catch-up is running (after the signal aborted, none starts). */

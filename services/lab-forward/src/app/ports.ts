@@ -8,6 +8,7 @@ import type {
   LeaderboardRow,
   PredictionRow,
   SessionState,
+  SettledHit,
   SettledPnl,
   SettlementRow,
   StatsRow,
@@ -32,6 +33,8 @@ export interface ForwardLedger {
   settledThrough(): Promise<number | null>;
   /** Starts the writer at `roundId` when it has never run; the position now. */
   initProgress(roundId: number): Promise<number>;
+  /** The payout arithmetic the stored figures were priced with (`PAYOUT_REVISION` once re-priced). */
+  payoutRevision(): Promise<string>;
   /** Runs `fn` in one transaction that holds the position against command handlers. */
   tx<T>(fn: (tx: ForwardTx) => Promise<T>): Promise<T>;
 }
@@ -54,6 +57,13 @@ export interface ForwardTx {
   stop(roundId: number, at: Date, rows: readonly StopRow[]): Promise<void>;
   saveProgress(roundId: number): Promise<void>;
   regenerateLeaderboard(minRounds: number, size: number, at: Date): Promise<void>;
+  /** Settled winning predictions, strategy by strategy in round order. */
+  settledHits(): Promise<SettledHit[]>;
+  /** Settled bet-rounds of some strategies, each in round order. */
+  settledBets(ids: readonly string[]): Promise<{ strategyId: string; roundId: number; squares: number; stakeLamports: number; pnlLamports: number }[]>;
+  statsOf(ids: readonly string[]): Promise<{ stats: StatsRow; sessionStartRoundId: number }[]>;
+  repricePredictions(rows: readonly { strategyId: string; roundId: number; pnlLamports: number }[]): Promise<void>;
+  savePayoutRevision(revision: string): Promise<void>;
 }
 
 /** The strategies' records, for the command handlers. */

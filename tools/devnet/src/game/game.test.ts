@@ -240,7 +240,7 @@ describe('Game', () => {
     let pool = 0;
     for (const { round } of rounds) {
       if (round.reset.totalMinted > 0) {
-        if (round.reset.motherlode! > 0) {
+        if (round.reset.motherlode > 0) {
           expect(round.reset.motherlode).toBe(pool);
           pool = 0;
         }

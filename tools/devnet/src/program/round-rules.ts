@@ -58,7 +58,7 @@ export function isSplitByRng(r: bigint): boolean {
  * the squares driven by `keccak(id LE)` two bytes at a time (rehashed when used up); the
  * first 10 shuffled squares get their bit set (one top miner), the rest split.
  */
-export function distributionMask(roundId: number): number {
+function distributionMask(roundId: number): number {
   const id = new Uint8Array(8);
   new DataView(id.buffer).setBigUint64(0, BigInt(roundId), true);
   let randomness = keccak_256(id);
