@@ -38,6 +38,23 @@ describe('exact integer arithmetic on doubles', () => {
     expect(mulDivFloor(MAX, MAX - 1, MAX)).toBe(MAX - 1);
   });
 
+  it('mulDivFloor is exact for quotients within a hair of an integer (the double estimate\'s fast path declines them)', () => {
+    // a*b past 2^52 with c chosen so a*b/c lands on, just above or just below an integer n.
+    fc.assert(
+      fc.property(fc.integer({ min: 2 ** 26, max: 2 ** 30 }), fc.integer({ min: 2 ** 26, max: 2 ** 30 }), fc.integer({ min: 1, max: 2 ** 39 }), (a, b, n) => {
+        const c0 = (BigInt(a) * BigInt(b)) / BigInt(n);
+        for (const c of [c0 - 1n, c0, c0 + 1n]) {
+          if (c < 1n || c >= 2n ** 51n) continue;
+          expect(mulDivFloor(a, b, Number(c))).toBe(Number((BigInt(a) * BigInt(b)) / c));
+        }
+      }),
+      { numRuns: 5000 },
+    );
+    // The parimutuel shape: total_winnings x stake / (D_w + S_w).
+    expect(mulDivFloor(2_475_000, 10_000_000, 13_000_000)).toBe(1_903_846);
+    expect(mulDivFloor(21_384_000_000, 13_000_000, 13_000_000)).toBe(21_384_000_000);
+  });
+
   it('u64Mod equals BigInt for any u64 and modulus below 2^53', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), anyMagnitude(1), (x, n) => {

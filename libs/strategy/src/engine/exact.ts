@@ -11,6 +11,8 @@ const INV_18 = 1 / TWO_18;
 const TWO_32 = 4_294_967_296;
 const TWO_51 = 2 ** 51;
 const TWO_52 = 2 ** 52;
+const TWO_40 = 2 ** 40;
+const FRACTION_GUARD = 2 ** -11;
 
 /**
  * floor(a / c) for non-negative integers a < 2^53 and c >= 1.
@@ -25,6 +27,8 @@ export function floorDiv(a: number, c: number): number {
 /**
  * floor(a * b / c) for non-negative integers a, b < 2^53 and c >= 1, exactly.
  * - a*b < 2^52 (so the product is exact) and c <= 2^52: Math.floor(a*b/c) (see floorDiv).
+ * - c < 2^51 and a quotient below 2^40 whose double estimate is not within 2^-11 of an
+ *   integer: its floor (the estimate is within 2^-12 of the true quotient).
  * - c < 2^51 and a quotient below 2^52: the double estimate q is within 2 of the true
  *   quotient; the remainder a*b - q*c is computed exactly in 18-bit limbs and q corrected.
  * - otherwise BigInt.
@@ -34,7 +38,14 @@ export function mulDivFloor(a: number, b: number, c: number): number {
   // A rounded product below 2^52 means the exact one is below 2^52 too, and exact.
   if (p < TWO_52 && c <= TWO_52) return Math.floor(p / c);
   if (c < TWO_51) {
-    let q = Math.floor(p / c);
+    const x = p / c;
+    let q = Math.floor(x);
+    // x is within a relative 2^-52 of a*b/c, so below 2^40 within 2^-12 of it: a fraction
+    // farther than 2^-11 from an integer has the exact quotient's floor (no limbs needed).
+    if (q < TWO_40) {
+      const f = x - q;
+      if (f > FRACTION_GUARD && f < 1 - FRACTION_GUARD) return q;
+    }
     if (q < TWO_52) {
       let r = productDifference(a, b, q, c);
       while (r < 0) {
