@@ -161,6 +161,23 @@ describe('history from transactions', () => {
     expect(stats['getTransaction']!.served).toBeGreaterThan(1000);
   });
 
+  it('keeps every round, equal to the chain\'s, whatever an attacker lands: a u64::MAX deploy listing 200 rounds, an old round as a trailing account, resets whose first var value is another program\'s', async () => {
+    // Rounds 1..20 predate the DeployEvent (the mixed eras of 240 rounds); about the oldest 150 are closed at genesis.
+    const hostile = [7, 30, 120];
+    const devnet = await startDevnet({ ...CHAIN, roundExpirySlots: 1000, hostileResets: hostile });
+    devnet.recordOverflowDeploy(Array.from({ length: 200 }, (_, i) => i + 1));
+    devnet.recordTrailingRoundDeploy(5, 1_000_000);
+    const r = await run(devnet);
+    await start(r);
+    const stored = await storedThrough(r, 200);
+    const truth = devnet.settledRounds().filter((x) => x.id <= 200);
+    expect(stored.map(recoverable)).toEqual(truth.map(recoverable));
+    // The attacked rounds were read from their transactions, attacks included.
+    for (const id of [1, 5, ...hostile]) expect([id, stored[id - 1]!.source]).toEqual([id, 'transactions']);
+    expect((await new HistoryStore(r.pool).unrecoverable()).byReason).toEqual({});
+    await stop(r);
+  });
+
   it('ignores a Log of the ORE program that its board did not sign', async () => {
     const devnet = await startDevnet({ ...CHAIN, historyRounds: 30, roundExpirySlots: 100 });
     const pdas = new OrePdas(devnet.programId);

@@ -7,11 +7,12 @@ import { Keypair, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { LiteSVM } from 'litesvm';
 import { AccountStore } from './chain/account-store';
+import { overflowDeploy, trailingRoundDeploy, type AttackContext } from './chain/attacks';
 import { GameHistory, closeSlotOf } from './chain/game-history';
 import { GameKeys } from './chain/game-keys';
 import { GameSignatures } from './chain/game-signatures';
 import { GameTransactionBuilder } from './chain/game-transactions';
-import { Ledger } from './chain/ledger';
+import { Ledger, type TxRecord } from './chain/ledger';
 import { LEDGER_FILE_NAME, LedgerFileError, readLedgerFile, writeLedgerFile, type Genesis, type LedgerSnapshot } from './chain/ledger-file';
 import { GENESIS_SLOT } from './game/chain-time';
 import { EXPIRY_SLOTS } from './game/derive-round';
@@ -72,6 +73,11 @@ export interface DevnetOptions {
   rpcLimits?: string;
   /** A WebSocket silent (no message, no ping) this long is closed. Default 600; 0: never. */
   wsIdleS?: number;
+  /**
+   * Test hook: rounds whose reset an attacker sends, after an instruction of their own
+   * program that logs a false `var value:` (anyone may reset, and put instructions first).
+   */
+  hostileResets?: readonly number[];
   logger?: Logger;
 }
 
@@ -115,6 +121,18 @@ export interface Devnet {
    * neither is one of its events. Returns the signature.
    */
   recordForgedLog(roundAddress: string, roundId: number): string;
+  /**
+   * Test hook: lands a successful deploy into the live round with amount `u64::MAX` and an
+   * empty mask (the program logs a board-signed DeployEvent of that amount) whose address
+   * lookup table lists the addresses of rounds `listed`. Returns the signature.
+   */
+  recordOverflowDeploy(listed: readonly number[]): string;
+  /**
+   * Test hook: lands a successful deploy of `lamports` to square 0 of the live round in the
+   * program's account order before 2025-12-08, with round `trailing`'s address appended
+   * (the program reads only its own positions). Returns the signature.
+   */
+  recordTrailingRoundDeploy(trailing: number, lamports: number): string;
   /** Benchmark hook: called synchronously when the game writes an account, before notifications. */
   onAccountWrite(listener: (address: string, slot: number) => void): () => void;
   /** Saves the ledger file now (no-op without a ledger directory). */
@@ -253,7 +271,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     chronicle,
     keys,
     signatures,
-    new GameTransactionBuilder(keys, gameConfig),
+    new GameTransactionBuilder(keys, gameConfig, new Set(options.hostileResets ?? [])),
     { slot: () => slot, settledUpTo: () => game.currentRoundId - 1 },
     expirySlots,
   );
@@ -289,6 +307,21 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   };
   // The genesis (its salt above all) is on disk before anyone sees the chain.
   if (ledgerFile !== null && saved === null) await save();
+
+  const landAttack = (build: (ctx: AttackContext) => TxRecord): string => {
+    const record = build({
+      seed,
+      programId,
+      board: pdas.board.toBase58(),
+      round: (id) => pdas.round(id).toBase58(),
+      slot,
+      blockTime: Math.floor(Date.now() / 1000),
+      blockhash: svm.latestBlockhash(),
+      liveRoundId: game.currentRoundId,
+    });
+    ledger.recordAsGiven(record);
+    return record.signature;
+  };
 
   const recordForgedLog = (roundAddress: string, roundId: number): string => {
     const forger = seededKeypair(`forger-${roundId}`, seed).publicKey;
@@ -443,6 +476,8 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     },
     mintTokens,
     recordForgedLog,
+    recordOverflowDeploy: (listed) => landAttack((ctx) => overflowDeploy(ctx, listed)),
+    recordTrailingRoundDeploy: (trailing, lamports) => landAttack((ctx) => trailingRoundDeploy(ctx, trailing, lamports)),
     onAccountWrite: (listener) => {
       writeListeners.add(listener);
       return () => writeListeners.delete(listener);

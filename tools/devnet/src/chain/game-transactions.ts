@@ -16,6 +16,8 @@ import type { RoundContext } from '../game/derive-round';
 import { ADMIN_FEE_COLLECTOR, ENTROPY_PROGRAM, type GameKeys, SLOT_HASHES_SYSVAR, TOKEN_PROGRAM } from './game-keys';
 
 const FEE = 5000;
+/** The program of an attacker who sends resets (test hook). */
+const HOSTILE_PROGRAM = encodeBase58(createHash('sha256').update('gridlab-devnet-hostile-program').digest());
 const LAMPORTS_PER_SOL = 1_000_000_000;
 /** A wallet balance shown before each deploy (the model does not track wallets). */
 const WALLET_LAMPORTS = 50 * LAMPORTS_PER_SOL;
@@ -76,6 +78,8 @@ export class GameTransactionBuilder {
   constructor(
     private readonly keys: GameKeys,
     private readonly ctx: RoundContext,
+    /** Test hook: rounds whose reset an attacker sends, after an instruction of their own program that logs a false `var value:`. */
+    private readonly hostileResets: ReadonlySet<number> = new Set(),
   ) {
     this.rent = {
       board: keys.rent(SIZES.board),
@@ -150,7 +154,11 @@ export class GameTransactionBuilder {
     ];
     const event = resetEvent(round.reset, round.events.resetLength);
     const winner = round.winningSquare;
+    // Anyone may reset, and put instructions of their own before it: an attacker's program logs a false `var value:` first.
+    const hostile = this.hostileResets.has(round.id);
+    const prelude = hostile ? [`Program ${HOSTILE_PROGRAM} invoke [1]`, `Program log: var value: ${encodeBase58(hashOf('false value', round.id))}`, `Program ${HOSTILE_PROGRAM} success`] : [];
     const logs = [
+      ...prelude,
       `Program ${program} invoke [1]`,
       'Program log: Ore accounts: 14',
       'Program log: Other accounts: 4',
@@ -180,10 +188,15 @@ export class GameTransactionBuilder {
     const last = round.deploys.length - 1;
     const stakes = last < 0 ? 0 : round.deploys.roundLamportsBefore[last]! + round.deploys.amount[last]! * popcount(round.deploys.deployed[last]!);
     const pre = [WALLET_LAMPORTS, this.rent.board, this.rent.config, 0, 0, k.rent(round.layout) + stakes, 0, this.rent.miner, this.rent.treasury, 0, this.rent.var, 0, 1, 1, 1, 1, 1, 1];
+    if (hostile) {
+      accountKeys.push(HOSTILE_PROGRAM);
+      pre.push(1);
+    }
     const post = pre.map((b, i) => (i === 0 ? b - FEE - nextRent : i === 6 ? nextRent : b));
     return this.transaction(round.resetSlot, signature, {
       accountKeys,
-      header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 6 },
+      header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: hostile ? 7 : 6 },
+      ...(hostile ? { prelude: { programIdIndex: accountKeys.length - 1, accounts: [], data: encodeBase58(Buffer.from('var value')) } } : {}),
       // The program's 18 accounts: signer, board, config, fee collector, mint, round, next round, top miner,
       // treasury, treasury tokens, system, token, ORE, SlotHashes, var, entropy, mint authority, ore-mint.
       instruction: { programIdIndex: 14, accounts: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 10, 16, 11, 17], data: encodeBase58(Uint8Array.of(INSTRUCTION.reset)) },
@@ -232,6 +245,8 @@ export class GameTransactionBuilder {
     parts: {
       accountKeys: string[];
       header: TransactionJson['transaction']['message']['header'];
+      /** An instruction of another program before the program's own. */
+      prelude?: Omit<InstructionJson, 'stackHeight'>;
       instruction: Omit<InstructionJson, 'stackHeight'>;
       inner: InstructionJson[];
       logs: string[];
@@ -249,7 +264,7 @@ export class GameTransactionBuilder {
           accountKeys: parts.accountKeys,
           header: parts.header,
           recentBlockhash: this.blockhash(slot - 2),
-          instructions: [{ ...parts.instruction, stackHeight: null }],
+          instructions: [...(parts.prelude === undefined ? [] : [{ ...parts.prelude, stackHeight: null }]), { ...parts.instruction, stackHeight: null }],
         },
       },
       meta: {
@@ -258,7 +273,7 @@ export class GameTransactionBuilder {
         fee: FEE,
         preBalances: parts.preBalances,
         postBalances: parts.postBalances,
-        innerInstructions: parts.inner.length === 0 ? [] : [{ index: 0, instructions: parts.inner }],
+        innerInstructions: parts.inner.length === 0 ? [] : [{ index: parts.prelude === undefined ? 0 : 1, instructions: parts.inner }],
         logMessages: parts.logs,
         preTokenBalances: [],
         postTokenBalances: [],
