@@ -96,7 +96,10 @@ beforeAll(async () => {
   repo = new RoundRepository(pool);
   nc = await connectBus({ servers: ns.natsUrl, name: 'event-log-late-test', logger: createLogger({ service: 'test', silent: true }) });
   await ensureRoundsStream(nc, names);
-  nc.subscribe(names.subjects.eventAppended, { callback: (_err, msg) => announced.push(JSON.parse(new TextDecoder().decode(msg.data)) as LogEvent) });
+  nc.subscribe(names.subjects.eventAppended, { callback: (_err, msg) => {
+      announced.push(JSON.parse(new TextDecoder().decode(msg.data)) as LogEvent);
+    },
+  });
   const port = await freePort();
   gateway = `http://127.0.0.1:${port}`;
   processes.push(await startService('services/api-gateway/src/main.ts', env({ PORT: String(port) }), () => answersOk(`${gateway}/healthz`)));

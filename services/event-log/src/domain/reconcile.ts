@@ -52,7 +52,7 @@ export function reconcile(derived: readonly DerivedEvent<RoundEventBody>[], logg
 }
 
 /** The correction that withdraws `event`; its ts is the withdrawn event's (the log's ts is chain time). */
-export function withdrawal(event: LoggedRoundEvent): DerivedEvent<WithdrawnBody> {
+function withdrawal(event: LoggedRoundEvent): DerivedEvent<WithdrawnBody> {
   return {
     dedupKey: dedupKeys.withdrawn(event.id),
     ts: event.ts,
