@@ -1,6 +1,6 @@
 import { InputError } from '@gridlab/errors';
 import * as contracts from './index';
-import { natsNames, validateLiveSnapshot, validateRound } from './index';
+import { eventMatchesKind, natsNames, validateLiveSnapshot, validateLogEvent, validateRound, type LogEvent } from './index';
 
 const round = {
   id: 7,
@@ -111,5 +111,20 @@ describe('every validator', () => {
     expect(() => contracts.validateBacktestRequest({ dsl: {}, fromRoundId: -1, extra: 1 })).toThrow('/fromRoundId must be >= 0');
     expect(() => contracts.validateBacktestRequest({ dsl: {}, fromRoundId: -1, extra: 1 })).toThrow('/extra is not an accepted property');
     expect(contracts.validateAnalyticsRequest({ dsl: { base_strategy: 'cold' } })).toEqual({ dsl: { base_strategy: 'cold' } });
+  });
+});
+
+describe('withdrawn events', () => {
+  const withdrawn: LogEvent = { id: 9, ts: '2026-01-01T00:00:00.000Z', kind: 'withdrawn', eventId: 4, eventKind: 'drought_broken', roundId: 105 };
+
+  it('validates a withdrawal and refuses one of a billing kind', () => {
+    expect(validateLogEvent(withdrawn)).toEqual(withdrawn);
+    expect(() => validateLogEvent({ ...withdrawn, eventKind: 'tier' })).toThrow(InputError);
+  });
+
+  it('passes the kind filter of the kind it withdraws, and its own', () => {
+    expect(['drought_broken', 'withdrawn', 'streak'].map((k) => eventMatchesKind(withdrawn, k as LogEvent['kind']))).toEqual([true, true, false]);
+    const streak: LogEvent = { id: 3, ts: withdrawn.ts, kind: 'streak', grid: 1, length: 3, roundId: 7 };
+    expect([eventMatchesKind(streak, 'streak'), eventMatchesKind(streak, 'drought_broken')]).toEqual([true, false]);
   });
 });

@@ -239,10 +239,24 @@ const eventBranches = [
     },
     { ...closed, description: "The round hit the motherlode: its winning square's miners shared the pool." },
   ),
+  Type.Object(
+    {
+      ...eventHead,
+      kind: Type.Literal('withdrawn'),
+      eventId: described(Type.Integer({ minimum: 1, maximum: MAX }), 'id of the earlier event this one withdraws'),
+      eventKind: literals(['drought_broken', 'big_round', 'milestone', 'streak', 'motherlode'], { description: 'kind of the withdrawn event' }),
+      roundId: described(count, 'roundId of the withdrawn event'),
+    },
+    {
+      ...closed,
+      description:
+        'A correction: rounds stored late (a history fill below rounds already derived) mean the event `eventId` no longer follows from the stored history, so it no longer holds. Its `ts` is the withdrawn event\'s. The event that holds instead, if any, is appended after it. A `kind` filter of `eventKind` returns it too.',
+    },
+  ),
 ];
 
 export type EventKind = (typeof eventBranches)[number]['properties']['kind']['const'];
-/** The kinds of the event log (SPEC 6); `streak` is accepted as a filter too. */
+/** The kinds of the event log (SPEC 6); `streak` and `withdrawn` are accepted as filters too. */
 export const EVENT_KINDS: readonly EventKind[] = eventBranches.map((branch) => branch.properties.kind.const);
 
 /**
@@ -259,3 +273,12 @@ export const logEventSchema = Type.Unsafe<Static<(typeof eventBranches)[number]>
   description: 'One entry of the event log: `{ id, ts, kind, ...fields of its kind }` (SPEC 6).',
 });
 export type LogEvent = Static<typeof logEventSchema>;
+
+/**
+ * Whether `event` passes the `kind` filter of GET /events and /events/stream: its own
+ * kind, or a `withdrawn` correction of an event of that kind (a reader following one
+ * kind must learn that one of its events no longer holds).
+ */
+export function eventMatchesKind(event: LogEvent, kind: EventKind): boolean {
+  return event.kind === kind || (event.kind === 'withdrawn' && event.eventKind === kind);
+}

@@ -23,6 +23,9 @@ interface EventRow {
   body: Record<string, unknown>;
 }
 
+/** The kind filter (`$3`): events of the kind and `withdrawn` events of one of them (contracts' eventMatchesKind). */
+const OF_KIND = "(kind = $3 OR (kind = 'withdrawn' AND body->>'eventKind' = $3))";
+
 // A row holds an event that was validated when it was appended: its body is its kind's fields.
 const toEvent = (row: EventRow): LogEvent => ({ id: row.id, ts: row.ts.toISOString(), kind: row.kind, ...row.body }) as LogEvent;
 
@@ -30,25 +33,21 @@ const toEvent = (row: EventRow): LogEvent => ({ id: row.id, ts: row.ts.toISOStri
 export class EventRepository {
   constructor(private readonly pool: Pool) {}
 
-  /** Events with id > since, ascending, at most `limit`, optionally of one kind. */
+  /** Events with id > since, ascending, at most `limit`, optionally of one kind (and the withdrawals of that kind). */
   async after(since: number, limit: number, kind?: EventKind): Promise<LogEvent[]> {
     const { rows } =
       kind === undefined
         ? await this.pool.query<EventRow>('SELECT id, kind, ts, body FROM events.events WHERE id > $1 ORDER BY id LIMIT $2', [since, limit])
-        : await this.pool.query<EventRow>('SELECT id, kind, ts, body FROM events.events WHERE kind = $3 AND id > $1 ORDER BY id LIMIT $2', [
-            since,
-            limit,
-            kind,
-          ]);
+        : await this.pool.query<EventRow>(`SELECT id, kind, ts, body FROM events.events WHERE ${OF_KIND} AND id > $1 ORDER BY id LIMIT $2`, [since, limit, kind]);
     return rows.map(toEvent);
   }
 
-  /** The newest `limit` events (optionally of one kind), ascending. */
+  /** The newest `limit` events (optionally of one kind, and the withdrawals of that kind), ascending. */
   async latest(limit: number, kind?: EventKind): Promise<LogEvent[]> {
     const { rows } =
       kind === undefined
         ? await this.pool.query<EventRow>('SELECT id, kind, ts, body FROM events.events ORDER BY id DESC LIMIT $1', [limit])
-        : await this.pool.query<EventRow>('SELECT id, kind, ts, body FROM events.events WHERE kind = $2 ORDER BY id DESC LIMIT $1', [limit, kind]);
+        : await this.pool.query<EventRow>(`SELECT id, kind, ts, body FROM events.events WHERE ${OF_KIND.replaceAll('$3', '$2')} ORDER BY id DESC LIMIT $1`, [limit, kind]);
     return rows.reverse().map(toEvent);
   }
 
@@ -73,16 +72,22 @@ export class EventRepository {
 }
 
 /**
- * Appends `events` whose dedup key is new, in order, inside the writer's transaction,
- * numbered from max(id) + 1; returns the appended events with their ids. A known key is
- * skipped (replay). Only the leader calls this; should a deposed writer race it, the
- * primary key makes one transaction fail rather than reuse an id.
+ * Appends `events` whose dedup key is new among the live (not withdrawn) events, in
+ * order, inside the writer's transaction, numbered from max(id) + 1; returns the
+ * appended events with their ids. A known key is skipped (replay). A `withdrawn` event
+ * (fields.eventId) marks the live event it names as withdrawn before anything is
+ * inserted, so a later event of the same call may take that event's key again.
+ * Only the leader calls this; should a deposed writer race it, the primary key makes
+ * one transaction fail rather than reuse an id.
+ * @throws Error when a withdrawal names an event that is not live (the caller's view is stale: the transaction must roll back).
  */
 export async function appendEvents(client: PoolClient, events: readonly NewEvent[]): Promise<LogEvent[]> {
   if (events.length === 0) return [];
-  const { rows: known } = await client.query<{ dedup_key: string }>('SELECT dedup_key FROM events.events WHERE dedup_key = ANY($1::text[])', [
-    events.map((e) => e.dedupKey),
-  ]);
+  const withdrawing = events.filter((e) => e.kind === 'withdrawn').map((e) => Number(e.fields['eventId']));
+  const { rows: known } = await client.query<{ dedup_key: string }>(
+    'SELECT dedup_key FROM events.events WHERE dedup_key = ANY($1::text[]) AND withdrawn_by IS NULL AND id <> ALL($2::bigint[])',
+    [events.map((e) => e.dedupKey), withdrawing],
+  );
   const seen = new Set(known.map((r) => r.dedup_key));
   const fresh = events.filter((e) => {
     if (seen.has(e.dedupKey)) return false;
@@ -92,10 +97,26 @@ export async function appendEvents(client: PoolClient, events: readonly NewEvent
   if (fresh.length === 0) return [];
   const { rows } = await client.query<{ id: number | null }>('SELECT max(id) AS id FROM events.events');
   const first = (rows[0]?.id ?? 0) + 1;
+  const withdrawals = fresh.flatMap((e, i) => (e.kind === 'withdrawn' ? [{ eventId: Number(e.fields['eventId']), by: first + i }] : []));
+  if (withdrawals.length > 0) {
+    const marked = await client.query(
+      `UPDATE events.events e SET withdrawn_by = w.by FROM unnest($1::bigint[], $2::bigint[]) AS w(event_id, by)
+        WHERE e.id = w.event_id AND e.withdrawn_by IS NULL AND e.kind <> 'withdrawn'`,
+      [withdrawals.map((w) => w.eventId), withdrawals.map((w) => w.by)],
+    );
+    if (marked.rowCount !== withdrawals.length) throw new Error(`withdrawing ${withdrawals.length} events, ${marked.rowCount ?? 0} of them live`);
+  }
   await client.query(
-    `INSERT INTO events.events (id, dedup_key, kind, ts, body)
-     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[])`,
-    [fresh.map((_, i) => first + i), fresh.map((e) => e.dedupKey), fresh.map((e) => e.kind), fresh.map((e) => e.ts), fresh.map((e) => JSON.stringify(e.fields))],
+    `INSERT INTO events.events (id, dedup_key, kind, ts, body, round_id)
+     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::bigint[])`,
+    [
+      fresh.map((_, i) => first + i),
+      fresh.map((e) => e.dedupKey),
+      fresh.map((e) => e.kind),
+      fresh.map((e) => e.ts),
+      fresh.map((e) => JSON.stringify(e.fields)),
+      fresh.map((e) => (typeof e.fields['roundId'] === 'number' ? e.fields['roundId'] : null)),
+    ],
   );
   return fresh.map((e, i) => ({ id: first + i, ts: e.ts, kind: e.kind, ...e.fields }) as LogEvent);
 }

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 
 export { EventRepository, appendEvents, saveProgress, type NewEvent, type Progress } from './event-repository';
+export { checkpointCounts, checkpointState, liveRoundEvents, saveCheckpoints, type Checkpoint, type CheckpointChange, type LiveEvent } from './rederive-store';
 
 /** Schema owned by event-log. */
 export const EVENTS_SCHEMA = 'events';

@@ -346,6 +346,34 @@ export class RoundRepository {
     }));
   }
 
+  /**
+   * How many rounds are stored with an id at or below `id`: the totals row less the
+   * rounds above it, in one statement (one snapshot), so nearly free for an id near the
+   * newest (the event log's check for rounds stored below its watermark).
+   */
+  async countUpTo(id: number): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>(
+      'SELECT t.rounds_indexed - (SELECT count(*) FROM indexer.rounds WHERE id > $1) AS n FROM indexer.totals t WHERE t.id = 1',
+      [id],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /**
+   * For each of `ids` (ascending), how many rounds are stored with an id at or below it:
+   * each stored round counted once, in one index scan up to the last id.
+   */
+  async countsUpTo(ids: readonly number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.pool.query<{ n: string }>(
+      `WITH b AS (SELECT upto, lag(upto) OVER (ORDER BY upto) AS prev FROM unnest($1::bigint[]) AS u(upto)),
+            c AS (SELECT upto, (SELECT count(*) FROM indexer.rounds r WHERE r.id <= b.upto AND (b.prev IS NULL OR r.id > b.prev)) AS k FROM b)
+       SELECT sum(k) OVER (ORDER BY upto) AS n FROM c ORDER BY upto`,
+      [ids],
+    );
+    return rows.map((r) => Number(r.n));
+  }
+
   /** Stores the NDJSON line of up to `maxRows` rounds that have none (see writeRoundLines); returns how many. */
   writeLines(maxRows: number): Promise<number> {
     return writeRoundLines(this.pool, maxRows);

@@ -57,7 +57,8 @@ async function startWriter(platform: Platform, config: ServiceConfig, events: Wr
     onSkip: (ids) => logger.warn('round ids missing from the store; deriving past them', ids),
     fill: new HistoryStore(pool),
   });
-  const writer = new EventWriter(new PgEventLog(pool), rounds, new BillingFactsSource(pool), events, logger, {
+  const outcomes = { after: rounds.after.bind(rounds), countUpTo: repo.countUpTo.bind(repo), countsUpTo: repo.countsUpTo.bind(repo) };
+  const writer = new EventWriter(new PgEventLog(pool), outcomes, new BillingFactsSource(pool), events, logger, {
     deriver: {
       droughtThreshold: config.EVENT_DROUGHT_THRESHOLD,
       bigRoundMultiplier: config.EVENT_BIG_ROUND_MULTIPLIER,
@@ -67,6 +68,7 @@ async function startWriter(platform: Platform, config: ServiceConfig, events: Wr
       milestoneRoundModulus: config.EVENT_MILESTONE_ROUNDS,
       deployedSolStep: config.EVENT_MILESTONE_SOL,
     },
+    checkpointEvery: config.EVENT_CHECKPOINT_ROUNDS,
   });
   await writer.load();
   return writer;

@@ -13,6 +13,7 @@ const LABELS: Record<EventKind, string> = {
   milestone: 'Milestone',
   tier: 'Price tier',
   subscription: 'Subscription',
+  withdrawn: 'Withdrawn',
 };
 const MAX_SHOWN = 200;
 
@@ -32,6 +33,8 @@ function summary(e: LogEvent): string {
       return `Price ${e.direction === 'up' ? 'rose' : 'fell'} to ${e.tokenNow} tokens at ${int(e.activeSubs)} subscribers`;
     case 'subscription':
       return `A ${e.plan} subscription was ${e.action} (${int(e.activeSubs)} active)`;
+    case 'withdrawn':
+      return `Withdrawn: the ${LABELS[e.eventKind].toLowerCase()} event of round ${e.roundId} no longer follows from the history stored since`;
   }
 }
 
@@ -61,7 +64,9 @@ export function EventsPage() {
     else next.add(kind);
     setShown(next);
   };
-  const visible = (events ?? []).filter((e) => shown.has(e.kind));
+  // A correction shows with the kind it corrects; the event it withdraws is struck through.
+  const withdrawn = new Set((events ?? []).flatMap((e) => (e.kind === 'withdrawn' ? [e.eventId] : [])));
+  const visible = (events ?? []).filter((e) => shown.has(e.kind === 'withdrawn' ? e.eventKind : e.kind));
   return (
     <section aria-labelledby="events-title">
       <h1 id="events-title">Events</h1>
@@ -86,7 +91,7 @@ export function EventsPage() {
         <ol class="feed" data-testid="event-feed" aria-live="polite">
           {visible.map((e) => (
             <li key={e.id} data-kind={e.kind}>
-              <span class={`badge badge-${e.kind}`}>{LABELS[e.kind]}</span> <span>{summary(e)}</span>{' '}
+              <span class={`badge badge-${e.kind}`}>{LABELS[e.kind]}</span> {withdrawn.has(e.id) ? <s>{summary(e)}</s> : <span>{summary(e)}</span>}{' '}
               <time class="muted" dateTime={e.ts}>
                 {when(e.ts)}
               </time>

@@ -699,14 +699,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Event log, polling: events with id > since, ascending */
+        /**
+         * Event log, polling: events with id > since, ascending
+         * @description Events are never changed or removed. When rounds stored late (a history fill below rounds already derived) mean an earlier event no longer follows from the stored history, a `withdrawn` event naming its id is appended, followed by the event that holds instead, if any (SPEC 6). A reader that keeps the events it has seen drops the one a `withdrawn` names.
+         */
         get: {
             parameters: {
                 query?: {
                     /** @description Cursor: only events with a greater id (default 0) */
                     since?: number;
                     limit?: number;
-                    kind?: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak" | "motherlode";
+                    /** @description Only events of this kind, and the `withdrawn` corrections of events of this kind */
+                    kind?: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak" | "motherlode" | "withdrawn";
                 };
                 header?: never;
                 path?: never;
@@ -752,7 +756,8 @@ export interface paths {
             parameters: {
                 query?: {
                     since?: number;
-                    kind?: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak" | "motherlode";
+                    /** @description Only events of this kind, and the `withdrawn` corrections of events of this kind */
+                    kind?: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak" | "motherlode" | "withdrawn";
                 };
                 header?: {
                     "Last-Event-ID"?: number;
@@ -1762,7 +1767,7 @@ export interface components {
         /** @description One entry of the event log: `{ id, ts, kind, ...fields of its kind }` (SPEC 6). */
         LogEvent: {
             /** @enum {string} */
-            kind: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak" | "motherlode";
+            kind: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak" | "motherlode" | "withdrawn";
         } & ({
             id: number;
             /** Format: date-time */
@@ -1842,6 +1847,21 @@ export interface components {
             winningSquare: number;
             /** @description ORE paid out of the pool, base units (1 ORE = 10^11) */
             oreAmount: number;
+        } | {
+            id: number;
+            /** Format: date-time */
+            ts: string;
+            /** @constant */
+            kind: "withdrawn";
+            /** @description id of the earlier event this one withdraws */
+            eventId: number;
+            /**
+             * @description kind of the withdrawn event
+             * @enum {string}
+             */
+            eventKind: "drought_broken" | "big_round" | "milestone" | "streak" | "motherlode";
+            /** @description roundId of the withdrawn event */
+            roundId: number;
         });
         EventPage: {
             count: number;

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { EventKind, LogEvent } from '@gridlab/contracts';
+import { eventMatchesKind, type EventKind, type LogEvent } from '@gridlab/contracts';
 import type { EventRepository } from '@gridlab/events-store';
 import type { EventFeed } from '../adapters/nats/event-feed';
 
@@ -109,7 +109,7 @@ export class EventStream {
   private write(client: Client, event: LogEvent, framed: () => Buffer | string = () => frame(event)): void {
     if (event.id <= client.cursor || client.res.destroyed) return;
     client.cursor = event.id;
-    if (client.kind !== undefined && event.kind !== client.kind) return;
+    if (client.kind !== undefined && !eventMatchesKind(event, client.kind)) return;
     if (client.res.writableLength > SLOW_CLIENT_BYTES) {
       client.res.end();
       return;

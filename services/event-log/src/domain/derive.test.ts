@@ -321,12 +321,25 @@ describe('validation', () => {
     const good = createDeriver().snapshot();
     expect(parseDeriverState(JSON.parse(JSON.stringify(good)))).toEqual(good);
     expect(() => parseDeriverState(null)).toThrow(DecodeError);
-    expect(() => parseDeriverState({ ...good, version: 2 })).toThrow(/version/);
+    expect(() => parseDeriverState({ ...good, version: 3 })).toThrow(/version/);
+    expect(() => parseDeriverState({ ...good, roundCount: -1 })).toThrow(/roundCount/);
     expect(() => parseDeriverState({ ...good, droughts: good.droughts.slice(1) })).toThrow(/droughts/);
     expect(() => parseDeriverState({ ...good, streakSquare: 3 })).toThrow(/streakLength/);
     expect(() => parseDeriverState({ ...good, streakSquare: 3, streakLength: 1, droughts: good.droughts.map(() => 1) })).toThrow(/droughts/);
     expect(() => parseDeriverState({ ...good, cumulativeDeployedLamports: '1e3' })).toThrow(/cumulativeDeployedLamports/);
     expect(() => parseDeriverState({ ...good, recentTotals: [1.5] })).toThrow(/recentTotals/);
+  });
+
+  it('counts the rounds it processed, voided ones included, and reads a version 1 state as not counted', () => {
+    const d = createDeriver();
+    feed(d, [round(1, 3), round(2, null), round(2, 4), round(5, 6)]);
+    expect(d.roundCount).toBe(3);
+    const { roundCount: _, ...v1 } = { ...d.snapshot(), version: 1 };
+    const resumed = createDeriver({}, parseDeriverState(v1));
+    expect(resumed.roundCount).toBeNull();
+    feed(resumed, [round(6, 7)]);
+    expect(resumed.roundCount).toBeNull();
+    expect(resumed.lastRoundId).toBe(6);
   });
 
   it('rejects an out-of-range round without touching the state', () => {

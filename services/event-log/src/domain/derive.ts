@@ -28,7 +28,7 @@ import { bigRoundThreshold, SortedWindow, type BigRoundRule } from '@gridlab/str
 
 const SQUARES = 25;
 const LAMPORTS_PER_SOL = 1_000_000_000;
-const STATE_VERSION = 1;
+const STATE_VERSION = 2;
 
 /** Thresholds of the round events; every one is configurable. */
 export interface DeriverConfig {
@@ -82,6 +82,12 @@ export interface DeriverState {
   readonly recentTotals: readonly number[];
   /** Sum of totalDeployed over every processed round, decimal lamports (can pass 2^53). */
   readonly cumulativeDeployedLamports: string;
+  /**
+   * How many rounds (voided included) were processed: compared with how many are stored
+   * up to the watermark, it tells that a round was stored below it. null in a state saved
+   * by version 1, which did not count (the writer then derives again from the first round).
+   */
+  readonly roundCount: number | null;
 }
 
 /** One event stream's derivation state machine. */
@@ -89,6 +95,8 @@ export interface Deriver {
   readonly config: DeriverConfig;
   /** The watermark: id of the last round processed, null before the first. */
   readonly lastRoundId: number | null;
+  /** Rounds processed (see DeriverState.roundCount). */
+  readonly roundCount: number | null;
   /**
    * Candidate events of `round`, in a fixed order (drought_broken, big_round, streak,
    * motherlode, rounds milestone, deployedSol milestones ascending). A round whose id is not above
@@ -136,6 +144,7 @@ function initialDeriverState(): DeriverState {
     streakLength: 0,
     recentTotals: [],
     cumulativeDeployedLamports: '0',
+    roundCount: 0,
   };
 }
 
@@ -149,7 +158,10 @@ export function parseDeriverState(value: unknown): DeriverState {
   };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('state', 'is not an object');
   const s = value as Record<string, unknown>;
-  if (s['version'] !== STATE_VERSION) fail('version', `is not ${STATE_VERSION}`);
+  // Version 1 is version 2 without roundCount.
+  if (s['version'] !== STATE_VERSION && s['version'] !== 1) fail('version', `is not ${STATE_VERSION}`);
+  const roundCount = s['version'] === 1 ? null : s['roundCount'];
+  if (roundCount !== null && !isCount(roundCount)) fail('roundCount', 'is neither null nor a non-negative integer');
   const lastRoundId = s['lastRoundId'];
   if (lastRoundId !== null && !isCount(lastRoundId)) fail('lastRoundId', 'is neither null nor a non-negative integer');
   const droughts = s['droughts'];
@@ -176,6 +188,7 @@ export function parseDeriverState(value: unknown): DeriverState {
     streakLength: streakLength as number,
     recentTotals: [...(recentTotals as number[])],
     cumulativeDeployedLamports: cumulative as string,
+    roundCount: roundCount as number | null,
   };
 }
 
@@ -198,6 +211,7 @@ export function createDeriver(config: Partial<DeriverConfig> = {}, state?: Deriv
   const bigRoundRule: BigRoundRule = { multiplier: settings.bigRoundMultiplier, window: settings.bigRoundWindow, minHistory: settings.bigRoundMinHistory };
   for (const total of start.recentTotals.slice(-settings.bigRoundWindow)) window.push(total);
   let cumulative = BigInt(start.cumulativeDeployedLamports);
+  let roundCount = start.roundCount;
 
   function onRound(round: DerivableRound): DerivedEvent<RoundEventBody>[] {
     checkRound(round);
@@ -268,6 +282,7 @@ export function createDeriver(config: Partial<DeriverConfig> = {}, state?: Deriv
     }
 
     lastRoundId = roundId;
+    if (roundCount !== null) roundCount++;
     return events;
   }
 
@@ -280,6 +295,7 @@ export function createDeriver(config: Partial<DeriverConfig> = {}, state?: Deriv
       streakLength,
       recentTotals: window.values(),
       cumulativeDeployedLamports: cumulative.toString(),
+      roundCount,
     };
   }
 
@@ -287,6 +303,9 @@ export function createDeriver(config: Partial<DeriverConfig> = {}, state?: Deriv
     config: settings,
     get lastRoundId() {
       return lastRoundId;
+    },
+    get roundCount() {
+      return roundCount;
     },
     onRound,
     snapshot,

@@ -20,7 +20,9 @@ export type SubscriptionPlan = SubscriptionBody['plan'];
 
 export type RoundEventBody = BodyOf<'drought_broken' | 'big_round' | 'streak' | 'motherlode' | 'milestone'>;
 export type BillingEventBody = BodyOf<'tier' | 'subscription'>;
-type EventBody = RoundEventBody | BillingEventBody;
+/** A correction: the round event `eventId` no longer follows from the stored history. */
+export type WithdrawnBody = BodyOf<'withdrawn'>;
+type EventBody = RoundEventBody | BillingEventBody | WithdrawnBody;
 
 /** An event the log should hold once: on the wire it becomes `{ id, ts, ...body }`. */
 export interface DerivedEvent<B extends EventBody = EventBody> {
@@ -41,5 +43,7 @@ export const dedupKeys = {
   deployedSolMilestone: (sol: number): string => `milestone:deployedSol:${sol}`,
   subscription: (factId: string): string => `subscription:${factId}`,
   tier: (factId: string): string => `tier:${factId}`,
+  /** An event is withdrawn at most once. */
+  withdrawn: (eventId: number): string => `withdrawn:${eventId}`,
 } as const;
 
