@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { bestSquares, boardEv, squareEv, type EvRound } from './expected-value';
+import { bestSquares, boardEv, share, squareEv, type EvRound } from './expected-value';
 
 const SOL = 1_000_000_000;
 const ORE = 100_000_000_000;
@@ -119,6 +119,36 @@ describe('squareEv against the program\'s payouts in every outcome', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('share, the floored pro-rata share', () => {
+  it('equals BigInt floor(stake * amount / total) everywhere, on and beside integer quotients', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 40 }), fc.integer({ min: 0, max: 2 ** 50 }), fc.integer({ min: 1, max: 2 ** 45 }), (stake, amount, total) => {
+        expect(share(stake, amount, total)).toBe(Number((BigInt(stake) * BigInt(amount)) / BigInt(total)));
+      }),
+      { numRuns: 3000 },
+    );
+    // Totals chosen so the quotient lands on, just above or just below an integer n.
+    fc.assert(
+      fc.property(fc.integer({ min: 2 ** 26, max: 2 ** 40 }), fc.integer({ min: 2 ** 26, max: 2 ** 48 }), fc.integer({ min: 1, max: 2 ** 45 }), (stake, amount, n) => {
+        const t0 = (BigInt(stake) * BigInt(amount)) / BigInt(n);
+        for (const t of [t0 - 1n, t0, t0 + 1n]) {
+          if (t < 1n || t > BigInt(Number.MAX_SAFE_INTEGER)) continue;
+          expect(share(stake, amount, Number(t))).toBe(Number((BigInt(stake) * BigInt(amount)) / t));
+        }
+      }),
+      { numRuns: 3000 },
+    );
+    // Exact integer quotients whose product a double cannot hold: its quotient may land a hair below.
+    fc.assert(
+      fc.property(fc.integer({ min: 2 ** 26, max: 2 ** 45 }), fc.integer({ min: 2 ** 20, max: 2 ** 45 }), (t, k) => {
+        expect(share(t, k, t)).toBe(k);
+        expect(share(k, t, t)).toBe(k);
+      }),
+      { numRuns: 3000 },
     );
   });
 });

@@ -41,9 +41,26 @@ export interface SquareEv {
   readonly evPerSol: number;
 }
 
-/** `floor(stake * amount / total)`, the program's pro-rata share (u128 products). */
-function share(stake: number, amount: number, total: number): number {
-  return total === 0 ? 0 : Number((BigInt(stake) * BigInt(amount)) / BigInt(total));
+const TWO_52 = 2 ** 52;
+const TWO_50 = 2 ** 50;
+const TWO_MINUS_51 = 2 ** -51;
+
+/**
+ * `floor(stake * amount / total)`, the program's pro-rata share (u128 products), exactly:
+ * a product below 2^52 is exact and its correctly rounded quotient cannot reach the next
+ * integer; past it the double quotient `x` (two roundings) is within `x * 2^-52` of the
+ * true one, so when its fraction is farther than `x * 2^-51` from an integer its floor is
+ * the true floor; otherwise BigInt decides. Nearly every live share takes a double path.
+ */
+export function share(stake: number, amount: number, total: number): number {
+  if (total === 0) return 0;
+  const p = stake * amount;
+  if (p < TWO_52) return Math.floor(p / total);
+  const x = p / total;
+  const q = Math.floor(x);
+  const margin = x * TWO_MINUS_51;
+  if (x < TWO_50 && x - q > margin && x - q < 1 - margin) return q;
+  return Number((BigInt(stake) * BigInt(amount)) / BigInt(total));
 }
 
 /**
@@ -81,11 +98,11 @@ export function solBack(rule: PayoutRule, deployed: readonly number[], square: n
  */
 export function expectedOre(round: EvRound, square: number, t: number, x: number): number {
   const total = t + x;
-  const splitShare = share(x, round.oreReward, total);
-  const soloShare = (round.oreReward * x) / total;
   const split = round.splitSquares?.[square];
-  const prize = split === undefined ? (splitShare + soloShare) / 2 : split ? splitShare : soloShare;
-  return (prize + share(x, round.motherlodePool, total) / MOTHERLODE_ODDS) / SQUARES;
+  const soloShare = (round.oreReward * x) / total;
+  const prize = split === false ? soloShare : split === true ? share(x, round.oreReward, total) : (share(x, round.oreReward, total) + soloShare) / 2;
+  const pool = round.motherlodePool === 0 ? 0 : share(x, round.motherlodePool, total);
+  return (prize + pool / MOTHERLODE_ODDS) / SQUARES;
 }
 
 /** The EV of staking `x` lamports on `square`, the ORE valued at `orePriceLamports` per whole ORE. */
