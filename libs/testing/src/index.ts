@@ -3,6 +3,7 @@
  * NATS subject/stream prefix and Redis key prefix, and removes them afterwards.
  */
 export { createTestDatabase, type TestDatabase } from './database';
+export { migrationsThrough, type EarlierMigrations } from './migrations';
 export { testNamespace, type TestNamespace } from './namespace';
 export { syntheticRounds, comparableRounds, type SyntheticOptions } from './synthetic-rounds';
 export { runCli, WORKSPACE_ROOT, type CliResult } from './cli';

@@ -4,20 +4,17 @@
  * program's integer arithmetic on start, once, against a real PostgreSQL migrated from the
  * earlier schema. Every expected figure is worked by hand below.
  */
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA } from '@gridlab/billing-store';
 import type { Round } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { ForwardStore, LAB_MIGRATIONS_DIR, LAB_SCHEMA } from '@gridlab/lab-store';
 import { createLogger } from '@gridlab/logger';
-import { createTestDatabase, type TestDatabase } from '@gridlab/testing';
+import { createTestDatabase, migrationsThrough, type TestDatabase } from '@gridlab/testing';
 import { ForwardWriter } from '../src/app/forward-writer';
 
 const STRATEGY = 'stg_ABCDEFGHJKLMNPQRSTUVWX';
 const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
-const REVISION_MIGRATION = '1800000000001_payout-revision.sql';
+const LAST_BEFORE_REVISION = '1797000000000_soft-delete.sql';
 
 /** Round 10 (parimutuel): square 0 wins with 3,000,000 on it; 2,000,000 on square 1 and 777,777 on square 5. */
 const deployed = Array.from({ length: 25 }, (_, s) => (s === 0 ? 3_000_000 : s === 1 ? 2_000_000 : s === 5 ? 777_777 : 0));
@@ -53,12 +50,11 @@ beforeAll(async () => {
   pool = createPool(db.url);
   await runMigrations({ databaseUrl: db.url, schema: BILLING_SCHEMA, dir: BILLING_MIGRATIONS_DIR });
   // The lab schema as it was before the payout revision.
-  const earlier = mkdtempSync(join(tmpdir(), 'lab-migrations-'));
-  for (const f of readdirSync(LAB_MIGRATIONS_DIR)) if (f !== REVISION_MIGRATION) cpSync(join(LAB_MIGRATIONS_DIR, f), join(earlier, f));
+  const earlier = migrationsThrough(LAB_MIGRATIONS_DIR, LAST_BEFORE_REVISION);
   try {
-    await runMigrations({ databaseUrl: db.url, schema: LAB_SCHEMA, dir: earlier });
+    await runMigrations({ databaseUrl: db.url, schema: LAB_SCHEMA, dir: earlier.dir });
   } finally {
-    rmSync(earlier, { recursive: true, force: true });
+    earlier.remove();
   }
   // One strategy that bet 10,000,000 on square 0 of round 10 (fee 5,000) and 1,000,000 on square 3 of round 11.
   // Revision p1 paid the hit floor(0.99 * 1e7 + 0.891 * 2,777,777 * 1e7 / 13,000,000) = 11,803,845: PnL 1,798,845.
