@@ -292,12 +292,23 @@ describeBrowser('the dashboard in a real browser', () => {
       { timeoutMs: 20_000 },
     );
     expect(await page.getByTestId('legend').textContent()).toMatch(/SOL per SOL.*stake 0\.1 SOL, ORE at .* \(the production cost\)/);
-    const best = page.getByTestId('best-squares').locator('li');
-    expect(await best.count()).toBe(5);
+    // The best squares and the board, read in one go (one rendering of one EV answer): read
+    // apart, a refresh between the two reads would compare two different answers.
+    const board = await waitUntil(
+      'the best squares beside the board coloured by EV',
+      () =>
+        page.evaluate(() => ({
+          best: Array.from(document.querySelectorAll('[data-testid=best-squares] li'), (li) => li.textContent ?? ''),
+          values: Array.from(document.querySelectorAll('[data-testid=grid] td'), (td) => Number(td.getAttribute('data-value'))),
+          texts: Array.from(document.querySelectorAll('[data-testid=grid] .cell-sol'), (cell) => (cell.textContent ?? '').trim()),
+        })),
+      (b) => b.best.length > 0 && b.values.length === 25 && b.texts.every((t) => /^[+−]?\d\.\d{4}$/.test(t)),
+      { timeoutMs: 20_000 },
+    );
+    expect(board.best).toHaveLength(5);
     // The best square first: its EV per SOL is the highest the board shows.
-    const firstBest = Number(/#(\d+)/.exec((await best.first().textContent()) ?? '')?.[1]);
-    const values = await page.locator('[data-testid=grid] td').evaluateAll((cells) => cells.map((c) => Number(c.getAttribute('data-value'))));
-    expect(values[firstBest]).toBe(Math.max(...values));
+    const firstBest = Number(/#(\d+)/.exec(board.best[0]!)?.[1]);
+    expect(board.values[firstBest]).toBe(Math.max(...board.values));
     // A typed stake and price are what the figures assume; a bad one says so at its field.
     await page.getByLabel('Your stake (SOL a square)').fill('2');
     await page.getByLabel('ORE price (SOL per ORE)').fill('0');

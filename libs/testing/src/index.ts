@@ -10,6 +10,7 @@ export { runCli, WORKSPACE_ROOT, type CliResult } from './cli';
 export { freePort, startService, startNode, answersOk, type ServiceProcess, type ProcessUser } from './processes';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';
 export { closeWeb3Connection } from './web3';
+export { ackedThrough } from './jetstream';
 export { startNatsCluster, type NatsCluster } from './nats-cluster';
 export { startPostgresServer, startRedisServer, startNatsServer, type Engine } from './engines';
 export { installPacked, linkDependency } from './packages';

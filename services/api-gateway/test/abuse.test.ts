@@ -3,6 +3,7 @@
  * NATS), each shown to fail.
  */
 import { randomBytes } from 'node:crypto';
+import { Agent, request as httpRequest } from 'node:http';
 import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA, KeyStore } from '@gridlab/billing-store';
 import { keyCacheKeys, tombstoneKey } from '@gridlab/key-cache';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
@@ -440,34 +441,73 @@ describe('the same limits and caps for requests sent together, on one replica an
   /** Failures the address's bucket (burst 5, 1 a minute, per replica) may have refilled since `started`. */
   const failureRefill = (started: number): number => Math.floor((Date.now() - started) / 60_000);
 
+  /** One GET of the burst: which replica, which path, with which key, from which address. */
+  interface BurstRequest {
+    readonly base: string;
+    readonly path: string;
+    readonly key: string;
+    readonly from: string;
+  }
+
   /**
-   * Sends a burst while billing's key table is locked, so every lookup it starts hangs until
-   * the whole burst has arrived: requests that are in flight together, whatever the
-   * machine's speed. (Unlocked once a lookup waits on the lock and the rest had time to arrive.)
+   * Sends a burst while billing's key table is locked, so every key lookup it starts hangs
+   * until the lock goes. A barrier first: one connection per request is opened (and
+   * verified idle and open) beforehand, then every request is written in one go. The lock
+   * is held until every request has been written and `lookups` lookups wait on it (the
+   * failure burst admitted at once; 30 s at most), and the burst is shown to have
+   * overlapped: all requests out before the lock went, that many lookups hanging together.
    */
-  async function whileLookupsHang<T>(send: () => Promise<T>): Promise<T> {
+  async function whileLookupsHang(requests: readonly BurstRequest[], lookups: number): Promise<number[]> {
+    const agents = new Map<string, Agent>();
+    const agentOf = (base: string): Agent => {
+      let agent = agents.get(base);
+      if (agent === undefined) agents.set(base, (agent = new Agent({ keepAlive: true, maxSockets: requests.length })));
+      return agent;
+    };
+    const get = (r: { base: string; path: string; headers: Record<string, string> }, written?: () => void): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const req = httpRequest(`${r.base}${r.path}`, { agent: agentOf(r.base), headers: r.headers }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        if (written !== undefined) req.on('finish', written);
+        req.end();
+      });
     const lock = await pool.connect();
-    let sent: Promise<T>;
     try {
+      // The barrier: as many connections as requests, to each replica, open and idle.
+      await Promise.all(requests.map((r) => get({ base: r.base, path: '/healthz', headers: {} })));
+      const idle = [...agents.values()].reduce((n, agent) => n + Object.values(agent.freeSockets).reduce((m, list) => m + (list?.length ?? 0), 0), 0);
+      expect(idle).toBe(requests.length);
       await lock.query('BEGIN');
       await lock.query('LOCK TABLE billing.api_keys IN ACCESS EXCLUSIVE MODE');
-      sent = send();
+      let written = 0;
+      const answers = requests.map((r) => get({ base: r.base, path: r.path, headers: { 'X-Forwarded-For': r.from, Authorization: `Bearer ${r.key}` } }, () => void written++));
       const waiting = async (): Promise<number> =>
         (await pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%billing.api_keys%'`)).rows[0].n;
-      while ((await waiting()) === 0) await new Promise((r) => setTimeout(r, 20));
-      await new Promise((r) => setTimeout(r, 500));
-    } finally {
+      let hanging = 0;
+      const deadline = Date.now() + 30_000;
+      while ((written < requests.length || (hanging = await waiting()) < lookups) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      // They overlapped: every request was out, and the lookups hung together, while the table was locked.
+      expect({ written, lookupsHanging: hanging >= lookups }).toEqual({ written: requests.length, lookupsHanging: true });
       await lock.query('ROLLBACK');
+      return await Promise.all(answers);
+    } finally {
+      await lock.query('ROLLBACK').catch(() => undefined);
       lock.release();
+      for (const agent of agents.values()) agent.destroy();
     }
-    return sent;
   }
 
   it.each([1, 2])('random well-formed keys sent together from one address: the failure burst per replica (%i) answers 401, the rest 429', async (n) => {
     const from = nextAddress();
     const started = Date.now();
     const sent = Array.from({ length: 40 }, () => randomKey());
-    const statuses = await whileLookupsHang(() => Promise.all(sent.map((key, i) => status(get('/api/v1/rounds?limit=1', key, from, replicas[i % n])))));
+    const statuses = await whileLookupsHang(
+      sent.map((key, i) => ({ base: replicas[i % n]!, path: '/api/v1/rounds?limit=1', key, from })),
+      5 * n,
+    );
     expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
     expect(count(statuses, 401)).toBeGreaterThanOrEqual(5 * n);
     expect(count(statuses, 401)).toBeLessThanOrEqual(n * (5 + failureRefill(started)));
@@ -482,12 +522,15 @@ describe('the same limits and caps for requests sent together, on one replica an
     // The real key is cached (as a key in use is): its requests need no lookup while the table is locked.
     expect(await Promise.all(replicas.map((base) => status(get('/api/v1/rounds?limit=1', key, from, base))))).toEqual([200, 200]);
     const started = Date.now();
-    const [floodStatuses, realStatuses] = await whileLookupsHang(() =>
-      Promise.all([
-        Promise.all(Array.from({ length: 40 }, (_, i) => status(get('/api/v1/rounds?limit=1', randomKey(), flooder, replicas[i % 2])))),
-        Promise.all(replicas.map((base) => status(get('/api/v1/rounds?limit=1', key, from, base)))),
-      ]),
+    const statuses = await whileLookupsHang(
+      [
+        ...Array.from({ length: 40 }, (_, i) => ({ base: replicas[i % 2]!, path: '/api/v1/rounds?limit=1', key: randomKey(), from: flooder })),
+        ...replicas.map((base) => ({ base, path: '/api/v1/rounds?limit=1', key, from })),
+      ],
+      2 * 5,
     );
+    const floodStatuses = statuses.slice(0, 40);
+    const realStatuses = statuses.slice(40);
     expect(realStatuses).toEqual([200, 200]);
     expect(floodStatuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
     expect(count(floodStatuses, 401)).toBeLessThanOrEqual(2 * (5 + failureRefill(started)));
@@ -495,8 +538,9 @@ describe('the same limits and caps for requests sent together, on one replica an
 
   it('an IPv6 client rotating through its /64 with requests sent together is still one address', async () => {
     const started = Date.now();
-    const statuses = await whileLookupsHang(() =>
-      Promise.all(Array.from({ length: 40 }, (_, i) => status(get('/api/v1/rounds?limit=1', randomKey(), `2001:db8:78:1::${(i + 1).toString(16)}`, replicas[0])))),
+    const statuses = await whileLookupsHang(
+      Array.from({ length: 40 }, (_, i) => ({ base: replicas[0]!, path: '/api/v1/rounds?limit=1', key: randomKey(), from: `2001:db8:78:1::${(i + 1).toString(16)}` })),
+      5,
     );
     expect(count(statuses, 401)).toBeGreaterThanOrEqual(5);
     expect(count(statuses, 401)).toBeLessThanOrEqual(5 + failureRefill(started));
@@ -616,12 +660,19 @@ describe('degrade, do not fall over (item 6)', () => {
       const owner = randomOwner();
       const key = (await keys.grant(owner, 30, new Date())).apiKey;
       expect((await get('/api/v1/rounds?limit=1', key, nextAddress())).status).toBe(200);
-      await redisProxy.cut();
+      // Redis stops answering billing (its connection stays open, nothing reaches Redis).
+      redisProxy.stall();
       const revoked = (await keys.revokeOwner(owner, 'test', new Date()))!;
       const pending = async () => (await pool.query('SELECT delivered_at FROM billing.revocations WHERE key_hash = $1', [revoked])).rows[0].delivered_at;
-      // Billing cannot write the tombstone while Redis is unreachable: the revocation stays pending.
-      await new Promise((r) => setTimeout(r, 500));
+      // Billing tried to write the tombstone, failed (its Redis commands time out), and tried
+      // again: the proxy heard the write twice. The revocation is still pending.
+      const tombstone = keyCacheKeys(ns.redisPrefix, revoked).auth;
+      const attempts = (): number => redisProxy.heard().split(tombstone).length - 1;
+      const deadline = Date.now() + 30_000;
+      while (attempts() < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(attempts()).toBeGreaterThanOrEqual(2);
       expect(await pending()).toBeNull();
+      expect(await redis.get(tombstone)).not.toBe('x');
       await redisProxy.restore();
       while ((await pending()) === null) await new Promise((r) => setTimeout(r, 100));
       expect(await redis.get(keyCacheKeys(ns.redisPrefix, revoked).auth)).toBe('x');

@@ -4,10 +4,13 @@
  * nesting, huge and non-ASCII values and bad Authorization headers, sent by the
  * thousand to the gateway with the services behind it running (billing, lab-forward,
  * lab-backtest, on a devnet), so that billing's and the Lab's own validation is fuzzed
- * too. No answer may be a 5xx, every error is problem+json with a `code`, no body shows a
- * stack trace or a file path, every operation's handler is reached by a share of the
- * requests (counted on NATS for the operations other services answer), and the gateway
- * is healthy afterwards.
+ * too. Every operation is also sent as the dashboard sends it, on its `/api/live` mirror
+ * with a session cookie and the page's Origin, beside the session routes themselves. No
+ * answer may be a 5xx, every error is problem+json with a `code`, no body shows a stack
+ * trace or a file path, every operation's handler is reached by a share of the requests
+ * (counted on NATS for the operations other services answer; otherwise answers only the
+ * route's handler gives: a status the document lists for the operation, not one of the
+ * checks before it), and the gateway is healthy afterwards.
  */
 import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA, KeyStore } from '@gridlab/billing-store';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
@@ -33,6 +36,8 @@ let bus: NatsConnection;
 const processes: ServiceProcess[] = [];
 let base: string;
 const keys: string[] = [];
+/** `gridlab_session=...` cookies of signed-in dashboard sessions. */
+const cookies: string[] = [];
 /** Requests that reached another service's handler, by NATS subject (a copy of each, seen by a plain subscription). */
 const delivered = new Map<string, number>();
 
@@ -55,12 +60,26 @@ const FORWARDED: Readonly<Record<string, keyof ReturnType<typeof natsNames>['com
   'GET /api/v1/lab/leaderboard': 'leaderboardGet',
   'GET /api/v1/lab/leaderboard/{id}': 'leaderboardEntry',
 };
-/** Answered by the gateway before any handler: authentication, payment, rate limits and caps, oversized headers. */
-const BEFORE_HANDLER = new Set([401, 402, 403, 429, 431]);
+/**
+ * Statuses the gateway also answers before any route handler (authentication, payment,
+ * Origin, rate limits and caps, oversized headers, an unparsable or oversized body):
+ * never taken as a sign that the handler ran.
+ */
+const BEFORE_HANDLER = new Set([400, 401, 402, 403, 413, 429, 431]);
+/** The code of the catch-all's 404 (no route matched): not a handler's 404. */
+const NO_ROUTE_CODE = 'not_found';
+/** Where the dashboard's mirror of `/api/v1/<path>` lives, for a session. */
+const LIVE = '/api/live';
+/** Sessions the fuzzer signs in to (one per key, as many pages would): enough that per-key caps seldom refuse them. */
+const SESSIONS = 30;
 /** Every operation's handler must see at least this share of its requests. */
 const MIN_REACHED_SHARE = 0.05;
-/** Operations the fuzzer never reaches a handler of by design (only the document itself). */
-const UNCOUNTED = new Set(['GET /api/v1/openapi.json']);
+/**
+ * Operations the fuzzer does not count handler answers of: the document itself, and the
+ * sign-in routes, whose answers past their checks need a fresh signed wallet message or
+ * a key in a body (fuzzed, not counted).
+ */
+const UNCOUNTED = new Set(['GET /api/v1/openapi.json', `POST ${LIVE}/session/challenge`, `POST ${LIVE}/session`]);
 
 interface Parameter {
   readonly name: string;
@@ -72,6 +91,10 @@ interface Operation {
   readonly path: string;
   readonly parameters: readonly Parameter[];
   readonly body: Record<string, unknown> | null;
+  /** The statuses the document lists for it, but those also answered before any handler. */
+  readonly handlerStatuses: ReadonlySet<number>;
+  /** Sent as the dashboard sends it: a session cookie and the page's Origin, no key. */
+  readonly session: boolean;
 }
 
 /** Every operation of the OpenAPI document, with its parameters and its body schema ($refs resolved one level at a time). */
@@ -88,15 +111,27 @@ function operations(): Operation[] {
     const shared = (item['parameters'] as Parameter[] | undefined) ?? [];
     for (const [method, op] of Object.entries(item)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
-      const o = op as { parameters?: Parameter[]; requestBody?: { content?: Record<string, { schema?: unknown }> } };
-      out.push({
+      const o = op as { parameters?: Parameter[]; requestBody?: { content?: Record<string, { schema?: unknown }> }; responses?: Record<string, unknown> };
+      const v1 = {
         method: method.toUpperCase(),
         path,
         parameters: [...shared, ...(o.parameters ?? [])],
         body: resolve(o.requestBody?.content?.['application/json']?.schema),
-      });
+        handlerStatuses: new Set(Object.keys(o.responses ?? {}).map(Number).filter((s) => s < 500 && !BEFORE_HANDLER.has(s))),
+      };
+      out.push({ ...v1, session: false });
+      // The dashboard's mirror of every operation but the document.
+      if (path !== '/api/v1/openapi.json') out.push({ ...v1, path: `${LIVE}${path.slice('/api/v1'.length)}`, session: true });
     }
   }
+  // The session routes (not in the document): who am I, the page's config, sign-in steps.
+  const sessionRoute = (method: string, path: string, body: Record<string, unknown> | null): Operation => ({ method, path, parameters: [], body, handlerStatuses: new Set([200, 201]), session: true });
+  out.push(
+    sessionRoute('GET', `${LIVE}/session`, null),
+    sessionRoute('GET', `${LIVE}/config`, null),
+    sessionRoute('POST', `${LIVE}/session/challenge`, { type: 'object', properties: { wallet: { type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]+$', minLength: 32, maxLength: 44 } }, required: ['wallet'] }),
+    sessionRoute('POST', `${LIVE}/session`, { type: 'object', properties: { apiKey: { type: 'string' } }, required: ['apiKey'] }),
+  );
   return out;
 }
 
@@ -202,8 +237,17 @@ function requestArb(op: Operation): fc.Arbitrary<FuzzRequest> {
   return fc
     .record({
       path: fc.tuple(...pathParams.map((p) => pathValueArb(p, raw))),
-      query: fc.tuple(...queryParams.map((p) => fc.option(fc.oneof(validArb(p.schema).map(String), raw), { nil: undefined }))),
+      // Valid values mostly (as for path parameters), so that a handler's own checks pass often enough to be counted.
+      query: fc.tuple(...queryParams.map((p) => fc.option(fc.oneof({ arbitrary: validArb(p.schema).map(String), weight: 3 }, raw), { nil: undefined }))),
       extraQuery: fc.option(fc.tuple(fc.string(), raw), { nil: undefined }),
+      session: fc.oneof(
+        // A signed-in session from the page's origin most often, as the dashboard sends its requests.
+        { arbitrary: fc.constantFrom(...cookies).map((cookie) => ({ cookie, origin: base })), weight: 12 },
+        fc.constantFrom(...cookies).map((cookie) => ({ cookie, origin: 'https://evil.example' })),
+        fc.constantFrom(...cookies).map((cookie) => ({ cookie, origin: undefined })),
+        fc.string().map((s) => ({ cookie: `gridlab_session=${s}`, origin: base })),
+        fc.constant({ cookie: undefined, origin: base }),
+      ),
       auth: fc.oneof(
         // A working key most often, so that paid operations get past authentication to their handlers.
         { arbitrary: fc.constantFrom(...keys).map((k) => `Bearer ${k}`), weight: 8 },
@@ -233,7 +277,10 @@ function requestArb(op: Operation): fc.Arbitrary<FuzzRequest> {
       queryParams.forEach((p, i) => r.query[i] !== undefined && query.append(p.name, r.query[i]));
       if (r.extraQuery !== undefined) query.append(r.extraQuery[0], r.extraQuery[1]);
       const headers: Record<string, string> = { 'X-Forwarded-For': r.forwardedFor, 'Content-Type': r.contentType };
-      if (r.auth !== undefined) headers['Authorization'] = r.auth;
+      if (op.session) {
+        if (r.session.cookie !== undefined) headers['Cookie'] = r.session.cookie;
+        if (r.session.origin !== undefined) headers['Origin'] = r.session.origin;
+      } else if (r.auth !== undefined) headers['Authorization'] = r.auth;
       if (r.accept !== undefined) headers['Accept'] = r.accept;
       if (r.encoding !== undefined) headers['Accept-Encoding'] = r.encoding;
       if (r.lastEventId !== undefined) headers['Last-Event-ID'] = r.lastEventId.replace(/[\r\n\u0000-\u001f\u007f-\uffff]/g, '?');
@@ -253,6 +300,15 @@ async function send(r: FuzzRequest): Promise<{ status: number; type: string; bod
     return { status: res.status, type, body: '' };
   }
   return { status: res.status, type, body: await res.text() };
+}
+
+/** The `code` of a problem+json body, or undefined. */
+function problemCode(body: string): unknown {
+  try {
+    return (JSON.parse(body) as { code?: unknown }).code;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A stack frame, a file path with a line number, a dependency or workspace path. */
@@ -315,8 +371,18 @@ beforeAll(async () => {
   );
   base = `http://127.0.0.1:${port}`;
   processes.push(
-    await startService('services/api-gateway/src/main.ts', { ...env, PORT: String(port), TRUSTED_PROXIES: '127.0.0.1' }, () => answersOk(`${base}/healthz`)),
+    await startService('services/api-gateway/src/main.ts', { ...env, PORT: String(port), TRUSTED_PROXIES: '127.0.0.1', PUBLIC_ORIGIN: base }, () => answersOk(`${base}/healthz`)),
   );
+  // Dashboard sessions, signed in as the page does (the last keys: their buckets are the sessions').
+  for (const [i, apiKey] of keys.slice(-SESSIONS).entries()) {
+    const res = await fetch(`${base}${LIVE}/session`, {
+      method: 'POST',
+      headers: { Origin: base, 'Content-Type': 'application/json', 'X-Forwarded-For': `203.0.113.${i + 1}` },
+      body: JSON.stringify({ apiKey }),
+    });
+    if (res.status !== 201) throw new Error(`sign-in answered ${res.status}: ${await res.text()}`);
+    cookies.push((res.headers.get('set-cookie') ?? '').split(';')[0]!);
+  }
 }, 180_000);
 
 afterAll(async () => {
@@ -333,17 +399,17 @@ describe('fuzzing the gateway from its OpenAPI document', () => {
     const ops = operations();
     expect(ops.length).toBeGreaterThan(20);
     const statuses = new Map<number, number>();
-    /** Per operation: requests sent, and answered past the checks before any handler. */
-    const perOperation = new Map<string, { sent: number; pastGate: number }>();
+    /** Per operation: requests sent, and answered by its handler (a status only the handler gives). */
+    const perOperation = new Map<string, { sent: number; byHandler: number }>();
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom(...ops).chain((op) => requestArb(op)),
-        async (r) => {
+        fc.constantFrom(...ops).chain((op) => requestArb(op).map((r) => ({ op, r }))),
+        async ({ op, r }) => {
           const res = await send(r);
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-          const tally = perOperation.get(r.operation) ?? { sent: 0, pastGate: 0 };
+          const tally = perOperation.get(r.operation) ?? { sent: 0, byHandler: 0 };
           tally.sent++;
-          if (!BEFORE_HANDLER.has(res.status)) tally.pastGate++;
+          if (op.handlerStatuses.has(res.status) && !(res.status === 404 && problemCode(res.body) === NO_ROUTE_CODE)) tally.byHandler++;
           perOperation.set(r.operation, tally);
           const what = `${r.method} ${r.url.slice(0, 200)}`;
           if (res.status >= 500) throw new Error(`${what} answered ${res.status}: ${res.body.slice(0, 300)}`);
@@ -358,22 +424,30 @@ describe('fuzzing the gateway from its OpenAPI document', () => {
       { numRuns: RUNS, endOnFailure: true },
     );
     // Each operation's handler saw a share of its requests: for those other services answer,
-    // the requests their subject carried; for the gateway's own, those answered past
-    // authentication and the limits. (The table is printed for reading.)
+    // the requests their subject carried (sent on /api/v1 or its /api/live mirror: the share
+    // is of both); otherwise the answers only its handler gives. (The table is printed for reading.)
     await bus.flush();
     const names = natsNames(ns.natsPrefix).commands;
+    const sentTo = (operation: string): { sent: number; byHandler: number } => perOperation.get(operation) ?? { sent: 0, byHandler: 0 };
+    const v1Of = (op: Operation): string => `${op.method} /api/v1${op.path.slice(LIVE.length)}`;
     const reached = ops
-      .map((op) => `${op.method} ${op.path}`)
-      .filter((operation) => !UNCOUNTED.has(operation))
-      .map((operation) => {
-        const { sent, pastGate } = perOperation.get(operation) ?? { sent: 0, pastGate: 0 };
+      .map((op) => ({ operation: `${op.method} ${op.path}`, op }))
+      .filter(({ operation }) => !UNCOUNTED.has(operation))
+      // The mirror of an operation another service answers is counted with it, on NATS.
+      .filter(({ op }) => !(op.session && FORWARDED[v1Of(op)] !== undefined))
+      .map(({ operation, op }) => {
+        const { sent, byHandler } = sentTo(operation);
         const forwarded = FORWARDED[operation];
-        const handled = forwarded === undefined ? pastGate : (delivered.get(names[forwarded]) ?? 0);
-        return { operation, sent, handled, share: sent === 0 ? 0 : handled / sent };
+        if (forwarded === undefined) return { operation, sent, handled: byHandler, share: sent === 0 ? 0 : byHandler / sent };
+        const both = sent + sentTo(`${op.method} ${LIVE}${op.path.slice('/api/v1'.length)}`).sent;
+        const handled = delivered.get(names[forwarded]) ?? 0;
+        return { operation, sent: both, handled, share: both === 0 ? 0 : handled / both };
       });
     process.stdout.write(`fuzz statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}\n`);
     process.stdout.write(`fuzz requests reaching each handler:\n${reached.map((r) => `  ${r.operation.padEnd(42)} ${String(r.handled).padStart(5)} of ${r.sent}`).join('\n')}\n`);
     expect(reached.filter((r) => r.handled < 3 || r.share < MIN_REACHED_SHARE)).toEqual([]);
+    // The dashboard's mirror and its session routes were fuzzed too, /live/ev among them.
+    for (const operation of [`GET ${LIVE}/live/ev`, `GET ${LIVE}/session`, `POST ${LIVE}/session`]) expect({ operation, fuzzed: sentTo(operation).sent > 0 }).toEqual({ operation, fuzzed: true });
     expect([...statuses.keys()].some((s) => s === 200)).toBe(true);
     expect([...statuses.keys()].some((s) => s === 400)).toBe(true);
 

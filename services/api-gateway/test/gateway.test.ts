@@ -445,7 +445,7 @@ describe('openapi document', () => {
     expect(res.headers.get('ratelimit-limit')).toBe('100');
     const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
     expect(doc.openapi).toBe('3.1.0');
-    for (const path of ['/api/v1/live', '/api/v1/stream', '/api/v1/stats', '/api/v1/rounds', '/api/v1/rounds/{id}', '/api/v1/grid/{n}', '/api/v1/dump', '/api/v1/pricing', '/api/v1/subscribe', '/api/v1/reissue', '/api/v1/events', '/api/v1/events/stream', '/api/v1/lab/strategies', '/api/v1/lab/strategies/{id}', '/api/v1/lab/strategies/{id}/forward', '/api/v1/lab/strategies/{id}/restore', '/api/v1/lab/backtest', '/api/v1/lab/analytics', '/api/v1/lab/leaderboard', '/api/v1/lab/leaderboard/{id}']) {
+    for (const path of ['/api/v1/live', '/api/v1/live/ev', '/api/v1/stream', '/api/v1/stats', '/api/v1/rounds', '/api/v1/rounds/{id}', '/api/v1/grid/{n}', '/api/v1/dump', '/api/v1/pricing', '/api/v1/subscribe', '/api/v1/reissue', '/api/v1/events', '/api/v1/events/stream', '/api/v1/lab/strategies', '/api/v1/lab/strategies/{id}', '/api/v1/lab/strategies/{id}/forward', '/api/v1/lab/strategies/{id}/restore', '/api/v1/lab/backtest', '/api/v1/lab/analytics', '/api/v1/lab/leaderboard', '/api/v1/lab/leaderboard/{id}']) {
       expect(doc.paths[path]).toBeDefined();
     }
   });

@@ -11,6 +11,7 @@ import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
 import { createLogger } from '@gridlab/logger';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
 import {
+  ackedThrough,
   answersOk,
   createTestDatabase,
   freePort,
@@ -123,10 +124,12 @@ describe('the event-log writer', () => {
   it('appends nothing when the same rounds are announced again', async () => {
     const before = await storedEvents();
     const js = jetStreamOf(nc);
+    let lastSeq = 0;
     for (const round of history.slice(2990, 3000)) {
-      await publishDurable(js, names.subjects.roundSettled, encodeMessage(validateRound, round), `replay-${round.id}-${Date.now()}`);
+      lastSeq = (await publishDurable(js, names.subjects.roundSettled, encodeMessage(validateRound, round), `replay-${round.id}-${Date.now()}`)).seq;
     }
-    await new Promise((r) => setTimeout(r, 1000));
+    // The writer acknowledges a wake-up after the catch-up it caused: every replay handled.
+    await until(async () => (await ackedThrough(nc, names.streams.rounds, names.durables.eventLogRounds)) >= lastSeq);
     expect(await storedEvents()).toEqual(before);
   });
 

@@ -139,6 +139,25 @@ async function expectEqualToBacktest(stats: ForwardStats, dsl: unknown): Promise
   }
 }
 
+/** The last round the forward writer has settled (its cursor, lab.progress). */
+async function settledThrough(): Promise<number> {
+  return Number((await pool.query('SELECT round_id FROM lab.progress')).rows[0].round_id);
+}
+
+/**
+ * Waits until the forward writer has settled `rounds` more rounds than it had now: a
+ * positive sign that it went on working (and would have recorded predictions) past this point.
+ */
+async function writerMovedOn(rounds = 3): Promise<void> {
+  const from = await settledThrough();
+  await until(async () => (await settledThrough()) >= from + rounds);
+}
+
+/** Every prediction of a strategy, settled or not. */
+async function predictionCount(id: string): Promise<number> {
+  return (await pool.query('SELECT count(*)::int AS n FROM lab.predictions WHERE strategy_id = $1', [id])).rows[0].n;
+}
+
 /** Predictions still pending for rounds the writer has already settled (there must be none). */
 async function predictionFacts(id: string): Promise<{ stalePending: number }> {
   const { rows } = await pool.query(
@@ -317,8 +336,10 @@ describe('forward testing', () => {
     expect(stats.pendingCount).toBe(0);
     await expectEqualToBacktest(stats, STOPPING);
     const observed = stats.roundsObserved;
-    await new Promise((r) => setTimeout(r, 1000));
+    const predictions = await predictionCount(stoppingId);
+    await writerMovedOn();
     expect((await forwardOf(keyA, stoppingId)).roundsObserved).toBe(observed);
+    expect(await predictionCount(stoppingId)).toBe(predictions);
   });
 
   it('keeps forward stats equal to a backtest of the same rounds across a kill -9 and restart, settling nothing twice', async () => {
@@ -360,8 +381,10 @@ describe('forward testing', () => {
     expect(off.body.strategy.active).toBe(false);
     const frozen = await forwardOf(keyA, id);
     expect(frozen.pendingCount).toBe(0);
-    await new Promise((r) => setTimeout(r, 1000));
+    const predictions = await predictionCount(id);
+    await writerMovedOn();
     expect((await forwardOf(keyA, id)).roundsObserved).toBe(frozen.roundsObserved);
+    expect(await predictionCount(id)).toBe(predictions);
     const on = await call('PATCH', `/lab/strategies/${id}`, keyA, { active: true });
     expect(on.body.strategy.active).toBe(true);
     await until(async () => (await forwardOf(keyA, id)).roundsObserved > frozen.roundsObserved);
@@ -406,7 +429,7 @@ describe('forward testing', () => {
     expect((await call('DELETE', `/lab/strategies/${id}`, keyA)).body).toEqual({ ok: true });
     const before = (await settled()).n as number;
     // No new prediction is recorded for it; what was settled stays (a deletion is recoverable).
-    await new Promise((r) => setTimeout(r, 1000));
+    await writerMovedOn();
     expect(await settled()).toEqual({ n: before, pending: 0 });
     expect((await call('GET', `/lab/leaderboard/${id}`, keyA)).status).toBe(404);
     expect((await call('GET', '/lab/leaderboard', undefined)).body.entries.map((e: { id: string }) => e.id)).not.toContain(id);
@@ -435,7 +458,8 @@ describe('forward testing', () => {
     expect([lapsed.stopped_reason, lapsed.pending]).toEqual(['subscription_expired', 0]);
     // Nothing more is observed while the subscription has lapsed.
     const latest = Number((await pool.query('SELECT max(id) AS id FROM indexer.rounds')).rows[0].id);
-    await until(async () => Number((await pool.query('SELECT max(id) AS id FROM indexer.rounds')).rows[0].id) > latest + 1);
+    // The forward writer itself (not only the indexer) went past rounds stored after the lapse.
+    await until(async () => (await settledThrough()) > latest + 1);
     expect((await row()).observed).toBe(lapsed.observed);
     await pool.query(`UPDATE billing.subscribers SET paid_until = now() + interval '1 day' WHERE owner_pubkey = $1`, [OWNER_B]);
     await until(async () => (await row()).active);

@@ -18,11 +18,13 @@ import { startDevnet, type Devnet } from '../src';
 import { allSignatures, transactions } from './rpc-client';
 
 const HISTORY = 240;
+/** Voided rounds often enough that the history holds some in every era (seeded: the same ones each run). */
+const VOIDED_RATE = 0.03;
 let devnet: Devnet;
 let pdas: OrePdas;
 
 beforeAll(async () => {
-  devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 10, roundSlots: 8, intermissionSlots: 2, historyRounds: HISTORY, seed: 23, eras: 'mixed', deploysPerRound: 40 });
+  devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 10, roundSlots: 8, intermissionSlots: 2, historyRounds: HISTORY, seed: 23, eras: 'mixed', deploysPerRound: 40, voidedRoundRate: VOIDED_RATE });
   pdas = new OrePdas(devnet.programId);
   // A few live rounds too.
   await devnet.waitForSettled(HISTORY + 4, 30_000);
@@ -31,7 +33,15 @@ beforeAll(async () => {
 
 afterAll(() => devnet.stop());
 
-async function roundTransactions(id: number): Promise<OreTransaction[]> {
+/** Both tests read the same rounds from the paused chain: each is fetched once. */
+const fetched = new Map<number, Promise<OreTransaction[]>>();
+function roundTransactions(id: number): Promise<OreTransaction[]> {
+  let txs = fetched.get(id);
+  if (txs === undefined) fetched.set(id, (txs = fetchRoundTransactions(id)));
+  return txs;
+}
+
+async function fetchRoundTransactions(id: number): Promise<OreTransaction[]> {
   const ids = { programId: devnet.programId, board: pdas.board.toBase58() };
   const listed = await allSignatures(devnet.rpcUrl, pdas.round(id).toBase58());
   // The indexer passes them oldest first.
@@ -49,6 +59,7 @@ describe('history rebuilt from the devnet transactions', () => {
     let previousLayout: RoundLayout | null = null;
     const from = new Map<string, number>();
     const requestedMasks = { b: 0, later: 0 };
+    const deployEvents = { b: 0, later: 0 };
     const resetLengths = new Map<number, number>();
     for (const record of records) {
       const txs = await roundTransactions(record.id);
@@ -71,9 +82,12 @@ describe('history rebuilt from the devnet transactions', () => {
 
       const events = txs.flatMap((t) => t.events);
       const reset = events.find((e) => e.kind === 'reset' && e.roundId === record.id);
-      resetLengths.set(record.id, reset!.kind === 'reset' ? reset!.length : 0);
+      if (reset?.kind !== 'reset') throw new Error(`round ${record.id}: no ResetEvent in its transactions`);
+      resetLengths.set(record.id, reset.length);
       for (const e of events) {
         if (e.kind !== 'deploy') continue;
+        if (record.id >= 21 && record.id < 41) deployEvents.b++;
+        else deployEvents.later++;
         // The requested mask (quarter b) includes squares the miner already held: more bits than squares deployed.
         if (popcount(e.mask) !== e.totalSquares) {
           if (record.id >= 21 && record.id < 41) requestedMasks.b++;
@@ -84,20 +98,55 @@ describe('history rebuilt from the devnet transactions', () => {
     // First third in quarters: no DeployEvent (1-20), requested mask (21-40), deployed mask (41-60), 144-byte reset (61-80).
     expect(from.get('instructions')).toBe(20);
     expect(requestedMasks.b).toBeGreaterThan(0);
+    // Masks were compared in the later eras too, not absent from them.
+    expect(deployEvents.later).toBeGreaterThan(1000);
     expect(requestedMasks.later).toBe(0);
+    expect(resetLengths.size).toBe(HISTORY + 4);
     expect([...resetLengths].filter(([id]) => id < 61).every(([, length]) => length === 128)).toBe(true);
     expect([...resetLengths].filter(([id]) => id >= 61).every(([, length]) => length === 144)).toBe(true);
   });
 
   it('logs the ResetEvent u64 @72 as num_winners, then total_miners from the middle of the 952-byte parimutuel era', async () => {
-    for (const id of [100, 115, 125, 140, 200]) {
-      const record = devnet.settledRounds().find((r) => r.id === id)!;
+    // Mixed eras over 240 rounds: 952-byte parimutuel rounds from 81, total_miners logged
+    // from 121, the returns rule from 161. Every round from 81 on is compared.
+    const TOTAL_MINERS_FROM = 121;
+    const compared = { numWinners: 0, totalMiners: 0, returns: 0, nobodyOnWinner: 0, voided: 0 };
+    for (let id = 81; id <= HISTORY + 4; id++) {
+      const record = devnet.settledRounds().find((r) => r.id === id);
+      if (record === undefined) throw new Error(`round ${id}: not in the devnet's record`);
       const txs = await roundTransactions(id);
-      const reset = txs.flatMap((t) => t.events).find((e) => e.kind === 'reset' && e.roundId === id)!;
-      if (reset.kind !== 'reset' || record.winningSquare === null) continue;
-      const expected = id < 121 ? record.count[record.winningSquare]! : record.totalMiners;
-      // The parimutuel reset's early exit (nobody on the winning square) logged 0.
-      expect(reset.minersField).toBe(record.deployed[record.winningSquare]! === 0 && record.payoutRule === 'parimutuel' ? 0 : expected);
+      const reset = txs.flatMap((t) => t.events).find((e) => e.kind === 'reset' && e.roundId === id);
+      if (reset?.kind !== 'reset') throw new Error(`round ${id}: no ResetEvent in its transactions`);
+      const square = record.winningSquare;
+      const parimutuel = record.payoutRule === 'parimutuel';
+      // The program's reset: the parimutuel one exits early (voided, or nobody on the winning
+      // square) having logged 0; the returns one logs the round's miners when voided.
+      let path: keyof typeof compared;
+      let expected: number;
+      if (square === null) {
+        path = 'voided';
+        expected = parimutuel ? 0 : record.totalMiners;
+      } else if (parimutuel && record.deployed[square] === 0) {
+        path = 'nobodyOnWinner';
+        expected = 0;
+      } else if (id < TOTAL_MINERS_FROM) {
+        path = 'numWinners';
+        expected = record.count[square]!;
+      } else {
+        path = parimutuel ? 'totalMiners' : 'returns';
+        expected = record.totalMiners;
+      }
+      expect({ id, path, minersField: reset.minersField }).toEqual({ id, path, minersField: expected });
+      compared[path]++;
     }
+    // Each reading compared on many rounds, and on rounds where num_winners and total_miners differ.
+    expect(compared.numWinners).toBeGreaterThanOrEqual(25);
+    expect(compared.totalMiners).toBeGreaterThanOrEqual(25);
+    expect(compared.returns).toBeGreaterThanOrEqual(60);
+    expect(compared.voided).toBeGreaterThanOrEqual(1);
+    const differing = devnet
+      .settledRounds()
+      .filter((r) => r.id >= 81 && r.id < TOTAL_MINERS_FROM && r.winningSquare !== null && r.count[r.winningSquare]! !== r.totalMiners);
+    expect(differing.length).toBeGreaterThanOrEqual(25);
   });
 });
