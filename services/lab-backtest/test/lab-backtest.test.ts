@@ -9,7 +9,7 @@ import { CHUNKS_HEADER, isDateTime, natsNames, validateBacktestResult, validateR
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { createLogger } from '@gridlab/logger';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
-import { History, analyze, backtest, dslHash, normalizeDsl, type BacktestWindow } from '@gridlab/strategy';
+import { History, PAYOUT_REVISION, analyze, backtest, dslHash, normalizeDsl, type BacktestWindow } from '@gridlab/strategy';
 import {
   answersOk,
   createTestDatabase,
@@ -240,7 +240,8 @@ describe('POST /api/v1/lab/analytics', () => {
     expectBody(first.text, { analytics: analyze(engineHistory, normalizeDsl(dsl)) });
     expect(first.body['analytics'].asOfRoundId).toBe(lastId);
 
-    const key = `${ns.redisPrefix}lab:analytics:${dslHash(normalizeDsl(dsl))}:${Math.floor(lastId / 100)}`;
+    // Keyed by the payout arithmetic's revision: a result priced by another is never served.
+    const key = `${ns.redisPrefix}lab:analytics:${PAYOUT_REVISION}:${dslHash(normalizeDsl(dsl))}:${Math.floor(lastId / 100)}`;
     const ttl = await redis.ttl(key);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(600);

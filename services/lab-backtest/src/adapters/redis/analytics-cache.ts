@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { AnalyticsCachePort } from '../../app/ports';
 
 /**
- * Analytics replies in Redis under `<prefix>lab:analytics:<dsl sha256>:<bucket>` with a
+ * Analytics replies in Redis under `<prefix>lab:analytics:<payout revision>:<dsl sha256>:<bucket>` with a
  * TTL, shared by every replica. The cache is an optimisation: when Redis is down a
  * lookup is a miss and a write is skipped (logged at debug, counted by the caller's
  * hit/miss metric), and the request is computed as usual.
