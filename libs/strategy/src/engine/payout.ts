@@ -17,9 +17,16 @@ export const PAYOUT_REVISION = 'p2';
  */
 export function payoutLamports(sw: number, dw: number, l: number): number {
   if (!(sw > 0)) return 0;
-  const afterFee = l - floorDiv(l, 100);
-  const winnings = afterFee - floorDiv(afterFee, 10);
-  return sw - (sw < 200 ? 1 : floorDiv(sw, 100)) + mulDivFloor(winnings, sw, dw + sw);
+  let winnings: number;
+  if (l < TWO_52) {
+    // Below 2^52 every Math.floor of a quotient is exact (see exact.ts's floorDiv); inline, as this runs per hit.
+    const afterFee = l - Math.floor(l / 100);
+    winnings = afterFee - Math.floor(afterFee / 10);
+  } else {
+    const afterFee = l - floorDiv(l, 100);
+    winnings = afterFee - floorDiv(afterFee, 10);
+  }
+  return sw - (sw < 200 ? 1 : Math.floor(sw / 100)) + mulDivFloor(winnings, sw, dw + sw);
 }
 
 /** ORE base units per whole ORE (11 decimals). */
