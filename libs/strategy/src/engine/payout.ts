@@ -8,6 +8,20 @@ const TWO_52 = 2 ** 52;
  */
 export const PAYOUT_REVISION = 'p2';
 
+/** floor(x / 100) for an integer 0 <= x < 2^52: the rounded product is within 1 of it, corrected once. */
+function div100(x: number): number {
+  const q = Math.floor(x * 0.01);
+  const r = x - q * 100;
+  return r < 0 ? q - 1 : r >= 100 ? q + 1 : q;
+}
+
+/** floor(x / 10) for an integer 0 <= x < 2^52, as div100. */
+function div10(x: number): number {
+  const q = Math.floor(x * 0.1);
+  const r = x - q * 10;
+  return r < 0 ? q - 1 : r >= 10 ? q + 1 : q;
+}
+
 /**
  * Payout of one round (SPEC 7.7) to a stake `sw` on the winning square of a `parimutuel`
  * round, where others deployed `dw` there and `l` is the integer sum of D_j + S_j over the
@@ -19,14 +33,15 @@ export function payoutLamports(sw: number, dw: number, l: number): number {
   if (!(sw > 0)) return 0;
   let winnings: number;
   if (l < TWO_52) {
-    // Below 2^52 every Math.floor of a quotient is exact (see exact.ts's floorDiv); inline, as this runs per hit.
-    const afterFee = l - Math.floor(l / 100);
-    winnings = afterFee - Math.floor(afterFee / 10);
+    // Inline, as this runs per square bet and round in analytics: quotients by 100 and 10 as a
+    // product with the reciprocal, corrected by one step (below 2^52 the product is within 1).
+    const afterFee = l - div100(l);
+    winnings = afterFee - div10(afterFee);
   } else {
     const afterFee = l - floorDiv(l, 100);
     winnings = afterFee - floorDiv(afterFee, 10);
   }
-  return sw - (sw < 200 ? 1 : Math.floor(sw / 100)) + mulDivFloor(winnings, sw, dw + sw);
+  return sw - (sw < 200 ? 1 : div100(sw)) + mulDivFloor(winnings, sw, dw + sw);
 }
 
 /** ORE base units per whole ORE (11 decimals). */

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { payoutLamports, returnedLamports } from './payout';
 
 interface CheckpointVector {
@@ -29,6 +30,29 @@ describe('payouts, against the checkpoint vectors worked from the program source
     } else {
       const losing = v.deployed.reduce((a, b) => a + b, 0) - v.deployed[v.winningSquare]!;
       expect(payoutLamports(v.stake, others, losing)).toBe(v.expect);
+    }
+  });
+});
+
+describe('payoutLamports, against the program\'s parimutuel arithmetic in BigInt', () => {
+  /** reset.rs@3112ab7 L177-187 and checkpoint.rs@3112ab7 L84-91, written here in u128 arithmetic. */
+  const program = (sw: number, dw: number, l: number): number => {
+    const L = BigInt(l);
+    const w = L - L / 100n;
+    const tw = w - w / 10n;
+    const s = BigInt(sw);
+    return Number(s - (s / 100n > 1n ? s / 100n : 1n) + (tw * s) / (BigInt(dw) + s));
+  };
+
+  it('agrees for any stake, square and board below 2^52 lamports, and at the division edges', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 45 }), fc.integer({ min: 0, max: 2 ** 45 }), fc.integer({ min: 0, max: 2 ** 52 - 1 }), (sw, dw, l) => {
+        expect(payoutLamports(sw, dw, l)).toBe(program(sw, dw, l));
+      }),
+      { numRuns: 20_000 },
+    );
+    for (const l of [0, 9, 10, 99, 100, 101, 199, 200, 999, 1000, 2 ** 52 - 1, 2 ** 52 - 100, 2 ** 52 - 101]) {
+      for (const sw of [1, 99, 100, 199, 200, 201, 10_000_000]) expect([l, sw, payoutLamports(sw, 5, l)]).toEqual([l, sw, program(sw, 5, l)]);
     }
   });
 });
