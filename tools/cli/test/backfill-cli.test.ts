@@ -8,28 +8,36 @@ import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { HistoryStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
 import { comparableRounds, createTestDatabase, runCli, type TestDatabase } from '@gridlab/testing';
 
-describe('gridlab backfill', () => {
-  let devnet: Devnet;
-  let db: TestDatabase;
-  let pool: Pool;
-  let env: NodeJS.ProcessEnv;
+/** A devnet whose history rounds closed at genesis (only their transactions remain), and an empty indexer schema. */
+interface ClosedChain {
+  readonly devnet: Devnet;
+  readonly pool: Pool;
+  readonly env: NodeJS.ProcessEnv;
+}
 
+function closedChain(options: { slotMs: number; historyRounds: number; deploysPerRound: number; seed: number }): () => ClosedChain {
+  let chain: ClosedChain | undefined;
+  let db: TestDatabase | undefined;
   beforeAll(async () => {
-    // 60 rounds of history, every one closed at genesis: only their transactions remain.
-    devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 400, historyRounds: 60, deploysPerRound: 40, eras: 'returns', roundExpirySlots: 1, seed: 21 });
+    const devnet = await startDevnet({ rpcPort: 0, wsPort: 0, eras: 'returns', roundExpirySlots: 1, ...options });
     db = await createTestDatabase();
     await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
-    pool = createPool(db.url);
-    env = { DATABASE_URL: db.url, SOLANA_RPC_URL: devnet.rpcUrl, ORE_PROGRAM_ID: devnet.programId, RPC_LIMITS: 'none' };
+    chain = { devnet, pool: createPool(db.url), env: { DATABASE_URL: db.url, SOLANA_RPC_URL: devnet.rpcUrl, ORE_PROGRAM_ID: devnet.programId, RPC_LIMITS: 'none' } };
   });
-
   afterAll(async () => {
-    await pool.end();
-    await db.drop();
-    await devnet.stop();
+    await chain?.pool.end();
+    await db?.drop();
+    await chain?.devnet.stop();
   });
+  return () => chain!;
+}
+
+describe('gridlab backfill', () => {
+  // 60 rounds of history, every one closed at genesis: only their transactions remain.
+  const chain = closedChain({ slotMs: 400, historyRounds: 60, deploysPerRound: 40, seed: 21 });
 
   it('estimates the calls, rebuilds a range of closed rounds as the chain recorded them, and a rerun does nothing', async () => {
+    const { devnet, pool, env } = chain();
     const first = await runCli(['backfill', '--from-round', '10', '--to-round', '29'], env, 120_000);
     expect(first.code).toBe(0);
     expect(first.stderr).toMatch(/backfill: 20 rounds to rebuild in 10\.\.29, about \d+ transactions each: about \d+ RPC requests \(20 signature pages, \d+ batches of up to 100 transactions\); no RPC_LIMITS/);
@@ -46,6 +54,7 @@ describe('gridlab backfill', () => {
   });
 
   it('resumes: a wider range rebuilds only the rounds not stored, up to the newest settled one by default', async () => {
+    const { devnet, pool, env } = chain();
     const newest = devnet.currentRoundId() - 1;
     const run = await runCli(['backfill', '--from-round', '1'], env, 120_000);
     expect(run.code).toBe(0);
@@ -58,6 +67,7 @@ describe('gridlab backfill', () => {
   });
 
   it('exits 2 with one clear line for a bad range', async () => {
+    const { env } = chain();
     const bad = await runCli(['backfill', '--from-round', '30', '--to-round', '10'], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^gridlab: --to-round 10 is before --from-round 30/);
@@ -68,26 +78,10 @@ describe('gridlab backfill', () => {
 });
 
 describe('gridlab backfill --refused / --retry', () => {
-  let devnet: Devnet;
-  let db: TestDatabase;
-  let pool: Pool;
-  let env: NodeJS.ProcessEnv;
-
-  beforeAll(async () => {
-    devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 1000, historyRounds: 12, deploysPerRound: 10, eras: 'returns', roundExpirySlots: 1, seed: 22 });
-    db = await createTestDatabase();
-    await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
-    pool = createPool(db.url);
-    env = { DATABASE_URL: db.url, SOLANA_RPC_URL: devnet.rpcUrl, ORE_PROGRAM_ID: devnet.programId, RPC_LIMITS: 'none' };
-  });
-
-  afterAll(async () => {
-    await pool.end();
-    await db.drop();
-    await devnet.stop();
-  });
+  const chain = closedChain({ slotMs: 1000, historyRounds: 12, deploysPerRound: 10, seed: 22 });
 
   it('lists the refused rounds, retries one or all at once, and lists what is left', async () => {
+    const { devnet, pool, env } = chain();
     const history = new HistoryStore(pool);
     // Refused as the version before refused the rounds an attack transaction listed: retries an hour away and more.
     await history.markRefused([
