@@ -6,12 +6,18 @@ SHELL := /bin/bash
 export COREPACK_ENABLE_DOWNLOAD_PROMPT := 0
 PNPM := corepack pnpm
 
-.PHONY: start reset test bench typecheck infra deps database clean-test-data
+.PHONY: start dev reset test bench typecheck infra deps database clean-test-data
 
-## start: run the whole suite in the foreground (devnet with history, indexer, all services); a crashed
-## process is restarted with back-off; Ctrl-C stops it. `make start REPLICAS=2` runs two replicas of each service
+## start: build the bundles production runs and run the whole suite from them in the foreground (devnet
+## with history, indexer, all services); a crashed process is restarted with back-off; Ctrl-C stops it.
+## `make start REPLICAS=2` runs two replicas of each service
 start: infra deps database
-	@GRIDLAB_REPLICAS=$(or $(REPLICAS),$(GRIDLAB_REPLICAS),1) node --import tsx deploy/local/run-suite.ts
+	@node scripts/build.mjs --local
+	@GRIDLAB_REPLICAS=$(or $(REPLICAS),$(GRIDLAB_REPLICAS),1) node --enable-source-maps $${GRIDLAB_BUILD_DIR:-.gridlab/build}/suite/main.js
+
+## dev: the same suite from the sources under `tsx watch`: a process restarts when a file it loaded changes
+dev: infra deps database
+	@GRIDLAB_DEV=1 GRIDLAB_REPLICAS=$(or $(REPLICAS),$(GRIDLAB_REPLICAS),1) node --import tsx deploy/local/run-suite.ts
 
 ## reset: start over from genesis: deletes the devnet ledger (.gridlab/devnet), the database, the JetStream
 ## streams and live bucket, and the Redis keys of this checkout together (refuses while the suite runs)

@@ -39,6 +39,7 @@ module.exports = {
     {
       ...common,
       displayName: 'integration',
+      globalSetup: '<rootDir>/scripts/jest-global-setup.cjs',
       testMatch: ['<rootDir>/{libs,services,tools}/*/test/**/*.test.ts', '<rootDir>/test-e2e/**/*.test.ts'],
     },
   ],

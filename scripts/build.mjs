@@ -6,9 +6,16 @@
 // source is rewritten to that source's directory under `dist/assets/`.
 //   node scripts/build.mjs            builds everything
 //   node scripts/build.mjs indexer    builds the named packages only
+//   node scripts/build.mjs --local    the same bundles for this checkout, as `make start` and
+//                                     the tests run them: `.gridlab/build/<package>/main.js`
+//                                     (GRIDLAB_BUILD_DIR elsewhere), npm imports required by
+//                                     their installed paths here, each `__dirname` the
+//                                     source's own directory (nothing copied), plus `suite`,
+//                                     the local suite runner itself
 // Benches import `bundle` to compile the engine as production does (bench/lab-process.ts).
 import { build } from 'esbuild';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,6 +37,11 @@ const TARGETS = {
   cli: { dir: 'tools/cli', assets: ['libs/rounds-store/migrations', 'libs/billing-store/migrations', 'libs/events-store/migrations', 'libs/lab-store/migrations'] },
   devnet: { dir: 'tools/devnet', assets: [] },
 };
+/** Built by --local only: what `make start` runs. */
+const LOCAL_ONLY = { suite: { dir: 'deploy/local', entry: 'deploy/local/run-suite.ts', assets: [] } };
+
+/** Where --local builds go. */
+export const LOCAL_BUILD_DIR = process.env.GRIDLAB_BUILD_DIR ?? join(ROOT, '.gridlab', 'build');
 
 /**
  * npm packages stay imports; the workspace's packages are compiled into the bundle, and so
@@ -48,30 +60,45 @@ const externalNpm = {
   },
 };
 
-/** `__dirname` of each bundled source becomes that source's directory under dist/assets/. */
-function assetDirnames(outdir) {
+/**
+ * `__dirname` of each bundled source becomes that source's directory under dist/assets/,
+ * or with `local`, the source's own directory in this checkout (a source beside an extra
+ * entry point, the directory that entry is built to).
+ */
+function assetDirnames(outdir, local, extraDirs = new Map()) {
   return {
     name: 'asset-dirnames',
     setup(b) {
       b.onLoad({ filter: /\.ts$/ }, (args) => {
         const source = readFileSync(args.path, 'utf8');
         if (!source.includes('__dirname') || args.path.includes('node_modules')) return undefined;
-        const assetDir = relative(outdir, join(outdir, 'assets', relative(ROOT, dirname(args.path))));
-        return {
-          contents: `const __assetDirname = require('node:path').join(__dirname, ${JSON.stringify(assetDir)});\n${source.replaceAll('__dirname', '__assetDirname')}`,
-          loader: 'ts',
-        };
+        const dir = dirname(args.path);
+        const path = local
+          ? JSON.stringify(extraDirs.get(dir) ?? dir)
+          : `require('node:path').join(__dirname, ${JSON.stringify(relative(outdir, join(outdir, 'assets', relative(ROOT, dir))))})`;
+        return { contents: `const __assetDirname = ${path};\n${source.replaceAll('__dirname', '__assetDirname')}`, loader: 'ts' };
       });
     },
   };
 }
+
+/** npm imports required by the path they are installed at in this checkout (a --local build runs from it). */
+const npmFromCheckout = {
+  name: 'npm-from-checkout',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('@gridlab/') || args.path.startsWith('node:') || BUNDLED_NPM.some((p) => args.path === p || args.path.startsWith(`${p}/`))) return undefined;
+      return { path: createRequire(join(args.resolveDir, 'x.js')).resolve(args.path), external: true };
+    });
+  },
+};
 
 /**
  * Bundles `entryPoints` (output name → source file) into `outdir` as the production build
  * does. `plugins` run before the build's own: a bench that runs its bundle from the
  * checkout, with no production install beside it, resolves npm imports its own way.
  */
-export async function bundle(entryPoints, outdir, plugins = []) {
+export async function bundle(entryPoints, outdir, plugins = [], local = undefined) {
   await build({
     entryPoints,
     outdir,
@@ -84,7 +111,7 @@ export async function bundle(entryPoints, outdir, plugins = []) {
     sourcemap: true,
     sourcesContent: false,
     logLevel: 'warning',
-    plugins: [...plugins, externalNpm, assetDirnames(outdir)],
+    plugins: [...plugins, externalNpm, assetDirnames(outdir, local !== undefined, local?.extraDirs)],
   });
 }
 
@@ -105,7 +132,39 @@ async function buildTarget(name) {
   process.stdout.write(`built ${target.dir}/dist\n`);
 }
 
+/**
+ * Every package (and the suite runner) built for this checkout into `into` (default
+ * LOCAL_BUILD_DIR), all at once; the build replaces the previous one only when complete,
+ * so a process starting meanwhile finds one whole build or the other.
+ */
+export async function buildLocal(into = LOCAL_BUILD_DIR) {
+  const staging = `${into}.${process.pid}.tmp`;
+  rmSync(staging, { recursive: true, force: true });
+  const targets = { ...TARGETS, ...LOCAL_ONLY };
+  await Promise.all(
+    Object.entries(targets).map(async ([name, target]) => {
+      const outdir = join(staging, name);
+      const entryPoints = { main: join(ROOT, target.entry ?? join(target.dir, 'src/main.ts')) };
+      const extraDirs = new Map();
+      for (const [out, src] of Object.entries(target.extra ?? {})) {
+        const built = out.replace(/^assets\//, '');
+        entryPoints[built] = join(ROOT, src);
+        extraDirs.set(dirname(join(ROOT, src)), dirname(join(into, name, built)));
+      }
+      await bundle(entryPoints, outdir, [npmFromCheckout], { extraDirs });
+    }),
+  );
+  const old = `${into}.${process.pid}.old`;
+  if (existsSync(into)) renameSync(into, old);
+  renameSync(staging, into);
+  rmSync(old, { recursive: true, force: true });
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const names = process.argv.slice(2);
-  for (const name of names.length > 0 ? names : Object.keys(TARGETS)) await buildTarget(name);
+  const args = process.argv.slice(2);
+  if (args.includes('--local')) {
+    await buildLocal();
+  } else {
+    for (const name of args.length > 0 ? args : Object.keys(TARGETS)) await buildTarget(name);
+  }
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The last line of `make test`: passed, failed and skipped tests from jest's JSON report.
+// The last lines of `make test`: the ten slowest test files, then passed, failed and
+// skipped tests from jest's JSON report.
 // A skipped test checked nothing, so it is counted out loud; under CI=true any skipped
 // test fails the run (a CI run must not pass on tests that did not run).
 // Tests must also leave nothing running, and jest's own output says when one did; either
@@ -21,6 +22,14 @@ if (file === undefined) {
 let failed = false;
 
 const r = JSON.parse(readFileSync(file, 'utf8'));
+// The ten slowest files first, so a run that got slower says where.
+const root = process.cwd() + '/';
+const slowest = r.testResults
+  .map((f) => ({ name: f.name.startsWith(root) ? f.name.slice(root.length) : f.name, s: (f.endTime - f.startTime) / 1000 }))
+  .sort((a, b) => b.s - a.s)
+  .slice(0, 10);
+console.log(`slowest files (of ${r.testResults.length}, ${Math.round((Date.now() - r.startTime) / 1000)} s since jest started):`);
+for (const f of slowest) console.log(`  ${f.s.toFixed(1).padStart(6)} s  ${f.name}`);
 const skipped = r.numPendingTests + r.numTodoTests;
 console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
 if (skipped > 0) {

@@ -65,6 +65,14 @@ async function go(page: Page, route: string): Promise<void> {
 }
 
 /**
+ * Until the page has loaded what it shows: no "Loading …" status left. (Not `networkidle`:
+ * the live page's streams never go idle, and waiting for it cost its 30 s timeout.)
+ */
+async function loaded(page: Page): Promise<void> {
+  await page.getByRole('status').filter({ hasText: /^Loading .*…$/ }).first().waitFor({ state: 'detached', timeout: 20_000 });
+}
+
+/**
  * A Wallet Standard wallet registered in every page of the context (as an extension
  * would), backed by `keypair` in this process: the page asks, the test signs.
  */
@@ -422,8 +430,7 @@ describeBrowser('the dashboard in a real browser', () => {
     const found: Record<string, string[]> = {};
     for (const route of PAGES) {
       await go(page, route);
-      await page.waitForLoadState('networkidle').catch(() => undefined);
-      await page.waitForTimeout(500);
+      await loaded(page);
       await page.screenshot({ path: join(SHOTS, `${route}.png`), fullPage: true });
       const violations = await axeViolations(page);
       if (violations.length > 0) found[route] = violations;
@@ -434,7 +441,7 @@ describeBrowser('the dashboard in a real browser', () => {
     const narrow = await openPage({ signIn: true, width: 360 });
     for (const route of PAGES) {
       await go(narrow.page, route);
-      await narrow.page.waitForTimeout(300);
+      await loaded(narrow.page);
       const overflow = await narrow.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect({ route, overflow }).toEqual({ route, overflow: 0 });
     }

@@ -7,6 +7,10 @@
  * devnet): the second gateway listens on the next port, second replicas take any free ops
  * port, and the single writers' logs show which holds the lock and which stands by, so
  * failover can be watched by stopping a leader.
+ * Each process runs its bundle, as production does: `make start` builds them first
+ * (`node scripts/build.mjs --local`, into GRIDLAB_BUILD_DIR, default .gridlab/build).
+ * GRIDLAB_DEV=1 (`make dev`) runs the sources under `tsx watch` instead, each process
+ * restarting when a file it loaded changes.
  * Settings come from the environment (see README "Configuration"); defaults give a
  * complete local suite. The devnet keeps its chain in GRIDLAB_DATA_DIR/devnet (default
  * .gridlab/devnet), so a restart continues it; `make reset` starts over from genesis.
@@ -22,6 +26,8 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 const DATA_DIR = process.env['GRIDLAB_DATA_DIR'] ?? join(ROOT, '.gridlab');
+const BUILD_DIR = process.env['GRIDLAB_BUILD_DIR'] ?? join(ROOT, '.gridlab', 'build');
+const DEV = process.env['GRIDLAB_DEV'] === '1';
 const STOP_GRACE_MS = 12_000;
 const GATEWAY_URL = `http://${process.env['HOST'] ?? '127.0.0.1'}:${process.env['PORT'] ?? '8080'}`;
 const RPC_URL = process.env['SOLANA_RPC_URL'] ?? 'http://127.0.0.1:8899';
@@ -134,9 +140,23 @@ function pipeLines(stream: NodeJS.ReadableStream, out: NodeJS.WriteStream, tag: 
   });
 }
 
+/** The bundle scripts/build.mjs --local writes for a process's entry (`services/indexer/src/main.ts` → indexer). */
+function bundleOf(entry: string): string {
+  return join(BUILD_DIR, entry.split('/')[1]!, 'main.js');
+}
+
+/**
+ * The command line of a process: its bundle, or under GRIDLAB_DEV its source with
+ * `tsx watch` (tsx's own command, run by this Node binary so signals reach the watcher,
+ * which passes them on).
+ */
+function commandLine(spec: ProcessSpec): string[] {
+  if (DEV) return [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'watch', '--clear-screen=false', join(ROOT, spec.entry)];
+  return ['--enable-source-maps', bundleOf(spec.entry)];
+}
+
 function start(spec: ProcessSpec, index: number): void {
-  // `node --import tsx` keeps each service a single process, so signals reach it directly.
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, spec.entry)], {
+  const child = spawn(process.execPath, commandLine(spec), {
     cwd: ROOT,
     // The gateway's own URL is the public origin here, unless set: signed subscribe messages name it.
     // The dashboard opened as localhost works too (PUBLIC_ORIGIN names 127.0.0.1).
@@ -200,6 +220,11 @@ async function waitFor(url: string, init: RequestInit | undefined, timeoutMs: nu
 async function main(): Promise<void> {
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
+  const unbuilt = DEV ? [] : SUITE.filter((spec) => !existsSync(bundleOf(spec.entry)));
+  if (unbuilt.length > 0) {
+    process.stderr.write(`not built: ${unbuilt.map((spec) => bundleOf(spec.entry)).join(', ')}\n(make start builds first; or node scripts/build.mjs --local; make dev runs the sources)\n`);
+    process.exit(2);
+  }
   const [first, ...rest] = SUITE;
   if (first?.name === 'devnet') {
     start(first, 0);

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
-import { WORKSPACE_ROOT } from './cli';
+import { nodeArgs } from './build';
+import { WORKSPACE_ROOT } from './paths';
 
 /** A TCP port free at the time of asking, on the loopback interface. */
 /**
@@ -37,11 +37,12 @@ export interface ServiceProcess {
 }
 
 /**
- * Starts `entry` (a path from the workspace root) with `node --import tsx` and the
- * given environment, and resolves once `ready()` is true (polled every 100 ms).
+ * Starts `entry` (a service's source path from the workspace root; its bundle when built,
+ * see build.ts) with the given environment, and resolves once `ready()` is true (polled
+ * every 100 ms).
  */
 export function startService(entry: string, env: NodeJS.ProcessEnv, ready: () => Promise<boolean>, timeoutMs = 30_000): Promise<ServiceProcess> {
-  return startNode(entry, ['--import', 'tsx', join(WORKSPACE_ROOT, entry)], WORKSPACE_ROOT, env, ready, timeoutMs);
+  return startNode(entry, nodeArgs(entry), WORKSPACE_ROOT, env, ready, timeoutMs);
 }
 
 /** A numeric user and group to run a process as (only a root test runner can switch). */

@@ -3,7 +3,9 @@ import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { WORKSPACE_ROOT, runCli } from './cli';
+import { buildTarget, nodeArgs } from './build';
+import { runCli } from './cli';
+import { WORKSPACE_ROOT } from './paths';
 import { freePort } from './processes';
 
 /** The dashboard session keys of every test gateway (SESSION_SECRET: one key, id `test`). */
@@ -22,7 +24,7 @@ export interface LocalSuite {
 /** Starts the local suite with `env` on top of this process's environment (GRIDLAB_SUITE picks the processes). */
 export function startLocalSuite(env: NodeJS.ProcessEnv): LocalSuite {
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(WORKSPACE_ROOT, 'deploy/local/run-suite.ts')], {
+  const child: ChildProcess = spawn(process.execPath, nodeArgs('deploy/local/run-suite.ts'), {
     cwd: WORKSPACE_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -45,10 +47,13 @@ export function startLocalSuite(env: NodeJS.ProcessEnv): LocalSuite {
 }
 
 /**
- * The suite runner's children running `entry` (a path such as `services/indexer/src/main.ts`),
- * with their OPS_PORT setting: replica 1 has the fixed ops port, further replicas '0'.
+ * The suite runner's children running `entry` (a source path such as
+ * `services/indexer/src/main.ts`, or its bundle when built), with their OPS_PORT setting:
+ * replica 1 has the fixed ops port, further replicas '0'.
  */
 export function suiteChildren(suitePid: number, entry: string): { pid: number; opsPort: string }[] {
+  // The suite runner starts a bundle (`<build dir>/indexer/main.js`), or the source under `make dev`.
+  const bundle = `/${buildTarget(entry) ?? entry}/main.js`;
   let out = '';
   try {
     out = execFileSync('pgrep', ['-P', String(suitePid)], { encoding: 'utf8' }).trim();
@@ -61,7 +66,8 @@ export function suiteChildren(suitePid: number, entry: string): { pid: number; o
     .map(Number)
     .flatMap((pid) => {
       try {
-        if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(entry)) return [];
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (!cmdline.includes(bundle) && !cmdline.includes(entry)) return [];
         const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
         return [{ pid, opsPort: env.find((e) => e.startsWith('OPS_PORT='))?.slice('OPS_PORT='.length) ?? '' }];
       } catch {
