@@ -98,7 +98,7 @@ describe('streams on a 3-node JetStream cluster', () => {
     expect(attemptTimes.some((t) => t > killedAt)).toBe(true);
     expect(failedAttempts).toBeGreaterThan(0);
     expect(acked).toEqual(rounds.map((r) => r.id));
-    // A pull consumer whose server died resumes once its missed heartbeats tell it (tens of seconds).
+    // A pull consumer whose server died resumes once two missed heartbeats tell it (about 10 s).
     await retry(
       'every acknowledged round delivered',
       async () => {
