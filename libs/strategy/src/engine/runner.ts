@@ -302,6 +302,12 @@ export class Runner {
     let m = constant ? this.chosen : 0;
     let squares = this.squares;
     let start = 0;
+    // A constant decision bets the same squares every round: a hit is one bit test, and each
+    // square's bet count is the rounds bet, added once after the loop (a shape of 16 squares
+    // walked its list every round).
+    let constantMask = 0;
+    if (constant) for (let j = 0; j < m; j++) constantMask |= 1 << squares[j]!;
+    let constantBets = 0;
     // With precomputed rankings the Lookback is not fed round by round: the loop keeps
     // only what the choice still reads (rounds seen, the last one, last wins) and the
     // Lookback is rebuilt at the end, so step() and decide() continue from the same state.
@@ -353,10 +359,15 @@ export class Runner {
       }
       if (bet) {
         let hit = false;
-        for (let j = start; j < start + m; j++) {
-          const s = squares[j]!;
-          betCount[s]!++;
-          if (s === w) hit = true;
+        if (constant) {
+          hit = ((constantMask >>> w) & 1) === 1;
+          constantBets++;
+        } else {
+          for (let j = start; j < start + m; j++) {
+            const s = squares[j]!;
+            betCount[s]!++;
+            if (s === w) hit = true;
+          }
         }
         // Flat sizing's per-square stakes follow from the counts (RunStats.constantStake).
         if (progressive) for (let j = start; j < start + m; j++) staked[squares[j]!]! += stake;
@@ -379,8 +390,10 @@ export class Runner {
             }
           }
         } else {
+          // Called on a hit only: the integer payout is too large for V8 to inline into this
+          // loop, and a call on every round (a miss pays 0) cost the replay a third of its speed.
           const dw = winnerDeployed[i]!;
-          payout = payoutLamports(sw, dw, sumDeployed[i]! - dw + stakeSum - sw);
+          payout = hit ? payoutLamports(sw, dw, sumDeployed[i]! - dw + stakeSum - sw) : 0;
           if (hit) paid[w]! += payout;
         }
         const pnl = payout - stakeSum - fee;
@@ -441,6 +454,7 @@ export class Runner {
       }
     }
     if (how !== INCREMENTAL) lb.rebuild(end);
+    if (constantBets > 0) for (let j = 0; j < m; j++) betCount[squares[j]!]! += constantBets;
     Object.assign(stats, { roundsBet, roundsWon, squaresBet, net, totalStake, totalRecovery, capHits, capLoss, minNet, peak, maxDrawdown, streak, maxStreak, recorded, ore, oreValue });
     this.cooldownLeft = cooldownLeft;
     this.chosen = m;
@@ -622,7 +636,7 @@ export class Runner {
         }
       } else {
         const dw = h.winnerDeployed[i]!;
-        payout = payoutLamports(sw, dw, h.sumDeployed[i]! - dw + stakeSum - sw);
+        payout = sw > 0 ? payoutLamports(sw, dw, h.sumDeployed[i]! - dw + stakeSum - sw) : 0;
         if (sw > 0) stats.paid[w]! += payout;
       }
       const pnl = payout - stakeSum - this.fee;
