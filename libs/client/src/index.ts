@@ -8,4 +8,5 @@ export type { CallOptions, RetryOptions } from './transport.ts';
 export { roundEvents, INITIAL_WATCH_STATE, type RoundRange, type RoundWatchEvent, type RoundWatchState } from './rounds.ts';
 export { SseParser, type SseMessage } from './sse.ts';
 export { subscribeMessage, type SubscribeMessageFields } from './subscribe-message.ts';
+export { reissueMessage, type ReissueMessageFields } from './reissue-message.ts';
 export type * from './types.ts';

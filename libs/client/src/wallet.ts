@@ -14,10 +14,12 @@ import { Connection, Keypair, PublicKey, Transaction, TransactionInstruction } f
 import type { GridlabClient } from './client.ts';
 import { GridlabApiError } from './errors.ts';
 import { sleep } from './transport.ts';
+import { reissueMessage } from './reissue-message.ts';
 import { subscribeMessage } from './subscribe-message.ts';
 import type { IssuedKey, SubscriptionStart } from './types.ts';
 
 export { subscribeMessage, type SubscribeMessageFields } from './subscribe-message.ts';
+export { reissueMessage, type ReissueMessageFields } from './reissue-message.ts';
 
 /** A wallet: its public key, and signing of transactions and of arbitrary messages (ed25519). */
 export interface WalletSigner {
@@ -138,25 +140,48 @@ export async function redeem(
     try {
       return await client.completeSubscription({ ...body, ...signed }, opts);
     } catch (error) {
-      // A signed PUT is safe to repeat: a 503/504 after billing committed is answered by the
-      // same request, which hands the paid key to its owner without paying again.
+      // A signed PUT is safe to repeat: after a 503/504 billing may have committed, and a
+      // newly signed request takes the paid key back without paying again (a signature that
+      // already redeemed the payment is refused: whoever saw that body could replay it).
       const retryable = error instanceof GridlabApiError && (error.code === 'payment_not_confirmed' || error.status === 503 || error.status === 504);
       if (!retryable || attempt >= (args.attempts ?? DEFAULT_REDEEM_ATTEMPTS)) throw error;
+      if (error.status === 503 || error.status === 504) signed = null;
       await sleep(error.retryAfterMs ?? 2000, args.signal);
     }
   }
 }
 
-/** Rotates the API key: the wallet signs the reissue message. Sets `client.apiKey` to the new key. */
-export async function reissue(client: GridlabClient, options: { readonly signer: Signer; readonly signal?: AbortSignal }): Promise<IssuedKey> {
+/**
+ * Rotates the API key: the wallet signs the reissue message, built here for `domain` (by
+ * default the origin of the client's baseUrl) and signed only if the service asked for
+ * exactly that text (else a GridlabSigningError, nothing signed). Sets `client.apiKey`
+ * to the new key.
+ */
+export async function reissue(client: GridlabClient, options: { readonly signer: Signer; readonly domain?: string; readonly signal?: AbortSignal }): Promise<IssuedKey> {
   const wallet = asWalletSigner(options.signer);
   const ownerPubkey = wallet.publicKey.toBase58();
   const opts = options.signal === undefined ? {} : { signal: options.signal };
+  const domain = options.domain ?? new URL(client.baseUrl).origin;
   const start = await client.startReissue({ ownerPubkey }, opts);
-  const signature = await wallet.signMessage(new TextEncoder().encode(start.message));
+  const expected = reissueMessage({ domain, ownerPubkey, nonce: start.nonce, expiresAt: start.expiresAt });
+  if (start.message !== expected) throw new GridlabSigningError(domain, start.message);
+  const signature = await wallet.signMessage(new TextEncoder().encode(expected));
   const issued = await client.completeReissue({ nonce: start.nonce, ownerPubkey, signatureBase64: base64(signature) }, opts);
   client.apiKey = issued.apiKey;
   return issued;
+}
+
+/** The service asked the wallet to sign a reissue message other than the one for this site: nothing was signed. */
+export class GridlabSigningError extends Error {
+  constructor(
+    /** The site the client talks to (the message must name it). */
+    readonly domain: string,
+    /** What the service asked to be signed. */
+    readonly asked: string,
+  ) {
+    super(`refusing to sign: the service asked for a reissue message that is not the one for ${domain} (a look-alike site relaying another service's message, or a domain option that does not match the service's PUBLIC_ORIGIN)`);
+    this.name = 'GridlabSigningError';
+  }
 }
 
 /** Builds, signs and sends the TransferChecked + Memo payment; resolves with its signature once confirmed. */

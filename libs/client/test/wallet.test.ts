@@ -1,16 +1,17 @@
 /**
  * @gridlab/client/wallet against the real suite: a fresh wallet pays with a real token
  * transfer on the devnet and redeems a key, then rotates it, with a Keypair and with a
- * wallet-adapter-shaped signer (what a browser wallet provides).
+ * wallet-adapter-shaped signer (what a browser wallet provides); and a look-alike site
+ * relaying the real service's reissue gets no signature.
  */
 import { runMigrations } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
-import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
+import { answersOk, createTestDatabase, freePort, runCli, startService, startTcpProxy, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 import { Keypair, type Transaction } from '@solana/web3.js';
 import { signAsync } from '@noble/ed25519';
 import { GridlabApiError, GridlabClient } from '../src/index';
-import { reissue, subscribe, type WalletSigner } from '../src/wallet';
+import { GridlabSigningError, reissue, subscribe, type WalletSigner } from '../src/wallet';
 
 const SECRET = 'client-wallet-secret-0123456789abcdef';
 let devnet: Devnet;
@@ -92,6 +93,39 @@ describe('wallet flows with a real devnet payment', () => {
     expect(rotated.apiKey).not.toBe(issued.apiKey);
     expect(await keyWorks(old)).toBe(false);
     expect(await keyWorks(client)).toBe(true);
+  });
+
+  it("refuses to sign a reissue a look-alike site relays from the real service: nothing signed, the owner's key keeps working", async () => {
+    const secret = Keypair.generate();
+    let signedMessages = 0;
+    const adapter: WalletSigner = {
+      publicKey: secret.publicKey,
+      signTransaction: async (tx: Transaction) => {
+        tx.partialSign(secret);
+        return tx;
+      },
+      signMessage: async (message: Uint8Array) => {
+        signedMessages++;
+        return signAsync(message, secret.secretKey.slice(0, 32));
+      },
+    };
+    await fund(secret.publicKey.toBase58());
+    const owner = new GridlabClient({ baseUrl: gateway });
+    await subscribe(owner, { signer: adapter, connection: devnet.rpcUrl });
+    expect(signedMessages).toBe(1);
+    // The look-alike site passes every request through to the real gateway: its POST
+    // /reissue answers with the real service's message, which names the real site.
+    const url = new URL(gateway);
+    const lookalike = await startTcpProxy(url.hostname, Number(url.port));
+    try {
+      const phished = new GridlabClient({ baseUrl: `http://127.0.0.1:${lookalike.port}` });
+      await expect(reissue(phished, { signer: adapter })).rejects.toBeInstanceOf(GridlabSigningError);
+      expect(signedMessages).toBe(1);
+      expect(phished.apiKey).toBeUndefined();
+      expect(await keyWorks(owner)).toBe(true);
+    } finally {
+      await lookalike.close();
+    }
   });
 
   it('subscribes with a wallet-adapter signer that holds its own key', async () => {

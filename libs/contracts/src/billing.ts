@@ -54,6 +54,25 @@ export function parseSubscribeMessage(message: string): SubscribeMessageFields |
   return { domain: m['domain']!, ownerPubkey: m['ownerPubkey']!, nonce: m['nonce']!, txSig: m['txSig']!, expiresAt: m['expiresAt']! };
 }
 
+/** What the reissue message a wallet signs names (POST /reissue's `message`). */
+export interface ReissueMessageFields {
+  /** The service's public origin (`PUBLIC_ORIGIN`): a client refuses to sign a message naming another site. */
+  readonly domain: string;
+  readonly ownerPubkey: string;
+  readonly nonce: string;
+  /** ISO 8601 (toISOString): the nonce's expiry. */
+  readonly expiresAt: string;
+}
+
+/**
+ * The exact text a wallet signs to rotate its key (SPEC 5's message with the site added):
+ * a look-alike site that starts a reissue at the real service gets a message naming the
+ * real origin, which a client checking it against the site it talks to will not sign.
+ */
+export function reissueMessage(f: ReissueMessageFields): string {
+  return `Gridlab API key reissue\ndomain: ${f.domain}\nowner: ${f.ownerPubkey}\nnonce: ${f.nonce}\nexpires: ${f.expiresAt}`;
+}
+
 /** The kinds of a command's failure (those of @gridlab/errors' ErrorKind that cross the bus). */
 export const COMMAND_ERROR_KINDS = [
   'input',

@@ -1,4 +1,4 @@
-import { int, loadConfig, serviceFields, str, type Env } from '@gridlab/config';
+import { int, loadConfig, oneOf, serviceFields, str, type Env } from '@gridlab/config';
 
 const PUBKEY = { pattern: /^[1-9A-HJ-NP-Za-km-z]{32,44}$/, format: 'a base58 public key' };
 
@@ -26,6 +26,13 @@ const SCHEMA = {
     min: 60,
     max: 30 * 86_400,
     doc: 'How long after a payment is redeemed a signed PUT /subscribe of it may take the key back (front-running, lost replies)',
+  }),
+  UNSIGNED_REDEMPTION: oneOf(['refuse', 'first_subscription'] as const, {
+    default: 'refuse',
+    doc:
+      "Whether PUT /subscribe may redeem a payment without the owner's signature. refuse: every payment nonce needs the signed message " +
+      '(POST /subscribe requireSignature: false is refused). first_subscription: the seed-compatible mode, where a nonce started ' +
+      'without requireSignature redeems unsigned for an owner holding no working key (anyone watching the treasury can front-run it)',
   }),
   PUBLIC_ORIGIN: str({
     default: 'http://127.0.0.1:8080',

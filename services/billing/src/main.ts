@@ -79,6 +79,7 @@ function createBilling(platform: Platform, config: ServiceConfig, redis: Redis):
       reissueNonceTtlMs: config.REISSUE_NONCE_TTL_S * 1000,
       reclaimWindowMs: config.RECLAIM_WINDOW_S * 1000,
       publicOrigin: config.PUBLIC_ORIGIN,
+      unsignedRedemption: config.UNSIGNED_REDEMPTION,
     },
     logger,
     (kind) => newNonce(kind),

@@ -388,6 +388,21 @@ describe('payment checks, each with its status and code', () => {
     await expectRejected(owner, 'pay-1111111111111111111111', issued.txSig, 404, 'nonce_not_found');
   });
 
+  it("redeems only with the owner's signature by default: an unsigned PUT (what a bot watching the treasury can send) answers 403 and consumes nothing", async () => {
+    const fresh = await wallet();
+    const start = await startSubscription(fresh);
+    const txSig = await pay({ payer: fresh, amount: MONTHLY, memo: start.nonce });
+    // The three fields are public on chain once the payment lands: a front-runner sends them first.
+    await expectRejected(fresh, start.nonce, txSig, 403, 'signature_required', /requireSignature/, false);
+    const { rows } = await pool.query(`SELECT consumed_at, require_signature FROM billing.payment_nonces WHERE nonce = $1`, [start.nonce]);
+    expect(rows[0]).toEqual({ consumed_at: null, require_signature: true });
+    // The owner's signed PUT redeems it; asking for an unsigned nonce is refused, naming the field.
+    const mine = await api('PUT', '/subscribe', { nonce: start.nonce, txSig, ownerPubkey: fresh.publicKey.toBase58(), ...(await signed(fresh, start.nonce, txSig)) });
+    expect(mine.status).toBe(200);
+    const unsigned = await api('POST', '/subscribe', { ownerPubkey: (await wallet()).publicKey.toBase58(), requireSignature: false });
+    expect([unsigned.status, unsigned.body['errors']]).toEqual([400, [expect.objectContaining({ path: '/requireSignature' })]]);
+  });
+
   it('answers 410 for an expired nonce', async () => {
     const start = await startSubscription(owner);
     const txSig = await pay({ payer: owner, amount: MONTHLY, memo: start.nonce });
@@ -402,19 +417,17 @@ describe('payment checks, each with its status and code', () => {
     expect(res.headers.get('retry-after')).toBe('2');
   });
 
-  it('issues exactly one key for 20 concurrent unsigned completions of one nonce', async () => {
-    // A first subscription: unsigned redemptions are allowed until the owner holds a working key.
+  it('issues exactly one key for 20 concurrent completions of one nonce with one signed body', async () => {
     const fresh = await wallet();
     const start = await startSubscription(fresh);
     const txSig = await pay({ payer: fresh, amount: MONTHLY, memo: start.nonce });
-    const body = { nonce: start.nonce, txSig, ownerPubkey: fresh.publicKey.toBase58() };
+    const body = { nonce: start.nonce, txSig, ownerPubkey: fresh.publicKey.toBase58(), ...(await signed(fresh, start.nonce, txSig)) };
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => api('PUT', '/subscribe', body, gateways[i % 2])));
     const ok = results.filter((r) => r.status === 200);
     expect(ok).toHaveLength(1);
-    // A loser that looked after the winner's commit finds a working key: 403 signature_required.
+    // A loser finds the nonce consumed, and the signature that consumed it cannot reclaim it.
     for (const r of results.filter((x) => x.status !== 200)) {
-      expect([r.status, r.body['code']]).toEqual([expect.any(Number), expect.stringMatching(/^(nonce_consumed|tx_already_used|signature_required)$/)]);
-      expect(r.status).toBe(r.body['code'] === 'signature_required' ? 403 : 409);
+      expect([r.status, r.body['code']]).toEqual([409, expect.stringMatching(/^(nonce_consumed|tx_already_used|signature_used)$/)]);
     }
     const { rows } = await pool.query(`SELECT count(*)::int AS n FROM billing.payments WHERE tx_sig = $1`, [txSig]);
     expect(rows[0].n).toBe(1);
@@ -425,7 +438,7 @@ async function reissue(owner: Keypair, signer: Keypair = owner) {
   const start = await api('POST', '/reissue', { ownerPubkey: owner.publicKey.toBase58() });
   expect(start.status).toBe(200);
   const { nonce, message, expiresAt } = start.body as { nonce: string; message: string; expiresAt: string };
-  expect(message).toBe(`Gridlab API key reissue\nowner: ${owner.publicKey.toBase58()}\nnonce: ${nonce}\nexpires: ${expiresAt}`);
+  expect(message).toBe(`Gridlab API key reissue\ndomain: ${ORIGIN}\nowner: ${owner.publicKey.toBase58()}\nnonce: ${nonce}\nexpires: ${expiresAt}`);
   const signature = Buffer.from(await signAsync(new TextEncoder().encode(message), signer.secretKey.slice(0, 32))).toString('base64');
   const res = await api('PUT', '/reissue', { nonce, ownerPubkey: owner.publicKey.toBase58(), signatureBase64: signature });
   return { status: res.status, code: res.body['code'] as string | undefined, apiKey: res.body['apiKey'] as string, nonce, signature };

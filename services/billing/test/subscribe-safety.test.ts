@@ -60,7 +60,10 @@ async function startGateway(): Promise<string> {
 
 async function startBilling(): Promise<ServiceProcess> {
   const port = await freePort();
-  const started = await startService('services/billing/src/main.ts', env({ OPS_PORT: String(port) }), () => answersOk(`http://127.0.0.1:${port}/readyz`));
+  // The seed-compatible mode, whose unsigned redemptions these tests attack (the default refuses them: billing.test.ts).
+  const started = await startService('services/billing/src/main.ts', env({ OPS_PORT: String(port), UNSIGNED_REDEMPTION: 'first_subscription' }), () =>
+    answersOk(`http://127.0.0.1:${port}/readyz`),
+  );
   processes.push(started);
   while (!(await answersOk(`${gateways[0]}/api/v1/pricing`).catch(() => false))) await new Promise((r) => setTimeout(r, 100));
   return started;
@@ -178,6 +181,23 @@ describe('front-running PUT /subscribe', () => {
     expect(rows[0].n).toBe(1);
   });
 
+  it("a signed redemption seen by someone else cannot be replayed as a reclaim: 409 signature_used, the owner's key keeps working", async () => {
+    const owner = await wallet();
+    const paid = await payFor(owner, { requireSignature: true });
+    const signed = await sign(owner, paid.ownerPubkey, paid.nonce, paid.txSig);
+    const mine = await api('PUT', '/subscribe', { ...paid, ...signed });
+    expect(mine.status).toBe(200);
+    // The body as a proxy log or a support ticket shows it, sent again within its hour.
+    const replay = await api('PUT', '/subscribe', { ...paid, ...signed }, gateways[1]);
+    expect([replay.status, replay.body['code']]).toEqual([409, 'signature_used']);
+    expect(replay.body['apiKey']).toBeUndefined();
+    for (const g of gateways) expect(await paidGet(mine.body['apiKey'], g)).toBe(200);
+    // The owner, and only the owner, can still take the key back, with a new signature.
+    const reclaimed = await api('PUT', '/subscribe', { ...paid, ...(await sign(owner, paid.ownerPubkey, paid.nonce, paid.txSig)) });
+    expect(reclaimed.status).toBe(200);
+    for (const g of gateways) expect(await paidGet(mine.body['apiKey'], g)).toBe(401);
+  });
+
   it('a signature over another nonce, or a consumed nonce named with another transaction, takes nothing back', async () => {
     const owner = await wallet();
     const first = await payFor(owner);
@@ -203,7 +223,7 @@ describe('front-running PUT /subscribe', () => {
 });
 
 describe('a paid key is never lost after the commit', () => {
-  it('billing killed with SIGKILL after committing: the signed retry returns a working key without paying twice', async () => {
+  it('billing killed with SIGKILL after committing: a newly signed retry returns a working key without paying twice', async () => {
     const owner = await wallet();
     const paid = await payFor(owner);
     const balanceAfterPaying = await tokenBalance(owner);
@@ -233,12 +253,16 @@ describe('a paid key is never lost after the commit', () => {
     expect(keys[0].n).toBe(1);
 
     billing = await startBilling();
-    const retried = await api('PUT', '/subscribe', { ...paid, ...signed }, gateways[1]);
+    // The body that redeemed the payment cannot take it back (whoever saw it could replay it):
+    // the owner signs again, as the client does after a 503/504.
+    const replayed = await api('PUT', '/subscribe', { ...paid, ...signed }, gateways[1]);
+    expect([replayed.status, replayed.body['code']]).toEqual([409, 'signature_used']);
+    const retried = await api('PUT', '/subscribe', { ...paid, ...(await sign(owner, paid.ownerPubkey, paid.nonce, paid.txSig)) }, gateways[1]);
     expect(retried.status).toBe(200);
     for (const g of gateways) expect(await paidGet(retried.body['apiKey'], g)).toBe(200);
     // A reclaim is made once: a second one is refused and the key the first returned keeps working
     // (a reply lost again is recovered with /reissue).
-    const again = await api('PUT', '/subscribe', { ...paid, ...signed }, gateways[0]);
+    const again = await api('PUT', '/subscribe', { ...paid, ...(await sign(owner, paid.ownerPubkey, paid.nonce, paid.txSig)) }, gateways[0]);
     expect([again.status, again.body['code']]).toEqual([409, 'reclaim_used']);
     for (const g of gateways) expect(await paidGet(retried.body['apiKey'], g)).toBe(200);
     // Paid once and credited once: one payment row, and neither retry extended the period the
@@ -253,7 +277,7 @@ describe('a paid key is never lost after the commit', () => {
 });
 
 describe('a paid key is never lost: SIGKILL between the commit and the reply', () => {
-  it('a renewal committed but never answered (billing killed while delivering the old key\'s revocation) is redeemed by the signed retry', async () => {
+  it('a renewal committed but never answered (billing killed while delivering the old key\'s revocation) is redeemed by a newly signed retry', async () => {
     const owner = await wallet();
     const first = await payFor(owner);
     const k0 = await api('PUT', '/subscribe', { ...first, ...(await sign(owner, first.ownerPubkey, first.nonce, first.txSig)) });
@@ -288,7 +312,8 @@ describe('a paid key is never lost: SIGKILL between the commit and the reply', (
     expect(payments[0].n).toBe(1);
 
     billing = await startBilling();
-    const retried = await api('PUT', '/subscribe', { ...renewal, ...signed }, gateways[1]);
+    // Signed again: the body that redeemed the renewal is refused as a reclaim (signature_used).
+    const retried = await api('PUT', '/subscribe', { ...renewal, ...(await sign(owner, renewal.ownerPubkey, renewal.nonce, renewal.txSig)) }, gateways[1]);
     expect(retried.status).toBe(200);
     expect(new Date(retried.body['paidUntil']).getTime()).toBeGreaterThan(new Date(k0.body['paidUntil']).getTime());
     // The renewal's period, as committed, and not extended again by the retry.

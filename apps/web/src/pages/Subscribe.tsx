@@ -1,5 +1,5 @@
 import type { IssuedKey, SubscriptionStart } from '@gridlab/client';
-import { isGridlabApiError, subscribeMessage } from '@gridlab/client';
+import { isGridlabApiError, reissueMessage, subscribeMessage } from '@gridlab/client';
 import qrcode from 'qrcode-generator';
 import { useMemo, useState } from 'preact/hooks';
 import { api, dashboardConfig, describe } from '../api';
@@ -228,12 +228,12 @@ export function SubscribePage() {
       {failure !== null && <ErrorBox error={failure} />}
       <h2>Rotate your key</h2>
       <p>The wallet that owns the subscription signs a message; the old key stops working at once.</p>
-      <RotateKey wallet={wallet} onIssued={setIssued} />
+      <RotateKey wallet={wallet} publicOrigin={publicOrigin} onIssued={setIssued} />
     </section>
   );
 }
 
-function RotateKey({ wallet, onIssued }: { wallet: ConnectedWallet | null; onIssued: (k: IssuedKey) => void }) {
+function RotateKey({ wallet, publicOrigin, onIssued }: { wallet: ConnectedWallet | null; publicOrigin: string; onIssued: (k: IssuedKey) => void }) {
   const [error, setError] = useState<string | null>(null);
   if (wallet === null) return <p class="muted">Connect the owner's wallet above to rotate the key.</p>;
   return (
@@ -245,7 +245,10 @@ function RotateKey({ wallet, onIssued }: { wallet: ConnectedWallet | null; onIss
             setError(null);
             try {
               const start = await api.startReissue({ ownerPubkey: wallet.address });
-              onIssued(await api.completeReissue({ nonce: start.nonce, ownerPubkey: wallet.address, signatureBase64: await wallet.signMessage(start.message) }));
+              // The page builds the message it signs: one naming another site is never signed.
+              const message = reissueMessage({ domain: publicOrigin, ownerPubkey: wallet.address, nonce: start.nonce, expiresAt: start.expiresAt });
+              if (start.message !== message) throw new Error(`The service asked to sign a key rotation for another site than ${publicOrigin}; nothing was signed.`);
+              onIssued(await api.completeReissue({ nonce: start.nonce, ownerPubkey: wallet.address, signatureBase64: await wallet.signMessage(message) }));
             } catch (e) {
               setError(describe(e));
             }

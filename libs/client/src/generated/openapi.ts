@@ -448,9 +448,9 @@ export interface paths {
          * Complete a subscription with a confirmed transfer carrying the nonce as memo
          * @description Checks in order: nonce exists for this owner (404 nonce_not_found), the signature when one is sent (below), not consumed (409 nonce_consumed), an unsigned PUT allowed (403 signature_required, below), not expired (410 nonce_expired), txSig unused (409 tx_already_used), transaction visible at confirmed (409 payment_not_confirmed, Retry-After 2), then the chain checks (422 payment_invalid, detail names the check: transaction_failed, memo, owner_signature, treasury_credit, owner_debit, block_time). RPC unreachable: 502 chain_unavailable. On success the previous key of the subscriber is revoked at once.
          *
-         *     Unsigned redemption (the three fields): nonce, txSig and ownerPubkey are public on chain once the payment lands, so anyone watching the treasury could send them. An unsigned PUT is therefore accepted only for a first subscription: it answers 403 signature_required, consuming nothing (the owner can still redeem the payment signed), when the nonce was started with requireSignature: true, or when the owner already holds a working key (not revoked, paid period not ended), which it would otherwise replace. So an unsigned PUT never takes a working key away.
+         *     Unsigned redemption (the three fields): nonce, txSig and ownerPubkey are public on chain once the payment lands, so anyone watching the treasury could send them. By default an unsigned PUT answers 403 signature_required, consuming nothing (every nonce requires the signature). In the seed-compatible mode (billing UNSIGNED_REDEMPTION=first_subscription) it is accepted only for a first subscription: it answers 403 signature_required, consuming nothing (the owner can still redeem the payment signed), when the nonce was started with requireSignature: true, or when the owner already holds a working key (not revoked, paid period not ended), which it would otherwise replace. So an unsigned PUT never takes a working key away.
          *
-         *     Signed redemption (every Gridlab client signs): add message and signatureBase64, the owner wallet's ed25519 signature (base64 of 64 bytes) of the UTF-8 bytes of message, which is exactly "Gridlab API key subscribe\ndomain: <origin>\nowner: <ownerPubkey>\nnonce: <nonce>\ntxSig: <txSig>\nexpires: <ISO 8601 UTC, toISOString>" (lines joined by a line feed, no trailing newline). domain is the API's public origin (the setting PUBLIC_ORIGIN, e.g. https://api.gridlab.example; http://127.0.0.1:8080 by default). The signature is checked before anything else: a message that is not of this form, names another owner, nonce or txSig than the body, expires more than an hour ahead, or is not signed by ownerPubkey answers 422 signature_invalid; one made for another domain 422 signature_wrong_domain; one past its expiry 422 signature_expired; message without signatureBase64 or the reverse, 400. A signed PUT for a nonce that is already consumed by the same txSig (a reclaim) does not pay again: it revokes the key that redemption issued and returns a new one to the signer, so a key is never lost to a reply lost after the payment committed (a 503/504: retry the signed PUT). A reclaim can be made once (then 409 reclaim_used) and within RECLAIM_WINDOW (24 h by default) of the redemption, and not after a successful PUT /reissue of the owner (410 reclaim_expired in both cases: use the signed POST/PUT /reissue flow). A consumed nonce named with another txSig answers 409 nonce_consumed.
+         *     Signed redemption (every Gridlab client signs): add message and signatureBase64, the owner wallet's ed25519 signature (base64 of 64 bytes) of the UTF-8 bytes of message, which is exactly "Gridlab API key subscribe\ndomain: <origin>\nowner: <ownerPubkey>\nnonce: <nonce>\ntxSig: <txSig>\nexpires: <ISO 8601 UTC, toISOString>" (lines joined by a line feed, no trailing newline). domain is the API's public origin (the setting PUBLIC_ORIGIN, e.g. https://api.gridlab.example; http://127.0.0.1:8080 by default). The signature is checked before anything else: a message that is not of this form, names another owner, nonce or txSig than the body, expires more than an hour ahead, or is not signed by ownerPubkey answers 422 signature_invalid; one made for another domain 422 signature_wrong_domain; one past its expiry 422 signature_expired; message without signatureBase64 or the reverse, 400. A signed PUT for a nonce that is already consumed by the same txSig (a reclaim) does not pay again: it revokes the key that redemption issued and returns a new one to the signer, so a key is never lost to a reply lost after the payment committed (a 503/504: sign the message again, with a new expires, and retry). A reclaim needs a signature the nonce has not seen: the body that redeemed it, replayed by whoever saw it, answers 409 signature_used. A reclaim can be made once (then 409 reclaim_used) and within RECLAIM_WINDOW (24 h by default) of the redemption, and not after a successful PUT /reissue of the owner (410 reclaim_expired in both cases: use the signed POST/PUT /reissue flow). A consumed nonce named with another txSig answers 409 nonce_consumed.
          */
         put: {
             parameters: {
@@ -493,7 +493,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description nonce_consumed | tx_already_used | payment_not_confirmed (Retry-After) | reclaim_used */
+                /** @description nonce_consumed | tx_already_used | payment_not_confirmed (Retry-After) | reclaim_used | signature_used */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -536,7 +536,7 @@ export interface paths {
         };
         /**
          * Start a subscription: a 15-minute payment nonce with the price locked in
-         * @description plan monthly (default) or annual (12 months for 3x); referralCode = an active subscriber id of another wallet, 10% off monthly (ignored for annual); requireSignature (boolean, default false) = only a PUT signed by the owner redeems this nonce (an unsigned one answers 403 signature_required), so nobody who copies the payment from the chain can redeem it first. Every Gridlab client sets it.
+         * @description plan monthly (default) or annual (12 months for 3x); referralCode = an active subscriber id of another wallet, 10% off monthly (ignored for annual); requireSignature (boolean) = only a PUT signed by the owner redeems this nonce (an unsigned one answers 403 signature_required), so nobody who copies the payment from the chain can redeem it first. It defaults to true, and false answers 400 naming the field, unless the operator runs billing in the seed-compatible mode (UNSIGNED_REDEMPTION=first_subscription), where it defaults to false.
          */
         post: {
             parameters: {
@@ -648,7 +648,10 @@ export interface paths {
                 504: components["responses"]["Timeout"];
             };
         };
-        /** Start a key rotation: a 10-minute nonce and the message to sign */
+        /**
+         * Start a key rotation: a 10-minute nonce and the message to sign
+         * @description message is exactly "Gridlab API key reissue\ndomain: <origin>\nowner: <ownerPubkey>\nnonce: <nonce>\nexpires: <expiresAt>" (lines joined by a line feed), domain the API's public origin (PUBLIC_ORIGIN). A client builds this text itself from nonce, expiresAt and the site it talks to, and signs only if message is exactly that: a look-alike site relaying this service's message (which names this site) gets no signature. Gridlab's clients (@gridlab/client reissue(), gridlab reissue, the dashboard) do.
+         */
         post: {
             parameters: {
                 query?: never;

@@ -121,12 +121,10 @@ export class BillingRepository implements BillingStore {
         }
         throw error;
       }
-      await client.query(`UPDATE billing.payment_nonces SET consumed_at = $2, consumed_tx_sig = $3, consumed_signed = $4 WHERE nonce = $1`, [
-        payment.nonce,
-        now,
-        payment.txSig,
-        payment.signed,
-      ]);
+      await client.query(
+        `UPDATE billing.payment_nonces SET consumed_at = $2, consumed_tx_sig = $3, consumed_signed = $4, redeemed_signature_hash = $5 WHERE nonce = $1`,
+        [payment.nonce, now, payment.txSig, payment.signed, payment.signatureHash],
+      );
       const issued = await this.keys.issue(client, subscriberId, 'payment', now);
       const before = previous.rows[0]?.paid_until;
       const action = before !== undefined && before > now ? 'renewed' : 'activated';
@@ -145,8 +143,10 @@ export class BillingRepository implements BillingStore {
    * A signed redemption of a consumed payment nonce: the payment is not recorded again;
    * the subscriber's active key (the one that redemption issued, or a front-runner's) is
    * revoked and a new one issued, under the nonce's row lock so concurrent retries
-   * serialize. Only for the transaction that consumed the nonce, within the window, and
-   * once: the reclaim closes the window, as does a later /reissue.
+   * serialize. Only for the transaction that consumed the nonce, within the window, once
+   * (the reclaim closes the window, as does a later /reissue), and with a signature the
+   * nonce has not seen: the signed body that redeemed it, replayed by whoever saw it, is
+   * refused (409 signature_used).
    */
   async reclaimPayment(r: Reclaim, now: Date): Promise<IssuedKey> {
     return withTransaction(this.pool, async (client) => {
@@ -156,8 +156,10 @@ export class BillingRepository implements BillingStore {
         owner_pubkey: string;
         reclaim_closed_by: 'reclaim' | 'reissue' | null;
         reclaim_closed_at: Date | null;
+        redeemed_signature_hash: Buffer | null;
       }>(
-        `SELECT consumed_at, consumed_tx_sig, owner_pubkey, reclaim_closed_by, reclaim_closed_at FROM billing.payment_nonces WHERE nonce = $1 FOR UPDATE`,
+        `SELECT consumed_at, consumed_tx_sig, owner_pubkey, reclaim_closed_by, reclaim_closed_at, redeemed_signature_hash
+           FROM billing.payment_nonces WHERE nonce = $1 FOR UPDATE`,
         [r.nonce],
       );
       const nonce = rows[0];
@@ -173,6 +175,12 @@ export class BillingRepository implements BillingStore {
           `a signed retry could take this key back until ${new Date(nonce.consumed_at.getTime() + r.windowMs).toISOString()}; use the signed /reissue flow`,
         );
       }
+      if (nonce.redeemed_signature_hash !== null && nonce.redeemed_signature_hash.equals(r.signatureHash)) {
+        throw new ConflictError(
+          'signature_used',
+          'this signature has already redeemed this payment: taking the key back needs a new one (sign the message again with a new expires)',
+        );
+      }
       if (nonce.reclaim_closed_by === 'reclaim') {
         throw new ConflictError('reclaim_used', 'the key of this payment has already been taken back once; use the signed /reissue flow');
       }
@@ -183,8 +191,8 @@ export class BillingRepository implements BillingStore {
         );
       }
       await client.query(
-        `UPDATE billing.payment_nonces SET consumed_signed = true, reclaim_closed_at = $2, reclaim_closed_by = 'reclaim' WHERE nonce = $1`,
-        [r.nonce, now],
+        `UPDATE billing.payment_nonces SET consumed_signed = true, reclaim_closed_at = $2, reclaim_closed_by = 'reclaim', redeemed_signature_hash = $3 WHERE nonce = $1`,
+        [r.nonce, now, r.signatureHash],
       );
       const subscriber = await client.query<{ id: string }>(`SELECT id FROM billing.subscribers WHERE owner_pubkey = $1`, [r.ownerPubkey]);
       const id = subscriber.rows[0]?.id;

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import type { IssuedKey } from '@gridlab/billing-store';
 import {
   PAYMENT_NONCE_RE,
   REISSUE_NONCE_RE,
+  reissueMessage,
   type IssuedKeyReply,
   type Pricing,
   type ReissueCompleteRequest,
@@ -18,7 +20,7 @@ import type { Logger } from '@gridlab/logger';
 import bs58 from 'bs58';
 import type { AfterCommit, BillingStore, NewNonce, PaymentReader } from './ports';
 import { priceSheet, quote, toTokens, type PriceLadder } from '../domain/pricing';
-import { isValidSignature, reissueMessage } from '../domain/reissue';
+import { isValidSignature } from '../domain/reissue';
 import { checkSubscribeSignature, signatureRequired } from '../domain/subscribe-signature';
 import { checkPayment } from '../domain/verify-payment';
 
@@ -30,8 +32,14 @@ export interface BillingSettings {
   readonly reissueNonceTtlMs: number;
   /** How long after a redemption a signed PUT of the same payment may take the key back. */
   readonly reclaimWindowMs: number;
-  /** The origin a signed subscribe message must name (PUBLIC_ORIGIN). */
+  /** The origin a signed subscribe message must name and a reissue message names (PUBLIC_ORIGIN). */
   readonly publicOrigin: string;
+  /**
+   * `refuse`: every payment nonce needs the owner's signature. `first_subscription` (the
+   * seed-compatible mode): a nonce started without requireSignature redeems unsigned for
+   * an owner with no working key.
+   */
+  readonly unsignedRedemption: 'refuse' | 'first_subscription';
 }
 
 /** Seconds a client should wait before retrying a payment not yet visible at `confirmed`. */
@@ -75,7 +83,13 @@ export class Billing {
     const amount = quote(this.settings.ladder, await this.repo.activeCount(now), plan, referralId !== null);
     const nonce = this.newNonce('pay');
     const expiresAt = new Date(now.getTime() + this.settings.paymentNonceTtlMs);
-    const requireSignature = request.requireSignature ?? false;
+    const unsignedAllowed = this.settings.unsignedRedemption === 'first_subscription';
+    if (request.requireSignature === false && !unsignedAllowed) {
+      throw new InputError('this service redeems payments only with the owner\'s signature: requireSignature cannot be false', {
+        errors: [{ path: '/requireSignature', message: 'cannot be false: unsigned redemption is disabled on this service (UNSIGNED_REDEMPTION=refuse)' }],
+      });
+    }
+    const requireSignature = request.requireSignature ?? !unsignedAllowed;
     await this.repo.createPaymentNonce({ nonce, ownerPubkey: owner, plan, referralId, amountBaseUnits: amount, createdAt: now, expiresAt, requireSignature });
     return {
       nonce,
@@ -92,8 +106,9 @@ export class Billing {
    * (403 signature_required, nothing consumed). Signed by the owner's wallet
    * (`signatureBase64` over `message`, see subscribeMessage), a redemption cannot be
    * lost: when the nonce is already consumed by the same transaction — by a front-runner,
-   * or by this owner whose reply was lost after the commit — the key is taken back
-   * (revoked) and a new one issued, once, without paying again.
+   * or by this owner whose reply was lost after the commit — a new signature (not the one
+   * that redeemed it: that body may have been seen) takes the key back (revoked) and a
+   * new one is issued, once, without paying again.
    */
   async completeSubscription(request: SubscribeCompleteRequest): Promise<IssuedKeyReply> {
     const owner = walletKey(request.ownerPubkey, '/ownerPubkey');
@@ -102,6 +117,7 @@ export class Billing {
       throw new NotFoundError('nonce_not_found', `no payment nonce ${request.nonce} was issued to ${owner}`);
     }
     const signed = request.signatureBase64 !== undefined;
+    const signatureHash = signed ? createHash('sha256').update(Buffer.from(request.signatureBase64!, 'base64')).digest() : null;
     if (signed) {
       checkSubscribeSignature(
         { ownerPubkey: owner, nonce: nonce.nonce, txSig: request.txSig, message: request.message, signatureBase64: request.signatureBase64! },
@@ -112,7 +128,7 @@ export class Billing {
       throw new InputError('signatureBase64 is required with message', { errors: [{ path: '/signatureBase64', message: 'is required with message' }] });
     }
     if (nonce.consumed) {
-      if (signed) return this.reclaim(nonce.nonce, owner, request.txSig);
+      if (signatureHash !== null) return this.reclaim(nonce.nonce, owner, request.txSig, signatureHash);
       throw new ConflictError('nonce_consumed', 'this payment nonce has already been used; its owner can take the key back with a signed PUT');
     }
     // Checked again under the owner's lock when the payment is recorded; here it spares the chain lookup.
@@ -148,12 +164,13 @@ export class Billing {
           slot: tx.slot,
           blockTime: tx.blockTime === null ? null : new Date(tx.blockTime * 1000),
           signed,
+          signatureHash,
         },
         this.now(),
       );
     } catch (error) {
       // A concurrent redemption committed first: a signed one still gets its key.
-      if (signed && error instanceof ConflictError && error.code === 'nonce_consumed') return this.reclaim(nonce.nonce, owner, request.txSig);
+      if (signatureHash !== null && error instanceof ConflictError && error.code === 'nonce_consumed') return this.reclaim(nonce.nonce, owner, request.txSig, signatureHash);
       throw error;
     }
     this.logger.info('subscription paid', { subscriberId: change.issued.subscriberId, plan: nonce.plan, paidUntil: change.issued.paidUntil, signed });
@@ -164,8 +181,8 @@ export class Billing {
     return reply(change.issued);
   }
 
-  private async reclaim(nonce: string, owner: string, txSig: string): Promise<IssuedKeyReply> {
-    const issued = await this.repo.reclaimPayment({ nonce, ownerPubkey: owner, txSig, windowMs: this.settings.reclaimWindowMs }, this.now());
+  private async reclaim(nonce: string, owner: string, txSig: string, signatureHash: Buffer): Promise<IssuedKeyReply> {
+    const issued = await this.repo.reclaimPayment({ nonce, ownerPubkey: owner, txSig, windowMs: this.settings.reclaimWindowMs, signatureHash }, this.now());
     this.logger.warn('signed redemption of a consumed payment: previous key revoked, new key issued', { subscriberId: issued.subscriberId });
     await this.afterIssue(issued);
     return reply(issued);
@@ -179,7 +196,7 @@ export class Billing {
     const now = this.now();
     const nonce = this.newNonce('rei');
     const expiresAt = new Date(now.getTime() + this.settings.reissueNonceTtlMs);
-    const message = reissueMessage(owner, nonce, expiresAt);
+    const message = reissueMessage({ domain: this.settings.publicOrigin, ownerPubkey: owner, nonce, expiresAt: expiresAt.toISOString() });
     await this.repo.createReissueNonce({ nonce, ownerPubkey: owner, message, createdAt: now, expiresAt });
     return { nonce, message, expiresAt: expiresAt.toISOString() };
   }

@@ -47,6 +47,8 @@ export interface VerifiedPayment {
   readonly blockTime: Date | null;
   /** Whether the redemption was signed by the owner's wallet. */
   readonly signed: boolean;
+  /** SHA-256 of the signature's bytes when signed: a reclaim must bring another. */
+  readonly signatureHash: Buffer | null;
 }
 
 /** A signed redemption of a nonce already consumed. */
@@ -56,6 +58,8 @@ export interface Reclaim {
   readonly txSig: string;
   /** How long after the redemption a signed retry may still take the key back. */
   readonly windowMs: number;
+  /** SHA-256 of the reclaim's signature: refused when it is the one that redeemed the nonce (a replay). */
+  readonly signatureHash: Buffer;
 }
 
 /** Billing's storage: every change that issues a key or changes the active count is atomic with its facts. */

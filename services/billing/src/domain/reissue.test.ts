@@ -1,17 +1,18 @@
 import { Keypair } from '@solana/web3.js';
 import { signAsync } from '@noble/ed25519';
 import bs58 from 'bs58';
-import { isValidSignature, reissueMessage } from './reissue';
+import { reissueMessage } from '@gridlab/contracts';
+import { isValidSignature } from './reissue';
 
 describe('reissue message and signature', () => {
   const wallet = Keypair.generate();
   const owner = wallet.publicKey.toBase58();
-  const message = reissueMessage(owner, 'rei-1111111111111111111111', new Date('2026-11-23T10:00:00.000Z'));
+  const message = reissueMessage({ domain: 'https://api.gridlab.example', ownerPubkey: owner, nonce: 'rei-1111111111111111111111', expiresAt: '2026-11-23T10:00:00.000Z' });
   const sign = async (text: string, key = wallet) =>
     Buffer.from(await signAsync(new TextEncoder().encode(text), key.secretKey.slice(0, 32))).toString('base64');
 
-  it('has the exact SPEC format', () => {
-    expect(message).toBe(`Gridlab API key reissue\nowner: ${owner}\nnonce: rei-1111111111111111111111\nexpires: 2026-11-23T10:00:00.000Z`);
+  it("has SPEC 5's format with the site it was made for", () => {
+    expect(message).toBe(`Gridlab API key reissue\ndomain: https://api.gridlab.example\nowner: ${owner}\nnonce: rei-1111111111111111111111\nexpires: 2026-11-23T10:00:00.000Z`);
   });
 
   it("accepts the owner's signature of the UTF-8 message and nothing else", async () => {

@@ -5,11 +5,6 @@ import bs58 from 'bs58';
 // Synchronous verification needs a SHA-512; node:crypto's is the fastest at hand.
 hashes.sha512 = (message: Uint8Array) => new Uint8Array(createHash('sha512').update(message).digest());
 
-/** The exact text a wallet signs to rotate its key (SPEC 5). */
-export function reissueMessage(ownerPubkey: string, nonce: string, expiresAt: Date): string {
-  return `Gridlab API key reissue\nowner: ${ownerPubkey}\nnonce: ${nonce}\nexpires: ${expiresAt.toISOString()}`;
-}
-
 const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**

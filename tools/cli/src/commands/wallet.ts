@@ -38,10 +38,13 @@ export function registerWallet(program: Command): void {
 
   program
     .command('reissue')
-    .description('Rotate the API key: signs the reissue message with --keypair; the old key stops working at once; prints the new key')
+    .description(
+      'Rotate the API key: signs the reissue message with --keypair, only if it names the site (--domain); the old key stops working at once; prints the new key',
+    )
     .requiredOption('--keypair <file>', 'Solana keypair JSON file of the subscribed wallet')
     .option('--api <url>', 'Gridlab API base URL', DEFAULT_API)
-    .action(async (opts: { keypair: string; api: string }) => {
+    .option('--domain <origin>', "the API's public origin the reissue message must name (default: the origin of --api)")
+    .action(async (opts: { keypair: string; api: string; domain?: string }) => {
       print(await (await flows()).reissueFlow(opts));
     });
 }

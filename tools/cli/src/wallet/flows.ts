@@ -54,7 +54,7 @@ export async function subscribeFlow(opts: SubscribeOptions): Promise<IssuedKey> 
   });
 }
 
-/** Key rotation: the wallet signs the reissue message. */
-export async function reissueFlow(opts: { readonly keypair: string; readonly api: string }): Promise<IssuedKey> {
-  return reissue(new GridlabClient({ baseUrl: opts.api }), { signer: readKeypair(opts.keypair) });
+/** Key rotation: the wallet signs the reissue message, only if it names `domain` (default: the origin of `api`). */
+export async function reissueFlow(opts: { readonly keypair: string; readonly api: string; readonly domain?: string }): Promise<IssuedKey> {
+  return reissue(new GridlabClient({ baseUrl: opts.api }), { signer: readKeypair(opts.keypair), ...(opts.domain === undefined ? {} : { domain: opts.domain }) });
 }
