@@ -20,6 +20,8 @@ export interface PoolOptions {
   readonly max?: number;
   /** Shown in pg_stat_activity: which service holds a connection. */
   readonly applicationName?: string;
+  /** PostgreSQL's idle_in_transaction_session_timeout for these connections: a transaction left waiting longer is ended by the server. */
+  readonly idleInTransactionTimeoutMs?: number;
 }
 
 /** A connection pool with bounded waits, so a dead database fails requests instead of hanging them. */
@@ -32,6 +34,7 @@ export function createPool(url: string, options: PoolOptions = {}): Pool {
     idleTimeoutMillis: 30_000,
     query_timeout: 60_000,
     keepAlive: true,
+    ...(options.idleInTransactionTimeoutMs === undefined ? {} : { idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs }),
   });
   // An idle client losing its connection (database restart) must not crash the process:
   // the pool drops it and the next query opens a new one.

@@ -41,6 +41,28 @@ describe('withTransaction', () => {
   });
 });
 
+describe('createPool idleInTransactionTimeoutMs', () => {
+  it("has PostgreSQL end a transaction left idle longer (a stalled reader's snapshot)", async () => {
+    const guarded = createPool(db.url, { max: 1, idleInTransactionTimeoutMs: 300 });
+    try {
+      const client = await guarded.connect();
+      const ended = new Promise<Error>((resolve) => client.once('error', resolve));
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await client.query('SELECT 1');
+      // Idle inside the transaction past the timeout: the server ends the session.
+      expect((await ended).message).toMatch(/idle-in-transaction timeout/);
+      client.release(true);
+      // The pool opens a fresh connection for the next user.
+      expect((await guarded.query('SELECT 1 AS one')).rows[0].one).toBe(1);
+    } finally {
+      await guarded.end();
+    }
+    // Without the option nothing ends it (the default pool's setting is the server's: 0, off).
+    const { rows } = await pool.query("SELECT current_setting('idle_in_transaction_session_timeout') AS t");
+    expect(rows[0].t).toBe('0');
+  });
+});
+
 describe('acquireLeaderLock', () => {
   it('gives the lock to a standby only after the leader releases it', async () => {
     const first = await acquireLeaderLock(db.url, 'test-lock', { retryMs: 50 });

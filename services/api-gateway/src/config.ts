@@ -45,7 +45,24 @@ const SCHEMA = {
   DUMPS_PER_KEY: int({ default: 1, min: 1, max: 100, doc: 'Concurrent NDJSON /dump streams per API key and replica, then 429 too_many_dumps' }),
   DUMPS_PER_ADDRESS: int({ default: 2, min: 1, max: 1000, doc: 'Concurrent NDJSON /dump streams per client address and replica, then 429 too_many_dumps_from_address' }),
   DUMP_POOL_SIZE: int({ default: 2, min: 1, max: 50, doc: 'PostgreSQL connections reserved for NDJSON dumps (their own pool; also the concurrent dumps of a replica, then 503 dumps_busy)' }),
-  DUMP_IDLE_TIMEOUT_S: int({ default: 30, min: 1, max: 3600, doc: 'An NDJSON dump whose client has read nothing for this long is dropped' }),
+  DUMP_IDLE_TIMEOUT_S: int({
+    default: 30,
+    min: 1,
+    max: 3600,
+    doc: 'The window over which an NDJSON dump must keep DUMP_MIN_RATE_KIB_S: a client that read less in it (nothing, or a few KB now and then) is dropped',
+  }),
+  DUMP_MIN_RATE_KIB_S: int({
+    default: 64,
+    min: 0,
+    max: 1_048_576,
+    doc: 'The slowest an NDJSON dump may be read, in KiB/s averaged over DUMP_IDLE_TIMEOUT_S (0: only a client that reads nothing is dropped)',
+  }),
+  DUMP_MAX_DURATION_S: int({
+    default: 900,
+    min: 1,
+    max: 86_400,
+    doc: 'An NDJSON dump still running after this long is ended (resume from the id after the last complete line)',
+  }),
   LAB_JOBS_PER_KEY: int({ default: 2, min: 1, max: 100, doc: 'Strategy Lab backtests and analytics in flight per API key and replica, then 429 too_many_lab_jobs' }),
   POSITIVE_KEY_CACHE_TTL_S: int({ default: 60, min: 1, max: 600, doc: 'Keys authenticated within this long keep working while PostgreSQL is unreachable (in process; dropped at once by access.key.revoked)' }),
   SESSION_SECRET: str({

@@ -9,7 +9,7 @@ import { runService, type Platform, type PlatformOptions } from '@gridlab/platfo
 import { RoundRepository } from '@gridlab/rounds-store';
 import { advisory, redisCheck } from '@gridlab/runtime';
 import { Redis } from 'ioredis';
-import { gatewayMetrics } from './adapters/metrics';
+import { eventReplayPages, gatewayMetrics } from './adapters/metrics';
 import { BillingClient } from './adapters/nats/billing-client';
 import { EventFeed } from './adapters/nats/event-feed';
 import { LabClient } from './adapters/nats/lab-client';
@@ -62,7 +62,13 @@ runService('api-gateway', async (start) => {
   const live = new LiveCache(config.LIVE_STALE_AFTER_S);
   const platform = await start(config, platformOptions(config, live));
   const redis = await connectRedis(platform, config);
-  const dumpPool = platform.own('dump pool', createPool(config.DATABASE_URL, { max: config.DUMP_POOL_SIZE, applicationName: 'api-gateway-dump' }), (p) => p.end());
+  // A dump's REPEATABLE READ transaction waits on its client between statements: PostgreSQL
+  // ends one left idle past twice the gateway's own window (a backstop: its snapshot holds back vacuum).
+  const dumpPool = platform.own(
+    'dump pool',
+    createPool(config.DATABASE_URL, { max: config.DUMP_POOL_SIZE, applicationName: 'api-gateway-dump', idleInTransactionTimeoutMs: 2 * config.DUMP_IDLE_TIMEOUT_S * 1000 }),
+    (p) => p.end(),
+  );
   const clients = natsClients(platform, config);
   const access = controlAccess(platform, config, redis, clients.billing, live);
   closeRevokedStreams(platform, config, redis, access);
@@ -72,7 +78,8 @@ runService('api-gateway', async (start) => {
   const followingLive = await followLive(platform.nc, natsNames(config.NATS_PREFIX), live, platform.logger.child({ component: 'live' }), { replicas: config.NATS_STREAM_REPLICAS });
   platform.own('live feed', followingLive, (stop) => stop());
   const deps = appDeps(platform, config, { access, clients, redis, live, events, dumpRounds: new RoundRepository(dumpPool), sessionKeys });
-  await serveHttp(platform, config, deps, new EventStream(events, eventFeed));
+  const replayPages = eventReplayPages(platform.metrics);
+  await serveHttp(platform, config, deps, new EventStream(events, eventFeed, () => replayPages.inc()));
 });
 
 function platformOptions(config: GatewayConfig, live: LiveCache): PlatformOptions {
@@ -237,7 +244,14 @@ function appDeps(platform: Platform, config: GatewayConfig, { access, clients, r
     webRoot: config.WEB_ROOT === '' ? resolve(__dirname, '../../../apps/web/dist') : config.WEB_ROOT,
     labJobs: new InFlight(config.LAB_JOBS_PER_KEY),
     streams: access.streams,
-    dumps: { rounds: dumpRounds, registry: access.dumps, maxConcurrent: config.DUMP_POOL_SIZE, idleTimeoutMs: config.DUMP_IDLE_TIMEOUT_S * 1000 },
+    dumps: {
+      rounds: dumpRounds,
+      registry: access.dumps,
+      maxConcurrent: config.DUMP_POOL_SIZE,
+      idleTimeoutMs: config.DUMP_IDLE_TIMEOUT_S * 1000,
+      minBytesPerSecond: config.DUMP_MIN_RATE_KIB_S * 1024,
+      maxDurationMs: config.DUMP_MAX_DURATION_S * 1000,
+    },
     authenticator: access.authenticator,
     limitAddress: (address: string) => access.gate.takeForAddress(IP_POLICY, address).catch(() => access.fallbackLimiter.take(IP_POLICY, `ip:${address}`)),
     rounds: new RoundRepository(pool),

@@ -51,6 +51,8 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     DUMPS_PER_ADDRESS: '2',
     DUMP_POOL_SIZE: '2',
     DUMP_IDLE_TIMEOUT_S: '2',
+    // 1 MiB per 2 s window: loopback reads far faster; a reader of a few KB now and then far slower.
+    DUMP_MIN_RATE_KIB_S: '512',
     FACT_RELAY_MS: '200',
     // A Redis answer later than the default 50 ms makes a replica fall back to buckets of its
     // own (by design); bursts on a loaded two-core machine can take that long, and these
@@ -349,6 +351,108 @@ describe('NDJSON dump caps (item 3)', () => {
     const refused = await dump(await grant(), from);
     expect([refused.status, ((await refused.json()) as Record<string, unknown>)['code']]).toEqual([429, 'too_many_dumps_from_address']);
     for (const r of open) await r.body?.cancel();
+  });
+
+  /** Reads `res` one chunk at a time, `everyMs` apart, until stopped: a client that keeps its dump barely moving. */
+  function trickle(res: Response, everyMs: number): { stop(): Promise<void> } {
+    const reader = res.body!.getReader();
+    let stopped = false;
+    const reading = (async () => {
+      while (!stopped) {
+        const chunk = await reader.read().catch(() => ({ done: true }));
+        if (chunk.done) return;
+        await new Promise((r) => setTimeout(r, everyMs));
+      }
+    })();
+    return {
+      stop: async () => {
+        stopped = true;
+        await reader.cancel().catch(() => undefined);
+        await reading;
+      },
+    };
+  }
+
+  it('two paid keys reading a few KB now and then cannot hold every dump slot: they are dropped below the minimum rate', async () => {
+    const slow: { stop(): Promise<void> }[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await dump(await grant(), nextAddress());
+      expect(res.status).toBe(200);
+      // A chunk (at most 64 KB) every 400 ms: progress in every window, never the rate.
+      slow.push(trickle(res, 400));
+    }
+    const other = await grant();
+    const busy = await dump(other, nextAddress());
+    expect([busy.status, ((await busy.json()) as Record<string, unknown>)['code']]).toEqual([503, 'dumps_busy']);
+    // Within a few windows both are dropped and the slots serve someone else.
+    const deadline = Date.now() + 20_000;
+    let admitted = await dump(other, nextAddress());
+    while (admitted.status === 503 && Date.now() < deadline) {
+      await admitted.body?.cancel();
+      await new Promise((r) => setTimeout(r, 250));
+      admitted = await dump(other, nextAddress());
+    }
+    expect(admitted.status).toBe(200);
+    await admitted.body?.cancel();
+    for (const s of slow) await s.stop();
+  });
+
+  it('a dump running past DUMP_MAX_DURATION_S is ended, however steadily it is read', async () => {
+    const base = await startGateway({ DUMP_MAX_DURATION_S: '2', DUMP_MIN_RATE_KIB_S: '0' });
+    const key = await grant();
+    const from = nextAddress();
+    const dumpAt = (signal?: AbortSignal) =>
+      fetch(`${base}/api/v1/dump`, { headers: { Authorization: `Bearer ${key}`, Accept: 'application/x-ndjson', 'X-Forwarded-For': from }, ...(signal ? { signal } : {}) });
+    const opened = Date.now();
+    const first = await dumpAt();
+    expect(first.status).toBe(200);
+    const reading = trickle(first, 100);
+    // The key's one dump slot (DUMPS_PER_KEY=1) frees when the server ends the first dump.
+    let second = await dumpAt();
+    while (second.status === 429 && Date.now() - opened < 15_000) {
+      await second.body?.cancel();
+      await new Promise((r) => setTimeout(r, 200));
+      second = await dumpAt();
+    }
+    expect(second.status).toBe(200);
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(2000);
+    await second.body?.cancel();
+    await reading.stop();
+  });
+});
+
+describe('/events/stream replay (item 3)', () => {
+  it('stops reading the log for a client it ended for not reading', async () => {
+    // 400 pages of the log: a client that reads nothing is ended after about 1 MiB unsent and the socket buffers.
+    const EVENTS = 400_000;
+    await pool.query(
+      `INSERT INTO events.events (id, dedup_key, kind, ts, body, round_id)
+       SELECT n, 'milestone:' || n, 'milestone', now(), jsonb_build_object('roundId', n, 'milestone', 'rounds', 'value', n), n FROM generate_series(1, $1::int) n`,
+      [EVENTS],
+    );
+    const opsPort = await freePort();
+    const base = await startGateway({ OPS_PORT: String(opsPort) });
+    const pages = async (): Promise<number> => {
+      const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
+      const value = /^gateway_event_replay_pages_total(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1];
+      if (value === undefined) throw new Error('no gateway_event_replay_pages_total in /metrics');
+      return Number(value);
+    };
+    const abort = new AbortController();
+    const res = await fetch(`${base}/api/v1/events/stream?since=0`, { headers: { Authorization: `Bearer ${await grant()}`, 'X-Forwarded-For': nextAddress() }, signal: abort.signal });
+    expect(res.status).toBe(200);
+    // The body is never read. Once the count stops moving, the replay is over.
+    let last = -1;
+    let now = await pages();
+    for (let stable = 0; stable < 4; stable = now === last ? stable + 1 : 0) {
+      await new Promise((r) => setTimeout(r, 500));
+      last = now;
+      now = await pages();
+    }
+    expect(now).toBeGreaterThan(1);
+    expect(now).toBeLessThan(EVENTS / 1000 / 2);
+    abort.abort();
+    await pool.query('DELETE FROM events.events WHERE id <= $1', [EVENTS]);
   });
 });
 

@@ -338,7 +338,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description A page, or with `Accept application/x-ndjson` the whole range, one Round per line (NDJSON dumps at most DUMPS_PER_KEY (1) per key and DUMPS_PER_ADDRESS (2) per address, 429 too_many_dumps / too_many_dumps_from_address; every dump slot of the replica busy, 503 dumps_busy; a client that reads nothing for 30 s is disconnected) */
+                /** @description A page, or with `Accept application/x-ndjson` the whole range, one Round per line (NDJSON dumps at most DUMPS_PER_KEY (1) per key and DUMPS_PER_ADDRESS (2) per address, 429 too_many_dumps / too_many_dumps_from_address; every dump slot of the replica busy, 503 dumps_busy; a client that reads less than 64 KiB/s over 30 s, or nothing, is disconnected, and a dump still running after 15 minutes is ended; resume with from set to the id after the last complete line) */
                 200: {
                     headers: {
                         [name: string]: unknown;

@@ -15,3 +15,8 @@ export function gatewayMetrics(registry: Registry, sources: { readonly liveAgeSe
     keySharingSignals: new Counter({ name: 'gateway_key_sharing_signals_total', help: 'Keys seen from more client addresses than allowed', registers: [registry] }),
   };
 }
+
+/** Pages of the event log read to replay /events/stream to its clients (a client ended for reading too slowly stops its reads). */
+export function eventReplayPages(registry: Registry): Counter {
+  return new Counter({ name: 'gateway_event_replay_pages_total', help: 'Pages of the event log read to replay /events/stream', registers: [registry] });
+}

@@ -64,8 +64,12 @@ interface DumpSettings {
   readonly registry: StreamRegistry;
   /** Concurrent dumps of this replica (the dump pool's size). */
   readonly maxConcurrent: number;
-  /** A dump whose client has accepted no bytes for this long is dropped. */
+  /** The window over which a dump must move `minBytesPerSecond` (a client that read nothing in it is dropped too). */
   readonly idleTimeoutMs: number;
+  /** The slowest a dump may be read, averaged over the window. */
+  readonly minBytesPerSecond: number;
+  /** A dump still running after this long is ended. */
+  readonly maxDurationMs: number;
 }
 
 /** Retry-After of a concurrency cap: a slot frees when another stream or job ends. */
@@ -355,29 +359,33 @@ function admitDump(dumps: DumpSettings, caller: Caller, req: IncomingMessage, re
 /**
  * Streams every round of the range as NDJSON straight from a binary COPY over the dump
  * pool, with backpressure from the client's socket back to PostgreSQL: constant memory
- * whatever the range. A client that stops reading stalls the COPY; once nothing has
- * passed for the idle timeout, the response is destroyed and the connection discarded.
+ * whatever the range. A client that reads too slowly stalls the COPY and holds a dump slot
+ * and a snapshot: one that moved less than the minimum rate over the last window (nothing,
+ * or a few KB now and then), or a dump past its maximum duration, is destroyed and its
+ * connection discarded.
  */
 async function streamDump(dumps: DumpSettings, range: { from: number; to: number }, res: Response): Promise<void> {
   const { stream, release } = await dumps.rounds.exportNdjson(range.from, range.to);
   res.status(200).type(NDJSON).set('Cache-Control', 'no-store');
-  // Progress is what the socket has taken (read off it: no extra stream stage on the hot path).
-  let written = -1;
-  let lastProgress = Date.now();
-  const idle = setInterval(() => {
-    const bytes = res.socket?.bytesWritten ?? 0;
-    if (bytes !== written) {
-      written = bytes;
-      lastProgress = Date.now();
-    } else if (Date.now() - lastProgress >= dumps.idleTimeoutMs) res.destroy();
-  }, Math.max(100, Math.floor(dumps.idleTimeoutMs / 4)));
+  const started = Date.now();
+  const tickMs = Math.max(100, Math.floor(dumps.idleTimeoutMs / 4));
+  const windowTicks = Math.max(1, Math.round(dumps.idleTimeoutMs / tickMs));
+  const minBytes = Math.max(1, (dumps.minBytesPerSecond * dumps.idleTimeoutMs) / 1000);
+  // Bytes the socket had taken at each tick of the last window (read off it: no extra stream stage on the hot path).
+  const taken: number[] = [];
+  const watchdog = setInterval(() => {
+    taken.push(res.socket?.bytesWritten ?? 0);
+    if (taken.length > windowTicks + 1) taken.shift();
+    const tooSlow = taken.length > windowTicks && taken[taken.length - 1]! - taken[0]! < minBytes;
+    if (tooSlow || Date.now() - started >= dumps.maxDurationMs) res.destroy();
+  }, tickMs);
   try {
     await pipeline(stream, res);
   } catch (error) {
     // A client that hangs up (or is dropped) mid-stream is not an error worth a 500 (headers are sent).
     if (!res.destroyed) throw error;
   } finally {
-    clearInterval(idle);
+    clearInterval(watchdog);
     release();
   }
 }

@@ -10,7 +10,8 @@ const DEFAULT_REPLAY = 50;
 const REPLAY_PAGE = 1000;
 /**
  * A client with this much unsent is too slow to follow the log: its connection is
- * closed, and it resumes with Last-Event-ID from the log itself (no queue grows here).
+ * closed (destroyed), and it resumes with Last-Event-ID from the log itself (no queue
+ * grows here).
  */
 const SLOW_CLIENT_BYTES = 1024 * 1024;
 /** Live events held for a client while its replay is still being read. */
@@ -42,6 +43,8 @@ export class EventStream {
   constructor(
     private readonly repo: EventRepository,
     feed: EventFeed,
+    /** Told of every page of the log read for a replay (metrics). */
+    private readonly onReplayPage: () => void = () => undefined,
   ) {
     this.stopFollowing = feed.onEvent((event) => this.broadcast(event));
     this.pingTimer = setInterval(() => this.ping(), PING_MS);
@@ -59,6 +62,7 @@ export class EventStream {
     res.on('close', () => this.clients.delete(client));
     try {
       const replay = since === null ? await this.repo.latest(DEFAULT_REPLAY, kind) : await this.repo.after(since, REPLAY_PAGE, kind);
+      this.onReplayPage();
       res.writeHead(200, {
         ...headers,
         'Content-Type': 'text/event-stream; charset=utf-8',
@@ -71,8 +75,10 @@ export class EventStream {
       let page = replay;
       for (;;) {
         for (const event of page) this.write(client, event);
-        if (since === null || page.length < REPLAY_PAGE || res.destroyed) break;
+        // A client ended for reading too slowly (or gone) stops the replay: no more pages of the log are read for it.
+        if (since === null || page.length < REPLAY_PAGE || res.writableEnded || res.destroyed) break;
         page = await this.repo.after(client.cursor, REPLAY_PAGE, kind);
+        this.onReplayPage();
       }
       const pending = client.pending ?? [];
       client.pending = null;
@@ -107,17 +113,20 @@ export class EventStream {
 
   /** Sends `event` to `client` unless already sent or filtered out; `framed` gives its SSE frame. */
   private write(client: Client, event: LogEvent, framed: () => Buffer | string = () => frame(event)): void {
-    if (event.id <= client.cursor || client.res.destroyed) return;
+    if (event.id <= client.cursor || client.res.writableEnded || client.res.destroyed) return;
     client.cursor = event.id;
     if (client.kind !== undefined && !eventMatchesKind(event, client.kind)) return;
     if (client.res.writableLength > SLOW_CLIENT_BYTES) {
-      client.res.end();
+      // Destroyed, not ended: an ended response waits for a client that does not read to take
+      // what is queued, and stays open (and listed) as long as it does not.
+      client.res.destroy();
       return;
     }
     client.res.write(framed());
   }
 
   private ping(): void {
-    for (const client of this.clients) if (client.pending === null) client.res.write(PING);
+    // Never to a response already ended or destroyed (a write after the end is an error of the response).
+    for (const client of this.clients) if (client.pending === null && !client.res.writableEnded && !client.res.destroyed) client.res.write(PING);
   }
 }
