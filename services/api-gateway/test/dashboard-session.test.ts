@@ -246,3 +246,57 @@ describe('dashboard sessions (/api/live*)', () => {
     }
   });
 });
+
+describe('the session cookie behind a proxy (PUBLIC_ORIGIN https, requests arriving over plain http)', () => {
+  // A TLS-terminating proxy forwards to the gateway over plain http and rewrites Host to
+  // the gateway's own address (here loopback): what the cookie looks like must follow
+  // PUBLIC_ORIGIN, never that Host.
+  const site = 'https://gridlab.test';
+  let proxied: ServiceProcess;
+  let upstream: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    upstream = `http://127.0.0.1:${port}`;
+    proxied = await startService('services/api-gateway/src/main.ts', { ...env(), PORT: String(port), OPS_PORT: '0', PUBLIC_ORIGIN: site }, () => answersOk(`${upstream}/healthz`));
+  });
+  afterAll(async () => {
+    await proxied.stop();
+  });
+
+  const send = async (path: string, init: { method?: string; cookie?: string; body?: unknown } = {}): Promise<Answer> => {
+    const headers: Record<string, string> = { Origin: site };
+    if (init.cookie !== undefined) headers['Cookie'] = init.cookie;
+    if (init.body !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await fetch(`${upstream}${path}`, { method: init.method ?? 'GET', headers, ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }) });
+    const text = await res.text();
+    return { status: res.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>), headers: res.headers };
+  };
+
+  it('is __Host-gridlab_session, Secure, Path=/, without Domain; works on every session route; a cookie of another name is no session', async () => {
+    const signedIn = await send('/api/live/session', { method: 'POST', body: { apiKey } });
+    expect(signedIn.status).toBe(201);
+    const setCookie = signedIn.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^__Host-gridlab_session=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/);
+    expect(setCookie).not.toMatch(/Domain=/i);
+    const cookie = setCookie.split(';')[0]!;
+    const token = cookie.slice(cookie.indexOf('=') + 1);
+
+    // Every route that reads the session finds it (the browser sends a Path=/ cookie to all).
+    expect((await send('/api/live/session', { cookie })).status).toBe(200);
+    expect((await send('/api/live/stats', { cookie })).status).toBe(200);
+    expect((await send('/api/live/rounds?limit=1', { cookie })).status).toBe(200);
+
+    // The same signed token under any other name authenticates nothing.
+    for (const other of [`gridlab_session=${token}`, `__host-gridlab_session=${token}`, `__Secure-gridlab_session=${token}`]) {
+      const refused = await send('/api/live/stats', { cookie: other });
+      expect({ other, status: refused.status, code: refused.body['code'] }).toEqual({ other, status: 401, code: 'session_required' });
+    }
+
+    // Sign-out clears exactly that cookie (same name, path and Secure, or the browser keeps
+    // it), whatever happens next: here no billing records it (503 sign_out_incomplete).
+    const out = await send('/api/live/session', { method: 'DELETE', cookie });
+    expect([out.status, out.body['code']]).toEqual([503, 'sign_out_incomplete']);
+    expect(out.headers.get('set-cookie')).toBe('__Host-gridlab_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure');
+  });
+});
