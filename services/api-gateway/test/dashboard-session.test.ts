@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { getPublicKey, sign } from '@noble/ed25519';
 import bs58 from 'bs58';
+import { Redis } from 'ioredis';
 import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, WORKSPACE_ROOT, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 import { runMigrations } from '@gridlab/db';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
@@ -177,6 +178,34 @@ describe('dashboard sessions (/api/live*)', () => {
     const revoked = await call('/api/live/stats', { cookie });
     expect(revoked.status).toBe(401);
     expect(revoked.body['code']).toBe('invalid_api_key');
+  });
+
+  it('signs a message in once even after Redis forgets everything (a failover to a replica the writes had not reached)', async () => {
+    const secret = new Uint8Array(32).fill(43);
+    const wallet = bs58.encode(getPublicKey(secret));
+    await grant(wallet);
+    const challenge = await call('/api/live/session/challenge', { method: 'POST', body: { wallet } });
+    const message = String(challenge.body['message']);
+    const signatureBase64 = Buffer.from(sign(new TextEncoder().encode(message), secret)).toString('base64');
+    const first = await call('/api/live/session', { method: 'POST', body: { wallet, message, signatureBase64 } });
+    expect(first.status).toBe(201);
+
+    // Every key of this gateway gone, as after promoting a replica that had not received them.
+    const redis = new Redis(ns.redisUrl);
+    try {
+      for (let cursor = '0'; ; ) {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${ns.redisPrefix}*`, 'COUNT', 1000);
+        if (keys.length > 0) await redis.del(...keys);
+        if ((cursor = next) === '0') break;
+      }
+      expect(await redis.keys(`${ns.redisPrefix}*`)).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
+
+    // The captured message, replayed within its five minutes, signs in no more.
+    const replayed = await call('/api/live/session', { method: 'POST', body: { wallet, message, signatureBase64 } });
+    expect([replayed.status, replayed.body['code'], replayed.headers.get('set-cookie')]).toEqual([401, 'invalid_signature', null]);
   });
 
   it('binds Sign-In With Solana to PUBLIC_ORIGIN: a challenge asked with a foreign Host still names the real site, and a message for another site is refused', async () => {
