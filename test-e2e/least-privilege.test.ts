@@ -225,14 +225,21 @@ describe('least privilege: each service with only its own credentials', () => {
     expect((await dashboard('GET', cookie)).status).toBe(200);
     expect((await dashboard('DELETE', cookie)).status).toBe(204);
     expect((await dashboard('GET', cookie)).status).toBe(401);
-    // Sign-In With Solana: the message's nonce is consumed under the gateway's Redis user.
+    // Sign-In With Solana: the message's nonce is recorded in PostgreSQL under the gateway's role (insert only).
     const owner = Keypair.fromSecretKey(Uint8Array.from(JSON.parse(readFileSync(keypairFile, 'utf8')) as number[]));
     const challenge = (await (await fetch(`${gatewayUrl}/api/live/session/challenge`, { method: 'POST', headers: { Origin: gatewayUrl, 'Content-Type': 'application/json' }, body: JSON.stringify({ wallet: owner.publicKey.toBase58() }) })).json()) as { message: string };
     const seed = Buffer.from(owner.secretKey.subarray(0, 32));
     const signer = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' });
     const signatureBase64 = signEd25519(null, Buffer.from(challenge.message), signer).toString('base64');
     expect((await dashboard('POST', undefined, { wallet: owner.publicKey.toBase58(), message: challenge.message, signatureBase64 })).status).toBe(201);
-    expect(await admin.keys(`${redisPrefix}siws:used:*`)).toHaveLength(1);
+    const ledger = new pg.Client({ connectionString: db.url });
+    await ledger.connect();
+    try {
+      expect((await ledger.query<{ n: number }>('SELECT count(*)::int AS n FROM billing.siws_used_nonces')).rows[0]!.n).toBe(1);
+    } finally {
+      await ledger.end();
+    }
+    expect(await admin.keys(`${redisPrefix}siws:*`)).toHaveLength(0);
     // The gateway's rate limits ran in Redis under its ACL user (no fallback to in-process limits).
     expect(await admin.keys(`${redisPrefix}bucket:*`)).not.toHaveLength(0);
     const metrics = await (await fetch(`http://127.0.0.1:${opsPorts['api-gateway']}/metrics`)).text();

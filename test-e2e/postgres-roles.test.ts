@@ -116,4 +116,17 @@ describe('one PostgreSQL role per service', () => {
       for (const s of SERVICES) expect({ sql, service: s, write: await attempt(s, sql) }).toEqual({ sql, service: s, write: s === owner ? 'ok' : 'denied' });
     }
   });
+
+  it("lets the gateway record used sign-in nonces in billing's ledger, and do nothing else there", async () => {
+    // The gateway's own statement (SiwsNonceLedger.consume): an insert without a conflict target.
+    const consume = (nonce: string) => `INSERT INTO billing.siws_used_nonces (nonce, expires_at) VALUES ('${nonce}', now() + interval '5 minutes') ON CONFLICT DO NOTHING`;
+    for (const s of SERVICES) {
+      expect({ service: s, insert: await attempt(s, consume(`n-${s}`)) }).toEqual({ service: s, insert: s === 'api_gateway' || s === 'billing' ? 'ok' : 'denied' });
+    }
+    for (const sql of ['SELECT 1 FROM billing.siws_used_nonces', 'DELETE FROM billing.siws_used_nonces', "UPDATE billing.siws_used_nonces SET expires_at = now()"]) {
+      expect({ sql, gateway: await attempt('api_gateway', sql) }).toEqual({ sql, gateway: 'denied' });
+    }
+    // Billing sweeps it.
+    expect(await attempt('billing', 'DELETE FROM billing.siws_used_nonces WHERE expires_at < now()')).toBe('ok');
+  });
 });

@@ -1,6 +1,6 @@
 import { connectBus, type NatsConnection } from '@gridlab/bus';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
-import { createLogger, type Logger, type LogLevel } from '@gridlab/logger';
+import { createLogger, redactUrls, type Logger, type LogLevel } from '@gridlab/logger';
 import {
   createMetrics,
   natsCheck,
@@ -132,7 +132,8 @@ export function runService(service: string, main: (start: StartPlatform) => Prom
   main(start).catch(async (error: unknown) => {
     const started: Platform | null = platform;
     if (started?.signal.aborted === true) return;
-    process.stderr.write(`${service}: ${error instanceof Error ? error.message : String(error)}\n`);
+    // Not a log line, so redacted here: a failure's message may quote a URL with its credentials.
+    process.stderr.write(`${service}: ${redactUrls(error instanceof Error ? error.message : String(error))}\n`);
     if (started === null) process.exit(1);
     await stopAndExit(() => started.stop(), started.logger, 1);
   });

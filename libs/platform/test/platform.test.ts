@@ -87,6 +87,13 @@ describe('a service process on the platform', () => {
     expect(code).toBe(1);
   });
 
+  it('says why start-up failed without the credentials of a URL in the reason', async () => {
+    const { code, stderr } = await run('failing-start-at-url').exited;
+    expect(stderr).toContain('fixture: no answer from https://rpc.example.com/');
+    expect(stderr).not.toContain('S3CRET');
+    expect(code).toBe(1);
+  });
+
   it('when SIGTERM cuts a waiting start-up step short, the shutdown decides the exit', async () => {
     const { code, stdout, stderr } = await terminated('waiting-start');
     expect(stdout).toEqual(['ready', ...RELEASED]);

@@ -8,7 +8,7 @@ export { testNamespace, type TestNamespace } from './namespace';
 export { syntheticRounds, comparableRounds, type SyntheticOptions } from './synthetic-rounds';
 export { runCli, type CliResult } from './cli';
 export { WORKSPACE_ROOT } from './paths';
-export { freePort, startService, startNode, answersOk, type ServiceProcess, type ProcessUser } from './processes';
+export { freePort, startService, startNode, answersOk, type ServiceProcess, type ProcessUser, type StartOptions } from './processes';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';
 export { closeWeb3Connection } from './web3';
 export { ackedThrough } from './jetstream';

@@ -32,8 +32,15 @@ function canListen(port: number): Promise<boolean> {
 /** A service running as its own process, as in production. */
 export interface ServiceProcess {
   readonly child: ChildProcess;
+  /** Everything it wrote to stdout and stderr so far (started with `captureOutput`; else empty). */
+  output(): string;
   /** SIGTERM (graceful) or SIGKILL, resolved once the process has exited. */
   stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Keep everything the process writes, stdout and stderr, for `output()` (a test that reads its log lines). */
+  readonly captureOutput?: boolean;
 }
 
 /**
@@ -41,8 +48,8 @@ export interface ServiceProcess {
  * see build.ts) with the given environment, and resolves once `ready()` is true (polled
  * every 100 ms).
  */
-export function startService(entry: string, env: NodeJS.ProcessEnv, ready: () => Promise<boolean>, timeoutMs = 30_000): Promise<ServiceProcess> {
-  return startNode(entry, nodeArgs(entry), WORKSPACE_ROOT, env, ready, timeoutMs);
+export function startService(entry: string, env: NodeJS.ProcessEnv, ready: () => Promise<boolean>, timeoutMs = 30_000, options: StartOptions = {}): Promise<ServiceProcess> {
+  return startNode(entry, nodeArgs(entry), WORKSPACE_ROOT, env, ready, timeoutMs, undefined, options);
 }
 
 /** A numeric user and group to run a process as (only a root test runner can switch). */
@@ -64,18 +71,28 @@ export async function startNode(
   ready: () => Promise<boolean>,
   timeoutMs = 30_000,
   user?: ProcessUser,
+  options: StartOptions = {},
 ): Promise<ServiceProcess> {
   const entry = name;
+  // GRIDLAB_TEST_SERVICE_LOGS=1 shows the services' logs while debugging a test.
+  const showLogs = process.env['GRIDLAB_TEST_SERVICE_LOGS'] === '1';
+  const capture = options.captureOutput === true;
   const child = spawn(process.execPath, [...args], {
     cwd,
     env: { ...process.env, ...env },
     ...(user === undefined ? {} : { uid: user.uid, gid: user.gid }),
-    // GRIDLAB_TEST_SERVICE_LOGS=1 shows the services' logs while debugging a test.
-    stdio: ['ignore', process.env['GRIDLAB_TEST_SERVICE_LOGS'] === '1' ? 'inherit' : 'ignore', 'pipe'],
+    stdio: ['ignore', capture ? 'pipe' : showLogs ? 'inherit' : 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
+  let output = '';
+  // Both streams are pipes when asked for; the spawn's types cannot tell which.
+  child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
+    if (capture) output += chunk.toString();
+  });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    if (showLogs) process.stdout.write(chunk);
   });
   const stop = (signal: NodeJS.Signals = 'SIGTERM'): Promise<void> =>
     new Promise((resolve) => {
@@ -86,7 +103,7 @@ export async function startNode(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}: ${stderr}`);
-    if (await ready().catch(() => false)) return { child, stop };
+    if (await ready().catch(() => false)) return { child, stop, output: () => output };
     if (Date.now() > deadline) {
       await stop('SIGKILL');
       throw new Error(`${entry} was not ready within ${timeoutMs} ms: ${stderr}`);

@@ -1,6 +1,6 @@
 /** The API gateway process: the HTTP API over the read models, snapshots and keys. */
 import { resolve } from 'node:path';
-import { KeyStore } from '@gridlab/billing-store';
+import { KeyStore, SiwsNonceLedger } from '@gridlab/billing-store';
 import { encodeMessage } from '@gridlab/bus';
 import { natsNames, validateKeyShared } from '@gridlab/contracts';
 import { createPool } from '@gridlab/db';
@@ -16,8 +16,8 @@ import { LabClient } from './adapters/nats/lab-client';
 import { LiveCache, followLive } from './adapters/nats/live-feed';
 import { followRevocations, followSessionEnds } from './adapters/nats/revocations';
 import { StrategiesClient } from './adapters/nats/strategies-client';
+import { PgSiwsNonces } from './adapters/pg/siws-nonces';
 import { RedisGate } from './adapters/redis/redis-gate';
-import { RedisSiwsNonces } from './adapters/redis/siws-nonces';
 import { followTombstones } from './adapters/redis/tombstones';
 import { Authenticator } from './app/authenticate';
 import { keySharingResponder } from './app/key-sharing';
@@ -77,7 +77,7 @@ runService('api-gateway', async (start) => {
   platform.own('event feed', await eventFeed.start(platform.nc, natsNames(config.NATS_PREFIX)), (stop) => stop());
   const followingLive = await followLive(platform.nc, natsNames(config.NATS_PREFIX), live, platform.logger.child({ component: 'live' }), { replicas: config.NATS_STREAM_REPLICAS });
   platform.own('live feed', followingLive, (stop) => stop());
-  const deps = appDeps(platform, config, { access, clients, redis, live, events, dumpRounds: new RoundRepository(dumpPool), sessionKeys });
+  const deps = appDeps(platform, config, { access, clients, live, events, dumpRounds: new RoundRepository(dumpPool), sessionKeys });
   const replayPages = eventReplayPages(platform.metrics);
   await serveHttp(platform, config, deps, new EventStream(events, eventFeed, () => replayPages.inc()));
 });
@@ -104,7 +104,7 @@ function platformOptions(config: GatewayConfig, live: LiveCache): PlatformOption
   };
 }
 
-/** Redis: key cache, buckets, sharing tracker, tombstones, sign-in nonces; the gateway works on without it. */
+/** Redis: key cache, buckets, sharing tracker, tombstones; the gateway works on without it. */
 async function connectRedis(platform: Platform, config: GatewayConfig): Promise<Redis> {
   const { logger } = platform;
   const redis = new Redis(config.REDIS_URL, {
@@ -214,7 +214,6 @@ function closeRevokedStreams(platform: Platform, config: GatewayConfig, redis: R
 interface Sources {
   readonly access: Access;
   readonly clients: Clients;
-  readonly redis: Redis;
   readonly live: LiveCache;
   readonly events: EventRepository;
   /** Rounds read over the dump pool. */
@@ -222,14 +221,14 @@ interface Sources {
   readonly sessionKeys: SessionKeys;
 }
 
-function appDeps(platform: Platform, config: GatewayConfig, { access, clients, redis, live, events, dumpRounds, sessionKeys }: Sources): AppDeps {
+function appDeps(platform: Platform, config: GatewayConfig, { access, clients, live, events, dumpRounds, sessionKeys }: Sources): AppDeps {
   const { logger, metrics, pool } = platform;
   const proxies = trustedProxies(config.TRUSTED_PROXIES);
   const dashboard = new Dashboard({
     authenticator: access.authenticator,
     wallets: access.keyStore,
     sessions: access.sessions,
-    siwsNonces: new RedisSiwsNonces(redis, config.REDIS_PREFIX),
+    siwsNonces: new PgSiwsNonces(new SiwsNonceLedger(pool)),
     keys: sessionKeys,
     sessionTtlMs: config.SESSION_TTL_S * 1000,
     allowedOrigins: config.DASHBOARD_ORIGINS,

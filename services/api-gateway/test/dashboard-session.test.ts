@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { getPublicKey, sign } from '@noble/ed25519';
 import bs58 from 'bs58';
+import { Redis } from 'ioredis';
 import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, WORKSPACE_ROOT, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 import { runMigrations } from '@gridlab/db';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
@@ -179,6 +180,34 @@ describe('dashboard sessions (/api/live*)', () => {
     expect(revoked.body['code']).toBe('invalid_api_key');
   });
 
+  it('signs a message in once even after Redis forgets everything (a failover to a replica the writes had not reached)', async () => {
+    const secret = new Uint8Array(32).fill(43);
+    const wallet = bs58.encode(getPublicKey(secret));
+    await grant(wallet);
+    const challenge = await call('/api/live/session/challenge', { method: 'POST', body: { wallet } });
+    const message = String(challenge.body['message']);
+    const signatureBase64 = Buffer.from(sign(new TextEncoder().encode(message), secret)).toString('base64');
+    const first = await call('/api/live/session', { method: 'POST', body: { wallet, message, signatureBase64 } });
+    expect(first.status).toBe(201);
+
+    // Every key of this gateway gone, as after promoting a replica that had not received them.
+    const redis = new Redis(ns.redisUrl);
+    try {
+      for (let cursor = '0'; ; ) {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${ns.redisPrefix}*`, 'COUNT', 1000);
+        if (keys.length > 0) await redis.del(...keys);
+        if ((cursor = next) === '0') break;
+      }
+      expect(await redis.keys(`${ns.redisPrefix}*`)).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
+
+    // The captured message, replayed within its five minutes, signs in no more.
+    const replayed = await call('/api/live/session', { method: 'POST', body: { wallet, message, signatureBase64 } });
+    expect([replayed.status, replayed.body['code'], replayed.headers.get('set-cookie')]).toEqual([401, 'invalid_signature', null]);
+  });
+
   it('binds Sign-In With Solana to PUBLIC_ORIGIN: a challenge asked with a foreign Host still names the real site, and a message for another site is refused', async () => {
     // Host is the client's to write (a proxy, a phishing page relaying the call): it names nothing here.
     const port = new URL(base).port;
@@ -244,5 +273,59 @@ describe('dashboard sessions (/api/live*)', () => {
     } finally {
       await unbuilt.stop();
     }
+  });
+});
+
+describe('the session cookie behind a proxy (PUBLIC_ORIGIN https, requests arriving over plain http)', () => {
+  // A TLS-terminating proxy forwards to the gateway over plain http and rewrites Host to
+  // the gateway's own address (here loopback): what the cookie looks like must follow
+  // PUBLIC_ORIGIN, never that Host.
+  const site = 'https://gridlab.test';
+  let proxied: ServiceProcess;
+  let upstream: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    upstream = `http://127.0.0.1:${port}`;
+    proxied = await startService('services/api-gateway/src/main.ts', { ...env(), PORT: String(port), OPS_PORT: '0', PUBLIC_ORIGIN: site }, () => answersOk(`${upstream}/healthz`));
+  });
+  afterAll(async () => {
+    await proxied.stop();
+  });
+
+  const send = async (path: string, init: { method?: string; cookie?: string; body?: unknown } = {}): Promise<Answer> => {
+    const headers: Record<string, string> = { Origin: site };
+    if (init.cookie !== undefined) headers['Cookie'] = init.cookie;
+    if (init.body !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await fetch(`${upstream}${path}`, { method: init.method ?? 'GET', headers, ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }) });
+    const text = await res.text();
+    return { status: res.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>), headers: res.headers };
+  };
+
+  it('is __Host-gridlab_session, Secure, Path=/, without Domain; works on every session route; a cookie of another name is no session', async () => {
+    const signedIn = await send('/api/live/session', { method: 'POST', body: { apiKey } });
+    expect(signedIn.status).toBe(201);
+    const setCookie = signedIn.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^__Host-gridlab_session=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/);
+    expect(setCookie).not.toMatch(/Domain=/i);
+    const cookie = setCookie.split(';')[0]!;
+    const token = cookie.slice(cookie.indexOf('=') + 1);
+
+    // Every route that reads the session finds it (the browser sends a Path=/ cookie to all).
+    expect((await send('/api/live/session', { cookie })).status).toBe(200);
+    expect((await send('/api/live/stats', { cookie })).status).toBe(200);
+    expect((await send('/api/live/rounds?limit=1', { cookie })).status).toBe(200);
+
+    // The same signed token under any other name authenticates nothing.
+    for (const other of [`gridlab_session=${token}`, `__host-gridlab_session=${token}`, `__Secure-gridlab_session=${token}`]) {
+      const refused = await send('/api/live/stats', { cookie: other });
+      expect({ other, status: refused.status, code: refused.body['code'] }).toEqual({ other, status: 401, code: 'session_required' });
+    }
+
+    // Sign-out clears exactly that cookie (same name, path and Secure, or the browser keeps
+    // it), whatever happens next: here no billing records it (503 sign_out_incomplete).
+    const out = await send('/api/live/session', { method: 'DELETE', cookie });
+    expect([out.status, out.body['code']]).toEqual([503, 'sign_out_incomplete']);
+    expect(out.headers.get('set-cookie')).toBe('__Host-gridlab_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure');
   });
 });

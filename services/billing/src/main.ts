@@ -115,6 +115,7 @@ function runSchedules(platform: Platform, config: ServiceConfig, { billing, repo
   every(config.EXPIRY_SWEEP_MS, 'expiry sweep', () => billing.announceExpiries());
   every(config.FACT_RELAY_MS, 'fact relay', async () => counters.factsUnpublished.set(await facts.relay()));
   every(config.FACT_RELAY_MS, 'revocation relay', () => revocations.relay());
-  // Expired nonces are deleted an hour after expiry (a late PUT meanwhile still gets 410).
+  // Expired nonces are deleted an hour after expiry (a late PUT meanwhile still gets 410;
+  // a gateway whose clock is behind still finds a used sign-in nonce).
   every(config.EXPIRY_SWEEP_MS, 'nonce cleanup', () => repo.deleteExpiredNonces(new Date(), NONCE_RETENTION_MS));
 }

@@ -330,7 +330,7 @@ describe('a paid key is never lost: SIGKILL between the commit and the reply', (
 });
 
 describe('nonce cleanup (item 7)', () => {
-  it('deletes payment and reissue nonces an hour after they expired unused; keeps redeemed and recent ones', async () => {
+  it('deletes payment and reissue nonces an hour after they expired unused, and used sign-in nonces an hour after their message expired; keeps redeemed and recent ones', async () => {
     const owner = await wallet();
     const paid = await payFor(owner);
     expect((await api('PUT', '/subscribe', paid)).status).toBe(200);
@@ -347,17 +347,26 @@ describe('nonce cleanup (item 7)', () => {
       `INSERT INTO billing.reissue_nonces (nonce, owner_pubkey, message, created_at, expires_at) VALUES ($1, $2, 'm', now() - interval '3 hours', now() - interval '2 hours')`,
       [reiStale, paid.ownerPubkey],
     );
+    // The gateway's used sign-in nonces: one whose message expired two hours ago, one five minutes ago.
+    const signInStale = 's'.repeat(36);
+    const signInRecent = 'r'.repeat(36);
+    await pool.query(`INSERT INTO billing.siws_used_nonces (nonce, expires_at) VALUES ($1, now() - interval '2 hours'), ($2, now() - interval '5 minutes')`, [signInStale, signInRecent]);
     // A redeemed nonce stays (its payment refers to it) even once long expired.
     await pool.query(`UPDATE billing.payment_nonces SET expires_at = now() - interval '2 hours' WHERE nonce = $1`, [paid.nonce]);
     const remaining = async () =>
       (
         await pool.query<{ nonce: string }>(
-          `SELECT nonce FROM billing.payment_nonces WHERE nonce = ANY($1) UNION ALL SELECT nonce FROM billing.reissue_nonces WHERE nonce = $2 ORDER BY nonce`,
-          [[payStale, payRecent, paid.nonce], reiStale],
+          `SELECT nonce FROM billing.payment_nonces WHERE nonce = ANY($1) UNION ALL SELECT nonce FROM billing.reissue_nonces WHERE nonce = $2
+           UNION ALL SELECT nonce FROM billing.siws_used_nonces WHERE nonce = ANY($3) ORDER BY nonce`,
+          [[payStale, payRecent, paid.nonce], reiStale, [signInStale, signInRecent]],
         )
       ).rows.map((r) => r.nonce);
-    while ((await remaining()).includes(payStale) || (await remaining()).includes(reiStale)) await new Promise((r) => setTimeout(r, 100));
-    expect((await remaining()).sort()).toEqual([paid.nonce, payRecent].sort());
+    for (;;) {
+      const left = await remaining();
+      if (!left.includes(payStale) && !left.includes(reiStale) && !left.includes(signInStale)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await remaining()).sort()).toEqual([paid.nonce, payRecent, signInRecent].sort());
   });
 });
 

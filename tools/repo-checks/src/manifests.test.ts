@@ -37,6 +37,23 @@ function schemaProblems(objects: readonly unknown[]): string[] {
 
 const rendered = Object.fromEntries(OVERLAYS.map((dir) => [dir, render(dir)]));
 
+/** The Solana RPC endpoints each service reads, every one from its own Secret. */
+const RPC_URLS: Readonly<Record<string, readonly string[]>> = { indexer: ['SOLANA_RPC_URL', 'SOLANA_WS_URL'], billing: ['SOLANA_RPC_URL'] };
+
+/**
+ * Whether a ConfigMap entry looks like it holds a secret: by its name (a password, a key,
+ * an RPC endpoint: SOLANA_RPC_URL, SOLANA_WS_URL, PUBLIC_RPC_URL, ...), or by its value (a
+ * URL with user info, or with a credential in its query).
+ */
+function secretLooking(key: string, value: string): boolean {
+  return (
+    /SECRET|PASSWORD|PRIVATE|TOKEN_KEY|CREDENTIAL|API_KEY/i.test(key) ||
+    /RPC.*_(URL|ENDPOINT)$|_WS_URL$/i.test(key) ||
+    /:\/\/[^/\s]*:[^@/\s]+@/.test(value) ||
+    /[?&](api[-_]?key|key|token|access_token|auth)=/i.test(value)
+  );
+}
+
 interface Container {
   name: string;
   image: string;
@@ -59,10 +76,10 @@ describe.each(OVERLAYS)('%s', (dir) => {
     expect(schemaProblems(objects.filter((o) => !UNSCHEMED.has(o.apiVersion)))).toEqual([]);
   });
 
-  it('puts no secret into a ConfigMap', () => {
+  it('puts no secret into a ConfigMap (an RPC URL counts: providers put their API key in it)', () => {
     for (const cm of objects.filter((o) => o.kind === 'ConfigMap')) {
       for (const [key, value] of Object.entries(cm.data ?? {})) {
-        expect({ key, secretLooking: /SECRET|PASSWORD|PRIVATE|TOKEN_KEY|CREDENTIAL/i.test(key) || /:\/\/[^/\s]*:[^@/\s]+@/.test(value) }).toEqual({ key, secretLooking: false });
+        expect({ key, secretLooking: secretLooking(key, value) }).toEqual({ key, secretLooking: false });
       }
     }
   });
@@ -109,6 +126,14 @@ describe.each(['k8s/overlays/dev', 'k8s/overlays/prod'])('%s workloads', (dir) =
     expect(c.env?.find((e) => e.name === 'LAB_WORKERS')?.valueFrom?.resourceFieldRef?.resource).toBe('limits.cpu');
   });
 
+  it.each(Object.entries(RPC_URLS))('%s: reads its RPC endpoints from its own Secret, and a Secret without them stops the pod', (name, keys) => {
+    const c = (deployments.find((d) => d.metadata.name === name)!.spec as { template: PodTemplate }).template.spec.containers[0]!;
+    for (const key of keys) {
+      const ref = (c.env?.find((e) => e.name === key)?.valueFrom as { secretKeyRef?: { name: string; key: string; optional?: boolean } } | undefined)?.secretKeyRef;
+      expect({ key, ref }).toEqual({ key, ref: { name: `gridlab-${name}`, key } });
+    }
+  });
+
   it('protects every service that runs two or more replicas with a disruption budget', () => {
     const pdbs = new Set(objects.filter((o) => o.kind === 'PodDisruptionBudget').map((o) => o.metadata.name));
     for (const d of deployments) {
@@ -138,7 +163,7 @@ describe.each(['k8s/overlays/dev', 'k8s/overlays/prod'])('%s least privilege', (
           ...(c.envFrom ?? []).flatMap((e) => (e.secretRef === undefined ? [] : [e.secretRef.name])),
           ...(c.env ?? []).flatMap((e) => ((e.valueFrom as { secretKeyRef?: { name: string } } | undefined)?.secretKeyRef === undefined ? [] : [(e.valueFrom as { secretKeyRef: { name: string } }).secretKeyRef.name])),
         ];
-        expect({ service: d.metadata.name, secrets }).toEqual({ service: d.metadata.name, secrets: [`gridlab-${d.metadata.name}`] });
+        expect({ service: d.metadata.name, secrets: [...new Set(secrets)] }).toEqual({ service: d.metadata.name, secrets: [`gridlab-${d.metadata.name}`] });
       }
     }
   });
@@ -238,6 +263,28 @@ describe('k8s/engines: the clustered engines', () => {
     // The gateway believes X-Forwarded-For from the controller's pods only.
     const prod = rendered['k8s/overlays/prod']!.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'gridlab-config')!;
     expect(prod.data?.['TRUSTED_PROXIES']).toMatch(/^\d+\.\d+\.\d+\.\d+\/\d+/);
+  });
+});
+
+describe('the ConfigMap secret rule', () => {
+  it('flags RPC URLs by name, URLs with user info or a credential in the query, and secret names; passes plain settings', () => {
+    const flagged = [
+      ['SOLANA_RPC_URL', 'https://api.mainnet-beta.solana.com'],
+      ['SOLANA_WS_URL', 'wss://api.mainnet-beta.solana.com'],
+      ['PUBLIC_RPC_URL', 'https://rpc.example.com'],
+      ['UPSTREAM', 'https://mainnet.helius-rpc.com/?api-key=abc'],
+      ['UPSTREAM', 'https://rpc.example.com/v1?x=1&token=abc'],
+      ['REDIS_URL', 'redis://gw:pw@redis:6379'],
+      ['API_KEY_HMAC_SECRET', 'x'],
+    ];
+    for (const [key, value] of flagged) expect({ key, value, flagged: secretLooking(key!, value!) }).toEqual({ key, value, flagged: true });
+    const plain = [
+      ['NATS_URL', 'nats://nats:4222'],
+      ['RPC_LIMITS', 'all=100/10s,default=40/10s'],
+      ['PUBLIC_ORIGIN', 'https://gridlab.example.com'],
+      ['TOKEN_MINT', 'oreoU2P8bN6jkk3jbaiVxYnG1dCXcYxwhwyK9jSybcp'],
+    ];
+    for (const [key, value] of plain) expect({ key, value, flagged: secretLooking(key!, value!) }).toEqual({ key, value, flagged: false });
   });
 });
 

@@ -1,4 +1,4 @@
-import { clearedCookie, cookieValue, derivedKey, isLoopbackHost, newSessionId, parseSessionSecrets, sameOrigin, sessionCookie, signSession, verifySession, type Session } from './session';
+import { clearedCookie, cookieValue, derivedKey, isLoopbackHost, newSessionId, parseSessionSecrets, sameOrigin, sessionCookie, sessionCookiePolicy, signSession, verifySession, type Session } from './session';
 
 const A = `a1:${'s'.repeat(40)}`;
 const B = `b2:${'t'.repeat(40)}`;
@@ -55,13 +55,30 @@ describe('session tokens', () => {
 });
 
 describe('cookies', () => {
-  it('are HttpOnly, SameSite=Strict, scoped to /api/live, Secure when asked', () => {
-    expect(sessionCookie('gl', 'tok', { maxAgeSeconds: 60, secure: false })).toBe('gl=tok; Path=/api/live; HttpOnly; SameSite=Strict; Max-Age=60');
-    expect(sessionCookie('gl', 'tok', { maxAgeSeconds: 60, secure: true })).toMatch(/; Secure$/);
-    expect(clearedCookie('gl', false)).toContain('Max-Age=0');
+  it('for an https PUBLIC_ORIGIN: the __Host- name, Secure, Path=/ and no Domain, HttpOnly, SameSite=Strict', () => {
+    const policy = sessionCookiePolicy('https://gridlab.example');
+    expect(policy).toEqual({ name: '__Host-gridlab_session', path: '/', secure: true });
+    expect(sessionCookie(policy, 'tok', 60)).toBe('__Host-gridlab_session=tok; Path=/; HttpOnly; SameSite=Strict; Max-Age=60; Secure');
+    expect(clearedCookie(policy)).toBe('__Host-gridlab_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure');
+    expect(sessionCookie(policy, 'tok', 60)).not.toContain('Domain');
+    // Whatever the port or loopback-ness of the https origin: the origin decides, nothing else.
+    expect(sessionCookiePolicy('https://127.0.0.1:8443')).toEqual(policy);
+  });
+
+  it('for an http PUBLIC_ORIGIN (local development): a plain name without Secure, scoped to /api/live', () => {
+    const policy = sessionCookiePolicy('http://127.0.0.1:8080');
+    expect(policy).toEqual({ name: 'gridlab_session', path: '/api/live', secure: false });
+    expect(sessionCookie(policy, 'tok', 60)).toBe('gridlab_session=tok; Path=/api/live; HttpOnly; SameSite=Strict; Max-Age=60');
+    expect(clearedCookie(policy)).toBe('gridlab_session=; Path=/api/live; HttpOnly; SameSite=Strict; Max-Age=0');
+  });
+
+  it('reads a cookie by its exact name only', () => {
     expect(cookieValue('a=1; gl=tok.mac; b=2', 'gl')).toBe('tok.mac');
     expect(cookieValue('a=1', 'gl')).toBeUndefined();
     expect(cookieValue(undefined, 'gl')).toBeUndefined();
+    expect(cookieValue('gridlab_session=tok', '__Host-gridlab_session')).toBeUndefined();
+    expect(cookieValue('__host-gridlab_session=tok; x__Host-gridlab_session=tok', '__Host-gridlab_session')).toBeUndefined();
+    expect(cookieValue('gridlab_session=old; __Host-gridlab_session=new', '__Host-gridlab_session')).toBe('new');
   });
 
   it('loopback hosts are recognised', () => {

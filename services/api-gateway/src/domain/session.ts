@@ -124,22 +124,41 @@ export function cookieValue(header: string | undefined, name: string): string | 
   return undefined;
 }
 
-export interface CookieOptions {
-  readonly maxAgeSeconds: number;
-  /** Secure outside loopback (a browser drops Secure cookies over plain http). */
+/** The session cookie's name, path and Secure flag: the site's, one per gateway. */
+export interface CookiePolicy {
+  readonly name: string;
+  readonly path: string;
   readonly secure: boolean;
 }
 
-/** Set-Cookie for the session: HttpOnly (no page script reads it), SameSite=Strict, scoped to the dashboard API. */
-export function sessionCookie(name: string, token: string, options: CookieOptions): string {
-  return [`${name}=${token}`, 'Path=/api/live', 'HttpOnly', 'SameSite=Strict', `Max-Age=${options.maxAgeSeconds}`, ...(options.secure ? ['Secure'] : [])].join('; ');
+const COOKIE_NAME = 'gridlab_session';
+
+/**
+ * The cookie policy of a site served at `publicOrigin` (PUBLIC_ORIGIN), never of a
+ * request: its Host header is the client's to write, and a proxy in front rewrites it to
+ * the gateway's own (plain http, often loopback). An https site gets `Secure` and the
+ * `__Host-` prefix, which a browser accepts only with `Secure`, `Path=/` and no `Domain`,
+ * so neither a plain-http page nor a sibling subdomain can set or shadow it. A plain-http
+ * site (local development) gets a plain name without `Secure` (a browser drops Secure
+ * cookies over http), scoped to the dashboard API.
+ */
+export function sessionCookiePolicy(publicOrigin: string): CookiePolicy {
+  return new URL(publicOrigin).protocol === 'https:'
+    ? { name: `__Host-${COOKIE_NAME}`, path: '/', secure: true }
+    : { name: COOKIE_NAME, path: '/api/live', secure: false };
 }
 
-export function clearedCookie(name: string, secure: boolean): string {
-  return [`${name}=`, 'Path=/api/live', 'HttpOnly', 'SameSite=Strict', 'Max-Age=0', ...(secure ? ['Secure'] : [])].join('; ');
+/** Set-Cookie for the session: HttpOnly (no page script reads it), SameSite=Strict, the policy's name, path and Secure. */
+export function sessionCookie(policy: CookiePolicy, token: string, maxAgeSeconds: number): string {
+  return [`${policy.name}=${token}`, `Path=${policy.path}`, 'HttpOnly', 'SameSite=Strict', `Max-Age=${maxAgeSeconds}`, ...(policy.secure ? ['Secure'] : [])].join('; ');
 }
 
-/** True for a host name that is the local machine (cookies may then be sent over http). */
+/** Set-Cookie that makes the browser forget the session cookie (same name, path and Secure, or it would not match). */
+export function clearedCookie(policy: CookiePolicy): string {
+  return [`${policy.name}=`, `Path=${policy.path}`, 'HttpOnly', 'SameSite=Strict', 'Max-Age=0', ...(policy.secure ? ['Secure'] : [])].join('; ');
+}
+
+/** True for a host name that is the local machine (an http PUBLIC_ORIGIN is meant for one). */
 export function isLoopbackHost(host: string): boolean {
   const name = host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
   return name === 'localhost' || name === '::1' || /^127\.\d+\.\d+\.\d+$/.test(name);

@@ -20,8 +20,10 @@ import {
   newSessionId,
   sameOrigin,
   sessionCookie,
+  sessionCookiePolicy,
   signSession,
   verifySession,
+  type CookiePolicy,
   type Session,
   type SessionKeys,
 } from '../domain/session';
@@ -29,7 +31,6 @@ import { siwsMessage, verifySiws } from '../domain/siws';
 
 const DASHBOARD_API = '/api/live';
 const SESSION_PATH = `${DASHBOARD_API}/session`;
-const COOKIE = 'gridlab_session';
 const CHALLENGE_TTL_MS = 5 * 60_000;
 const WALLET_RE = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
@@ -87,11 +88,17 @@ export class Dashboard {
 
   private readonly siteDomain: string;
   private readonly origins: readonly string[];
+  /** From PUBLIC_ORIGIN, never from a request's Host (which a proxy rewrites). */
+  private readonly cookie: CookiePolicy;
 
   constructor(private readonly deps: DashboardDeps) {
     this.now = deps.now ?? Date.now;
     this.siteDomain = new URL(deps.publicOrigin).host;
     this.origins = [new URL(deps.publicOrigin).origin, ...deps.allowedOrigins];
+    this.cookie = sessionCookiePolicy(deps.publicOrigin);
+    if (!this.cookie.secure && !isLoopbackHost(this.siteDomain)) {
+      deps.logger.warn('PUBLIC_ORIGIN is plain http on a host that is not this machine: dashboard session cookies are not Secure; set the https origin clients use', { publicOrigin: deps.publicOrigin });
+    }
   }
 
   /** 403 origin_mismatch unless the request comes from the dashboard's page at PUBLIC_ORIGIN (CSRF defence). */
@@ -102,7 +109,8 @@ export class Dashboard {
 
   /** The request's live session, or 401 session_required. */
   async session(req: IncomingMessage): Promise<Session> {
-    const token = cookieValue(header(req, 'cookie'), COOKIE);
+    // The policy's name only: a cookie of another name (one a plain-http page could set) is no session.
+    const token = cookieValue(header(req, 'cookie'), this.cookie.name);
     const session = token === undefined ? null : verifySession(this.deps.keys, token, this.now());
     if (session === null) throw new AuthError('session_required', 'sign in to the dashboard first (the session is missing or has expired)');
     await this.deps.sessions.check(session);
@@ -178,8 +186,7 @@ export class Dashboard {
         ...(started.wallet === undefined ? {} : { wallet: started.wallet }),
         expiresAtMs,
       };
-      const secure = !isLoopbackHost(header(req, 'host') ?? '');
-      res.set('Set-Cookie', sessionCookie(COOKIE, signSession(this.deps.keys, session), { maxAgeSeconds: Math.max(1, Math.floor((expiresAtMs - nowMs) / 1000)), secure }));
+      res.set('Set-Cookie', sessionCookie(this.cookie, signSession(this.deps.keys, session), Math.max(1, Math.floor((expiresAtMs - nowMs) / 1000))));
       this.deps.logger.info('dashboard session started', { via: session.via, subscriberId: started.caller.subscriberId });
       res.status(201).set('Cache-Control', 'no-store').json(view(session, started.caller));
     });
@@ -192,8 +199,8 @@ export class Dashboard {
     // has raised the subscriber's session epoch (every copy of the cookie, on every replica,
     // is then refused), else a 503 that says the session still works elsewhere.
     router.delete(SESSION_PATH, origin, byAddress, async (req, res) => {
-      res.set({ 'Set-Cookie': clearedCookie(COOKIE, !isLoopbackHost(header(req, 'host') ?? '')), 'Cache-Control': 'no-store' });
-      const token = cookieValue(header(req, 'cookie'), COOKIE);
+      res.set({ 'Set-Cookie': clearedCookie(this.cookie), 'Cache-Control': 'no-store' });
+      const token = cookieValue(header(req, 'cookie'), this.cookie.name);
       const session = token === undefined ? null : verifySession(this.deps.keys, token, this.now());
       if (session !== null) {
         try {

@@ -300,12 +300,14 @@ export class BillingRepository implements BillingStore {
     await this.pool.query(`UPDATE billing.revocations SET delivered_at = $2 WHERE key_hash = $1 AND delivered_at IS NULL`, [keyHash, now]);
   }
 
-  /** Deletes payment and reissue nonces that expired unused more than `graceMs` ago. */
+  /** Deletes payment and reissue nonces that expired unused, and used sign-in nonces, more than `graceMs` ago. */
   async deleteExpiredNonces(now: Date, graceMs: number): Promise<number> {
     const before = new Date(now.getTime() - graceMs);
     const payments = await this.pool.query(`DELETE FROM billing.payment_nonces WHERE consumed_at IS NULL AND expires_at < $1`, [before]);
     const reissues = await this.pool.query(`DELETE FROM billing.reissue_nonces WHERE expires_at < $1`, [before]);
-    return (payments.rowCount ?? 0) + (reissues.rowCount ?? 0);
+    // The gateway's used sign-in nonces: an expired message is refused before they are looked at.
+    const signIns = await this.pool.query(`DELETE FROM billing.siws_used_nonces WHERE expires_at < $1`, [before]);
+    return (payments.rowCount ?? 0) + (reissues.rowCount ?? 0) + (signIns.rowCount ?? 0);
   }
 
   /** Outbox facts not yet confirmed published, oldest first. */
