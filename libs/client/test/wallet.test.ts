@@ -75,6 +75,25 @@ async function keyWorks(client: GridlabClient): Promise<boolean> {
   throw error;
 }
 
+/** A wallet-adapter-shaped signer holding its own key (what a browser wallet provides), counting what it signs. */
+function walletAdapter(): { adapter: WalletSigner; signed: { transactions: number; messages: number } } {
+  const secret = Keypair.generate();
+  const signed = { transactions: 0, messages: 0 };
+  const adapter: WalletSigner = {
+    publicKey: secret.publicKey,
+    signTransaction: async (tx: Transaction) => {
+      signed.transactions++;
+      tx.partialSign(secret);
+      return tx;
+    },
+    signMessage: async (message: Uint8Array) => {
+      signed.messages++;
+      return signAsync(message, secret.secretKey.slice(0, 32));
+    },
+  };
+  return { adapter, signed };
+}
+
 describe('wallet flows with a real devnet payment', () => {
   it('subscribes with a Keypair, then rotates the key (the old one stops working)', async () => {
     const wallet = Keypair.generate();
@@ -96,23 +115,11 @@ describe('wallet flows with a real devnet payment', () => {
   });
 
   it("refuses to sign a reissue a look-alike site relays from the real service: nothing signed, the owner's key keeps working", async () => {
-    const secret = Keypair.generate();
-    let signedMessages = 0;
-    const adapter: WalletSigner = {
-      publicKey: secret.publicKey,
-      signTransaction: async (tx: Transaction) => {
-        tx.partialSign(secret);
-        return tx;
-      },
-      signMessage: async (message: Uint8Array) => {
-        signedMessages++;
-        return signAsync(message, secret.secretKey.slice(0, 32));
-      },
-    };
-    await fund(secret.publicKey.toBase58());
+    const { adapter, signed } = walletAdapter();
+    await fund(adapter.publicKey.toBase58());
     const owner = new GridlabClient({ baseUrl: gateway });
     await subscribe(owner, { signer: adapter, connection: devnet.rpcUrl });
-    expect(signedMessages).toBe(1);
+    expect(signed.messages).toBe(1);
     // The look-alike site passes every request through to the real gateway: its POST
     // /reissue answers with the real service's message, which names the real site.
     const url = new URL(gateway);
@@ -120,7 +127,7 @@ describe('wallet flows with a real devnet payment', () => {
     try {
       const phished = new GridlabClient({ baseUrl: `http://127.0.0.1:${lookalike.port}` });
       await expect(reissue(phished, { signer: adapter })).rejects.toBeInstanceOf(GridlabSigningError);
-      expect(signedMessages).toBe(1);
+      expect(signed.messages).toBe(1);
       expect(phished.apiKey).toBeUndefined();
       expect(await keyWorks(owner)).toBe(true);
     } finally {
@@ -129,27 +136,12 @@ describe('wallet flows with a real devnet payment', () => {
   });
 
   it('subscribes with a wallet-adapter signer that holds its own key', async () => {
-    const secret = Keypair.generate();
-    let signedTransactions = 0;
-    let signedMessages = 0;
-    const adapter: WalletSigner = {
-      publicKey: secret.publicKey,
-      signTransaction: async (tx: Transaction) => {
-        signedTransactions++;
-        tx.partialSign(secret);
-        return tx;
-      },
-      signMessage: async (message: Uint8Array) => {
-        signedMessages++;
-        return signAsync(message, secret.secretKey.slice(0, 32));
-      },
-    };
-    await fund(secret.publicKey.toBase58());
+    const { adapter, signed } = walletAdapter();
+    await fund(adapter.publicKey.toBase58());
     const client = new GridlabClient({ baseUrl: gateway });
     const issued = await subscribe(client, { signer: adapter, connection: devnet.rpcUrl, plan: 'monthly' });
     expect(issued.apiKey).toMatch(/^grid_/);
-    expect(signedTransactions).toBe(1);
-    expect(signedMessages).toBe(1);
+    expect(signed).toEqual({ transactions: 1, messages: 1 });
     expect(await keyWorks(client)).toBe(true);
   });
 });
