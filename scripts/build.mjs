@@ -155,8 +155,14 @@ export async function buildLocal(into = LOCAL_BUILD_DIR) {
     }),
   );
   const old = `${into}.${process.pid}.old`;
-  if (existsSync(into)) renameSync(into, old);
-  renameSync(staging, into);
+  try {
+    if (existsSync(into)) renameSync(into, old);
+    renameSync(staging, into);
+  } catch (error) {
+    // Another build of the same sources (a second test run in this checkout) swapped first: use its.
+    if (!existsSync(into)) throw error;
+    rmSync(staging, { recursive: true, force: true });
+  }
   rmSync(old, { recursive: true, force: true });
 }
 
