@@ -47,3 +47,4 @@ export { rebuildRound, ROUND_EXPIRY_SLOTS, type RebuildInput, type RebuildResult
 export { distributionMask, isSplitSquare, isSplitByRng } from './distribution';
 export { squareEv, boardEv, bestSquares, solBack, expectedOre, MOTHERLODE_ODDS, type EvRound, type SquareEv } from './expected-value';
 export { decodeTreasury, encodeTreasury, TREASURY_DISCRIMINATOR, type TreasuryAccount } from './treasury.codec';
+export { rpcEndpoint, type RpcEndpoint } from './rpc-endpoint';

@@ -1,3 +1,4 @@
+import { rpcEndpoint } from './rpc-endpoint';
 import { ChainError } from '@gridlab/errors';
 import { parseJsonBytes } from './json-bytes';
 import { budgetOf, NO_LIMITS, SlidingWindow, type Budget, type RpcLimits } from './rpc-limits';
@@ -83,10 +84,14 @@ export class SolanaRpc {
   private readonly closed = new AbortController();
   private readonly observe: RpcObserver | undefined;
 
-  constructor(
-    private readonly url: string,
-    options: SolanaRpcOptions | number = {},
-  ) {
+  private readonly url: string;
+  /** The request headers: JSON, and the URL's credentials as Basic authorization (see rpcEndpoint). */
+  private readonly headers: Record<string, string>;
+
+  constructor(url: string, options: SolanaRpcOptions | number = {}) {
+    const endpoint = rpcEndpoint(url);
+    this.url = endpoint.url;
+    this.headers = { 'content-type': 'application/json', ...endpoint.headers };
     const o = typeof options === 'number' ? { timeoutMs: options } : options;
     this.timeoutMs = o.timeoutMs ?? 10_000;
     this.limits = o.limits ?? NO_LIMITS;
@@ -239,7 +244,7 @@ export class SolanaRpc {
       try {
         response = await fetch(this.url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: this.headers,
           body: JSON.stringify(body),
           signal: AbortSignal.timeout(timeoutMs),
         });

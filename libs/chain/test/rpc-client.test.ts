@@ -24,6 +24,8 @@ class Provider {
   /** Answer these batch items (by param) with -32029 once. */
   readonly throttleOnce = new Set<string>();
   delayMs = 0;
+  /** The Authorization header of each request, in order. */
+  readonly authorizations: (string | undefined)[] = [];
   private server!: Server;
   url = '';
 
@@ -33,6 +35,7 @@ class Provider {
     this.server = createServer((req, res) => {
       // A provider counts a call when its request arrives.
       const arrived = Date.now();
+      this.authorizations.push(req.headers.authorization);
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => void (async () => {
@@ -159,6 +162,14 @@ describe('SolanaRpc within a provider\'s limits', () => {
     await expect(rpc.call('fail', [])).rejects.toThrow('fail: RPC error -32602 Invalid params');
     await expect(rpc.batch('fail', [[1], [2]])).rejects.toThrow('RPC error -32602');
     expect(p.served.filter((c) => c.method === 'fail')).toHaveLength(3);
+  });
+
+  it('calls a provider that authenticates with the URL\'s user info, as Basic authorization (fetch refuses such a URL)', async () => {
+    const p = await provider();
+    const withCredentials = p.url.replace('http://', 'http://alice:s%40cret@');
+    const rpc = new SolanaRpc(withCredentials);
+    await expect(rpc.call('echo', ['hi'])).resolves.toEqual({ echo: 'hi' });
+    expect(p.authorizations.at(-1)).toBe(`Basic ${Buffer.from('alice:s@cret').toString('base64')}`);
   });
 
   it('stops waiting for budget when closed', async () => {

@@ -21,11 +21,16 @@ let rpc: Server;
 let rpcHost: string;
 let billing: ServiceProcess;
 let nc: NatsConnection;
+/** The requests the stand-in provider received. */
+const reached: { url: string; authorization: string }[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  // Stands in for the provider: whatever reaches it is refused.
-  rpc = createServer((_req, res) => res.writeHead(500).end());
+  // Stands in for the provider: whatever reaches it is refused (after noting how it was asked).
+  rpc = createServer((req, res) => {
+    reached.push({ url: req.url ?? '', authorization: req.headers.authorization ?? '' });
+    res.writeHead(500).end();
+  });
   const port = await freePort();
   await new Promise<void>((resolve) => rpc.listen(port, '127.0.0.1', resolve));
   rpcHost = `127.0.0.1:${port}`;
@@ -63,7 +68,7 @@ afterAll(async () => {
 
 describe('billing output', () => {
   it('names the RPC host and never its API key, user or password, nor the database password', async () => {
-    // A payment verification: billing calls the RPC with the configured URL, which fails.
+    // A payment verification: billing calls the RPC with the configured URL, which answers 500.
     const c = natsNames(ns.natsPrefix).commands;
     let started;
     for (let attempt = 0; ; attempt++) {
@@ -79,6 +84,9 @@ describe('billing output', () => {
     const completion = requestCommand(nc, c.subscribeComplete, { nonce: started.nonce, txSig: '5'.repeat(88), ownerPubkey: OWNER }, validateIssuedKey, { timeoutMs: 10_000 });
     await expect(completion).rejects.toMatchObject({ code: 'chain_unavailable' });
     await expect(completion.catch((error: Error) => error.message)).resolves.not.toContain(SECRET);
+    // It reached the provider as the provider asks: the key in the query, the user info as Basic authorization
+    // (fetch refuses a URL that carries credentials).
+    expect(reached[0]).toEqual({ url: `/?api-key=${SECRET}`, authorization: `Basic ${Buffer.from(`user:${PASSWORD}`).toString('base64')}` });
     await billing.stop();
 
     const output = billing.output();

@@ -1,3 +1,4 @@
+import { rpcEndpoint } from '@gridlab/chain';
 import { ChainError } from '@gridlab/errors';
 import { Connection, type VersionedTransactionResponse } from '@solana/web3.js';
 import type { PaymentTx, TokenBalance } from '../domain/verify-payment';
@@ -10,9 +11,11 @@ export class SolanaPayments {
   private readonly connection: Connection;
 
   constructor(rpcUrl: string, timeoutMs: number) {
-    this.connection = new Connection(rpcUrl, {
+    const endpoint = rpcEndpoint(rpcUrl);
+    this.connection = new Connection(endpoint.url, {
       commitment: 'confirmed',
       disableRetryOnRateLimit: true,
+      httpHeaders: endpoint.headers,
       fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) }),
     });
   }
