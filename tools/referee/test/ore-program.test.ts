@@ -4,9 +4,8 @@
  * `scenario.ts` in LiteSVM; what they write is held against Gridlab's decoders and
  * settlement, and against a reference written here from the Rust source.
  *
- * The `settleRound` comparisons fail while libs/chain's settlement rounds the fee and the
- * vault the other way from the program (fixed on another branch): they are kept because
- * they are what proves that fix.
+ * The `settleRound` comparisons are what proved libs/chain's settlement fix: before it,
+ * it rounded the fee and the vault the other way from the program.
  */
 import { PublicKey } from '@solana/web3.js';
 import { decodeOreEvent, decodeRound, isSplitByRng, settleRound, slotHashRng, winningSquare, type DeployEvent, type ResetEvent } from '@gridlab/chain';
@@ -105,7 +104,7 @@ describe.each<Era>(['2025-12', '2026-04'])('the ORE program of %s', (era) => {
       expect(played.treasuryAfter1 - played.treasuryBefore1).toBe(ref.totalVaulted);
     });
 
-    it('agrees with Gridlab settleRound (fails until settlement takes the fee off the losing SOL as the program does)', () => {
+    it('agrees with Gridlab settleRound (the fee taken off the losing SOL, then the vault off the rest)', () => {
       const round = decodeRound(played.round1);
       const gridlab = settleRound(round.deployed, WIN_1);
       expect({ vaulted: gridlab.totalVaulted, winnings: gridlab.totalWinnings }).toEqual({ vaulted: round.totalVaulted, winnings: round.totalWinnings });
@@ -231,7 +230,7 @@ describe.each<Era>(['2025-12', '2026-04'])('the ORE program of %s', (era) => {
       });
     });
 
-    it('agrees with Gridlab settleRound (fails until settlement vaults total - total/100)', () => {
+    it('agrees with Gridlab settleRound (total - total/100 vaulted)', () => {
       const round = decodeRound(played.round2);
       const gridlab = settleRound(round.deployed, WIN_2);
       expect({ vaulted: gridlab.totalVaulted, winnings: gridlab.totalWinnings }).toEqual({ vaulted: round.totalVaulted, winnings: round.totalWinnings });
