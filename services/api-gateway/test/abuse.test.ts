@@ -51,8 +51,6 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     DUMPS_PER_ADDRESS: '2',
     DUMP_POOL_SIZE: '2',
     DUMP_IDLE_TIMEOUT_S: '2',
-    // 1 MiB per 2 s window: loopback reads far faster; a reader of a few KB now and then far slower.
-    DUMP_MIN_RATE_KIB_S: '512',
     FACT_RELAY_MS: '200',
     // A Redis answer later than the default 50 ms makes a replica fall back to buckets of its
     // own (by design); bursts on a loaded two-core machine can take that long, and these
@@ -373,30 +371,9 @@ describe('NDJSON dump caps (item 3)', () => {
     };
   }
 
-  it('two paid keys reading a few KB now and then cannot hold every dump slot: they are dropped below the minimum rate', async () => {
-    const slow: { stop(): Promise<void> }[] = [];
-    for (let i = 0; i < 2; i++) {
-      const res = await dump(await grant(), nextAddress());
-      expect(res.status).toBe(200);
-      // A chunk (at most 64 KB) every 400 ms: progress in every window, never the rate.
-      slow.push(trickle(res, 400));
-    }
-    const other = await grant();
-    const busy = await dump(other, nextAddress());
-    expect([busy.status, ((await busy.json()) as Record<string, unknown>)['code']]).toEqual([503, 'dumps_busy']);
-    // Within a few windows both are dropped and the slots serve someone else.
-    const deadline = Date.now() + 20_000;
-    let admitted = await dump(other, nextAddress());
-    while (admitted.status === 503 && Date.now() < deadline) {
-      await admitted.body?.cancel();
-      await new Promise((r) => setTimeout(r, 250));
-      admitted = await dump(other, nextAddress());
-    }
-    expect(admitted.status).toBe(200);
-    await admitted.body?.cancel();
-    for (const s of slow) await s.stop();
-  });
-
+  // A client that keeps its dump barely moving holds a slot and a snapshot: the minimum rate
+  // ends it (domain/dump-pace.test.ts: on loopback the socket buffers take megabytes before
+  // a slow reader's pace shows), and so does the maximum duration, however it reads.
   it('a dump running past DUMP_MAX_DURATION_S is ended, however steadily it is read', async () => {
     const base = await startGateway({ DUMP_MAX_DURATION_S: '2', DUMP_MIN_RATE_KIB_S: '0' });
     const key = await grant();

@@ -16,6 +16,7 @@ import type { LiveCache } from '../adapters/nats/live-feed';
 import { RateLimitedWithDecision, type Authenticator, type Caller } from '../app/authenticate';
 import type { BucketDecision } from '../domain/token-bucket';
 import { computeGrid } from '../domain/grid';
+import { DumpPace } from '../domain/dump-pace';
 import type { StreamOwner, StreamRegistry } from '../domain/stream-registry';
 import type { InFlight } from '../domain/in-flight';
 import { computeStats } from '../domain/stats';
@@ -367,17 +368,15 @@ function admitDump(dumps: DumpSettings, caller: Caller, req: IncomingMessage, re
 async function streamDump(dumps: DumpSettings, range: { from: number; to: number }, res: Response): Promise<void> {
   const { stream, release } = await dumps.rounds.exportNdjson(range.from, range.to);
   res.status(200).type(NDJSON).set('Cache-Control', 'no-store');
-  const started = Date.now();
   const tickMs = Math.max(100, Math.floor(dumps.idleTimeoutMs / 4));
-  const windowTicks = Math.max(1, Math.round(dumps.idleTimeoutMs / tickMs));
-  const minBytes = Math.max(1, (dumps.minBytesPerSecond * dumps.idleTimeoutMs) / 1000);
-  // Bytes the socket had taken at each tick of the last window (read off it: no extra stream stage on the hot path).
-  const taken: number[] = [];
+  const pace = new DumpPace({
+    windowTicks: Math.max(1, Math.round(dumps.idleTimeoutMs / tickMs)),
+    minBytesPerWindow: (dumps.minBytesPerSecond * dumps.idleTimeoutMs) / 1000,
+    maxTicks: Math.max(1, Math.ceil(dumps.maxDurationMs / tickMs)),
+  });
+  // What the socket has taken is read off it at each tick: no extra stream stage on the hot path.
   const watchdog = setInterval(() => {
-    taken.push(res.socket?.bytesWritten ?? 0);
-    if (taken.length > windowTicks + 1) taken.shift();
-    const tooSlow = taken.length > windowTicks && taken[taken.length - 1]! - taken[0]! < minBytes;
-    if (tooSlow || Date.now() - started >= dumps.maxDurationMs) res.destroy();
+    if (pace.tick(res.socket?.bytesWritten ?? 0) !== 'continue') res.destroy();
   }, tickMs);
   try {
     await pipeline(stream, res);
