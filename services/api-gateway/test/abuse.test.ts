@@ -371,9 +371,34 @@ describe('NDJSON dump caps (item 3)', () => {
     };
   }
 
-  // A client that keeps its dump barely moving holds a slot and a snapshot: the minimum rate
-  // ends it (domain/dump-pace.test.ts: on loopback the socket buffers take megabytes before
-  // a slow reader's pace shows), and so does the maximum duration, however it reads.
+  it('two paid keys reading slowly cannot hold every dump slot: they are dropped below the minimum rate', async () => {
+    // 8 MiB per 2 s window (its own gateway, two dump slots): a chunk every 100 ms moves less.
+    const base = await startGateway({ DUMP_MIN_RATE_KIB_S: '4096' });
+    const dumpAt = (key: string) =>
+      fetch(`${base}/api/v1/dump`, { headers: { Authorization: `Bearer ${key}`, Accept: 'application/x-ndjson', 'X-Forwarded-For': nextAddress() } });
+    const slow: { stop(): Promise<void> }[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await dumpAt(await grant());
+      expect(res.status).toBe(200);
+      slow.push(trickle(res, 100));
+    }
+    const other = await grant();
+    const busy = await dumpAt(other);
+    expect([busy.status, ((await busy.json()) as Record<string, unknown>)['code']]).toEqual([503, 'dumps_busy']);
+    // Within a few windows both are dropped and the slots serve someone else (nothing
+    // else would end them: the reads move the socket in every window, for minutes).
+    const deadline = Date.now() + 15_000;
+    let admitted = await dumpAt(other);
+    while (admitted.status === 503 && Date.now() < deadline) {
+      await admitted.body?.cancel();
+      await new Promise((r) => setTimeout(r, 250));
+      admitted = await dumpAt(other);
+    }
+    expect(admitted.status).toBe(200);
+    await admitted.body?.cancel();
+    for (const s of slow) await s.stop();
+  });
+
   it('a dump running past DUMP_MAX_DURATION_S is ended, however steadily it is read', async () => {
     const base = await startGateway({ DUMP_MAX_DURATION_S: '2', DUMP_MIN_RATE_KIB_S: '0' });
     const key = await grant();
