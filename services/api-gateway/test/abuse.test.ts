@@ -423,7 +423,7 @@ describe('NDJSON dump caps (item 3)', () => {
   });
 });
 
-describe('/events/stream replay (item 3)', () => {
+describe('/events/stream replay', () => {
   it('stops reading the log for a client it ended for not reading', async () => {
     // 400 pages of the log: a client that reads nothing is ended after about 1 MiB unsent and the socket buffers.
     const EVENTS = 400_000;
