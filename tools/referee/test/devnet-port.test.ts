@@ -8,31 +8,14 @@
  * deploys: the slot hash, the slots and clock, the rent payer, the motherlode draw's payout
  * and the top miner the crank names.
  */
-import { deployEvent, parimutuelReset, resetEvent, rng, roundV3, winningSquare } from '@gridlab/devnet/program';
+import { PodReader, deployEvent, parimutuelReset, resetEvent, rng, roundV3, winningSquare } from '@gridlab/devnet/program';
 import type { Era } from '../src';
 import { MINERS, ROUND_1, play, type Name, type Played } from './scenario';
 
 /** A round account's 568 bytes, field by field in the order of `api/src/state/round.rs` at f2c552c. */
 function readRoundV3(bytes: Uint8Array) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-  let at = 8;
-  const u64 = (): number => {
-    const v = Number(view.getBigUint64(at, true));
-    at += 8;
-    return v;
-  };
-  const u64s = () => Array.from({ length: 25 }, u64);
-  const raw = () => bytes.slice((at += 32) - 32, at);
-  const id = u64();
-  const deployed = u64s();
-  const slotHash = raw();
-  const count = u64s();
-  const expiresAt = u64();
-  const motherlode = u64();
-  const rentPayer = raw();
-  const topMiner = raw();
-  const reward = u64();
-  return { id, deployed, slotHash, count, expiresAt, motherlode, rentPayer, topMiner, reward };
+  const r = new PodReader(bytes);
+  return { id: r.u64(), deployed: r.squares(), slotHash: r.raw(), count: r.squares(), expiresAt: r.u64(), motherlode: r.u64(), rentPayer: r.raw(), topMiner: r.raw(), reward: r.u64() };
 }
 
 /** The i64 `ts` of an event: ResetEvent's 16th word, DeployEvent's 15th (api/src/event.rs). */

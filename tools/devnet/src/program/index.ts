@@ -6,3 +6,4 @@
 export { deployData, deployEvent, logData, resetEvent, INSTRUCTION, type DeployFields, type ResetFields } from './events';
 export { hitsMotherlode, isSplitByRng, isSplitSquare, parimutuelReset, returnsReset, reverseBits, rng, topMinerSample, winningSquare, type ResetTotals } from './round-rules';
 export { board, roundV3, roundV4, U64_MAX, type RoundFields } from './state';
+export { PodReader } from './pod';

@@ -53,3 +53,36 @@ export class Pod {
     return this.bytes;
   }
 }
+
+/** Reads a struct field after field as `Pod` writes it (the tests read real accounts in their Rust declaration order). */
+export class PodReader {
+  private readonly view: DataView;
+  private at: number;
+
+  /** Starts after steel's 8-byte account header unless `from` says otherwise. */
+  constructor(
+    private readonly bytes: Uint8Array,
+    from = 8,
+  ) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    this.at = from;
+  }
+
+  /** A u64 as a number (every field the tests read is below 2^53). */
+  u64(): number {
+    const value = Number(this.view.getBigUint64(this.at, true));
+    this.at += 8;
+    return value;
+  }
+
+  /** A `[u64; 25]`. */
+  squares(): number[] {
+    return Array.from({ length: 25 }, () => this.u64());
+  }
+
+  /** A `[u8; 32]` or a `Pubkey`. */
+  raw(n = 32): Uint8Array {
+    this.at += n;
+    return this.bytes.slice(this.at - n, this.at);
+  }
+}

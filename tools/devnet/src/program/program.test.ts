@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import bs58 from 'bs58';
 import { deployData, logData, resetEvent } from './events';
 import { hitsMotherlode, isSplitByRng, isSplitSquare, parimutuelReset, returnsReset, reverseBits, rng, topMinerSample, winningSquare } from './round-rules';
+import { PodReader } from './pod';
 import { roundV4 } from './state';
 
 const FIXTURES = join(__dirname, '../../../../fixtures');
@@ -38,29 +39,22 @@ describe('the port of the reset, against the golden vectors', () => {
 
 /** A Round of 952 bytes read field by field in the order of `api/src/state/round.rs` (bd617d1). */
 function readRound(bytes: Uint8Array) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-  let at = 8;
-  const u64 = () => {
-    const v = Number(view.getBigUint64(at, true));
-    at += 8;
-    return v;
+  const r = new PodReader(bytes);
+  return {
+    id: r.u64(),
+    deployed: r.squares(),
+    mass: r.squares(),
+    count: r.squares(),
+    slotHash: r.raw(),
+    expiresAt: r.u64(),
+    motherlode: r.u64(),
+    rentPayer: r.raw(),
+    rewards: r.squares(),
+    totalVaulted: r.u64(),
+    totalWinnings: r.u64(),
+    totalMiners: r.u64(),
+    topMiner: r.raw(),
   };
-  const u64s = () => Array.from({ length: 25 }, u64);
-  const raw = () => bytes.slice((at += 32) - 32, at);
-  const id = u64();
-  const deployed = u64s();
-  const mass = u64s();
-  const count = u64s();
-  const slotHash = raw();
-  const expiresAt = u64();
-  const motherlode = u64();
-  const rentPayer = raw();
-  const rewards = u64s();
-  const totalVaulted = u64();
-  const totalWinnings = u64();
-  const totalMiners = u64();
-  const topMiner = raw();
-  return { id, deployed, mass, count, slotHash, expiresAt, motherlode, rentPayer, rewards, totalVaulted, totalWinnings, totalMiners, topMiner };
 }
 
 describe('the port, against settled mainnet rounds', () => {
