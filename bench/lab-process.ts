@@ -56,25 +56,12 @@ export function deployLabBackTest(): Promise<DeployedService> {
   return deployService('lab-backtest', LAB_BACKTEST_ENV);
 }
 
-/** The part of an esbuild plugin the bundle below uses (esbuild is scripts/build.mjs's dependency, not the bench's). */
-interface ResolvePlugin {
-  readonly name: string;
-  setup(build: { onResolve(options: { filter: RegExp }, resolve: (args: { path: string; resolveDir: string }) => { path: string; external: boolean } | undefined): void }): void;
+/** What the bench takes from scripts/build.mjs (JavaScript without type declarations; esbuild is its dependency, not the bench's). */
+interface BuildScript {
+  bundle(entryPoints: Record<string, string>, outdir: string, plugins: readonly unknown[]): Promise<void>;
+  /** npm imports required from the checkout: a bench's bundle runs from .gridlab/, where no deploy-service.sh install sits beside it. */
+  readonly npmFromCheckout: unknown;
 }
-
-/**
- * npm imports required by the path they are installed at in the checkout: a bench's bundle
- * runs from .gridlab/, where no deploy-service.sh install sits beside it.
- */
-const NPM_FROM_CHECKOUT: ResolvePlugin = {
-  name: 'npm-from-checkout',
-  setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path.startsWith('@gridlab/') || args.path.startsWith('node:')) return undefined;
-      return { path: require.resolve(args.path, { paths: [args.resolveDir] }), external: true };
-    });
-  },
-};
 
 /**
  * Compiles `file`'s `measure()` with what it imports (the engine, @gridlab/* compiled in)
@@ -101,8 +88,8 @@ measure().then(
   );
   // A variable path: the build script is JavaScript without type declarations.
   const buildScript = join(WORKSPACE_ROOT, 'scripts/build.mjs');
-  const { bundle } = (await import(buildScript)) as { bundle(entryPoints: Record<string, string>, outdir: string, plugins: readonly ResolvePlugin[]): Promise<void> };
-  await bundle({ measure: entry }, dir, [NPM_FROM_CHECKOUT]);
+  const { bundle, npmFromCheckout } = (await import(buildScript)) as BuildScript;
+  await bundle({ measure: entry }, dir, [npmFromCheckout]);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--enable-source-maps', join(dir, 'measure.js')], {
       env: { ...process.env, ...LAB_BACKTEST_ENV },

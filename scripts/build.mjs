@@ -12,7 +12,7 @@
 //                                     their installed paths here, each `__dirname` the
 //                                     source's own directory (nothing copied), plus `suite`,
 //                                     the local suite runner itself
-// Benches import `bundle` to compile the engine as production does (bench/lab-process.ts).
+// Benches import `bundle` and `npmFromCheckout` to compile the engine as production does (bench/lab-process.ts).
 import { build } from 'esbuild';
 import { createRequire } from 'node:module';
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -50,15 +50,28 @@ export const LOCAL_BUILD_DIR = process.env.GRIDLAB_BUILD_DIR ?? join(ROOT, '.gri
  * every thread that imports the contracts: each lab-backtest worker, too).
  */
 const BUNDLED_NPM = ['@sinclair/typebox'];
-const externalNpm = {
-  name: 'external-npm',
-  setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path.startsWith('@gridlab/') || args.path.startsWith('node:') || BUNDLED_NPM.some((p) => args.path === p || args.path.startsWith(`${p}/`))) return undefined;
-      return { path: args.path, external: true };
-    });
-  },
-};
+
+/** The plugin leaving npm imports external, each required by `requirePath(import, importer's directory)`. */
+function externalNpmAs(name, requirePath) {
+  return {
+    name,
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.path.startsWith('@gridlab/') || args.path.startsWith('node:') || BUNDLED_NPM.some((p) => args.path === p || args.path.startsWith(`${p}/`))) return undefined;
+        return { path: requirePath(args.path, args.resolveDir), external: true };
+      });
+    },
+  };
+}
+
+/** As an image installs them: by name, from the deployed package's node_modules. */
+const externalNpm = externalNpmAs('external-npm', (path) => path);
+
+/**
+ * By the path they are installed at in this checkout: a --local build, or a bench's
+ * bundle, runs from it with no production install beside it.
+ */
+export const npmFromCheckout = externalNpmAs('npm-from-checkout', (path, dir) => createRequire(join(dir, 'x.js')).resolve(path));
 
 /**
  * `__dirname` of each bundled source becomes that source's directory under dist/assets/,
@@ -82,21 +95,11 @@ function assetDirnames(outdir, local, extraDirs = new Map()) {
   };
 }
 
-/** npm imports required by the path they are installed at in this checkout (a --local build runs from it). */
-const npmFromCheckout = {
-  name: 'npm-from-checkout',
-  setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path.startsWith('@gridlab/') || args.path.startsWith('node:') || BUNDLED_NPM.some((p) => args.path === p || args.path.startsWith(`${p}/`))) return undefined;
-      return { path: createRequire(join(args.resolveDir, 'x.js')).resolve(args.path), external: true };
-    });
-  },
-};
 
 /**
  * Bundles `entryPoints` (output name → source file) into `outdir` as the production build
- * does. `plugins` run before the build's own: a bench that runs its bundle from the
- * checkout, with no production install beside it, resolves npm imports its own way.
+ * does. `plugins` run before the build's own (`npmFromCheckout` for a bundle run from the
+ * checkout); `local` maps each `__dirname` to the checkout (see assetDirnames).
  */
 export async function bundle(entryPoints, outdir, plugins = [], local = undefined) {
   await build({
