@@ -155,7 +155,7 @@ export function sessionCookie(policy: CookiePolicy, token: string, maxAgeSeconds
 
 /** Set-Cookie that makes the browser forget the session cookie (same name, path and Secure, or it would not match). */
 export function clearedCookie(policy: CookiePolicy): string {
-  return [`${policy.name}=`, `Path=${policy.path}`, 'HttpOnly', 'SameSite=Strict', 'Max-Age=0', ...(policy.secure ? ['Secure'] : [])].join('; ');
+  return sessionCookie(policy, '', 0);
 }
 
 /** True for a host name that is the local machine (an http PUBLIC_ORIGIN is meant for one). */
