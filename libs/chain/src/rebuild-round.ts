@@ -9,6 +9,14 @@
  * A rebuilt round is checked against its ResetEvent: the winning square and `rng` from
  * the logged slot hash, `total_deployed`, `deployed_winning_square`, and the miners
  * field; one that does not add up is refused with the reason, never stored.
+ *
+ * Some deploys do not show their squares: until the program logged the squares taken
+ * (2025-12-30; every round whose ResetEvent is 136 bytes or more is later), an automated
+ * deploy took its squares from the miner's Automation account, not from the instruction
+ * or the event. Such a round is rebuilt *partly*: what the ResetEvent and the deploys
+ * that do show establish is kept (the totals, the outcome, the winning square's stake
+ * inverted from the reset's arithmetic, its miners), every other per-square figure is
+ * unknown, never guessed.
  */
 import { ORE_BASE_UNITS, ROUND_LEN_CURRENT, ROUND_LEN_V3, ROUND_LEN_V3_LEGACY, SPLIT_ADDRESS, SQUARES } from './ore-layout';
 import type { RoundAccount, RoundLayout } from './round.codec';
@@ -42,7 +50,19 @@ export type RebuildRefusal =
   /** Neither the account's creation nor a neighbour says which layout the round had. */
   | 'unknown_layout'
   /** The deploys and the ResetEvent do not add up. */
-  | 'mismatch';
+  | 'mismatch'
+  /** A voided round some of whose deploys do not show what they staked: its total is not known. */
+  | 'unprovable';
+
+/** The figures of a partly rebuilt round that its transactions do not establish. */
+export interface UnknownFigures {
+  readonly deployed: number;
+  readonly count: number;
+  readonly totalMiners: boolean;
+}
+
+export const ALL_KNOWN: UnknownFigures = { deployed: 0, count: 0, totalMiners: false };
+const ALL_SQUARES = (1 << SQUARES) - 1;
 
 /** What the rebuild did not read: parts of its transactions that did not decode, by reason. */
 interface SkippedParts {
@@ -59,17 +79,33 @@ export type RebuildResult = (
       /** Deploys summed (events or instructions). */
       readonly deploys: number;
       readonly from: 'events' | 'instructions';
+      /**
+       * What the transactions do not establish: squares whose `deployed` or `count` is not
+       * known (bit i = square i; the account holds 0 there), and whether `total_miners`
+       * is. All zero and true for a round every deploy of which shows its squares.
+       */
+      readonly unknown: UnknownFigures;
     }
   | { readonly ok: false; readonly reason: RebuildRefusal; readonly detail: string }
 ) &
   SkippedParts;
 
 interface Tally {
+  /** Per square, what the deploys that show their squares put there. */
   readonly deployed: number[];
   readonly count: number[];
-  /** Distinct miners who deployed at least one square. */
-  readonly miners: number;
+  /** Distinct miners who deployed at least one square (null: not known). */
+  readonly miners: number | null;
   readonly deploys: number;
+  /** Deploys whose squares are not shown (null: none). */
+  readonly hidden: HiddenDeploys | null;
+}
+
+/** What the deploys that do not show their squares staked. */
+interface HiddenDeploys {
+  readonly deploys: number;
+  /** Lamports they staked, when their events say (amount x squares); null before events. */
+  readonly lamports: number | null;
 }
 
 /** Rebuilds round `roundId` from its transactions (pure). */
@@ -104,19 +140,21 @@ export function rebuildRound(input: RebuildInput): RebuildResult {
   if (layout === null) return refuse('unknown_layout', `round ${roundId}: no transaction shows the account's creation and no neighbour's layout is known`);
 
   const events = ok.flatMap((t) => t.events.filter((e): e is DeployEvent => e.kind === 'deploy' && e.roundId === roundId));
-  const tally = events.length > 0 ? tallyEvents(events) : tallyInstructions(ok, input.roundAddress);
+  // The 136-byte ResetEvent (2026-01-13) came after the DeployEvent's mask became the squares taken (2025-12-30).
+  const masksShowSquares = reset.length >= 136;
+  const tally = events.length > 0 ? tallyEvents(events, masksShowSquares) : tallyInstructions(ok, input.roundAddress);
   if (typeof tally === 'string') return refuse('mismatch', `round ${roundId}: ${tally}`);
+  const settledAt = resetTx.blockTime === null ? null : new Date(resetTx.blockTime * 1000);
+  const from = events.length > 0 ? 'events' : 'instructions';
 
+  if (tally.hidden !== null) {
+    const partial = partlyKnown(reset, slotHash, layout, tally);
+    if (typeof partial === 'string') return refuse(partial.startsWith('unprovable:') ? 'unprovable' : 'mismatch', `round ${roundId}: ${partial.replace(/^unprovable: /, '')}`);
+    return { ok: true, account: toAccount(roundId, layout, reset, slotHash, partial.tally, partial.totalDeployed), settledAt, deploys: tally.deploys, from, unknown: partial.unknown, ...skipped };
+  }
   const mismatch = check(reset, slotHash, tally);
   if (mismatch !== null) return refuse('mismatch', `round ${roundId}: ${mismatch}`);
-  return {
-    ok: true,
-    account: toAccount(roundId, layout, reset, slotHash, tally),
-    settledAt: resetTx.blockTime === null ? null : new Date(resetTx.blockTime * 1000),
-    deploys: tally.deploys,
-    from: events.length > 0 ? 'events' : 'instructions',
-    ...skipped,
-  };
+  return { ok: true, account: toAccount(roundId, layout, reset, slotHash, tally), settledAt, deploys: tally.deploys, from, unknown: ALL_KNOWN, ...skipped };
 }
 
 function skippedParts(transactions: readonly OreTransaction[]): SkippedParts {
@@ -153,59 +191,106 @@ function layoutOf(transactions: readonly OreTransaction[], roundAddress: string)
 /**
  * Sums deploys the way the program applies them: a miner's square already deployed to
  * this round is skipped, so only its first deploy on a square counts. (Since 2025-12-30
- * the event's mask holds only the squares deployed; before, the squares asked for.)
+ * the event's mask holds only the squares deployed; before, the squares asked for, or for
+ * an automated deploy whatever its executor passed: the event's `amount` and
+ * `total_squares` are still what it staked.)
  */
-function tallyEvents(events: readonly DeployEvent[]): Tally | string {
+function tallyEvents(events: readonly DeployEvent[], masksShowSquares: boolean): Tally | string {
   const t = newTally();
-  const held = new Map<string, number>();
   for (const e of events) {
-    const effective = apply(t, held, e.authority, e.mask, e.amount);
+    if (e.strategy !== null && !masksShowSquares) {
+      t.hide(e.authority, e.totalSquares > 0, e.amount * e.totalSquares);
+      continue;
+    }
+    if (t.isHidden(e.authority)) {
+      // Which of the squares it asked for this miner already held is not known.
+      t.hide(e.authority, e.totalSquares > 0, e.amount * e.totalSquares);
+      continue;
+    }
+    const effective = t.apply(e.authority, e.mask, e.amount);
     if (popcount(effective) !== e.totalSquares) {
       return `a deploy of ${e.authority} deployed ${e.totalSquares} squares but its mask gives ${popcount(effective)} new ones`;
     }
   }
-  return finish(t, held);
+  return t.finish();
 }
 
 /**
  * Before the DeployEvent (2025-12-08): the successful Deploy instructions whose round
  * (the account where the program reads it) is this one. A call that merely lists the
- * round's address elsewhere among its accounts deployed to another round.
+ * round's address elsewhere among its accounts deployed to another round. An automated
+ * call's squares, stake and even whether it took a square are not shown.
  */
 function tallyInstructions(transactions: readonly OreTransaction[], roundAddress: string): Tally {
   const t = newTally();
-  const held = new Map<string, number>();
   for (const tx of transactions) {
-    for (const d of tx.deploys) if (d.rounds.includes(roundAddress)) apply(t, held, d.authority, d.args.squares, d.args.amount);
+    for (const d of tx.deploys) {
+      if (!d.rounds.includes(roundAddress)) continue;
+      if (d.automated || t.isHidden(d.authority)) t.hide(d.authority, null, null);
+      else t.apply(d.authority, d.args.squares, d.args.amount);
+    }
   }
-  return finish(t, held);
+  return t.finish();
 }
 
-function newTally(): { deployed: number[]; count: number[]; deploys: number } {
-  return { deployed: new Array<number>(SQUARES).fill(0), count: new Array<number>(SQUARES).fill(0), deploys: 0 };
+/** A round's deploys summed in the order they ran, with the miners whose squares are not all shown. */
+class TallyBuilder {
+  readonly deployed = new Array<number>(SQUARES).fill(0);
+  readonly count = new Array<number>(SQUARES).fill(0);
+  deploys = 0;
+  /** Squares each miner holds, from the deploys that show them. */
+  private readonly held = new Map<string, number>();
+  /** Miners with a deploy that does not show its squares: true once it is known to have taken one, null if that is not known. */
+  private readonly hiddenMiners = new Map<string, boolean | null>();
+  private hiddenDeploys = 0;
+  private hiddenLamports: number | null = 0;
+
+  isHidden(authority: string): boolean {
+    return this.hiddenMiners.has(authority);
+  }
+
+  /** A deploy that shows its squares; returns the squares it took. */
+  apply(authority: string, mask: number, amount: number): number {
+    const before = this.held.get(authority) ?? 0;
+    const effective = amount > 0 ? mask & ~before : 0;
+    this.deploys++;
+    if (effective === 0) {
+      if (!this.held.has(authority)) this.held.set(authority, 0);
+      return 0;
+    }
+    this.held.set(authority, before | effective);
+    for (let s = 0; s < SQUARES; s++) {
+      if ((effective & (1 << s)) === 0) continue;
+      this.deployed[s]! += amount;
+      this.count[s]! += 1;
+    }
+    return effective;
+  }
+
+  /** A deploy that does not show its squares: whether it took any (null: not shown) and what it staked (null: not shown). */
+  hide(authority: string, tookSquares: boolean | null, lamports: number | null): void {
+    this.deploys++;
+    this.hiddenDeploys++;
+    this.hiddenLamports = this.hiddenLamports === null || lamports === null ? null : this.hiddenLamports + lamports;
+    const known = this.hiddenMiners.get(authority);
+    this.hiddenMiners.set(authority, known === true || tookSquares === true ? true : known === null || tookSquares === null ? null : false);
+  }
+
+  finish(): Tally {
+    let miners: number | null = 0;
+    for (const [authority, squares] of this.held) if (squares !== 0 && !this.hiddenMiners.has(authority)) miners++;
+    for (const [authority, took] of this.hiddenMiners) {
+      if (miners === null) break;
+      if (took === null) miners = (this.held.get(authority) ?? 0) !== 0 ? miners + 1 : null;
+      else if (took || (this.held.get(authority) ?? 0) !== 0) miners++;
+    }
+    const hidden = this.hiddenDeploys === 0 ? null : { deploys: this.hiddenDeploys, lamports: this.hiddenLamports };
+    return { deployed: this.deployed, count: this.count, deploys: this.deploys, miners, hidden };
+  }
 }
 
-function apply(t: { deployed: number[]; count: number[]; deploys: number }, held: Map<string, number>, authority: string, mask: number, amount: number): number {
-  const before = held.get(authority) ?? 0;
-  const effective = amount > 0 ? mask & ~before : 0;
-  t.deploys++;
-  if (effective === 0) {
-    if (!held.has(authority)) held.set(authority, 0);
-    return 0;
-  }
-  held.set(authority, before | effective);
-  for (let s = 0; s < SQUARES; s++) {
-    if ((effective & (1 << s)) === 0) continue;
-    t.deployed[s]! += amount;
-    t.count[s]! += 1;
-  }
-  return effective;
-}
-
-function finish(t: { deployed: number[]; count: number[]; deploys: number }, held: Map<string, number>): Tally {
-  let miners = 0;
-  for (const squares of held.values()) if (squares !== 0) miners++;
-  return { ...t, miners };
+function newTally(): TallyBuilder {
+  return new TallyBuilder();
 }
 
 function popcount(mask: number): number {
@@ -238,16 +323,90 @@ function check(reset: ResetEvent, slotHash: Uint8Array, t: Tally): string | null
 }
 
 /**
+ * A round some of whose deploys do not show their squares (only v3 rounds: the DeployEvent
+ * logs the squares taken since 2025-12-30). What its ResetEvent still establishes, by the
+ * v3 parimutuel reset (`program/src/reset.rs` at 12274aa, lines 126-186):
+ * - nobody on the winning square: `total_vaulted = total - total/100`, nothing won,
+ *   `num_winners` 0;
+ * - else `A = total_winnings + total_vaulted = L - L/100`, with L the other squares'
+ *   SOL, and `total_vaulted = A/10`; L, so the winning square's stake `total - L`,
+ *   follows from A, except when A is a multiple of 99 (L and L - 1 both give it: then
+ *   the stake is unknown);
+ * - `num_winners` is the winning square's miners (`round.count[w]`).
+ * What the deploys that show their squares put anywhere must fit inside these figures.
+ * Returns the figures (0 where unknown) or why the round does not add up; a reason
+ * starting `unprovable:` is a voided round whose total is not shown.
+ */
+function partlyKnown(reset: ResetEvent, slotHash: Uint8Array, layout: RoundLayout, t: Tally): { tally: Tally; unknown: UnknownFigures; totalDeployed: number } | string {
+  const hidden = t.hidden!;
+  if (layout === ROUND_LEN_CURRENT) return `${hidden.deploys} deploys do not show their squares, which a 952-byte round's events always do`;
+  const square = winningSquare(slotHash);
+  if (square !== reset.winningSquare) return `the logged slot hash gives winning square ${square}, the ResetEvent ${reset.winningSquare}`;
+  const shown = t.deployed.reduce((a, b) => a + b, 0);
+  const unknownMiners = t.miners === null || layout === ROUND_LEN_V3_LEGACY;
+  const zeros = (): number[] => new Array<number>(SQUARES).fill(0);
+  if (square === null) {
+    if (hidden.lamports === null) return `unprovable: voided, and ${hidden.deploys} automated deploys do not show what they staked (the reset logs no total)`;
+    const total = shown + hidden.lamports;
+    // The v3 voided reset zeroes total_deployed before it logs it.
+    if (reset.totalDeployed !== total && reset.totalDeployed !== 0) return `deploys sum to ${total} lamports, the ResetEvent's total_deployed is ${reset.totalDeployed}`;
+    return {
+      tally: { ...t, deployed: zeros(), count: zeros(), miners: t.miners ?? 0 },
+      unknown: { deployed: ALL_SQUARES, count: ALL_SQUARES, totalMiners: unknownMiners },
+      totalDeployed: total,
+    };
+  }
+  const total = reset.totalDeployed;
+  if (hidden.lamports !== null && shown + hidden.lamports !== total) {
+    return `deploys sum to ${shown + hidden.lamports} lamports (${hidden.lamports} of them automated), the ResetEvent's total_deployed is ${total}`;
+  }
+  if (shown > total) return `the deploys that show their squares sum to ${shown} lamports, more than the ResetEvent's total_deployed ${total}`;
+  const shownOnSquare = t.deployed[square]!;
+  const tw = reset.totalWinnings;
+  const tv = reset.totalVaulted;
+  let onSquare: number | null;
+  let minersOnSquare: number | null;
+  if (tw === 0 && tv === total - Math.floor(total / 100)) {
+    onSquare = 0;
+    minersOnSquare = 0;
+    if (shownOnSquare > 0) return `deploys put ${shownOnSquare} on the winning square, where the reset found nobody`;
+  } else {
+    const afterFee = tw + tv;
+    if (tv !== Math.floor(afterFee / 10)) return `total_vaulted ${tv} is not a tenth of the ${afterFee} lamports won and vaulted`;
+    const first = afterFee + Math.floor(afterFee / 99);
+    const losing = (afterFee > 0 && afterFee % 99 === 0 ? [first - 1, first] : [first]).filter(
+      (l) => l - Math.floor(l / 100) === afterFee && total - l >= Math.max(1, shownOnSquare) && l >= shown - shownOnSquare,
+    );
+    if (losing.length === 0) return `no stake on winning square ${square} gives total_winnings ${tw} and total_vaulted ${tv} from total_deployed ${total} and the deploys shown`;
+    onSquare = losing.length === 1 ? total - losing[0]! : null;
+    minersOnSquare = reset.minersField;
+    if (minersOnSquare !== null && (minersOnSquare < Math.max(1, t.count[square]!))) {
+      return `the ResetEvent's num_winners ${minersOnSquare} is fewer than the ${t.count[square]} miners the deploys shown put on the winning square`;
+    }
+  }
+  const deployed = zeros();
+  const count = zeros();
+  deployed[square] = onSquare ?? 0;
+  count[square] = minersOnSquare ?? 0;
+  const bit = 1 << square;
+  return {
+    tally: { ...t, deployed, count, miners: t.miners ?? 0 },
+    unknown: { deployed: onSquare === null ? ALL_SQUARES : ALL_SQUARES & ~bit, count: minersOnSquare === null ? ALL_SQUARES : ALL_SQUARES & ~bit, totalMiners: unknownMiners },
+    totalDeployed: total,
+  };
+}
+
+/**
  * The account as the program left it after the reset. What the chain no longer holds is
  * left empty: `mass` (never written by the program), the rent payer, and the board's
  * production cost (which is not part of the account).
  */
-function toAccount(id: number, layout: RoundLayout, reset: ResetEvent, slotHash: Uint8Array, t: Tally): RoundAccount {
+function toAccount(id: number, layout: RoundLayout, reset: ResetEvent, slotHash: Uint8Array, t: Tally, totalDeployed?: number): RoundAccount {
   const current = layout === ROUND_LEN_CURRENT;
   const voided = isVoidedSlotHash(slotHash);
   // The prize the reset minted for the winning square: 1 ORE, less near the supply cap; the rest went to the motherlode pool.
   const reward = Math.min(reset.totalMinted, ORE_BASE_UNITS);
-  const total = t.deployed.reduce((a, b) => a + b, 0);
+  const total = totalDeployed ?? t.deployed.reduce((a, b) => a + b, 0);
   return {
     layout,
     id,

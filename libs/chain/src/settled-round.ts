@@ -1,6 +1,7 @@
 import type { PayoutRule, Round, RoundSource } from '@gridlab/contracts';
 import { toHex } from './bytes';
 import { ROUND_LEN_CURRENT } from './ore-layout';
+import type { UnknownFigures } from './rebuild-round';
 import type { RoundAccount } from './round.codec';
 import { winningSquare } from './rng';
 
@@ -13,6 +14,8 @@ export interface SettlementContext {
   readonly source?: RoundSource;
   /** The motherlode pool the round played for, as seen while it was live; null when not seen. */
   readonly motherlodePool?: number | null;
+  /** What a round rebuilt from its transactions does not establish (default: everything is known). */
+  readonly unknown?: UnknownFigures;
 }
 
 /**
@@ -22,6 +25,15 @@ export interface SettlementContext {
  */
 export function toSettledRound(account: RoundAccount, settledAt: Date, context: SettlementContext): Round {
   const current = account.layout === ROUND_LEN_CURRENT;
+  const unknown = context.unknown;
+  if (unknown !== undefined && (unknown.deployed !== 0 || unknown.count !== 0 || unknown.totalMiners)) {
+    return {
+      ...toSettledRound(account, settledAt, { payoutRule: context.payoutRule, productionCost: context.productionCost, motherlodePool: context.motherlodePool ?? null, source: 'transactions_partial' }),
+      deployed: account.deployed.map((v, s) => ((unknown.deployed >>> s) & 1 ? null : v)),
+      count: account.count.map((v, s) => ((unknown.count >>> s) & 1 ? null : v)),
+      totalMiners: unknown.totalMiners ? null : account.totalMiners,
+    };
+  }
   return {
     id: account.id,
     deployed: [...account.deployed],

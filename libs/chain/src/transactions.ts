@@ -64,6 +64,9 @@ export interface TransactionJson {
     readonly err: unknown;
     readonly innerInstructions?: readonly { readonly index: number; readonly instructions: readonly (InstructionJson | ParsedInstructionJson)[] }[] | null;
     readonly logMessages?: readonly string[] | null;
+    /** Lamports of every account before and after, in account-key order (loaded addresses last). */
+    readonly preBalances?: readonly number[] | null;
+    readonly postBalances?: readonly number[] | null;
     readonly loadedAddresses?: { readonly writable: readonly string[]; readonly readonly: readonly string[] } | null;
   } | null;
 }
@@ -72,6 +75,14 @@ export interface TransactionJson {
 interface DeployCall {
   readonly authority: string;
   readonly args: DeployArgs;
+  /**
+   * The miner's Automation deployed, not the instruction: the signer is not the authority
+   * (only an automation's executor may sign for another wallet), or the automation
+   * account (the third) paid lamports in the transaction (an executor may be the
+   * authority itself). The program then takes the squares and amount from the
+   * automation, which the transaction does not show (`program/src/deploy.rs`, 12274aa).
+   */
+  readonly automated: boolean;
   /**
    * The accounts at the positions the program reads its round from, whichever account
    * order the call used (see DEPLOY_ROUND_POSITIONS); not every account the call names.
@@ -170,7 +181,7 @@ export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransac
   const own = message.accountKeys.some((k) => typeof k !== 'string') ? message.accountKeys.map((k) => (typeof k === 'string' ? k : k?.pubkey)) : message.accountKeys;
   // A legacy transaction loads no addresses: its own keys are all of them, no copy needed.
   const keys = (writable.length === 0 && readOnly.length === 0 ? own : [...own, ...writable, ...readOnly]) as readonly unknown[];
-  const read = new Reader(keys, ids, signature);
+  const read = new Reader(keys, ids, signature, paidOut(keys, meta.preBalances, meta.postBalances));
   const groups = meta.innerInstructions ?? [];
   // Inner instructions run inside the top-level instruction they follow: keep that order.
   const innerByIndex = new Map<number, readonly (InstructionJson | ParsedInstructionJson)[]>();
@@ -213,6 +224,8 @@ class Reader {
     private readonly keys: readonly unknown[],
     private readonly ids: OreIds,
     private readonly signature: string,
+    /** Accounts whose lamports went down in the transaction. */
+    private readonly payers: ReadonlySet<string>,
   ) {}
 
   visit(ix: InstructionJson | ParsedInstructionJson, inner: boolean): void {
@@ -245,7 +258,8 @@ class Reader {
     if (args !== null && accounts.length >= 2) {
       const rounds: string[] = [];
       for (const at of DEPLOY_ROUND_POSITIONS) if (at < accounts.length) rounds.push(accounts[at]!);
-      this.deploys.push({ authority: accounts[1]!, args, rounds });
+      const automated = accounts[0] !== accounts[1] || (accounts.length > 2 && this.payers.has(accounts[2]!));
+      this.deploys.push({ authority: accounts[1]!, args, rounds, automated });
     }
   }
 
@@ -294,6 +308,18 @@ class Reader {
   private skip(reason: SkipReason, detail: string): void {
     this.skipped.push({ reason, detail: `transaction ${this.signature}: ${detail}` });
   }
+}
+
+/** The accounts whose balance fell in the transaction; none when the node gave no balances. */
+function paidOut(keys: readonly unknown[], pre: readonly number[] | null | undefined, post: readonly number[] | null | undefined): ReadonlySet<string> {
+  const payers = new Set<string>();
+  if (!isList(pre) || !isList(post)) return payers;
+  const n = Math.min(keys.length, pre.length, post.length);
+  for (let i = 0; i < n; i++) {
+    const k = keys[i];
+    if (typeof k === 'string' && typeof pre[i] === 'number' && typeof post[i] === 'number' && post[i]! < pre[i]!) payers.add(k);
+  }
+  return payers;
 }
 
 function messageOf(error: unknown): string {

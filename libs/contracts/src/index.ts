@@ -14,8 +14,8 @@ import { addSchemas, compileValidator } from './validate';
 import { keySharedSchema, liveSnapshotSchema, logEventSchema, roundOpenedSchema, roundSchema } from './schemas';
 
 export { natsNames, DUPLICATE_WINDOW_MS, CORRELATION_HEADER, type NatsNames } from './names';
-export type { Round, PayoutRule, RoundSource, LiveSnapshot, LiveGame, LiveStatus, RoundOpened, KeyShared, LogEvent, EventKind } from './schemas';
-export { EVENT_KINDS, eventMatchesKind, roundSchema, liveGameSchema, liveSnapshotSchema, roundOpenedSchema, keySharedSchema, logEventSchema, payoutRuleSchema } from './schemas';
+export type { Round, KnownRound, PayoutRule, RoundSource, LiveSnapshot, LiveGame, LiveStatus, RoundOpened, KeyShared, LogEvent, EventKind } from './schemas';
+export { EVENT_KINDS, eventMatchesKind, isFullyKnown, roundSchema, liveGameSchema, liveSnapshotSchema, roundOpenedSchema, keySharedSchema, logEventSchema, payoutRuleSchema } from './schemas';
 export { compileValidator, type Validator } from './validate';
 export { dateTimeMs, isDateTime } from './date-time';
 export { Type, nullable, literals, described, type Static, type TSchema } from './kit';

@@ -7,6 +7,7 @@ const MAX = Number.MAX_SAFE_INTEGER;
 const lamports = Type.Integer({ minimum: 0, maximum: MAX });
 const nullableLamports = nullable(lamports);
 const squares = Type.Array(lamports, { minItems: 25, maxItems: 25 });
+const partlyKnownSquares = Type.Array(nullableLamports, { minItems: 25, maxItems: 25 });
 const square = Type.Integer({ minimum: 0, maximum: 24 });
 const count = Type.Integer({ minimum: 0 });
 const isoTime = Type.String({ format: 'date-time' });
@@ -17,9 +18,9 @@ export const payoutRuleSchema = literals(['parimutuel', 'returns'], {
 /** How a round paid its miners (SPEC 3): SOL shared by the winners, or returned per square. */
 export type PayoutRule = Static<typeof payoutRuleSchema>;
 
-const roundSourceSchema = literals(['account', 'transactions', 'import'], {
+const roundSourceSchema = literals(['account', 'transactions', 'transactions_partial', 'import'], {
   description:
-    "Where the round was read. `account`: its Round account on chain (settledAt is when Gridlab saw it settle). `transactions`: its account had been closed, so it was rebuilt from the program's events in its transactions (the ResetEvent's totals, the deploys summed per square, the reset's logged slot hash) and checked against the ResetEvent; settledAt is the reset's block time, productionCost is null, and totalMiners counts the distinct miners that deployed. `import`: loaded from a history file that did not say where its rounds came from. The program never writes the per-square `mass`, so no round carries it.",
+    "Where the round was read. `account`: its Round account on chain (settledAt is when Gridlab saw it settle). `transactions`: its account had been closed, so it was rebuilt from the program's events in its transactions (the ResetEvent's totals, the deploys summed per square, the reset's logged slot hash) and checked against the ResetEvent; settledAt is the reset's block time, productionCost is null, and totalMiners counts the distinct miners that deployed. `transactions_partial`: rebuilt from its transactions like `transactions`, but partly known: some of its deploys were made by an automation before 2025-12-30, when neither the instruction nor the program's event showed the squares the automation chose, so the per-square `deployed` and `count` are null except where the ResetEvent proves them (the winning square's stake and miners, usually), and `totalMiners` is null when the deploys do not show it; the totals, the winning square and the outcome are exact. `import`: loaded from a history file that did not say where its rounds came from. The program never writes the per-square `mass`, so no round carries it.",
 });
 /** Where a stored round came from: its account, its transactions (the account was closed; SPEC 3.2), or an imported file. */
 export type RoundSource = Static<typeof roundSourceSchema>;
@@ -27,8 +28,8 @@ export type RoundSource = Static<typeof roundSourceSchema>;
 export const roundSchema = Type.Object(
   {
     id: lamports,
-    deployed: squares,
-    count: squares,
+    deployed: described(partlyKnownSquares, 'Lamports per square; null where not known (only in a `transactions_partial` round)'),
+    count: described(partlyKnownSquares, 'Miners per square; null where not known (only in a `transactions_partial` round)'),
     winningSquare: described(nullable(square), 'null when the round was voided (every stake refunded, under every rule)'),
     totalDeployed: described(
       lamports,
@@ -39,7 +40,7 @@ export const roundSchema = Type.Object(
       "parimutuel: the SOL (after fees) of the losing squares, shared pro rata by the winning square's miners, who also get their own stake back less 1%. returns: the SOL returned to miners on every square (the program's total_returned_sol): each square's SOL less its admin fee, and on losing squares less the protocol fee too. A voided 952-byte round: the refund.",
     ),
     totalVaulted: described(lamports, 'parimutuel: 10% of the losing SOL after the admin fee. returns: the protocol fees of the losing squares.'),
-    totalMiners: lamports,
+    totalMiners: described(nullableLamports, 'Distinct miners of the round; null where not known (only in a `transactions_partial` round)'),
     motherlode: described(lamports, 'ORE base units paid out of the motherlode this round (0 when it was not hit)'),
     topMinerReward: described(
       lamports,
@@ -82,6 +83,12 @@ export const roundSchema = Type.Object(
   },
 );
 export type Round = Static<typeof roundSchema>;
+/** A round whose every figure is known: every source but `transactions_partial`. */
+export type KnownRound = Omit<Round, 'deployed' | 'count' | 'totalMiners'> & { deployed: number[]; count: number[]; totalMiners: number };
+/** Whether every per-square figure of `round` is known (what replays, EV and per-square statistics need). */
+export function isFullyKnown(round: Round): round is KnownRound {
+  return round.source !== 'transactions_partial';
+}
 
 const liveStatusSchema = literals(['waiting', 'active', 'intermission']);
 export type LiveStatus = Static<typeof liveStatusSchema>;
@@ -191,7 +198,7 @@ const eventBranches = [
       thresholdSol: described(solAmount, 'the bar this round cleared: the multiplier setting times the recent median, in SOL'),
       multiplier: described(solAmount, 'deployedSol divided by the median of the window'),
       winningSquare: square,
-      totalMiners: count,
+      totalMiners: described(nullable(count), "the round's distinct miners; null for a partly known round that does not show them"),
     },
     { ...closed, description: "The round's deployed SOL reached the multiplier setting times the recent median." },
   ),

@@ -84,8 +84,8 @@ export function storedRound(
   previous: PayoutRule | null,
   fallbackAt: Date,
 ): { ok: true; round: Round } | { ok: false; detail: string } {
-  const { account, settledAt } = fetched.result;
+  const { account, settledAt, unknown } = fetched.result;
   const inference = inferPayoutRule(account, previous);
   if (!inference.ok) return { ok: false, detail: inference.detail };
-  return { ok: true, round: toSettledRound(account, settledAt ?? fallbackAt, { payoutRule: inference.rule, productionCost: null, source: 'transactions' }) };
+  return { ok: true, round: toSettledRound(account, settledAt ?? fallbackAt, { payoutRule: inference.rule, productionCost: null, source: 'transactions', unknown }) };
 }

@@ -2,6 +2,7 @@
  * A history fill against the devnet (rounds closed, only their transactions left) into a
  * real database: resumable, in id order, refusals recorded and tried again with back-off.
  */
+import type { KnownRound, Round } from '@gridlab/contracts';
 import { OrePdas, SolanaRpc } from '@gridlab/chain';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
@@ -134,7 +135,7 @@ describe('a refused round', () => {
     expect(await fillHistory({ fromId: 5, toId: 8 }, fetcher, fillStore)).toMatchObject({ total: 1, stored: 1, retried: 1, recovered: 1 });
     expect(await ownHistory.refused()).toEqual([]);
     const truth = devnet.settledRounds().filter((r) => r.id >= 5 && r.id <= 8);
-    const strip = (r: (typeof truth)[number]) => ({ ...r, settledAt: '', productionCost: null, source: 'account', motherlodePool: null });
+    const strip = (r: Round | KnownRound) => ({ ...r, settledAt: '', productionCost: null, source: 'account', motherlodePool: null });
     expect((await new RoundRepository(ownPool).getRounds({ fromId: 5, toId: 8 })).map(strip)).toEqual(truth.map(strip));
   });
 

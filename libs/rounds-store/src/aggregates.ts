@@ -25,6 +25,8 @@ export interface RoundOutcomes {
 export interface RoundSums {
   readonly rounds: number;
   readonly voided: number;
+  /** Partly known rounds (`transactions_partial`). */
+  readonly partial: number;
   readonly firstId: number;
   readonly lastId: number;
   readonly totalDeployed: bigint;
@@ -98,15 +100,21 @@ export function sumBatch(batch: RoundBatch, rows: readonly number[] | null): Rou
   let firstId = Number.POSITIVE_INFINITY;
   let lastId = Number.NEGATIVE_INFINITY;
   const count = rows === null ? batch.length : rows.length;
-  const { ids, winners, rules, deployed: squares, totalDeployed, totalWinnings, oreReward, motherlode, productionCost } = batch;
+  const { ids, winners, rules, deployed: squares, totalDeployed, totalWinnings, oreReward, motherlode, productionCost, partial: partialRows } = batch;
+  let partial = 0;
   for (let k = 0; k < count; k++) {
     const i = rows === null ? k : rows[k]!;
     const id = ids[i]!;
     if (id < firstId) firstId = id;
     if (id > lastId) lastId = id;
+    partial += partialRows[i]!;
     add(acc, DEPLOYED, totalDeployed[i]!);
     add(acc, WINNINGS, totalWinnings[i]!);
-    for (let s = 0; s < SQUARES; s++) add(acc, BY_SQUARE + s, squares[i * SQUARES + s]!);
+    // A partly known round's unknown squares (-1) add nothing: the sums are of what is known.
+    for (let s = 0; s < SQUARES; s++) {
+      const v = squares[i * SQUARES + s]!;
+      if (v > 0) add(acc, BY_SQUARE + s, v);
+    }
     const w = winners[i]!;
     if (w < 0) {
       voided++;
@@ -116,9 +124,13 @@ export function sumBatch(batch: RoundBatch, rows: readonly number[] | null): Rou
     const rule = rules[i]!;
     const slot = RULE + 4 * rule;
     ruleRounds[rule]!++;
-    add(acc, slot + RULE_DEPLOYED, totalDeployed[i]!);
-    add(acc, slot + RULE_WINNINGS, totalWinnings[i]!);
-    add(acc, slot + RULE_WINNER_STAKE, squares[i * SQUARES + w]!);
+    const winnerStake = squares[i * SQUARES + w]!;
+    // What a round paid back needs its winning square's stake: one where it is not known stays out of the house-edge sums.
+    if (winnerStake >= 0) {
+      add(acc, slot + RULE_DEPLOYED, totalDeployed[i]!);
+      add(acc, slot + RULE_WINNINGS, totalWinnings[i]!);
+      add(acc, slot + RULE_WINNER_STAKE, winnerStake);
+    }
     const reward = oreReward[i]!;
     if (reward >= 0) {
       // The reward plus any motherlode, added apart: together they can pass 2^53.
@@ -141,6 +153,7 @@ export function sumBatch(batch: RoundBatch, rows: readonly number[] | null): Rou
   return {
     rounds: count,
     voided,
+    partial,
     firstId,
     lastId,
     totalDeployed: exact(acc, DEPLOYED),

@@ -205,8 +205,10 @@ function writeSquares(data: Buffer, p: number, out: Buffer, w: number): number {
     const q = p + i * 8;
     const lo = (data[q]! | (data[q + 1]! << 8) | (data[q + 2]! << 16)) + data[q + 3]! * 0x100_0000;
     const hi = data[q + 4]! | (data[q + 5]! << 8) | (data[q + 6]! << 16);
-    // Stored lamports are below 2^53 (checked at ingestion): the top byte is zero.
-    w = writeUint(out, w, hi === 0 ? lo : lo + hi * TWO_32);
+    // Stored figures are below 2^53 (checked at ingestion): the top byte is zero, except
+    // in u64::MAX, a partly known round's figure that is not known.
+    if (data[q + 7] !== 0) w = put(out, w, V_NULL);
+    else w = writeUint(out, w, hi === 0 ? lo : lo + hi * TWO_32);
   }
   return w;
 }
@@ -236,10 +238,10 @@ function writeRoundLine(data: Buffer, p: number, out: Buffer, w: number): number
   w = put(out, w, K_WINNING);
   w = wsLen < 0 ? put(out, w, V_NULL) : writeInt(out, w, data.readInt16BE(at));
   p = at + Math.max(0, wsLen);
+  // total_miners is NULL in a partly known round that does not show it.
   for (const key of TOTAL_KEYS) {
-    at = p + 4;
-    w = writeInt(out, put(out, w, key), int8(data, at));
-    p = at + data.readInt32BE(p);
+    w = writeNullableInt8(data, p, out, put(out, w, key));
+    p += 4 + Math.max(0, data.readInt32BE(p));
   }
   at = p + 4;
   w = put(out, w, K_SLOT_HASH);

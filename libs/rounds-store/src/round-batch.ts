@@ -4,8 +4,9 @@ import * as table from './rounds-table';
 
 // Bound to module constants: an imported binding is read through a getter on every use
 // once compiled to CommonJS, which the per-row loops below pay measurably.
-const { COPY_HEADER_BYTES, COPY_SIGNATURE, MAX_TUPLE_BYTES, SQUARES } = table;
+const { COPY_HEADER_BYTES, COPY_SIGNATURE, MAX_TUPLE_BYTES, SQUARES, UNKNOWN_SQUARE_WORD } = table;
 
+const PARTIAL_SOURCE = SOURCE_CODES.transactions_partial;
 /** Longest base58 address (32 bytes). */
 const ADDRESS_MAX = 44;
 const TWO_32 = 0x1_0000_0000;
@@ -15,7 +16,7 @@ const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
 /**
  * One round as plain numbers and bytes, filled in place (one per reader, reused for every
  * round): a stored round's fields without the strings and arrays of a `Round`. Nulls are
- * -1 (no valid value is negative).
+ * -1 (no valid value is negative), per-square figures of a partly known round included.
  */
 export class RoundRow {
   id = 0;
@@ -26,6 +27,7 @@ export class RoundRow {
   totalDeployed = 0;
   totalWinnings = 0;
   totalVaulted = 0;
+  /** -1: not known (a partly known round). */
   totalMiners = 0;
   motherlode = 0;
   topMinerReward = 0;
@@ -49,14 +51,14 @@ export class RoundRow {
   setRound(r: Round): this {
     this.id = r.id;
     for (let s = 0; s < SQUARES; s++) {
-      this.deployed[s] = r.deployed[s]!;
-      this.count[s] = r.count[s]!;
+      this.deployed[s] = r.deployed[s] ?? -1;
+      this.count[s] = r.count[s] ?? -1;
     }
     this.winningSquare = r.winningSquare ?? -1;
     this.totalDeployed = r.totalDeployed;
     this.totalWinnings = r.totalWinnings;
     this.totalVaulted = r.totalVaulted;
-    this.totalMiners = r.totalMiners;
+    this.totalMiners = r.totalMiners ?? -1;
     this.motherlode = r.motherlode;
     this.topMinerReward = r.topMinerReward;
     this.slotHash.write(r.slotHash, 'hex');
@@ -90,8 +92,10 @@ export class RoundBatch {
   readonly oreReward: Float64Array;
   /** -1: null. */
   readonly productionCost: Float64Array;
-  /** Row i's squares at [i * 25, i * 25 + 25). */
+  /** Row i's squares at [i * 25, i * 25 + 25); -1: not known. */
   readonly deployed: Float64Array;
+  /** 1: a partly known round (`transactions_partial`). */
+  readonly partial: Uint8Array;
   private readonly tuples: Buffer;
   private readonly view: DataView;
   /** Row i's tuple starts at tupleStart[i] and ends at tupleStart[i + 1]. */
@@ -109,6 +113,7 @@ export class RoundBatch {
     this.oreReward = new Float64Array(capacity);
     this.productionCost = new Float64Array(capacity);
     this.deployed = new Float64Array(capacity * SQUARES);
+    this.partial = new Uint8Array(capacity);
     this.tuples = Buffer.allocUnsafe(COPY_HEADER_BYTES + capacity * MAX_TUPLE_BYTES + 2);
     this.view = new DataView(this.tuples.buffer, this.tuples.byteOffset, this.tuples.byteLength);
     this.tupleStart = new Uint32Array(capacity + 1);
@@ -155,6 +160,7 @@ export class RoundBatch {
     this.oreReward[i] = row.oreReward;
     this.productionCost[i] = row.productionCost;
     this.deployed.set(row.deployed, i * SQUARES);
+    this.partial[i] = row.source === PARTIAL_SOURCE ? 1 : 0;
     this.tupleStart[i + 1] = this.encode(row, this.tupleStart[i]!);
     this.rows = i + 1;
   }
@@ -191,6 +197,7 @@ export class RoundBatch {
     this.oreReward[k] = from.oreReward[i]!;
     this.productionCost[k] = from.productionCost[i]!;
     this.deployed.set(from.deployed.subarray(i * SQUARES, i * SQUARES + SQUARES), k * SQUARES);
+    this.partial[k] = from.partial[i]!;
     const start = this.tupleStart[k]!;
     this.tupleStart[k + 1] = start + from.tuples.copy(this.tuples, start, from.tupleStart[i], from.tupleStart[i + 1]);
     if (k > 0 && this.ids[k] <= this.ids[k - 1]!) this.ascending = false;
@@ -213,7 +220,7 @@ export class RoundBatch {
     o = putInt8(view, o, row.totalDeployed);
     o = putInt8(view, o, row.totalWinnings);
     o = putInt8(view, o, row.totalVaulted);
-    o = putInt8(view, o, row.totalMiners);
+    o = row.totalMiners < 0 ? putNull(view, o) : putInt8(view, o, row.totalMiners);
     o = putInt8(view, o, row.motherlode);
     o = putInt8(view, o, row.topMinerReward);
     view.setInt32(o, 32);
@@ -254,14 +261,19 @@ function putInt8(view: DataView, o: number, v: number): number {
   return o + 12;
 }
 
-/** A bytea of 25 little-endian u64 (the on-chain layout; see packing.ts). */
+/** A bytea of 25 little-endian u64 (the on-chain layout; see packing.ts); -1 (not known) as u64::MAX. */
 function putSquares(view: DataView, o: number, values: Float64Array): number {
   view.setInt32(o, SQUARES * 8);
   o += 4;
   for (let s = 0; s < SQUARES; s++) {
     const v = values[s]!;
-    view.setUint32(o, v >>> 0, true);
-    view.setUint32(o + 4, Math.floor(v / TWO_32), true);
+    if (v < 0) {
+      view.setUint32(o, UNKNOWN_SQUARE_WORD, true);
+      view.setUint32(o + 4, UNKNOWN_SQUARE_WORD, true);
+    } else {
+      view.setUint32(o, v >>> 0, true);
+      view.setUint32(o + 4, Math.floor(v / TWO_32), true);
+    }
     o += 8;
   }
   return o;

@@ -1,5 +1,6 @@
 import type { Pool } from '@gridlab/db';
 import { copyOut } from './copy-out';
+import { SOURCE_CODES } from './rounds-table';
 
 /** The board's squares (the packed columns hold one u64 each). */
 const SQUARES = 25;
@@ -10,6 +11,8 @@ const SQUARES = 25;
  */
 export const REPLAY_COLUMNS =
   'id, deployed, count, winning_square, total_deployed, total_winnings, total_miners, payout_rule, ore_reward, motherlode, split, production_cost, slot_hash';
+/** rounds-store's SOURCE_CODES.transactions_partial: rounds a replay leaves out. */
+const PARTIAL_SOURCE = SOURCE_CODES.transactions_partial;
 const SIGNATURE_BYTES = 11;
 const HEADER_BYTES = SIGNATURE_BYTES + 8;
 const FIELDS = 13;
@@ -61,9 +64,13 @@ export interface ColumnRound {
 export class RoundColumnsReader {
   constructor(private readonly pool: Pool) {}
 
-  /** How many rounds are stored and the newest id (the aggregates row, O(1)). */
+  /**
+   * How many rounds a replay reads (every stored round but the partly known, whose
+   * per-square figures the chain does not show) and the newest stored id (the aggregates
+   * row, O(1)).
+   */
   async totals(): Promise<{ count: number; lastId: number | null }> {
-    const { rows } = await this.pool.query<{ n: number; last_id: number | null }>('SELECT rounds_indexed AS n, last_id FROM indexer.totals WHERE id = 1');
+    const { rows } = await this.pool.query<{ n: number; last_id: number | null }>('SELECT rounds_indexed - partial_rounds AS n, last_id FROM indexer.totals WHERE id = 1');
     return { count: rows[0]?.n ?? 0, lastId: rows[0]?.last_id ?? null };
   }
 
@@ -73,7 +80,7 @@ export class RoundColumnsReader {
     if (!Number.isSafeInteger(from) || !Number.isSafeInteger(upToId)) throw new RangeError('round ids must be safe integers');
     if (upToId <= from) return Promise.resolve(0);
     // COPY takes no parameters; both bounds are checked integers.
-    return this.copy(into, `COPY (SELECT ${REPLAY_COLUMNS} FROM indexer.rounds WHERE id > ${from} AND id <= ${upToId} ORDER BY id) TO STDOUT (FORMAT binary)`);
+    return this.copy(into, `COPY (SELECT ${REPLAY_COLUMNS} FROM indexer.rounds WHERE id > ${from} AND id <= ${upToId} AND source <> ${PARTIAL_SOURCE} ORDER BY id) TO STDOUT (FORMAT binary)`);
   }
 
   /**
@@ -82,17 +89,18 @@ export class RoundColumnsReader {
    * older ones were added later (a backfill, an import). Throws OutOfOrder when the table
    * turns out not to be in id order; the caller then starts over with copyRange.
    *
-   * The query has no WHERE: with `id <= upToId` the planner may walk the primary key in a
+   * The query filters no id: with `id <= upToId` the planner may walk the primary key in a
    * bitmap heap scan (it did, on statistics older than the rows), which reads every page
    * through shared buffers instead of a sequential scan's small ring and, in the new
    * backend a starting service gets, costs 1.5–2 times as long. Rows above upToId (stored
    * after the caller's totals) are skipped here and come with the next catch-up. The scan
    * must start at the table's first page: PostgreSQL otherwise starts a large table's
    * scan where another scan is (synchronize_seqscans), and the ids would wrap around.
+   * (`source`, which leaves out the partly known rounds, has no index: it keeps the scan.)
    */
   copyAllInStorageOrder(into: RoundColumnSink, upToId: number): Promise<number> {
     if (!Number.isSafeInteger(upToId)) throw new RangeError('round ids must be safe integers');
-    return this.copy(into, `COPY (SELECT ${REPLAY_COLUMNS} FROM indexer.rounds) TO STDOUT (FORMAT binary)`, upToId, true);
+    return this.copy(into, `COPY (SELECT ${REPLAY_COLUMNS} FROM indexer.rounds WHERE source <> ${PARTIAL_SOURCE}) TO STDOUT (FORMAT binary)`, upToId, true);
   }
 
   private async copy(into: RoundColumnSink, sql: string, maxId = Number.MAX_SAFE_INTEGER, fromFirstPage = false): Promise<number> {

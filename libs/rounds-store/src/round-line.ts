@@ -31,4 +31,4 @@ export const V_FALSE = ascii('false');
 export const V_PARIMUTUEL = ascii('parimutuel');
 export const V_RETURNS = ascii('returns');
 /** `source` values, by SOURCE_CODES code. */
-export const V_SOURCES = [ascii('account'), ascii('transactions'), ascii('import')] as const;
+export const V_SOURCES = [ascii('account'), ascii('transactions'), ascii('import'), ascii('transactions_partial')] as const;

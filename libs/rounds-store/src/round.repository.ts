@@ -179,7 +179,7 @@ export class RoundRepository {
          first_id = least(first_id, $3), last_id = greatest(last_id, $4),
          total_deployed = total_deployed + $5, total_winnings = total_winnings + $6,
          settled_deployed = settled_deployed + $7, winner_return_x100 = winner_return_x100 + $8,
-         lined_below = least(lined_below, $3), updated_at = now()
+         lined_below = least(lined_below, $3), partial_rounds = partial_rounds + $9, updated_at = now()
        WHERE id = 1`,
       [
         sums.rounds,
@@ -190,6 +190,7 @@ export class RoundRepository {
         sums.totalWinnings.toString(),
         sums.settledDeployed.toString(),
         sums.winnerReturnX100.toString(),
+        sums.partial,
       ],
     );
     await client.query(

@@ -25,8 +25,10 @@ export const ROUND_COLUMNS = [
 export const PAYOUT_RULE_CODES = { parimutuel: 0, returns: 1 } as const;
 
 /** `source` codes of the table, and the wire value of each. */
-export const SOURCE_CODES = { account: 0, transactions: 1, import: 2 } as const;
-export const SOURCES = ['account', 'transactions', 'import'] as const;
+export const SOURCE_CODES = { account: 0, transactions: 1, import: 2, transactions_partial: 3 } as const;
+export const SOURCES = ['account', 'transactions', 'import', 'transactions_partial'] as const;
+/** A partly known round's per-square figure that is not known: u64::MAX in the packed arrays. */
+export const UNKNOWN_SQUARE_WORD = 0xffff_ffff;
 
 /** The board's squares: `deployed` and `count` hold 25 little-endian u64 each. */
 export const SQUARES = 25;

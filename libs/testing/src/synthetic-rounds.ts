@@ -1,5 +1,5 @@
 import { layout, settleReturns, settleRound, winningSquare } from '@gridlab/chain';
-import type { PayoutRule, Round } from '@gridlab/contracts';
+import type { KnownRound, PayoutRule, Round } from '@gridlab/contracts';
 import bs58 from 'bs58';
 
 /** mulberry32: a tiny seeded PRNG, so generated history is the same on every run. */
@@ -36,11 +36,11 @@ const ORE = 100_000_000_000;
  * derived from a random slot hash, and totals from the settlement rule. For tests and
  * benchmarks that need realistic history without running the devnet.
  */
-export function syntheticRounds(count: number, options: SyntheticOptions = {}): Round[] {
+export function syntheticRounds(count: number, options: SyntheticOptions = {}): KnownRound[] {
   const random = prng(options.seed ?? 42);
   const firstId = options.firstId ?? 1;
   const start = options.startTime ?? Date.UTC(2026, 0, 1);
-  const out = new Array<Round>(count);
+  const out = new Array<KnownRound>(count);
   for (let i = 0; i < count; i++) {
     const deployed = new Array<number>(25);
     const miners = new Array<number>(25);
@@ -54,7 +54,7 @@ export function syntheticRounds(count: number, options: SyntheticOptions = {}): 
     const winner = winningSquare(hash);
     const rule = typeof options.payoutRule === 'function' ? options.payoutRule(i) : (options.payoutRule ?? 'parimutuel');
     const totals = rule === 'returns' ? settleReturns(deployed, winner) : settleRound(deployed, winner);
-    const base: Round = {
+    const base: KnownRound = {
       id: firstId + i,
       deployed,
       count: miners,

@@ -5,7 +5,7 @@
  */
 import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA } from '@gridlab/billing-store';
 import { connectBus, encodeMessage, ensureRoundsStream, jetStreamOf, publishDurable, requestChunked, type NatsConnection } from '@gridlab/bus';
-import { CHUNKS_HEADER, isDateTime, natsNames, validateBacktestResult, validateRound, type Round } from '@gridlab/contracts';
+import { CHUNKS_HEADER, isDateTime, natsNames, validateBacktestResult, validateRound, type KnownRound } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { createLogger } from '@gridlab/logger';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
@@ -48,10 +48,10 @@ const names = natsNames(ns.natsPrefix);
 const processes: ServiceProcess[] = [];
 /** Stored rounds span the eras: parimutuel, then `returns` from this index on (as on chain since 2026-08-12). */
 const CUTOVER = 55_000;
-const rounds: Round[] = syntheticRounds(STORED, { seed: 31, firstId: FIRST_ID, voidedRate: 0.01, payoutRule: (i) => (i < CUTOVER ? 'parimutuel' : 'returns') });
+const rounds: KnownRound[] = syntheticRounds(STORED, { seed: 31, firstId: FIRST_ID, voidedRate: 0.01, payoutRule: (i) => (i < CUTOVER ? 'parimutuel' : 'returns') });
 const lastId = FIRST_ID + STORED - 1;
 /** Every round stored so far, ascending (what the service's history must equal). */
-let stored: Round[] = rounds;
+let stored: KnownRound[] = rounds;
 let engineHistory: History;
 
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -126,7 +126,7 @@ async function until<T>(attempt: () => Promise<T | undefined>, timeoutMs = 20_00
 }
 
 /** Stores rounds (as the indexer does) and, when asked, announces the last one on JetStream. */
-async function settle(newRounds: Round[], announce: boolean): Promise<void> {
+async function settle(newRounds: KnownRound[], announce: boolean): Promise<void> {
   await repo.insertMany(newRounds);
   const appended = newRounds.every((r) => r.id > stored[stored.length - 1]!.id);
   stored = [...stored, ...newRounds].sort((a, b) => a.id - b.id);

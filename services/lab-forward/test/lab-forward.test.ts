@@ -4,7 +4,7 @@
  * and the gateway serving the Strategy Lab routes.
  */
 import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA } from '@gridlab/billing-store';
-import type { ForwardStats } from '@gridlab/contracts';
+import { isFullyKnown, type ForwardStats } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { RoundRepository } from '@gridlab/rounds-store';
@@ -93,7 +93,7 @@ const forwardOf = async (key: string, id: string): Promise<ForwardStats> => (awa
 /** The backtest of a strategy's session over the rounds its forward stats cover, compared field by field. */
 async function expectEqualToBacktest(stats: ForwardStats, dsl: unknown): Promise<void> {
   const rounds = await new RoundRepository(pool).getRounds({ toId: stats.lastSettledRoundId!, limit: 100_000 });
-  const result = backtest(History.from(rounds), normalizeDsl(dsl), { fromRoundId: stats.sessionStartRoundId!, toRoundId: stats.lastSettledRoundId! });
+  const result = backtest(History.from(rounds.filter(isFullyKnown)), normalizeDsl(dsl), { fromRoundId: stats.sessionStartRoundId!, toRoundId: stats.lastSettledRoundId! });
   // The devnet plays today's game live: the session's rounds are settled under `returns`.
   expect(rounds.some((r) => r.id >= stats.sessionStartRoundId! && r.payoutRule === 'returns' && r.winningSquare !== null)).toBe(true);
   expect({

@@ -3,6 +3,7 @@
  * the range from transactions into PostgreSQL, reports a JSON summary, and a rerun (or a
  * wider range after an interrupted one) does only what is left.
  */
+import type { KnownRound, Round } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { HistoryStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
@@ -114,7 +115,7 @@ describe('gridlab backfill --refused / --retry', () => {
     const stored = await new RoundRepository(pool).getRounds({ fromId: 0, toId: 12 });
     expect(stored.map((r) => r.id)).toEqual([3, 4, 9]);
     const truth = devnet.settledRounds().filter((r) => [3, 4, 9].includes(r.id));
-    const strip = (r: (typeof truth)[number]) => ({ ...r, settledAt: '', productionCost: null, source: 'account', motherlodePool: null });
+    const strip = (r: Round | KnownRound) => ({ ...r, settledAt: '', productionCost: null, source: 'account', motherlodePool: null });
     expect(stored.map(strip)).toEqual(truth.map(strip));
 
     const left = await runCli(['backfill', '--refused'], env);

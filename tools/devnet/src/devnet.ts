@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { OrePdas } from '@gridlab/chain';
-import type { Round } from '@gridlab/contracts';
+import type { KnownRound } from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
@@ -97,13 +97,13 @@ export interface Devnet {
   /** True when this start continued a saved chain rather than starting from genesis. */
   readonly restored: boolean;
   /** Every settled round (history and live, closed or not), as the indexer should store it. */
-  settledRounds(): readonly Round[];
+  settledRounds(): readonly KnownRound[];
   /** Requests served and refused per RPC method, and the most served within any window of its budget. */
   rpcStats(): Record<string, MethodStats>;
   currentRoundId(): number;
   slot(): number;
   /** Resolves when round `id` has settled. */
-  waitForSettled(id: number, timeoutMs?: number): Promise<Round>;
+  waitForSettled(id: number, timeoutMs?: number): Promise<KnownRound>;
   /** Stops slot advancement (test hook). */
   pause(): void;
   resume(): void;
@@ -196,15 +196,15 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   const treasuryAta = paymentTokenAccount(tokenMint, pdas.treasury);
   const keys = new GameKeys(programId, tokenMint.toBase58(), treasuryAta.toBase58(), rent);
   const writeListeners = new Set<(address: string, slot: number) => void>();
-  const settled: Round[] = [];
-  const waiters = new Map<number, ((round: Round) => void)[]>();
+  const settled: KnownRound[] = [];
+  const waiters = new Map<number, ((round: KnownRound) => void)[]>();
 
   const write = (w: GameWrite): void => {
     const address = w.kind === 'board' ? keys.board : w.kind === 'treasury' ? keys.treasury : keys.round(w.roundId);
     for (const listener of writeListeners) listener(address, slot);
     store.put(address, { lamports: rent(w.data.length), data: w.data, owner: programId, executable: false }, slot);
   };
-  const recordSettled = (round: Round): void => {
+  const recordSettled = (round: KnownRound): void => {
     settled.push(round);
     for (const resolve of waiters.get(round.id) ?? []) resolve(round);
     waiters.delete(round.id);
@@ -452,7 +452,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     waitForSettled: (id, timeoutMs = 30_000) => {
       const done = settled.find((r) => r.id === id);
       if (done !== undefined) return Promise.resolve(done);
-      return new Promise<Round>((resolve, reject) => {
+      return new Promise<KnownRound>((resolve, reject) => {
         const timeout = setTimeout(() => reject(new Error(`round ${id} did not settle within ${timeoutMs} ms`)), timeoutMs);
         const list = waiters.get(id) ?? [];
         list.push((round) => {

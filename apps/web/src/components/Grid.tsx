@@ -1,9 +1,9 @@
 import { intensity, sol } from '../format';
 
 export interface GridCell {
-  /** Lamports on the square. */
-  readonly deployed: number;
-  readonly miners: number;
+  /** Lamports on the square; null where not known (a partly known round). */
+  readonly deployed: number | null;
+  readonly miners: number | null;
   /** Shown instead of the miner count (for example the square's hits). */
   readonly note?: string;
 }
@@ -36,7 +36,7 @@ export function Grid({
   metric?: GridMetric;
   marks?: readonly (string | null)[];
 }) {
-  const values = metric?.values ?? cells.map((c) => c.deployed);
+  const values = metric?.values ?? cells.map((c) => c.deployed ?? 0);
   const max = Math.max(0, ...values);
   // Relative (and any metric that can be negative): the scale runs from the smallest square to the largest.
   const min = relative || metric !== undefined ? Math.min(...values) : 0;
@@ -51,24 +51,26 @@ export function Grid({
               const cell = cells[i] ?? { deployed: 0, miners: 0 };
               const value = values[i] ?? 0;
               const heat = intensity(value - min, max - min);
-              const main = metric === undefined ? sol(cell.deployed, 3) : metric.format(value);
+              const known = cell.deployed !== null;
+              const main = metric === undefined ? (known ? sol(cell.deployed, 3) : 'unknown') : metric.format(value);
+              const miners = cell.note ?? (cell.miners === null ? 'miners unknown' : `${cell.miners} miners`);
               const mark = marks?.[i] ?? null;
               return (
                 <td
                   key={i}
-                  class={highlight.includes(i) ? 'cell winner' : 'cell'}
-                  style={{ '--heat': heat.toFixed(3) }}
+                  class={`cell${highlight.includes(i) ? ' winner' : ''}${known ? '' : ' unknown'}`}
+                  style={{ '--heat': (known ? heat : 0).toFixed(3) }}
                   data-square={i}
-                  data-deployed={cell.deployed}
+                  data-deployed={cell.deployed ?? 'unknown'}
                   data-value={value}
-                  title={`Square ${i}: ${main}, ${sol(cell.deployed)}, ${cell.note ?? `${cell.miners} miners`}${mark === null ? '' : `, ${mark}`}`}
+                  title={`Square ${i}: ${main}${known ? `, ${sol(cell.deployed)}` : ''}, ${miners}${mark === null ? '' : `, ${mark}`}`}
                 >
                   <span class="cell-index">
                     #{i}
                     {mark !== null && <span class="cell-mark"> {mark}</span>}
                   </span>
                   <span class="cell-sol">{main}</span>
-                  <span class="cell-miners">{cell.note ?? `${cell.miners} miners`}</span>
+                  <span class="cell-miners">{miners}</span>
                 </td>
               );
             })}

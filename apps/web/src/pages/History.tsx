@@ -71,11 +71,17 @@ function RoundBrowser({ id }: { id: number | null }) {
                 <Stat label="Winning square" value={r.winningSquare === null ? 'voided' : `#${r.winningSquare}`} />
                 <Stat label="Deployed" value={sol(r.totalDeployed)} />
                 <Stat label="Returned" value={sol(r.totalWinnings)} />
-                <Stat label="Miners" value={int(r.totalMiners)} />
+                <Stat label="Miners" value={r.totalMiners === null ? 'unknown' : int(r.totalMiners)} />
                 <Stat label="Payout rule" value={r.payoutRule} />
               </div>
+              {r.source === 'transactions_partial' && (
+                <p class="warning" data-testid="partly-known">
+                  Partly known: some of this round's deploys were made by an automation before 2025-12-30, when the chain did not record which squares an automation chose. Its totals and outcome are exact;
+                  the squares marked unknown are not shown on chain.
+                </p>
+              )}
               <Grid
-                cells={r.deployed.map((deployed, i) => ({ deployed, miners: r.count[i] ?? 0 }))}
+                cells={r.deployed.map((deployed, i) => ({ deployed, miners: r.count[i] ?? null }))}
                 highlight={r.winningSquare === null ? [] : [r.winningSquare]}
                 caption={`Deployed SOL per square in round ${r.id}; the winning square is outlined`}
               />

@@ -195,7 +195,7 @@ export function LivePage() {
                     </td>
                     <td>{winner(r) === null ? 'voided' : `#${winner(r)}`}</td>
                     <td class="num">{sol(r.totalDeployed)}</td>
-                    <td class="num">{int(r.totalMiners)}</td>
+                    <td class="num">{r.totalMiners === null ? 'unknown' : int(r.totalMiners)}</td>
                     <td>{when(r.settledAt)}</td>
                   </tr>
                 ))}

@@ -1443,8 +1443,10 @@ export interface components {
         /** @description A settled round. Lamports and ORE base units (11 decimals) are integers. The seed's fields keep their meaning under both payout rules; `payoutRule` says which settled the round: `parimutuel` (ORE v3 rounds, and 952-byte rounds until 2026-08-12) or `returns` (since 2026-08-12, when the program stopped moving SOL between squares). The ORE fields (`oreReward`, `topMiner`, `split`, `productionCost`) are set for 952-byte rounds (since 2026-06-25) and null for v3 rounds, which do not record them. `source` says where Gridlab read the round: its account, or its transactions when the account had been closed (the program lets anyone close a round about a day after it ended). */
         Round: {
             id: number;
-            deployed: number[];
-            count: number[];
+            /** @description Lamports per square; null where not known (only in a `transactions_partial` round) */
+            deployed: (number | null)[];
+            /** @description Miners per square; null where not known (only in a `transactions_partial` round) */
+            count: (number | null)[];
             /** @description null when the round was voided (every stake refunded, under every rule) */
             winningSquare: number | null;
             /** @description Lamports deployed. A voided 952-byte round has its `deployed` zeroed on chain; its totalDeployed is then the refund. */
@@ -1453,7 +1455,8 @@ export interface components {
             totalWinnings: number;
             /** @description parimutuel: 10% of the losing SOL after the admin fee. returns: the protocol fees of the losing squares. */
             totalVaulted: number;
-            totalMiners: number;
+            /** @description Distinct miners of the round; null where not known (only in a `transactions_partial` round) */
+            totalMiners: number | null;
             /** @description ORE base units paid out of the motherlode this round (0 when it was not hit) */
             motherlode: number;
             /** @description ORE base units of the top-miner reward (952-byte rounds: the sum of the account's rewards, equal to oreReward) */
@@ -1475,18 +1478,20 @@ export interface components {
             /** @description 952-byte rounds: the board's production cost (an EMA over 20 rounds, lamports per whole ORE) when Gridlab saw the round settle; a round found on chain by a backfill carries the board's value at that time, and a round rebuilt from its transactions carries null (the chain keeps no past value); null for v3 rounds */
             productionCost: number | null;
             /**
-             * @description Where the round was read. `account`: its Round account on chain (settledAt is when Gridlab saw it settle). `transactions`: its account had been closed, so it was rebuilt from the program's events in its transactions (the ResetEvent's totals, the deploys summed per square, the reset's logged slot hash) and checked against the ResetEvent; settledAt is the reset's block time, productionCost is null, and totalMiners counts the distinct miners that deployed. `import`: loaded from a history file that did not say where its rounds came from. The program never writes the per-square `mass`, so no round carries it.
+             * @description Where the round was read. `account`: its Round account on chain (settledAt is when Gridlab saw it settle). `transactions`: its account had been closed, so it was rebuilt from the program's events in its transactions (the ResetEvent's totals, the deploys summed per square, the reset's logged slot hash) and checked against the ResetEvent; settledAt is the reset's block time, productionCost is null, and totalMiners counts the distinct miners that deployed. `transactions_partial`: rebuilt from its transactions like `transactions`, but partly known: some of its deploys were made by an automation before 2025-12-30, when neither the instruction nor the program's event showed the squares the automation chose, so the per-square `deployed` and `count` are null except where the ResetEvent proves them (the winning square's stake and miners, usually), and `totalMiners` is null when the deploys do not show it; the totals, the winning square and the outcome are exact. `import`: loaded from a history file that did not say where its rounds came from. The program never writes the per-square `mass`, so no round carries it.
              * @enum {string}
              */
-            source: "account" | "transactions" | "import";
+            source: "account" | "transactions" | "transactions_partial" | "import";
             /** @description ORE base units in the motherlode pool the round played for (the Treasury's `motherlode` while the round was live; a round that hit the motherlode paid out exactly this). null where Gridlab did not watch the round live: rounds read back after an absence or rebuilt from transactions (the program logs only the payout), and imported rounds that did not carry it. */
             motherlodePool: number | null;
         };
         /** @description A round with the ids of the stored rounds before and after it. */
         RoundWithNeighbours: {
             id: number;
-            deployed: number[];
-            count: number[];
+            /** @description Lamports per square; null where not known (only in a `transactions_partial` round) */
+            deployed: (number | null)[];
+            /** @description Miners per square; null where not known (only in a `transactions_partial` round) */
+            count: (number | null)[];
             /** @description null when the round was voided (every stake refunded, under every rule) */
             winningSquare: number | null;
             /** @description Lamports deployed. A voided 952-byte round has its `deployed` zeroed on chain; its totalDeployed is then the refund. */
@@ -1495,7 +1500,8 @@ export interface components {
             totalWinnings: number;
             /** @description parimutuel: 10% of the losing SOL after the admin fee. returns: the protocol fees of the losing squares. */
             totalVaulted: number;
-            totalMiners: number;
+            /** @description Distinct miners of the round; null where not known (only in a `transactions_partial` round) */
+            totalMiners: number | null;
             /** @description ORE base units paid out of the motherlode this round (0 when it was not hit) */
             motherlode: number;
             /** @description ORE base units of the top-miner reward (952-byte rounds: the sum of the account's rewards, equal to oreReward) */
@@ -1517,10 +1523,10 @@ export interface components {
             /** @description 952-byte rounds: the board's production cost (an EMA over 20 rounds, lamports per whole ORE) when Gridlab saw the round settle; a round found on chain by a backfill carries the board's value at that time, and a round rebuilt from its transactions carries null (the chain keeps no past value); null for v3 rounds */
             productionCost: number | null;
             /**
-             * @description Where the round was read. `account`: its Round account on chain (settledAt is when Gridlab saw it settle). `transactions`: its account had been closed, so it was rebuilt from the program's events in its transactions (the ResetEvent's totals, the deploys summed per square, the reset's logged slot hash) and checked against the ResetEvent; settledAt is the reset's block time, productionCost is null, and totalMiners counts the distinct miners that deployed. `import`: loaded from a history file that did not say where its rounds came from. The program never writes the per-square `mass`, so no round carries it.
+             * @description Where the round was read. `account`: its Round account on chain (settledAt is when Gridlab saw it settle). `transactions`: its account had been closed, so it was rebuilt from the program's events in its transactions (the ResetEvent's totals, the deploys summed per square, the reset's logged slot hash) and checked against the ResetEvent; settledAt is the reset's block time, productionCost is null, and totalMiners counts the distinct miners that deployed. `transactions_partial`: rebuilt from its transactions like `transactions`, but partly known: some of its deploys were made by an automation before 2025-12-30, when neither the instruction nor the program's event showed the squares the automation chose, so the per-square `deployed` and `count` are null except where the ResetEvent proves them (the winning square's stake and miners, usually), and `totalMiners` is null when the deploys do not show it; the totals, the winning square and the outcome are exact. `import`: loaded from a history file that did not say where its rounds came from. The program never writes the per-square `mass`, so no round carries it.
              * @enum {string}
              */
-            source: "account" | "transactions" | "import";
+            source: "account" | "transactions" | "transactions_partial" | "import";
             /** @description ORE base units in the motherlode pool the round played for (the Treasury's `motherlode` while the round was live; a round that hit the motherlode paid out exactly this). null where Gridlab did not watch the round live: rounds read back after an absence or rebuilt from transactions (the program logs only the payout), and imported rounds that did not carry it. */
             motherlodePool: number | null;
             prevId: number | null;
@@ -1794,7 +1800,8 @@ export interface components {
             /** @description deployedSol divided by the median of the window */
             multiplier: number;
             winningSquare: number;
-            totalMiners: number;
+            /** @description the round's distinct miners; null for a partly known round that does not show them */
+            totalMiners: number | null;
         } | {
             id: number;
             /** Format: date-time */

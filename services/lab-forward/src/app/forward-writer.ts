@@ -1,4 +1,4 @@
-import type { Round } from '@gridlab/contracts';
+import { isFullyKnown, type KnownRound, type Round } from '@gridlab/contracts';
 import type { ActiveSession, PredictionRow, SettlementRow, StatsRow, StopRow } from '@gridlab/lab-store';
 import type { Logger } from '@gridlab/logger';
 import { History, PARIMUTUEL, PAYOUT_REVISION, SPEC_BIG_ROUND_RULE, createRunner, normalizeDsl, type BigRoundRule, type Runner } from '@gridlab/strategy';
@@ -83,7 +83,8 @@ export class ForwardWriter {
     const history = this.newHistory();
     for (let from = 0; ; ) {
       const page = await this.rounds.getRounds({ fromId: from, toId: through, limit: HISTORY_PAGE });
-      history.appendMany(page);
+      // A partly known round (history before 2025-12-30) has no per-square figures to replay: the Lab passes over it.
+      history.appendMany(page.filter(isFullyKnown));
       if (page.length < HISTORY_PAGE) break;
       from = page[page.length - 1]!.id + 1;
     }
@@ -161,8 +162,27 @@ export class ForwardWriter {
   private async settleBatch(): Promise<boolean> {
     const batch = await this.rounds.contiguousAfter(this.settledThrough, this.batchSize);
     let next = batch.length === 0 ? 0 : await this.skipUncovered(batch);
-    for (; next < batch.length && !this.stopping; next++) await this.settle(batch[next]!);
+    for (; next < batch.length && !this.stopping; next++) {
+      const round = batch[next]!;
+      await (isFullyKnown(round) ? this.settle(round) : this.passOver(round));
+    }
     return batch.length > 0;
+  }
+
+  /**
+   * Moves past a partly known round (history before 2025-12-30, whose per-square figures
+   * the chain does not show): no strategy can be priced on it, so its pending predictions
+   * never settle, as for a missing round.
+   */
+  private async passOver(round: Round): Promise<void> {
+    await this.store.tx(async (tx) => {
+      this.checkPosition(tx);
+      await tx.dropUnsettledBefore(round.id + 1);
+      await tx.saveProgress(round.id);
+    });
+    this.settledThrough = round.id;
+    this.recordedRound = null;
+    this.recorded = new Set();
   }
 
   /**
@@ -185,7 +205,7 @@ export class ForwardWriter {
       await tx.saveProgress(batch[n - 1]!.id);
     });
     if (n === 0) return 0;
-    this.history.appendMany(batch.slice(0, n));
+    this.history.appendMany(batch.slice(0, n).filter(isFullyKnown));
     this.settledThrough = batch[n - 1]!.id;
     this.recordedRound = null;
     this.recorded = new Set();
@@ -193,7 +213,7 @@ export class ForwardWriter {
   }
 
   /** Settles one round for every session that covers it, in one transaction. */
-  private async settle(round: Round): Promise<void> {
+  private async settle(round: KnownRound): Promise<void> {
     const started = performance.now();
     const at = this.now();
     const stopped: string[] = [];

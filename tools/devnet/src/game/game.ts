@@ -1,4 +1,4 @@
-import type { Round } from '@gridlab/contracts';
+import type { KnownRound } from '@gridlab/contracts';
 import bs58 from 'bs58';
 import { board as boardAccount, roundV3, roundV4, U64_MAX } from '../program/state';
 import { blockTimeOf } from './chain-time';
@@ -39,7 +39,7 @@ export type GameWrite =
 /** A round that settled, with what the indexer should store for it. */
 export interface SettledRound {
   readonly round: DerivedRound;
-  readonly record: Round;
+  readonly record: KnownRound;
 }
 
 export interface TickResult {
@@ -202,7 +202,7 @@ const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
  * shows it (v3 keeps `deployed`; a 952-byte `returns` round writes the refund as
  * `total_winnings`), and 0 where the reset erased it (a 952-byte parimutuel round).
  */
-function settledRecord(round: DerivedRound, settledAt: Date, productionCost: number | null, poolBefore: number): Round {
+function settledRecord(round: DerivedRound, settledAt: Date, productionCost: number | null, poolBefore: number): KnownRound {
   const current = round.layout === LAYOUT_V4;
   const voided = round.winningSquare === null;
   const erased = current && voided;

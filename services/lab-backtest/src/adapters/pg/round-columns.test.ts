@@ -1,4 +1,4 @@
-import type { Round } from '@gridlab/contracts';
+import type { KnownRound } from '@gridlab/contracts';
 import { History } from '@gridlab/strategy';
 import { syntheticRounds } from '@gridlab/testing';
 import { SharedHistory } from '../../domain/shared-history';
@@ -7,7 +7,7 @@ import { OutOfOrder, TupleParser } from '@gridlab/rounds-store';
 const TWO_32 = 0x1_0000_0000;
 
 /** PostgreSQL's binary COPY of the thirteen columns the loader asks for. */
-function copyBinary(rounds: readonly Round[]): Buffer {
+function copyBinary(rounds: readonly KnownRound[]): Buffer {
   const parts: Buffer[] = [Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)];
   const int8 = (v: number): Buffer => {
     const b = Buffer.alloc(12);
