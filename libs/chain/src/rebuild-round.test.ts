@@ -273,3 +273,178 @@ describe('rebuildRound', () => {
     expect(rebuild([...txs.slice(0, -1), other])).toMatchObject({ ok: false, reason: 'mismatch', detail: expect.stringContaining('winning square') });
   });
 });
+
+describe('rebuildRound, a round whose automated deploys do not show their squares', () => {
+  // Square 0 wins: the slot hash's first u64 is 25 and the others 0 (rng 25; 25 % 25 = 0).
+  const SQUARE_0_WINS = new Uint8Array(32);
+  SQUARE_0_WINS[0] = 25;
+  const VOIDED = new Uint8Array(32).fill(0xff);
+  const AUTOMATION = address('automation-pda');
+
+  interface Call {
+    readonly miner: string;
+    /** Who signs: the miner, or its automation's executor. */
+    readonly signer?: string;
+    /** The instruction's arguments (an executor passes whatever it likes). */
+    readonly amount: number;
+    readonly squares: number;
+    /** Lamports the automation account paid in the transaction. */
+    readonly automationPaid?: number;
+    /** The DeployEvent the program logged, in eras that log one. */
+    readonly event?: { readonly amount: number; readonly mask: number; readonly totalSquares: number; readonly strategy: number | null };
+  }
+
+  interface Reset {
+    readonly length: ResetEventLength;
+    readonly slotHash: Uint8Array;
+    readonly totalDeployed: number;
+    readonly totalVaulted: number;
+    readonly totalWinnings: number;
+    readonly numWinners: number;
+    readonly deployedWinningSquare?: number;
+  }
+
+  /** A 568-byte round's transactions, deploys in the v3 account order of their era. */
+  function transactions(calls: readonly Call[], reset: Reset): TransactionJson[] {
+    const txs: TransactionJson[] = [tx(990, [{ program: PROGRAM, accounts: [address('crank'), BOARD, ROUND], data: new Uint8Array([9]) }], [{ index: 0, ixs: [{ program: SYSTEM_PROGRAM, accounts: [address('crank'), ROUND], data: createAccountData(1, 568, bs58.decode(PROGRAM)) }] }])];
+    calls.forEach((c, i) => {
+      const authority = address(c.miner);
+      const signer = address(c.signer ?? c.miner);
+      const accounts =
+        c.event === undefined
+          ? [signer, authority, AUTOMATION, BOARD, address('miner-pda'), ROUND, SYSTEM_PROGRAM]
+          : [signer, authority, AUTOMATION, BOARD, address('config'), address('miner-pda'), ROUND, SYSTEM_PROGRAM, PROGRAM];
+      const event = c.event === undefined ? [] : [log(encodeDeployEvent({ authority: key(c.miner), roundId: ROUND_ID, signer: key(c.signer ?? c.miner), ts: 0, ...c.event }))];
+      const t = tx(1000 + i, [{ program: PROGRAM, accounts, data: encodeDeployArgs({ amount: c.amount, squares: c.squares }) }], [{ index: 0, ixs: event }]);
+      const keys = t.transaction.message.accountKeys as string[];
+      const pre = keys.map(() => 50_000_000);
+      const post = keys.map((k) => (k === AUTOMATION ? 50_000_000 - (c.automationPaid ?? 0) : 50_000_000));
+      txs.push({ ...t, meta: { ...t.meta!, preBalances: pre, postBalances: post } });
+    });
+    const winner = winningSquare(reset.slotHash);
+    const event = encodeResetEvent({
+      length: reset.length,
+      roundId: ROUND_ID,
+      startSlot: 1000,
+      endSlot: 1150,
+      winningSquare: winner,
+      topMiner: new Uint8Array(32),
+      minersField: reset.numWinners,
+      motherlode: 0,
+      totalDeployed: reset.totalDeployed,
+      totalVaulted: reset.totalVaulted,
+      totalWinnings: reset.totalWinnings,
+      totalMinted: winner === null ? 0 : 120_000_000_000,
+      ts: 0,
+      rng: winner === null ? 0n : 25n,
+      deployedWinningSquare: reset.deployedWinningSquare ?? 0,
+    });
+    txs.push(
+      tx(
+        1185,
+        [{ program: PROGRAM, accounts: [address('crank'), BOARD, ROUND, NEXT_ROUND], data: new Uint8Array([9]) }],
+        [{ index: 0, ixs: [{ program: SYSTEM_PROGRAM, accounts: [address('crank'), NEXT_ROUND], data: createAccountData(1, 568, bs58.decode(PROGRAM)) }, log(event)] }],
+        [`${VAR_VALUE_LOG_PREFIX}${bs58.encode(reset.slotHash)}`],
+      ),
+    );
+    return txs;
+  }
+
+  const stored = (txs: readonly TransactionJson[]) => {
+    const r = rebuild(txs);
+    if (!r.ok) throw new Error(`refused: ${r.reason} ${r.detail}`);
+    return toSettledRound(r.account, new Date(0), { payoutRule: 'parimutuel', productionCost: null, source: 'transactions', unknown: r.unknown });
+  };
+  const unknownBut = (square: number, value: number): (number | null)[] => Array.from({ length: 25 }, (_, s) => (s === square ? value : null));
+
+  // What the program did (deploy.rs at 12274aa): miner-a deployed 1,000 on squares 0 and 1
+  // by hand; miner-b's automation deployed 5,001 on squares 0 and 2, which the chain does
+  // not show (its executor's instruction says 1 lamport on no square). So deployed is
+  // [6001, 1000, 5001, 0, ...], count [2, 1, 1, 0, ...], total 12,002, and with square 0
+  // winning, reset.rs: L = 6,001; L/100 = 60; A = 5,941; vault 594; winnings 5,347;
+  // num_winners = count[0] = 2.
+  const manualA: Call = { miner: 'miner-a', amount: 1000, squares: 0b011 };
+  const automatedB: Call = { miner: 'miner-b', signer: 'executor', amount: 1, squares: 0, automationPaid: 10_002 + 500 };
+  const reset: Reset = { length: 128, slotHash: SQUARE_0_WINS, totalDeployed: 12_002, totalVaulted: 594, totalWinnings: 5_347, numWinners: 2 };
+
+  it('keeps what the ResetEvent proves, and nulls the rest, when an executor signed for the miner (before DeployEvents)', () => {
+    const round = stored(transactions([manualA, automatedB], reset));
+    expect(round).toMatchObject({ source: 'transactions_partial', winningSquare: 0, totalDeployed: 12_002, totalVaulted: 594, totalWinnings: 5_347, totalMiners: null });
+    // A = 5,941 = 99 x 60 + 1: L is 5,941 + 60 = 6,001 alone, so the winning square held 12,002 - 6,001.
+    expect(round.deployed).toEqual(unknownBut(0, 6_001));
+    expect(round.count).toEqual(unknownBut(0, 2));
+  });
+
+  it('tells an automation its own authority executes by the lamports it paid', () => {
+    const selfExecuted: Call = { ...automatedB, signer: 'miner-b' };
+    expect(stored(transactions([manualA, selfExecuted], reset)).source).toBe('transactions_partial');
+    // Signed by its authority and nothing paid by the automation: a manual deploy, taken as the instruction says.
+    const manualB: Call = { miner: 'miner-b', amount: 5001, squares: 0b101 };
+    expect(stored(transactions([manualA, manualB], reset))).toMatchObject({ source: 'transactions', deployed: [6_001, 1_000, 5_001, ...new Array<number>(22).fill(0)], totalMiners: 2 });
+  });
+
+  it('leaves the winning square unknown when two stakes give the reset\'s totals', () => {
+    // miner-b's automation put 5,000 on squares 0 and 2: total 12,000, L = 6,000, A = 5,940 =
+    // 99 x 60, vault 594, winnings 5,346. L = 5,999 gives 5,999 - 59 = 5,940 as well.
+    const round = stored(transactions([manualA, automatedB], { ...reset, totalDeployed: 12_000, totalVaulted: 594, totalWinnings: 5_346 }));
+    expect(round.deployed).toEqual(new Array(25).fill(null));
+    expect(round.count).toEqual(unknownBut(0, 2));
+  });
+
+  it('knows the winning square was empty when the reset vaulted all but the admin fee', () => {
+    // miner-a: 1,000 on square 1; miner-b's automation 3,000 on square 2. Total 4,000, nobody
+    // on square 0: vaulted 4,000 - 40, nothing won, num_winners 0.
+    const round = stored(transactions([{ ...manualA, squares: 0b010 }, automatedB], { ...reset, totalDeployed: 4_000, totalVaulted: 3_960, totalWinnings: 0, numWinners: 0 }));
+    expect(round.deployed).toEqual(unknownBut(0, 0));
+    expect(round.count).toEqual(unknownBut(0, 0));
+  });
+
+  it('counts the miners when the events show who took a square (DeployEvent with the mask asked for)', () => {
+    const events: Call[] = [
+      { ...manualA, event: { amount: 1000, mask: 0b011, totalSquares: 2, strategy: null } },
+      { ...automatedB, event: { amount: 5001, mask: 0, totalSquares: 2, strategy: 0 } },
+    ];
+    const round = stored(transactions(events, reset));
+    expect(round).toMatchObject({ source: 'transactions_partial', totalMiners: 2, deployed: unknownBut(0, 6_001), count: unknownBut(0, 2) });
+    // What the automated events staked must add up with the rest to the reset's total.
+    const overstated: Call[] = [events[0]!, { ...automatedB, event: { amount: 5001, mask: 0, totalSquares: 3, strategy: 0 } }];
+    expect(rebuild(transactions(overstated, reset))).toMatchObject({ ok: false, reason: 'mismatch', detail: expect.stringContaining('automated') });
+  });
+
+  it('does not guess which squares a miner held when its own automation deployed first', () => {
+    // miner-a's automation took squares 0 and 2 at 5,001; then miner-a asked by hand for 0 and
+    // 1 at 1,000 and got 1 only (it held 0). deployed [5001, 1000, 5001], total 11,002,
+    // L = 6,001: vault 594, winnings 5,347, num_winners 1.
+    const calls: Call[] = [
+      { miner: 'miner-a', signer: 'executor', amount: 1, squares: 0, automationPaid: 10_502, event: { amount: 5001, mask: 0, totalSquares: 2, strategy: 1 } },
+      { ...manualA, event: { amount: 1000, mask: 0b011, totalSquares: 1, strategy: null } },
+    ];
+    const round = stored(transactions(calls, { ...reset, totalDeployed: 11_002, numWinners: 1 }));
+    expect(round).toMatchObject({ source: 'transactions_partial', totalMiners: 1, deployed: unknownBut(0, 5_001), count: unknownBut(0, 1) });
+  });
+
+  it('reads an automated deploy\'s squares from its event once the program logged the squares taken', () => {
+    const events: Call[] = [
+      { ...manualA, event: { amount: 1000, mask: 0b011, totalSquares: 2, strategy: null } },
+      { ...automatedB, event: { amount: 5001, mask: 0b101, totalSquares: 2, strategy: 0 } },
+    ];
+    const round = stored(transactions(events, { ...reset, length: 144, deployedWinningSquare: 6_001 }));
+    expect(round).toMatchObject({ source: 'transactions', totalMiners: 2, deployed: [6_001, 1_000, 5_001, ...new Array<number>(22).fill(0)], count: [2, 1, 1, ...new Array<number>(22).fill(0)] });
+  });
+
+  it('refuses, to be tried again, a voided round whose automated deploys do not show what they staked', () => {
+    const voided: Reset = { ...reset, slotHash: VOIDED, totalDeployed: 0, totalVaulted: 0, totalWinnings: 0, numWinners: 0 };
+    expect(rebuild(transactions([manualA, automatedB], voided))).toMatchObject({ ok: false, reason: 'unprovable' });
+    // With events, what each deploy staked is known: 2,000 + 10,002.
+    const events: Call[] = [
+      { ...manualA, event: { amount: 1000, mask: 0b011, totalSquares: 2, strategy: null } },
+      { ...automatedB, event: { amount: 5001, mask: 0, totalSquares: 2, strategy: 0 } },
+    ];
+    expect(stored(transactions(events, voided))).toMatchObject({ source: 'transactions_partial', winningSquare: null, totalDeployed: 12_002, deployed: new Array(25).fill(null), totalMiners: 2 });
+  });
+
+  it('refuses deploys shown that do not fit inside what the reset proves', () => {
+    // The reset says nobody was on square 0, but miner-a's manual deploy put 1,000 there.
+    expect(rebuild(transactions([manualA, automatedB], { ...reset, totalDeployed: 4_000, totalVaulted: 3_960, totalWinnings: 0, numWinners: 0 }))).toMatchObject({ ok: false, reason: 'mismatch' });
+  });
+});

@@ -50,7 +50,7 @@ interface RoundRow {
   total_deployed: number;
   total_winnings: number;
   total_vaulted: number;
-  total_miners: number;
+  total_miners: number | null;
   motherlode: number;
   top_miner_reward: number;
   slot_hash: Buffer;
@@ -332,7 +332,7 @@ export class RoundRepository {
    * `getRounds`.
    */
   async getOutcomes(range: { fromId: number; limit: number }): Promise<RoundOutcome[]> {
-    const { rows } = await this.pool.query<{ id: number; winning_square: number | null; total_deployed: number; total_miners: number; motherlode: number; settled_at: Date }>(
+    const { rows } = await this.pool.query<{ id: number; winning_square: number | null; total_deployed: number; total_miners: number | null; motherlode: number; settled_at: Date }>(
       `SELECT id, winning_square, total_deployed, total_miners, motherlode, settled_at FROM indexer.rounds
         WHERE id >= $1 ORDER BY id LIMIT $2`,
       [range.fromId, range.limit],
