@@ -104,8 +104,10 @@ export type LiveView = Static<typeof liveViewSchema>;
 export const ruleStatsSchema = Type.Object(
   {
     rounds: Type.Integer({ minimum: 0 }),
-    deployedSol: Type.Number(),
-    returnedSol: Type.Number({ description: 'SOL paid back to miners (as in effectiveHouseEdge)' }),
+    deployedSol: Type.Number({
+      description: "SOL deployed in those rounds whose winning square's stake is known (every round but the few partly known rounds that lack it)",
+    }),
+    returnedSol: Type.Number({ description: 'SOL paid back to miners (as in effectiveHouseEdge), over the same rounds as deployedSol' }),
     effectiveHouseEdge: nullable(Type.Number({ description: '1 - returnedSol / deployedSol; null without rounds' })),
     oreRewarded: Type.Number({ description: 'whole ORE rewarded: round rewards plus motherlodes (952-byte rounds)' }),
     oreValueSol: Type.Number({ description: "that ORE valued at each round's recorded production cost" }),
@@ -141,7 +143,7 @@ export const statsSchema = Type.Object(
         hits: Type.Integer(),
         hitRate: Type.Number(),
         expectedHits: Type.Number(),
-        deployedSol: Type.Number(),
+        deployedSol: Type.Number({ description: 'SOL deployed on the square over every round where it is known (a partly known round may not show it)' }),
         currentDrought: Type.Integer(),
         maxDrought: Type.Integer(),
       }),
@@ -166,7 +168,7 @@ export const gridSchema = Type.Object(
     maxDrought: Type.Integer(),
     avgDrought: Type.Number({ description: "mean length of the square's droughts (the runs of rounds between its wins, the current one included)" }),
     lastHitRoundId: nullableId,
-    deployedSol: Type.Number(),
+    deployedSol: Type.Number({ description: 'SOL deployed on the square over every round where it is known (a partly known round may not show it)' }),
     series: Type.Array(Type.Unsafe<0 | 1>({ enum: [0, 1] }), {
     description: '1 where the square won, 0 elsewhere, oldest to newest, over the latest non-voided rounds',
   }),

@@ -494,3 +494,28 @@ describe('rate limits', () => {
     for (const a of answers.filter((x) => x.status === 429)) expect([a.retryAfter, a.remaining, a.body.code]).toEqual(['1', '0', 'rate_limited']);
   });
 });
+
+describe('a partly known round', () => {
+  it('is served with null where the chain does not prove a figure, by id and in the dump, as the contract declares', async () => {
+    // Round 0: below every round the devnet plays, so no other test sees it.
+    const [round] = await new RoundRepository(pool).getRounds({ fromId: 1, toId: 1 });
+    const w = round!.winningSquare ?? 0;
+    const partial = {
+      ...round!,
+      id: 0,
+      source: 'transactions_partial' as const,
+      deployed: round!.deployed.map((v, s) => (s === w ? v : null)),
+      count: round!.count.map((v, s) => (s === w ? v : null)),
+      totalMiners: null,
+    };
+    await new RoundRepository(pool).insertMany([partial]);
+    const byId = (await (await get(`${base}/api/v1/rounds/0`, apiKey)).json()) as Record<string, unknown>;
+    openapi('RoundWithNeighbours', byId);
+    expect(byId).toEqual({ ...partial, prevId: null, nextId: 1 });
+    const page = (await (await get(`${base}/api/v1/dump?from=0&to=0`, apiKey)).json()) as { rounds: unknown[] };
+    openapi('DumpPage', page);
+    expect(page.rounds).toEqual([partial]);
+    const ndjson = await (await get(`${base}/api/v1/dump?from=0&to=0`, apiKey, { Accept: 'application/x-ndjson' })).text();
+    expect(ndjson).toBe(`${JSON.stringify(partial)}\n`);
+  });
+});

@@ -1655,8 +1655,9 @@ export interface components {
         /** @description Figures of the non-voided rounds settled under one payout rule. */
         RuleStats: {
             rounds: number;
+            /** @description SOL deployed in those rounds whose winning square's stake is known (every round but the few partly known rounds that lack it) */
             deployedSol: number;
-            /** @description SOL paid back to miners (as in effectiveHouseEdge) */
+            /** @description SOL paid back to miners (as in effectiveHouseEdge), over the same rounds as deployedSol */
             returnedSol: number;
             /** @description 1 - returnedSol / deployedSol; null without rounds */
             effectiveHouseEdge: number | null;
@@ -1691,6 +1692,7 @@ export interface components {
                 hits: number;
                 hitRate: number;
                 expectedHits: number;
+                /** @description SOL deployed on the square over every round where it is known (a partly known round may not show it) */
                 deployedSol: number;
                 currentDrought: number;
                 maxDrought: number;
@@ -1713,6 +1715,7 @@ export interface components {
             /** @description mean length of the square's droughts (the runs of rounds between its wins, the current one included) */
             avgDrought: number;
             lastHitRoundId: number | null;
+            /** @description SOL deployed on the square over every round where it is known (a partly known round may not show it) */
             deployedSol: number;
             /** @description 1 where the square won, 0 elsewhere, oldest to newest, over the latest non-voided rounds */
             series: (0 | 1)[];
