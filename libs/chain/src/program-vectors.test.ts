@@ -6,7 +6,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isSplitByRng, isSplitSquare } from './distribution';
+import { decodeBase58 } from './base58';
+import { distributionMask, isSplitByRng, isSplitSquare } from './distribution';
+import { decodeOreEvent, encodeDeployEvent, type DeployEvent } from './events';
 import { solBack } from './expected-value';
 import { inferPayoutRule } from './payout-rule';
 import { decodeRound } from './round.codec';
@@ -92,5 +94,63 @@ describe('settled mainnet rounds', () => {
   it('splits the prize as the program decided: by the round\'s randomness before 2026-07-29, by the round id\'s mask after', () => {
     for (const r of parimutuel) expect([r.id, isSplitByRng(slotHashRng(r.slotHash))]).toEqual([r.id, r.topMiner === SPLIT_ADDRESS]);
     for (const r of returns) expect([r.id, isSplitSquare(r.id, winningSquare(r.slotHash)!)]).toEqual([r.id, r.topMiner === SPLIT_ADDRESS]);
+  });
+});
+
+interface EventVector {
+  readonly name: string;
+  readonly length: number;
+  readonly fields: Readonly<Record<string, number | string>>;
+  readonly hex: string;
+}
+const goldenEvents = JSON.parse(readFileSync(join(FIXTURES, 'golden/events.json'), 'utf8')) as {
+  events: EventVector[];
+  splitMasks: { roundId: number; expect: number }[];
+};
+
+describe('events against the golden vectors (every layout the program logged)', () => {
+  const u64 = (v: number | string | undefined): number | null => (v === undefined ? null : String(v) === '18446744073709551615' ? null : Number(v));
+  it.each(goldenEvents.events.map((v) => [v.name, v] as const))('%s', (_name, v) => {
+    const bytes = Buffer.from(v.hex, 'hex');
+    const decoded = decodeOreEvent(bytes);
+    const f = v.fields;
+    if (f['disc'] === 2) {
+      const expected = {
+        kind: 'deploy',
+        authority: f['authority'],
+        amount: f['amount'],
+        mask: f['mask'],
+        roundId: f['round_id'],
+        signer: f['signer'],
+        strategy: u64(f['strategy']),
+        totalSquares: f['total_squares'],
+        ts: f['ts'],
+      };
+      expect(decoded).toEqual(expected);
+      expect(Buffer.from(encodeDeployEvent({ ...(decoded as DeployEvent), authority: decodeBase58(String(f['authority'])), signer: decodeBase58(String(f['signer'])) })).toString('hex')).toBe(v.hex);
+      return;
+    }
+    expect(decoded).toEqual({
+      kind: 'reset',
+      length: v.length,
+      roundId: f['round_id'],
+      startSlot: f['start_slot'],
+      endSlot: f['end_slot'],
+      winningSquare: u64(f['winning_square']),
+      topMiner: f['top_miner'],
+      minersField: u64(f['num_winners'] ?? f['total_miners']),
+      motherlode: u64(f['motherlode']),
+      totalDeployed: f['total_deployed'] ?? f['total_prospects'],
+      totalVaulted: f['total_vaulted'],
+      totalWinnings: f['total_winnings'],
+      totalMinted: f['total_minted'],
+      ts: f['ts'],
+      rng: f['rng'] === undefined ? null : BigInt(f['rng']),
+      deployedWinningSquare: u64(f['deployed_winning_square']),
+    });
+  });
+
+  it.each(goldenEvents.splitMasks.map((v) => [v.roundId, v] as const))('gives round %d the split mask of Round::distribution_mask', (_id, v) => {
+    expect(distributionMask(v.roundId)).toBe(v.expect);
   });
 });

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import bs58 from 'bs58';
-import { deployData, logData, resetEvent } from './events';
+import { deployData, deployEvent, logData, resetEvent } from './events';
 import { hitsMotherlode, isSplitByRng, isSplitSquare, parimutuelReset, returnsReset, reverseBits, rng, topMinerSample, winningSquare } from './round-rules';
 import { PodReader } from './pod';
 import { roundV4 } from './state';
@@ -117,5 +117,58 @@ describe('the port, against a real reset transaction (round 52697, November 2025
 
   it('writes Deploy instruction data as `[6] ++ amount u64 ++ squares u32`', () => {
     expect(Buffer.from(deployData(1_000_001, 0b101)).toString('hex')).toBe('06' + '41420f0000000000' + '05000000');
+  });
+});
+
+describe('the port\'s events and split masks, against the golden vectors', () => {
+  const vectors = JSON.parse(readFileSync(join(FIXTURES, 'golden/events.json'), 'utf8')) as {
+    events: { name: string; length: number; fields: Record<string, number | string>; hex: string }[];
+    splitMasks: { roundId: number; expect: number }[];
+  };
+  const MAX = '18446744073709551615';
+  // The layouts the port writes: the 128- and 144-byte ResetEvents and the DeployEvent.
+  const written = vectors.events.filter((v) => v.length === 144 || (v.length === 128 && v.fields['disc'] === 0) || v.fields['disc'] === 2);
+
+  it.each(written.map((v) => [v.name, v] as const))('%s', (_name, v) => {
+    const f = v.fields;
+    const n = (name: string): number => Number(f[name]);
+    if (f['disc'] === 2) {
+      const bytes = deployEvent({
+        authority: bs58.decode(String(f['authority'])),
+        amount: n('amount'),
+        mask: n('mask'),
+        roundId: n('round_id'),
+        signer: bs58.decode(String(f['signer'])),
+        strategy: String(f['strategy']) === MAX ? null : n('strategy'),
+        totalSquares: n('total_squares'),
+        ts: n('ts'),
+      });
+      expect(Buffer.from(bytes).toString('hex')).toBe(v.hex);
+      return;
+    }
+    const bytes = resetEvent(
+      {
+        roundId: n('round_id'),
+        startSlot: n('start_slot'),
+        endSlot: n('end_slot'),
+        winningSquare: String(f['winning_square']) === MAX ? null : n('winning_square'),
+        topMiner: bs58.decode(String(f['top_miner'])),
+        miners: n(v.length === 144 ? 'total_miners' : 'num_winners'),
+        motherlode: n('motherlode'),
+        totalDeployed: n('total_deployed'),
+        totalVaulted: n('total_vaulted'),
+        totalWinnings: n('total_winnings'),
+        totalMinted: n('total_minted'),
+        ts: n('ts'),
+        rng: BigInt(f['rng'] ?? 0),
+        deployedWinningSquare: Number(f['deployed_winning_square'] ?? 0),
+      },
+      v.length as 128 | 144,
+    );
+    expect(Buffer.from(bytes).toString('hex')).toBe(v.hex);
+  });
+
+  it.each(vectors.splitMasks.map((v) => [v.roundId, v] as const))('splits round %d on the squares Round::distribution_mask leaves out', (_id, v) => {
+    for (let s = 0; s < 25; s++) expect(isSplitSquare(v.roundId, s)).toBe(((v.expect >>> s) & 1) === 0);
   });
 });
