@@ -37,6 +37,8 @@ export interface FillProgress {
   /** Rounds done (stored or refused). */
   readonly done: number;
   readonly stored: number;
+  /** Of the stored, the partly known (automated deploys before 2025-12-30 that do not show their squares). */
+  readonly partial: number;
   readonly refused: number;
   /** Rounds refused before that this fill took again (stored or refused once more). */
   readonly retried: number;
@@ -90,6 +92,7 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
   const started = now();
   const total = await store.missingCount(range.fromId, range.toId);
   let stored = 0;
+  let partial = 0;
   let refused = 0;
   let retried = 0;
   let recovered = 0;
@@ -107,6 +110,7 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
       total,
       done,
       stored,
+      partial,
       refused,
       retried,
       recovered,
@@ -131,6 +135,7 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
       for (const r of refusals) options.onRefused?.(r);
     }
     stored += rounds.length;
+    for (const r of rounds) if (r.source === 'transactions_partial') partial++;
     refused += refusals.length;
     retried += retriedIds.size;
     for (const r of rounds) if (retriedIds.has(r.id)) recovered++;

@@ -149,6 +149,7 @@ export class HistoryFill {
     this.progress = result;
     metrics.historyTransactions.inc(result.transactions);
     metrics.historyRecovered.inc(result.recovered);
+    metrics.historyPartial.inc(result.partial);
     for (const [reason, n] of Object.entries(result.skipped)) metrics.historySkipped.inc({ reason }, n);
     if (!this.abort.signal.aborted) {
       logger.info('history fill done', describe(result));
@@ -170,6 +171,7 @@ function describe(p: FillProgress): Record<string, unknown> {
     total: p.total,
     percent: p.total === 0 ? 100 : Math.floor((100 * p.done) / p.total),
     stored: p.stored,
+    partial: p.partial,
     refused: p.refused,
     retried: p.retried,
     recovered: p.recovered,

@@ -30,6 +30,7 @@ export function indexerMetrics(registry: Registry) {
     }),
     historyRemaining: new Gauge({ name: 'indexer_history_rounds_remaining', help: 'Rounds from the history floor up that are not stored and not waiting for a retry', registers: [registry] }),
     historyRounds: new Counter({ name: 'indexer_history_rounds_rebuilt_total', help: 'Rounds rebuilt from their transactions and stored', registers: [registry] }),
+    historyPartial: new Counter({ name: 'indexer_history_rounds_partial_total', help: 'Rounds rebuilt and stored partly known: automated deploys before 2025-12-30 that do not show their squares (source transactions_partial)', registers: [registry] }),
     historyTransactions: new Counter({ name: 'indexer_history_transactions_total', help: 'Transactions fetched and decoded to rebuild rounds', registers: [registry] }),
     historyRefused: new Counter({ name: 'indexer_history_rounds_refused_total', help: 'Rounds not rebuilt from their transactions, by reason (not stored; tried again later, a retry refused again counts again)', labelNames: ['reason'], registers: [registry] }),
     historyRetried: new Counter({ name: 'indexer_history_rounds_retried_total', help: 'Refused rounds tried again once their back-off was over', registers: [registry] }),

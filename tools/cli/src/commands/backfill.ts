@@ -208,6 +208,7 @@ function summary(p: FillProgress): Record<string, unknown> {
     toRound: p.toId,
     missing: p.total,
     stored: p.stored,
+    partial: p.partial,
     refused: p.refused,
     retried: p.retried,
     skipped: p.skipped,
