@@ -75,6 +75,14 @@ export function upgradeTreasury(old: Uint8Array): Uint8Array {
   return data;
 }
 
+/** A 96-byte Treasury holding `motherlode` ORE in its pool, every other field zero. */
+export function encodeTreasury(motherlode: bigint): Uint8Array {
+  const data = new Uint8Array(TREASURY_LEN);
+  data[0] = 104;
+  setU64(data, 24, motherlode);
+  return data;
+}
+
 export interface TreasuryFields {
   readonly balance: bigint;
   readonly motherlode: bigint;
