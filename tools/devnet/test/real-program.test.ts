@@ -78,7 +78,7 @@ beforeAll(async () => {
   pdas = new OrePdas(devnet.programId);
   socket = new WebSocket(devnet.wsUrl);
   await new Promise((resolve) => socket.once('open', resolve));
-  socket.on('message', (raw) => {
+  socket.on('message', (raw: Buffer) => {
     const note = JSON.parse(raw.toString()) as { method?: string; params?: { result: { value: { data: [string, string] } } } };
     if (note.method !== 'accountNotification') return;
     const data = Buffer.from(note.params!.result.value.data[0], 'base64');

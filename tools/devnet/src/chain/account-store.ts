@@ -126,8 +126,8 @@ export class AccountStore {
       .getProgramAccounts(address(owner))
       .filter((a) => !this.overlay.has(a.address))
       .map((a) => ({
-        pubkey: a.address as string,
-        account: { lamports: Number(a.lamports), data: a.data as Uint8Array, owner: a.programAddress as string, executable: a.executable },
+        pubkey: a.address,
+        account: { lamports: Number(a.lamports), data: a.data as Uint8Array, owner: a.programAddress, executable: a.executable },
       }));
     return overlaid.length === 0 ? inSvm : [...overlaid, ...inSvm];
   }

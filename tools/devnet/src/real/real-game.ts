@@ -37,9 +37,9 @@ import { SeedChain } from './seed-chain';
 export type LiveProgram = 'port' | Era;
 
 /** The program's round length (`deploy.rs`: `end_slot = start_slot + 150`). */
-export const PROGRAM_ROUND_SLOTS = 150;
+const PROGRAM_ROUND_SLOTS = 150;
 /** `INTERMISSION_SLOTS` (`api/src/consts.rs`): the reset waits at least this long after `end_slot`. */
-export const PROGRAM_INTERMISSION_SLOTS = 35;
+const PROGRAM_INTERMISSION_SLOTS = 35;
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 /** What a miner's wallet holds beyond its next deploy: Miner rent, checkpoint fee, transaction fees. */
 const WALLET_MARGIN = LAMPORTS_PER_SOL / 10n;

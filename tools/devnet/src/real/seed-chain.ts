@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { keccak } from './entropy';
 
 /** Rounds the chain covers by default: at 185 slots of 400 ms a round, about two weeks. */
-export const DEFAULT_CHAIN_LENGTH = 16_384;
+const DEFAULT_CHAIN_LENGTH = 16_384;
 const SEGMENT = 128;
 
 export class SeedChain {
