@@ -35,7 +35,8 @@ const TARGETS = {
     extra: { 'assets/services/lab-backtest/src/adapters/workers/compute.worker': 'services/lab-backtest/src/adapters/workers/compute.worker.ts' },
   },
   cli: { dir: 'tools/cli', assets: ['libs/rounds-store/migrations', 'libs/billing-store/migrations', 'libs/events-store/migrations', 'libs/lab-store/migrations'] },
-  devnet: { dir: 'tools/devnet', assets: [] },
+  // The ORE program's executables and accounts its real-program mode runs (tools/devnet/src/real/install.ts).
+  devnet: { dir: 'tools/devnet', assets: ['fixtures/mainnet/program-2025-12', 'fixtures/mainnet/program-2026-04'] },
 };
 /** Built by --local only: what `make start` runs. */
 const LOCAL_ONLY = { suite: { dir: 'deploy/local', entry: 'deploy/local/run-suite.ts', assets: [] } };

@@ -23,7 +23,17 @@ const SCHEMA = {
   DEVNET_HISTORY_ROUNDS: int({ default: 0, min: 0, max: 10_000_000 }),
   DEVNET_DEPLOYS_PER_ROUND: int({ default: 400, min: 2, max: 100_000 }),
   DEVNET_VOIDED_ROUND_RATE: num({ default: 0.002, min: 0, max: 1 }),
-  DEVNET_ERA: oneOf(['mixed', 'v3', 'parimutuel-952', 'returns'] as const, { default: 'mixed' }),
+  DEVNET_ERA: oneOf(['mixed', 'v3', 'parimutuel-952', 'returns'] as const, {
+    default: 'mixed',
+    doc: 'program eras the game plays: all in turn over the history (mixed), or one; v3 live rounds are the real program by default (DEVNET_LIVE_PROGRAM)',
+  }),
+  DEVNET_LIVE_PROGRAM: oneOf(['auto', 'port', '2026-04', '2025-12'] as const, {
+    default: 'auto',
+    doc:
+      "who plays the live rounds: the ORE program's own mainnet executable of that date (fixtures/mainnet/program-<date>/ore.so) in the devnet's LiteSVM, " +
+      'or the port; auto: the 2026-04 executable with DEVNET_ERA=v3, 150-slot rounds, an intermission of 35 slots or more, mainnet\'s ORE_PROGRAM_ID and no ' +
+      'DEVNET_LEDGER_DIR, the port otherwise (a date asked for with other settings is refused); history rounds are always the port\'s',
+  }),
   DEVNET_LEDGER_DIR: str({ default: '', minLength: 0 }),
   DEVNET_SAVE_INTERVAL_MS: int({ default: 10_000, min: 100, max: 3_600_000 }),
   DEVNET_ROUND_EXPIRY_SLOTS: int({ default: 216_000, min: 0, max: 1_000_000_000 }),

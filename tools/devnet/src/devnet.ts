@@ -24,6 +24,8 @@ import { rpcMethods } from './rpc/methods';
 import { NO_LIMITS, RpcBudgets, parseRpcLimits, type MethodStats } from './rpc/rate-limits';
 import { RpcError } from './rpc/rpc-error';
 import { PubSubServer } from './rpc/ws-server';
+import { RealGame, RealProgramError, realProgramRefusal, type LiveProgram } from './real/real-game';
+import { blockTimeOf } from './game/chain-time';
 import { installPaymentToken, mintTransaction, paymentTokenAccount } from './token';
 
 export interface DevnetOptions {
@@ -53,6 +55,15 @@ export interface DevnetOptions {
    * chain continued from its ledger keeps the eras it was started with.
    */
   eras?: EraSetting;
+  /**
+   * Which program plays the live rounds. `auto` (default): the ORE program's own mainnet
+   * executable of April 2026 where the devnet has one for its era (v3), the port otherwise.
+   * `2026-04` or `2025-12`: that executable (fixtures/mainnet/program-<era>/ore.so), which
+   * needs the v3 era, mainnet's program id, 150-slot rounds, an intermission of at least 35
+   * slots and no ledgerDir; `port`: the devnet's port of the program (derived from the seed).
+   * History rounds are the port's in every case.
+   */
+  liveProgram?: 'auto' | LiveProgram;
   /**
    * Where the chain is kept across restarts (ledger.json inside). Absent: the chain lives
    * in memory only and every start is a new chain from genesis.
@@ -101,6 +112,8 @@ export interface Devnet {
   /** Requests served and refused per RPC method, and the most served within any window of its budget. */
   rpcStats(): Record<string, MethodStats>;
   currentRoundId(): number;
+  /** Which program plays the live rounds: the port, or the real program of that date. */
+  readonly liveProgram: LiveProgram;
   slot(): number;
   /** Resolves when round `id` has settled. */
   waitForSettled(id: number, timeoutMs?: number): Promise<KnownRound>;
@@ -149,6 +162,29 @@ function seededKeypair(label: string, seed: number): Keypair {
   return Keypair.fromSeed(createHash('sha256').update(`gridlab-devnet:${label}:${seed}`).digest());
 }
 
+/**
+ * The program that plays the live rounds. `auto` takes the real one where the devnet can
+ * run it: the v3 era (the executables' own), with settings the program accepts; otherwise,
+ * and for a saved chain (the real program's chains are not saved yet), the port, saying why.
+ * A program asked for by name is refused with the reason.
+ */
+function resolveLiveProgram(options: DevnetOptions, programId: string, savedGame: unknown, log: Logger | undefined): LiveProgram {
+  const asked = options.liveProgram ?? 'auto';
+  const eras = options.eras ?? 'mixed';
+  if (asked === 'port' || (asked === 'auto' && (eras !== 'v3' || savedGame !== null))) return 'port';
+  const refusal = realProgramRefusal({
+    programId,
+    roundSlots: options.roundSlots ?? 150,
+    intermissionSlots: options.intermissionSlots ?? 35,
+    eras,
+    ledgerDir: options.ledgerDir,
+  });
+  if (refusal === null) return asked === 'auto' ? '2026-04' : asked;
+  if (asked !== 'auto') throw new Error(`the live rounds cannot be the real ORE program's: ${refusal} (liveProgram 'port' plays them with the devnet's port)`);
+  log?.warn('the port plays the live rounds: the real ORE program cannot here', { reason: refusal });
+  return 'port';
+}
+
 /** A saved chain must be the one configured: its accounts live at the configured addresses. */
 function checkSavedChain(file: string, genesis: Genesis, programId: string, tokenMint: string): void {
   if (genesis.programId !== programId) {
@@ -185,7 +221,9 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   const store = new AccountStore(svm);
   let slot = saved?.slot ?? GENESIS_SLOT;
   svm.warpToSlot(BigInt(slot));
-  const ledger = new Ledger(svm, store, { slot: () => slot, nowMs: () => Date.now() });
+  const liveProgram = resolveLiveProgram(options, programId, saved !== null ? saved.game : null, log);
+  // The real program reads the chain's clock, so its transactions carry the chain's time too.
+  const ledger = new Ledger(svm, store, { slot: () => slot, nowMs: () => (liveProgram === 'port' ? Date.now() : blockTimeOf(slot) * 1000) });
   const pdas = new OrePdas(programId);
   const rentFor = new Map<number, number>();
   const rent = (length: number): number => {
@@ -197,7 +235,8 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   const keys = new GameKeys(programId, tokenMint.toBase58(), treasuryAta.toBase58(), rent);
   const writeListeners = new Set<(address: string, slot: number) => void>();
   const settled: KnownRound[] = [];
-  const waiters = new Map<number, ((round: KnownRound) => void)[]>();
+  /** Called with the round once it settles, or with null when the chain halted before. */
+  const waiters = new Map<number, ((round: KnownRound | null) => void)[]>();
 
   const write = (w: GameWrite): void => {
     const address = w.kind === 'board' ? keys.board : w.kind === 'treasury' ? keys.treasury : keys.round(w.roundId);
@@ -252,12 +291,36 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       programId,
       tokenMint: tokenMint.toBase58(),
     };
-    write({ kind: 'treasury', data: game.treasuryBytes() });
-    write({ kind: 'board', data: game.boardBytes() });
-    write({ kind: 'round', roundId: game.currentRoundId, data: game.roundBytes() });
+    if (liveProgram === 'port') {
+      write({ kind: 'treasury', data: game.treasuryBytes() });
+      write({ kind: 'board', data: game.boardBytes() });
+      write({ kind: 'round', roundId: game.currentRoundId, data: game.roundBytes() });
+    }
     ledger.airdrop(mintAuthority.publicKey.toBase58(), 1_000_000_000_000n);
     installPaymentToken(svm, store, tokenMint, mintAuthority.publicKey, pdas.treasury);
   }
+  // The real program takes over the live game from the port's genesis: board, first round, treasury, programs.
+  const real =
+    liveProgram === 'port'
+      ? null
+      : new RealGame({
+          svm,
+          store,
+          ledger,
+          chronicle: game.chronicle,
+          era: liveProgram,
+          seed: gameConfig.seed,
+          board: game.boardBytes(),
+          genesisSlot,
+          motherlode: game.motherlodePool,
+          intermissionSlots: gameConfig.intermissionSlots,
+          tokenMint: tokenMint.toBase58(),
+          logger: log,
+        });
+  const currentRoundId = (): number => real?.currentRoundId ?? game.currentRoundId;
+  // Rounds below this are derived (and closed by the crank below); from it on, the real program's.
+  const derivedBelow = (): number => real?.firstRoundId ?? game.currentRoundId;
+  let halted: Error | null = null;
   const mintTokens = (owner: string, amount: bigint): Promise<string> => {
     const wire = mintTransaction(mintAuthority, tokenMint, new PublicKey(owner), amount, svm.latestBlockhash(), mintSequence++);
     const result = ledger.submit(wire, false);
@@ -272,14 +335,16 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     keys,
     signatures,
     new GameTransactionBuilder(keys, gameConfig, new Set(options.hostileResets ?? [])),
-    { slot: () => slot, settledUpTo: () => game.currentRoundId - 1 },
+    real === null
+      ? { slot: () => slot, settledUpTo: () => game.currentRoundId - 1 }
+      : { slot: () => slot, settledUpTo: () => real.firstRoundId - 1, derivedUpTo: () => real.firstRoundId - 1 },
     expirySlots,
   );
   // The next round the crank will close (every earlier one is closed).
   let nextClose = chronicle.firstId;
-  while (nextClose < game.currentRoundId && history.closeSlot(nextClose) <= slot) nextClose++;
+  while (nextClose < derivedBelow() && history.closeSlot(nextClose) <= slot) nextClose++;
   const crank = (): void => {
-    while (nextClose < game.currentRoundId && history.closeSlot(nextClose) <= slot) {
+    while (nextClose < derivedBelow() && history.closeSlot(nextClose) <= slot) {
       const address = keys.round(nextClose++);
       for (const listener of writeListeners) listener(address, slot);
       store.remove(address, slot);
@@ -317,7 +382,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       slot,
       blockTime: Math.floor(Date.now() / 1000),
       blockhash: svm.latestBlockhash(),
-      liveRoundId: game.currentRoundId,
+      liveRoundId: currentRoundId(),
     });
     ledger.recordAsGiven(record);
     return record.signature;
@@ -410,11 +475,28 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     slot++;
     svm.warpToSlot(BigInt(slot));
     pubsub.slotAdvanced(slot);
-    const result = game.tick(slot);
-    for (const w of result.writes) write(w);
-    if (result.settled !== null) {
-      recordSettled(result.settled.record);
-      log?.debug('round settled', { roundId: result.settled.record.id, winningSquare: result.settled.record.winningSquare });
+    if (real !== null) {
+      let round;
+      try {
+        round = real.tick(slot);
+      } catch (error) {
+        // The program refused the devnet's own transaction: the game cannot go on; say why and stop the chain.
+        halted = error instanceof Error ? error : new Error(String(error));
+        log?.error('devnet halted: the real program refused a game transaction', { err: halted, logs: error instanceof RealProgramError ? error.logs : undefined });
+        clearInterval(timer);
+        timer = undefined;
+        for (const list of waiters.values()) for (const fail of list) fail(null);
+        waiters.clear();
+        return;
+      }
+      if (round !== null) recordSettled(round);
+    } else {
+      const result = game.tick(slot);
+      for (const w of result.writes) write(w);
+      if (result.settled !== null) {
+        recordSettled(result.settled.record);
+        log?.debug('round settled', { roundId: result.settled.record.id, winningSquare: result.settled.record.winningSquare });
+      }
     }
     crank();
   };
@@ -429,9 +511,10 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     genesisHash: genesis.hash,
     ledgerFile,
     slot,
-    roundId: game.currentRoundId,
+    roundId: currentRoundId(),
+    liveProgram,
     historyRounds: saved === null ? historyRounds : undefined,
-    openRounds: game.currentRoundId - nextClose + 1,
+    openRounds: currentRoundId() - nextClose + 1,
     startupMs: Date.now() - started,
   });
 
@@ -447,17 +530,20 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     restored: saved !== null,
     settledRounds: () => settled,
     rpcStats: () => budgets.stats(),
-    currentRoundId: () => game.currentRoundId,
+    currentRoundId,
+    liveProgram,
     slot: () => slot,
     waitForSettled: (id, timeoutMs = 30_000) => {
       const done = settled.find((r) => r.id === id);
       if (done !== undefined) return Promise.resolve(done);
+      if (halted !== null) return Promise.reject(halted);
       return new Promise<KnownRound>((resolve, reject) => {
         const timeout = setTimeout(() => reject(new Error(`round ${id} did not settle within ${timeoutMs} ms`)), timeoutMs);
         const list = waiters.get(id) ?? [];
         list.push((round) => {
           clearTimeout(timeout);
-          resolve(round);
+          if (round === null) reject(halted ?? new Error('the devnet halted'));
+          else resolve(round);
         });
         waiters.set(id, list);
       });
@@ -467,7 +553,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       timer = undefined;
     },
     resume: () => {
-      if (timer === undefined) timer = setInterval(tick, slotMs);
+      if (timer === undefined && halted === null) timer = setInterval(tick, slotMs);
     },
     dropWebSockets: () => pubsub.dropAll(),
     setRawAccount: (address, data, owner = programId) => {

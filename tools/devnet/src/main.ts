@@ -18,6 +18,7 @@ async function main(): Promise<void> {
     voidedRoundRate: config.DEVNET_VOIDED_ROUND_RATE,
     deploysPerRound: config.DEVNET_DEPLOYS_PER_ROUND,
     eras: config.DEVNET_ERA,
+    liveProgram: config.DEVNET_LIVE_PROGRAM,
     programId: config.ORE_PROGRAM_ID,
     tokenMint: config.ORE_TOKEN_MINT,
     ...(config.DEVNET_LEDGER_DIR === '' ? {} : { ledgerDir: config.DEVNET_LEDGER_DIR }),

@@ -5,9 +5,7 @@
  * each miner's `checkpoint` and `claim_sol`.
  */
 import type { Keypair, PublicKey } from '@solana/web3.js';
-import { BOARD, TREASURY, minerAddress, roundAddress } from './addresses';
-import * as ix from './instructions';
-import { decodeBoardFields, decodeMiner, type MinerFields } from './layouts';
+import { BOARD, TREASURY, decodeBoardFields, decodeMiner, ix, minerAddress, roundAddress, type MinerFields } from '@gridlab/devnet/real';
 import type { Referee, TxOutcome } from './referee';
 
 /** `INTERMISSION_SLOTS` (ore `api/src/consts.rs`): reset waits this long after `end_slot`. */

@@ -3,18 +3,26 @@
  * `fixtures/mainnet/program-2025-12/`, for tests that play rounds with real signed
  * instructions and read back what the program wrote.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { getTransactionDecoder, address, lamports as toLamports } from '@solana/kit';
 import { Keypair, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { Clock, FailedTransactionMetadata, LiteSVM } from 'litesvm';
-import { BOARD, CONFIG, ENTROPY_PROGRAM_ID, MINT_AUTHORITY, ORE_MINT, ORE_MINT_PROGRAM_ID, ORE_PROGRAM_ID, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID, TREASURY, TREASURY_TOKENS, roundAddress } from './addresses';
-import type { Era } from './instructions';
-import { encodeBoard, finalizedVar, openRound, upgradeTreasury } from './layouts';
-import { noopProgram } from './mint-stub';
+import {
+  BOARD,
+  ORE_MINT,
+  ORE_PROGRAM_ID,
+  SYSTEM_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  TREASURY,
+  TREASURY_TOKENS,
+  encodeBoard,
+  fixture,
+  installOre,
+  openRound,
+  roundAddress,
+  upgradeTreasury,
+  type Era,
+} from '@gridlab/devnet/real';
 
-/** Where the fixtures are, from this file. */
-export const FIXTURES = join(__dirname, '../../../fixtures/mainnet');
 const LOG_IX = 8;
 /** A fixed, deterministic clock: unix time advances 400 ms a slot from this origin. */
 const ORIGIN_SLOT = 383_000_000n;
@@ -58,33 +66,20 @@ export class Referee {
 
   constructor(setup: GameSetup) {
     this.era = setup.era;
-    const fixture = (name: string) => new Uint8Array(readFileSync(join(FIXTURES, 'program-2025-12', name)));
-    const config = fixture('config.account.bin');
-    // Config (2025-12): admin, bury_authority, fee_collector @72, swap_program, var_address @136,
-    // admin_fee. The 2026-04 program has these two as constants, with the same values.
-    this.feeCollector = new PublicKey(config.subarray(72, 104));
-    this.varAddress = new PublicKey(config.subarray(136, 168));
-
-    this.svm.addProgram(address(ORE_PROGRAM_ID.toBase58()), new Uint8Array(readFileSync(join(FIXTURES, `program-${setup.era}`, 'ore.so'))));
-    const entropy = fixture('entropy.so');
-    this.svm.addProgram(address(ENTROPY_PROGRAM_ID.toBase58()), entropy);
-    this.svm.addProgram(address(ORE_MINT_PROGRAM_ID.toBase58()), noopProgram(entropy));
-
-    this.put(CONFIG, config, ORE_PROGRAM_ID);
+    const previousEnd = setup.slot - 100n;
+    const installed = installOre(this.svm, setup.era, (key, data, owner) => this.put(key, data, owner), {
+      seed: setup.commitment,
+      slotHash: new Uint8Array(32).fill(1),
+      value: new Uint8Array(32).fill(2),
+      endAt: previousEnd,
+    });
+    this.feeCollector = installed.feeCollector;
+    this.varAddress = installed.varAddress;
     this.put(BOARD, encodeBoard({ roundId: setup.roundId, startSlot: setup.slot - 10n, endSlot: 0xffff_ffff_ffff_ffffn }), ORE_PROGRAM_ID);
     this.put(roundAddress(setup.roundId), openRound(setup.roundId, this.feePayer.publicKey.toBytes()), ORE_PROGRAM_ID);
     this.put(TREASURY, upgradeTreasury(fixture('treasury.account.bin')), ORE_PROGRAM_ID);
     this.put(ORE_MINT, fixture('mint.account.bin'), TOKEN_PROGRAM_ID);
     this.put(TREASURY_TOKENS, fixture('treasury_at.account.bin'), TOKEN_PROGRAM_ID);
-    // ore-mint's Authority: discriminator 100, last_mint_at 0.
-    this.put(MINT_AUTHORITY, Uint8Array.of(100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), ORE_MINT_PROGRAM_ID);
-    const var0 = fixture('entropy_var.account.bin');
-    const previousEnd = setup.slot - 100n;
-    this.put(
-      this.varAddress,
-      finalizedVar(var0, { seed: setup.commitment, slotHash: new Uint8Array(32).fill(1), value: new Uint8Array(32).fill(2), endAt: previousEnd }),
-      ENTROPY_PROGRAM_ID,
-    );
     this.fund(this.feePayer.publicKey, 100_000_000_000n);
     this.fund(this.feeCollector, 1_000_000_000n);
     this.setSlot(setup.slot);

@@ -43,8 +43,18 @@ export class AccountStore {
   private readonly listeners = new Set<AccountListener>();
   /** Addresses ever written in LiteSVM (by putSvm or a transaction): what `accounts()` reads back. */
   private readonly svmKeys = new Set<string>();
+  /** Owners whose accounts may live in both places (the ORE program when it runs in LiteSVM). */
+  private readonly splitOwners = new Set<string>();
 
   constructor(private readonly svm: LiteSVM) {}
+
+  /**
+   * Says that `owner`'s accounts live in LiteSVM as well as in the overlay: when the real
+   * program runs there, it writes the live rounds, while history rounds stay overlaid.
+   */
+  ownedInBothPlaces(owner: string): void {
+    this.splitOwners.add(owner);
+  }
 
   onWrite(listener: AccountListener): () => void {
     this.listeners.add(listener);
@@ -107,14 +117,19 @@ export class AccountStore {
     }
   }
 
-  /** Accounts owned by `owner`: the overlay's, or LiteSVM's for other programs. */
+  /** Accounts owned by `owner`: the overlay's, or LiteSVM's for other programs, or both (ownedInBothPlaces). */
   programAccounts(owner: string): { pubkey: string; account: AccountView }[] {
     const owned = this.byOwner.get(owner);
-    if (owned !== undefined) return [...owned].map((pubkey) => ({ pubkey, account: this.overlay.get(pubkey)! }));
-    return this.svm.getProgramAccounts(address(owner)).map((a) => ({
-      pubkey: a.address,
-      account: { lamports: Number(a.lamports), data: a.data as Uint8Array, owner: a.programAddress, executable: a.executable },
-    }));
+    const overlaid = owned === undefined ? [] : [...owned].map((pubkey) => ({ pubkey, account: this.overlay.get(pubkey)! }));
+    if (owned !== undefined && !this.splitOwners.has(owner)) return overlaid;
+    const inSvm = this.svm
+      .getProgramAccounts(address(owner))
+      .filter((a) => !this.overlay.has(a.address))
+      .map((a) => ({
+        pubkey: a.address,
+        account: { lamports: Number(a.lamports), data: a.data as Uint8Array, owner: a.programAddress, executable: a.executable },
+      }));
+    return overlaid.length === 0 ? inSvm : [...overlaid, ...inSvm];
   }
 
   /**

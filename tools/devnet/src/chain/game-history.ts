@@ -43,6 +43,12 @@ export interface ChainView {
   slot(): number;
   /** The last settled round (its reset happened). */
   settledUpTo(): number;
+  /**
+   * The last round whose transactions are derived (default: every round the chronicle
+   * played). When the real program plays the live rounds, their transactions are the
+   * ledger's, and only the history is derived.
+   */
+  derivedUpTo?(): number;
 }
 
 export class GameHistory {
@@ -54,6 +60,23 @@ export class GameHistory {
     private readonly chain: ChainView,
     private readonly expirySlots: number,
   ) {}
+
+  /** The last round this history derives. */
+  private lastId(): number {
+    const bound = this.chain.derivedUpTo?.();
+    return bound === undefined ? this.chronicle.lastId : Math.min(bound, this.chronicle.lastId);
+  }
+
+  /** The derived round whose PDA `address` is, or null. */
+  private roundOf(address: string): number | null {
+    const last = this.lastId();
+    const id = this.keys.roundIdOf(address, last);
+    return id !== null && id <= last ? id : null;
+  }
+
+  private has(id: number): boolean {
+    return this.chronicle.has(id) && id <= this.lastId();
+  }
 
   /** The slot the crank closes round `id` at. */
   closeSlot(id: number): number {
@@ -87,13 +110,13 @@ export class GameHistory {
 
   /** Whether an address has game transactions to list. */
   lists(address: string): boolean {
-    return address === this.keys.board || address === this.keys.program || this.keys.roundIdOf(address, this.chronicle.lastId) !== null;
+    return address === this.keys.board || address === this.keys.program || this.roundOf(address) !== null;
   }
 
   /** The address's game transactions strictly before `before` (newest first). */
   *entries(address: string, before: TxPosition = NEWEST): Generator<SignatureEntry> {
     const source =
-      address === this.keys.board || address === this.keys.program ? this.everything(before) : this.ofRound(this.keys.roundIdOf(address, this.chronicle.lastId), before);
+      address === this.keys.board || address === this.keys.program ? this.everything(before) : this.ofRound(this.roundOf(address), before);
     for (const e of source) {
       yield { slot: e.slot, pos: e.pos, signature: this.signatures.encode(e.id), blockTime: blockTimeOf(e.slot), err: null };
     }
@@ -101,7 +124,7 @@ export class GameHistory {
 
   private position(id: GameTxId): TxPosition | null {
     const { roundId, index } = id;
-    if (!Number.isSafeInteger(roundId) || !this.chronicle.has(roundId)) return null;
+    if (!Number.isSafeInteger(roundId) || !this.has(roundId)) return null;
     const now = this.chain.slot();
     switch (id.kind) {
       case 'deploy': {
@@ -125,7 +148,7 @@ export class GameHistory {
   private *roundsFrom(before: TxPosition): Generator<GameEntry> {
     const now = this.chain.slot();
     const settled = this.chain.settledUpTo();
-    for (let r = Math.min(this.chronicle.roundAt(Math.min(before.slot, now)), this.chronicle.lastId); r >= this.chronicle.firstId; r--) {
+    for (let r = Math.min(this.chronicle.roundAt(Math.min(before.slot, now)), this.lastId()); r >= this.chronicle.firstId; r--) {
       const round = this.chronicle.derive(r);
       if (r <= settled) {
         const reset: GameEntry = { slot: round.resetSlot, pos: RESET_POS, id: { kind: 'reset', roundId: r, index: 0 } };
@@ -164,7 +187,7 @@ export class GameHistory {
     const now = this.chain.slot();
     const out: GameEntry[] = [];
     const round = this.chronicle.derive(roundId);
-    if (this.chronicle.has(roundId - 1)) out.push({ slot: this.chronicle.resetSlot(roundId - 1), pos: RESET_POS, id: { kind: 'reset', roundId: roundId - 1, index: 0 } });
+    if (this.has(roundId - 1)) out.push({ slot: this.chronicle.resetSlot(roundId - 1), pos: RESET_POS, id: { kind: 'reset', roundId: roundId - 1, index: 0 } });
     for (let i = 0; i < round.deploys.length; i++) {
       const slot = round.deploys.slot[i]!;
       if (slot <= now) out.push({ slot, pos: DEPLOY_POS + i, id: { kind: 'deploy', roundId, index: i } });

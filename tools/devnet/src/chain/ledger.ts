@@ -2,7 +2,7 @@ import { AccountLayout, MintLayout, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } fr
 import { VersionedTransaction } from '@solana/web3.js';
 import { address, getTransactionDecoder, lamports } from '@solana/kit';
 import bs58 from 'bs58';
-import { FailedTransactionMetadata, type LiteSVM } from 'litesvm';
+import { FailedTransactionMetadata, type InnerInstruction, type LiteSVM } from 'litesvm';
 import type { AccountStore } from './account-store';
 import { toRpcError } from './tx-errors';
 
@@ -141,7 +141,7 @@ export class Ledger {
         preTokenBalances,
         postTokenBalances: this.tokenBalances(keys),
         logMessages: logs,
-        innerInstructions: [],
+        innerInstructions: innerInstructionsJson(meta.innerInstructions()),
         rewards: [],
         loadedAddresses: { writable: [], readonly: [] },
         computeUnitsConsumed: Number(meta.computeUnitsConsumed()),
@@ -223,6 +223,22 @@ export class Ledger {
       uiTokenAmount: { amount: token.amount.toString(), decimals, uiAmount: Number(uiAmountString), uiAmountString },
     };
   }
+}
+
+/** The CPIs each instruction made, as getTransaction's `json` encoding lists them (instructions that made none left out). */
+function innerInstructionsJson(inner: readonly (readonly InnerInstruction[])[]): { index: number; instructions: Record<string, unknown>[] }[] {
+  const out: { index: number; instructions: Record<string, unknown>[] }[] = [];
+  inner.forEach((list, index) => {
+    if (list.length === 0) return;
+    out.push({
+      index,
+      instructions: list.map((entry) => {
+        const ix = entry.instruction();
+        return { programIdIndex: ix.programIdIndex(), accounts: [...ix.accounts()], data: bs58.encode(ix.data()), stackHeight: entry.stackHeight() };
+      }),
+    });
+  });
+  return out;
 }
 
 /** `amount / 10^decimals` as an exact decimal string without trailing zeros. */

@@ -75,6 +75,14 @@ export function upgradeTreasury(old: Uint8Array): Uint8Array {
   return data;
 }
 
+/** A 96-byte Treasury holding `motherlode` ORE in its pool, every other field zero. */
+export function encodeTreasury(motherlode: bigint): Uint8Array {
+  const data = new Uint8Array(TREASURY_LEN);
+  data[0] = 104;
+  setU64(data, 24, motherlode);
+  return data;
+}
+
 export interface TreasuryFields {
   readonly balance: bigint;
   readonly motherlode: bigint;
@@ -144,15 +152,26 @@ export function decodeVar(data: Uint8Array): VarFields {
   };
 }
 
+/** What the Var holds before the first round (see finalizedVar). */
+export interface VarSetup {
+  readonly seed: Uint8Array;
+  readonly slotHash: Uint8Array;
+  readonly value: Uint8Array;
+  readonly endAt: bigint;
+  /** Samples left (default: the fixture's); each round's `next` spends one. */
+  readonly samples?: bigint;
+}
+
 /**
  * The Var as the previous round's reveal left it (seed, slot hash and value set, so
  * entropy `next` accepts it), with `seed` the commitment of the next value's seed.
  */
-export function finalizedVar(fixture: Uint8Array, fields: { seed: Uint8Array; slotHash: Uint8Array; value: Uint8Array; endAt: bigint }): Uint8Array {
+export function finalizedVar(fixture: Uint8Array, fields: VarSetup): Uint8Array {
   const data = fixture.slice();
   data.set(fields.seed, VAR.seed);
   data.set(fields.slotHash, VAR.slotHash);
   data.set(fields.value, VAR.value);
   setU64(data, VAR.endAt, fields.endAt);
+  if (fields.samples !== undefined) setU64(data, VAR.samples, fields.samples);
   return data;
 }

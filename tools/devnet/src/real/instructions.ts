@@ -31,7 +31,7 @@ import {
 export type Era = '2025-12' | '2026-04';
 
 /** `OreInstruction` discriminators (`api/src/instruction.rs`). */
-const ORE = { checkpoint: 2, claimSol: 3, deploy: 6, reset: 9 } as const;
+const ORE = { checkpoint: 2, claimSol: 3, close: 5, deploy: 6, reset: 9 } as const;
 /** `EntropyInstruction` discriminators. */
 const ENTROPY = { reveal: 4, sample: 5 } as const;
 
@@ -102,6 +102,11 @@ export function reset(signer: PublicKey, feeCollector: PublicKey, roundId: bigin
     ],
     Uint8Array.of(ORE.reset),
   );
+}
+
+/** `sdk::close`: closes an expired round, its rent to the `rent_payer` the round names, what is left to the treasury. */
+export function close(signer: PublicKey, roundId: bigint, rentPayer: PublicKey): TransactionInstruction {
+  return ore([s(signer), w(BOARD), w(rentPayer), w(roundAddress(roundId)), w(TREASURY), r(SYSTEM_PROGRAM_ID)], Uint8Array.of(ORE.close));
 }
 
 /** `sdk::checkpoint`: settles `authority`'s deploys of `roundId` into its Miner account. */
