@@ -1,4 +1,4 @@
-import { decodeBoard, OrePdas, readOreTransaction, rebuildRound, SolanaRpc, type RoundLayout, type TransactionJson } from '@gridlab/chain';
+import { decodeBoard, ORE_PROGRAM_ID, OrePdas, readOreTransaction, rebuildRound, SolanaRpc, type RoundLayout, type TransactionJson } from '@gridlab/chain';
 import { createPool, runMigrations } from '@gridlab/db';
 import { fillHistory, TransactionHistory, type FetchedRound, type FillStore } from '@gridlab/history';
 import { historyFillStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
@@ -15,7 +15,7 @@ const BASELINE_REPEATS = 3;
 const BATCH = 100;
 
 /** The devnet's default program (ORE_PROGRAM_ID unset). */
-const PROGRAM_ID = 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv';
+const PROGRAM_ID = ORE_PROGRAM_ID;
 
 /** Counts what each round cost while fetching it. */
 class CountingHistory extends TransactionHistory {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { bestSquares, boardEv, share, squareEv, type EvRound } from './expected-value';
+import { bestSquares, boardEv, squareEv, type EvRound } from './expected-value';
+import { share } from './settlement';
 
 const SOL = 1_000_000_000;
 const ORE = 100_000_000_000;

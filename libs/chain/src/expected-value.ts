@@ -5,8 +5,9 @@
  * rata on the winning square), valued at an ORE price. Every square wins with
  * probability 1/25; the deploys others make after ours are not known and not counted.
  */
-import { ORE_BASE_UNITS, SQUARES } from './ore-layout';
-import type { PayoutRule } from './settlement';
+import { ORE_BASE_UNITS } from '@gridlab/contracts';
+import { SQUARES } from './ore-layout';
+import { share, solBack, type PayoutRule } from './settlement';
 
 /** One round in this many pays out the motherlode. */
 export const MOTHERLODE_ODDS = 500;
@@ -39,55 +40,6 @@ export interface SquareEv {
   readonly evLamports: number;
   /** `evLamports` per lamport staked: -0.05 loses 5% of the stake on average. */
   readonly evPerSol: number;
-}
-
-const TWO_52 = 2 ** 52;
-const TWO_50 = 2 ** 50;
-const TWO_MINUS_51 = 2 ** -51;
-
-/**
- * `floor(stake * amount / total)`, the program's pro-rata share (u128 products), exactly:
- * a product below 2^52 is exact and its correctly rounded quotient cannot reach the next
- * integer; past it the double quotient `x` (two roundings) is within `x * 2^-52` of the
- * true one, so when its fraction is farther than `x * 2^-51` from an integer its floor is
- * the true floor; otherwise BigInt decides. Nearly every live share takes a double path.
- */
-export function share(stake: number, amount: number, total: number): number {
-  if (total === 0) return 0;
-  const p = stake * amount;
-  if (p < TWO_52) return Math.floor(p / total);
-  const x = p / total;
-  const q = Math.floor(x);
-  const margin = x * TWO_MINUS_51;
-  if (x < TWO_50 && x - q > margin && x - q < 1 - margin) return q;
-  return Number((BigInt(stake) * BigInt(amount)) / BigInt(total));
-}
-
-/**
- * Lamports the stake `x` on `square` gets back when `winner` wins, with the other squares
- * as in `deployed` (ours added to `square`), as the program's checkpoint pays a miner.
- * `returns` (`program/src/checkpoint.rs` at 70763fc): on a square holding `T`,
- * `admin = max(1, T/100)`; the winning square returns `T - admin`, any other also keeps
- * `protocol = max(1, (T - admin)/10)` (saturating); the miner gets its pro-rata share.
- * `parimutuel` (`checkpoint.rs` and `reset.rs` at 3112ab7): the winning square's miners
- * get their stake back less `max(1, x/100)` plus their share of `total_winnings`
- * (`w = L - L/100`, `total_winnings = w - w/10` of the other squares' SOL `L`); a
- * losing square's miners get nothing.
- */
-export function solBack(rule: PayoutRule, deployed: readonly number[], square: number, x: number, winner: number): number {
-  const total = deployed[square]! + x;
-  if (rule === 'returns') {
-    const admin = Math.max(1, Math.floor(total / 100));
-    if (winner === square) return share(x, total - admin, total);
-    const protocol = Math.max(1, Math.floor((total - admin) / 10));
-    return share(x, Math.max(0, total - admin - protocol), total);
-  }
-  if (winner !== square) return 0;
-  let losing = 0;
-  for (let s = 0; s < SQUARES; s++) if (s !== square) losing += deployed[s]!;
-  const afterFee = losing - Math.floor(losing / 100);
-  const winnings = afterFee - Math.floor(afterFee / 10);
-  return x - Math.max(1, Math.floor(x / 100)) + share(x, winnings, total);
 }
 
 /**

@@ -5,6 +5,7 @@
  * services make (the only I/O here).
  */
 export * as layout from './ore-layout';
+export { ORE_PROGRAM_ID } from './ore-layout';
 export {
   decodeRound,
   encodeRound,
@@ -15,7 +16,7 @@ export {
 } from './round.codec';
 export { decodeBoard, encodeBoard, productionCost, type BoardAccount } from './board.codec';
 export { winningSquare, isVoidedSlotHash, slotHashRng } from './rng';
-export { settleRound, settleReturns, settleBy, type PayoutRule, type SettlementTotals } from './settlement';
+export { settleRound, settleReturns, settleBy, solBack, type PayoutRule, type SettlementTotals } from './settlement';
 export { inferPayoutRule, ruleFromTotals, type RuleInference, type RuleBasis } from './payout-rule';
 export { OrePdas } from './pda';
 export { toSettledRound, type SettlementContext } from './settled-round';
@@ -45,6 +46,6 @@ export {
 export { readOreTransaction, createAccountData, SYSTEM_PROGRAM, type TransactionJson, type InstructionJson, type OreTransaction, type OreIds } from './transactions';
 export { rebuildRound, ROUND_EXPIRY_SLOTS, type RebuildInput, type RebuildResult, type RebuildRefusal, type UnknownFigures } from './rebuild-round';
 export { distributionMask, isSplitSquare, isSplitByRng } from './distribution';
-export { squareEv, boardEv, bestSquares, solBack, expectedOre, MOTHERLODE_ODDS, type EvRound, type SquareEv } from './expected-value';
+export { squareEv, boardEv, bestSquares, expectedOre, MOTHERLODE_ODDS, type EvRound, type SquareEv } from './expected-value';
 export { decodeTreasury, encodeTreasury, TREASURY_DISCRIMINATOR, type TreasuryAccount } from './treasury.codec';
 export { rpcEndpoint, type RpcEndpoint } from './rpc-endpoint';

@@ -58,8 +58,8 @@ export const ROUND_OFFSETS_CURRENT = {
 /** `top_miner` of a round whose ORE reward was split pro rata on the winning square. */
 export const SPLIT_ADDRESS = 'SpLiT11111111111111111111111111111111111112';
 
-/** ORE has 11 decimals: base units per whole ORE. */
-export const ORE_BASE_UNITS = 100_000_000_000;
+/** The ORE program's id on mainnet (the default everywhere one is configured). */
+export const ORE_PROGRAM_ID = 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv';
 
 /** Tail of the 568-byte layout. */
 export const ROUND_TAIL_V3 = { totalMiners: 544, totalVaulted: 552, totalWinnings: 560 } as const;

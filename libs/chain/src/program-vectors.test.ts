@@ -9,11 +9,10 @@ import { join } from 'node:path';
 import { decodeBase58 } from './base58';
 import { distributionMask, isSplitByRng, isSplitSquare } from './distribution';
 import { decodeOreEvent, encodeDeployEvent, type DeployEvent } from './events';
-import { solBack } from './expected-value';
 import { inferPayoutRule } from './payout-rule';
 import { decodeRound } from './round.codec';
 import { slotHashRng, winningSquare } from './rng';
-import { settleBy, type PayoutRule } from './settlement';
+import { settleBy, solBack, type PayoutRule } from './settlement';
 import { SPLIT_ADDRESS } from './ore-layout';
 
 const FIXTURES = join(__dirname, '../../../fixtures');

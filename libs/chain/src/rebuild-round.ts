@@ -18,7 +18,8 @@
  * inverted from the reset's arithmetic, its miners), every other per-square figure is
  * unknown, never guessed.
  */
-import { ORE_BASE_UNITS, ROUND_LEN_CURRENT, ROUND_LEN_V3, ROUND_LEN_V3_LEGACY, SPLIT_ADDRESS, SQUARES } from './ore-layout';
+import { ORE_BASE_UNITS } from '@gridlab/contracts';
+import { ROUND_LEN_CURRENT, ROUND_LEN_V3, ROUND_LEN_V3_LEGACY, SPLIT_ADDRESS, SQUARES } from './ore-layout';
 import type { RoundAccount, RoundLayout } from './round.codec';
 import { isVoidedSlotHash, slotHashRng, winningSquare } from './rng';
 import type { DeployEvent, ResetEvent } from './events';
@@ -61,7 +62,7 @@ export interface UnknownFigures {
   readonly totalMiners: boolean;
 }
 
-export const ALL_KNOWN: UnknownFigures = { deployed: 0, count: 0, totalMiners: false };
+const ALL_KNOWN: UnknownFigures = { deployed: 0, count: 0, totalMiners: false };
 const ALL_SQUARES = (1 << SQUARES) - 1;
 
 /** What the rebuild did not read: parts of its transactions that did not decode, by reason. */

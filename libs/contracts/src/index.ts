@@ -18,6 +18,7 @@ export type { Round, KnownRound, PayoutRule, RoundSource, LiveSnapshot, LiveGame
 export { EVENT_KINDS, eventMatchesKind, isFullyKnown, roundSchema, liveGameSchema, liveSnapshotSchema, roundOpenedSchema, keySharedSchema, logEventSchema, payoutRuleSchema } from './schemas';
 export { compileValidator, type Validator } from './validate';
 export { dateTimeMs, isDateTime } from './date-time';
+export { LAMPORTS_PER_SOL, ORE_BASE_UNITS } from './units';
 export { Type, nullable, literals, described, type Static, type TSchema } from './kit';
 export * from './http';
 

@@ -1,4 +1,4 @@
-import type { Round } from '@gridlab/contracts';
+import { ORE_BASE_UNITS, type Round } from '@gridlab/contracts';
 import { RoundBatch } from './round-batch';
 import { PAYOUT_RULE_CODES } from './rounds-table';
 import * as table from './rounds-table';
@@ -53,7 +53,7 @@ export interface RuleSums {
   readonly oreValue: bigint;
 }
 
-const ORE_BASE_UNITS = 100_000_000_000n;
+const ORE_UNITS = BigInt(ORE_BASE_UNITS);
 
 /** Sums over `rounds` (any order); the deltas applied to the stored aggregates. */
 export function sumRounds(rounds: readonly Round[]): RoundSums {
@@ -138,7 +138,7 @@ export function sumBatch(batch: RoundBatch, rows: readonly number[] | null): Rou
       add(acc, slot + RULE_ORE, motherlode[i]!);
       const cost = productionCost[i]!;
       // Floored per round, so each product is exact (it can pass 2^53).
-      if (cost >= 0) oreValue[rule]! += (BigInt(reward) + BigInt(motherlode[i]!)) * BigInt(cost) / ORE_BASE_UNITS;
+      if (cost >= 0) oreValue[rule]! += (BigInt(reward) + BigInt(motherlode[i]!)) * BigInt(cost) / ORE_UNITS;
     }
   }
   const byRule = [0, 1].map((rule): RuleSums => {

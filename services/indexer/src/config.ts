@@ -1,4 +1,4 @@
-import { parseRpcLimits, parseRpcLimitsSetting, PUBLIC_MAINNET_LIMITS, type RpcLimits } from '@gridlab/chain';
+import { ORE_PROGRAM_ID, parseRpcLimits, parseRpcLimitsSetting, PUBLIC_MAINNET_LIMITS, type RpcLimits } from '@gridlab/chain';
 import { bool, int, loadConfig, num, serviceFields, str, type Env, type Field } from '@gridlab/config';
 
 /** HISTORY_FROM_ROUND: a round id, or `auto` (see the schema's doc). */
@@ -25,7 +25,7 @@ const SCHEMA = {
   ...serviceFields(9101),
   SOLANA_RPC_URL: str({ default: 'http://127.0.0.1:8899', doc: 'Solana JSON-RPC HTTP endpoint' }),
   SOLANA_WS_URL: str({ default: 'ws://127.0.0.1:8900', doc: 'Solana PubSub WebSocket endpoint' }),
-  ORE_PROGRAM_ID: str({ default: 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv', doc: 'ORE program id' }),
+  ORE_PROGRAM_ID: str({ default: ORE_PROGRAM_ID, doc: 'ORE program id' }),
   POLL_INTERVAL_MS: int({ default: 1000, min: 100, max: 60_000, doc: 'Polling fallback interval' }),
   SLOT_SECONDS: num({ default: 0.4, min: 0.001, max: 60, doc: 'Slot length used for secondsLeft' }),
   RPC_LIMITS: rpcLimits(`The RPC provider's budgets, <method>=<calls>/<window> comma-separated (default=, all=; e.g. ${PUBLIC_MAINNET_LIMITS}), or none`),

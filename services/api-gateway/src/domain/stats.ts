@@ -1,8 +1,8 @@
-import type { RuleStats, Stats } from '@gridlab/contracts';
+import { LAMPORTS_PER_SOL, ORE_BASE_UNITS, type RuleStats, type Stats } from '@gridlab/contracts';
 import type { RuleSums, StoredAggregates } from '@gridlab/rounds-store';
 import { chiSquaredPValue, uniformityStatistic } from '@gridlab/strategy';
 
-const LAMPORTS_PER_SOL = 1_000_000_000n;
+const LAMPORTS = BigInt(LAMPORTS_PER_SOL);
 const SQUARES = 25;
 
 /** The stored whole-history aggregates the statistics are computed from (no round scan). */
@@ -11,12 +11,12 @@ export type HistoryAggregates = Pick<
   'roundsIndexed' | 'voidedRounds' | 'firstId' | 'lastId' | 'totalDeployed' | 'totalWinnings' | 'settledDeployed' | 'winnerReturnX100' | 'updatedAt' | 'byRule'
 > & { readonly squares: readonly Pick<StoredAggregates['squares'][number], 'hits' | 'deployed' | 'currentDrought' | 'maxDrought'>[] };
 
-const ORE_BASE_UNITS = 100_000_000_000n;
+const ORE_UNITS = BigInt(ORE_BASE_UNITS);
 
 /** Lamports (exact, possibly above 2^53) as decimal SOL. */
 export function lamportsToSol(lamports: bigint): number {
-  const whole = lamports / LAMPORTS_PER_SOL;
-  const fraction = lamports % LAMPORTS_PER_SOL;
+  const whole = lamports / LAMPORTS;
+  const fraction = lamports % LAMPORTS;
   return Number(whole) + Number(fraction) / 1e9;
 }
 
@@ -66,7 +66,7 @@ function ruleStats(r: RuleSums): RuleStats {
     deployedSol: lamportsToSol(r.settledDeployed),
     returnedSol: lamportsToSol(r.returnedX100 / 100n),
     effectiveHouseEdge: deployed > 0 ? 1 - returned / deployed : null,
-    oreRewarded: Number(r.oreReward / ORE_BASE_UNITS) + Number(r.oreReward % ORE_BASE_UNITS) / 1e11,
+    oreRewarded: Number(r.oreReward / ORE_UNITS) + Number(r.oreReward % ORE_UNITS) / ORE_BASE_UNITS,
     oreValueSol: lamportsToSol(r.oreValue),
     effectiveHouseEdgeWithOre: deployed > 0 ? 1 - (returned + oreValue) / deployed : null,
   };

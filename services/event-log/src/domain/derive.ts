@@ -21,13 +21,12 @@
  *   settled, and its totalDeployed counts in cumulative deployed SOL like /stats'
  *   totalDeployedSol, which sums every indexed round.
  */
-import type { Round } from '@gridlab/contracts';
+import { LAMPORTS_PER_SOL, type Round } from '@gridlab/contracts';
 import { ConfigError, DecodeError, type FieldError } from '@gridlab/errors';
 import { dedupKeys, type DerivedEvent, type RoundEventBody } from './events';
 import { bigRoundThreshold, SortedWindow, type BigRoundRule } from '@gridlab/strategy';
 
 const SQUARES = 25;
-const LAMPORTS_PER_SOL = 1_000_000_000;
 const STATE_VERSION = 2;
 
 /** Thresholds of the round events; every one is configurable. */

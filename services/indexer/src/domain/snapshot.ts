@@ -1,5 +1,5 @@
 import { boardEv, distributionMask, layout, productionCost, type BoardAccount, type RoundAccount } from '@gridlab/chain';
-import type { LiveGame, LiveSnapshot, LiveStatus, Round } from '@gridlab/contracts';
+import { ORE_BASE_UNITS, type LiveGame, type LiveSnapshot, type LiveStatus, type Round } from '@gridlab/contracts';
 
 /** What the live game adds to the accounts: the Treasury's pool and the stake EV is shown for. */
 export interface GameInputs {
@@ -68,7 +68,7 @@ export function buildSnapshot(
 export function liveGame(board: BoardAccount, round: RoundAccount | null, deployed: readonly number[], prevRound: Round | null, inputs: GameInputs): LiveGame {
   const payoutRule = prevRound?.payoutRule ?? 'returns';
   // A voided round minted nothing and records a reward of 0; the round after it still mints 1 ORE.
-  const oreReward = prevRound === null || prevRound.winningSquare === null ? layout.ORE_BASE_UNITS : (prevRound.oreReward ?? layout.ORE_BASE_UNITS);
+  const oreReward = prevRound === null || prevRound.winningSquare === null ? ORE_BASE_UNITS : (prevRound.oreReward ?? ORE_BASE_UNITS);
   const roundLayout = round?.layout ?? (prevRound?.oreReward === null ? layout.ROUND_LEN_V3 : layout.ROUND_LEN_CURRENT);
   const cost = productionCost(board, roundLayout);
   const mask = payoutRule === 'returns' ? distributionMask(board.roundId) : null;

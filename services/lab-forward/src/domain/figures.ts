@@ -1,8 +1,7 @@
-import type { ForwardEquityPoint } from '@gridlab/contracts';
+import { LAMPORTS_PER_SOL, type ForwardEquityPoint } from '@gridlab/contracts';
 import type { StatsRow } from '@gridlab/lab-store';
 import { BetAccount, downsampleIndexes } from '@gridlab/strategy';
 
-const LAMPORTS_PER_SOL = 1e9;
 
 /**
  * A strategy's running forward figures (SPEC 7.10). The bet-rounds are accounted by the

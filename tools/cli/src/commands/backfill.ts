@@ -1,4 +1,4 @@
-import { callsPerSecond, decodeBoard, OrePdas, parseRpcLimitsSetting, PUBLIC_MAINNET_LIMITS, SolanaRpc } from '@gridlab/chain';
+import { callsPerSecond, decodeBoard, ORE_PROGRAM_ID, OrePdas, parseRpcLimitsSetting, PUBLIC_MAINNET_LIMITS, SolanaRpc } from '@gridlab/chain';
 import { int, loadConfig, str } from '@gridlab/config';
 import { createPool, runMigrations } from '@gridlab/db';
 import { InputError } from '@gridlab/errors';
@@ -14,7 +14,7 @@ const SAMPLE = 3;
 /** The RPC settings, read as the indexer reads them. */
 const RPC_SCHEMA = {
   SOLANA_RPC_URL: str({ default: 'http://127.0.0.1:8899' }),
-  ORE_PROGRAM_ID: str({ default: 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv' }),
+  ORE_PROGRAM_ID: str({ default: ORE_PROGRAM_ID }),
   RPC_LIMITS: str({ default: PUBLIC_MAINNET_LIMITS }),
   RPC_BATCH_MAX: int({ default: 100, min: 1, max: 1000 }),
   RPC_CONCURRENCY: int({ default: 4, min: 1, max: 64 }),

@@ -1,9 +1,9 @@
 import type { LiveEv, LiveView, StrategyDsl } from '@gridlab/client';
+import { LAMPORTS_PER_SOL } from '@gridlab/contracts';
 import { InputError } from '@gridlab/errors';
 import type { Command } from 'commander';
 import { apiOptions, clientFor, print, printTable, readJsonFile, roundIdOption, type ApiOptions } from '../api';
 
-const LAMPORTS_PER_SOL = 1_000_000_000;
 /** `gridlab live --ev` asks for the EV at most this often within a round (each ask is a request against the key's limit). */
 const EV_REFRESH_MS = 2000;
 
