@@ -15,6 +15,8 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
+import { createPool } from '@gridlab/db';
+import { RoundRepository } from '@gridlab/rounds-store';
 import { createTestDatabase, runCli, startKeyedSuite, testNamespace, waitUntil, WORKSPACE_ROOT, type KeyedSuite, type TestDatabase } from '@gridlab/testing';
 import { Connection, Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction } from '@solana/web3.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -334,6 +336,28 @@ describeBrowser('the dashboard in a real browser', () => {
     expect(await narrow.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
     await narrow.page.screenshot({ path: join(SHOTS, 'live-ev-360.png'), fullPage: true });
     await narrow.context.close();
+  });
+
+  it('shows a partly known round as such: the notice, and the squares the chain does not prove marked unknown', async () => {
+    // Round 0 lies below every round the devnet plays: stored as the indexer stores a round whose automated deploys did not show their squares.
+    const pool = createPool(db.url);
+    try {
+      const repo = new RoundRepository(pool);
+      const [round] = await repo.getRounds({ fromId: 1, toId: 1 });
+      const w = round!.winningSquare ?? 0;
+      await repo.insertMany([
+        { ...round!, id: 0, source: 'transactions_partial', deployed: round!.deployed.map((v, s) => (s === w ? v : null)), count: round!.count.map((v, s) => (s === w ? v : null)), totalMiners: null },
+      ]);
+    } finally {
+      await pool.end();
+    }
+    const { context, page } = await openPage({ signIn: true });
+    await page.goto(`${base}/#/history?round=0`);
+    await page.getByTestId('partly-known').waitFor({ timeout: 20_000 });
+    const cells = await page.locator('[data-testid=round-browser] [data-testid=grid] td').evaluateAll((tds) => tds.map((c) => c.getAttribute('data-deployed')));
+    expect(cells.filter((c) => c === 'unknown')).toHaveLength(24);
+    await page.screenshot({ path: join(SHOTS, 'history-partly-known.png'), fullPage: true });
+    await context.close();
   });
 
   it('refuses dashboard data without the session, and with the session from another origin', async () => {
