@@ -5,7 +5,7 @@
  * An automation holds SOL its authority deposited; an executor then deploys it round after
  * round (deploy.ts), taking a fee each time, until the balance no longer covers a square.
  */
-import { keccak_256 } from '@noble/hashes/sha3';
+import { keccak256Of40 } from './keccak40';
 import { CHECKPOINT_FEE, type MinerV3, newMiner } from './miner';
 import { Pod, PodReader } from './pod';
 
@@ -69,11 +69,12 @@ export function generateRandomMask(count: number, r: Uint8Array): number {
 
 /** `keccak(authority ++ round_id LE)`: the bytes a Random automation's squares are drawn from in a round. */
 export function randomMaskSeed(authority: Uint8Array, roundId: number): Uint8Array {
-  const seed = new Uint8Array(40);
-  seed.set(authority, 0);
-  new DataView(seed.buffer).setBigUint64(32, BigInt(roundId), true);
-  return keccak_256(seed);
+  ROUND_ID_VIEW.setUint32(0, roundId % 2 ** 32, true);
+  ROUND_ID_VIEW.setUint32(4, Math.floor(roundId / 2 ** 32), true);
+  return keccak256Of40(authority, ROUND_ID);
 }
+const ROUND_ID = new Uint8Array(8);
+const ROUND_ID_VIEW = new DataView(ROUND_ID.buffer);
 
 /** What `automate` moved, in lamports. */
 export interface AutomateOutcome {
