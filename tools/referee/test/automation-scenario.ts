@@ -41,7 +41,7 @@ import {
 export const A_ROUND_1 = 70149n;
 export const A_ROUND_2 = 70150n;
 export const A_WIN_1 = 7;
-export const A_WIN_2 = 8;
+const A_WIN_2 = 8;
 const START_1 = 383_600_000n;
 const END_1 = START_1 + 150n;
 const START_2 = END_1 + 40n;
@@ -65,7 +65,7 @@ export const ROSA = { amount: 55_555n, deposit: 2n * (5n * 55_555n + 2_000n) + 1
 export const EXECUTOR_ARGS = { amount: 1n, mask: 0b111 };
 
 /** The accounts one step may touch, as the program left them (null: no such account). */
-export interface Snapshot {
+interface Snapshot {
   readonly miner: Uint8Array | null;
   readonly automation: Uint8Array | null;
   readonly treasury: Uint8Array;

@@ -14,7 +14,6 @@ const AUTOMATION_DISCRIMINATOR = 100;
 export const AUTOMATION_V3_LENGTH = 120;
 /** `AutomationStrategy` (`api/src/state/automation.rs`). */
 export const STRATEGY = { random: 0, preferred: 1 } as const;
-export type Strategy = (typeof STRATEGY)[keyof typeof STRATEGY];
 
 /** An `Automation` (12274aa), field by field. */
 export interface AutomationV3 {

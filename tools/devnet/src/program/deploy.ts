@@ -97,7 +97,12 @@ function popcount(mask: number): number {
   return n;
 }
 
-const same = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+function same(a: Uint8Array, b: Uint8Array): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /** The squares and the amount a deploy asks for: the automation's by its strategy, or the instruction's. */
 export function automatedRequest(rules: DeployRules, automation: AutomationV3, roundId: number, spent: number): { amount: number; squares: number } {
@@ -137,7 +142,8 @@ export function deploy(rules: DeployRules, input: DeployInput): DeployOutcome {
     miner.cumulative = [...round.deployed];
     miner.roundId = round.id;
   }
-  const firstDeploy = miner.deployed.every((d) => d === 0);
+  let firstDeploy = true;
+  for (let s = 0; s < SQUARES && firstDeploy; s++) firstDeploy = miner.deployed[s] === 0;
 
   const fee = automation === null ? 0 : automation.fee;
   if (automation !== null && rules.shortfall === 'close-first' && firstDeploy && automation.balance < amount * popcount(request.squares) + fee) {

@@ -33,7 +33,6 @@ const RC_HI = new Uint32Array(24);
 
 const state = new Uint32Array(50);
 const bytes = new Uint8Array(state.buffer);
-/* eslint-disable prefer-const -- the lanes are reassigned every round */
 // Generated: one Keccak-f[1600] round unrolled over the 25 lanes (theta, rho and pi, chi, iota).
 function permute(s: Uint32Array): void {
   let s0l = s[0]!, s0h = s[1]!, s1l = s[2]!, s1h = s[3]!, s2l = s[4]!, s2h = s[5]!, s3l = s[6]!, s3h = s[7]!, s4l = s[8]!, s4h = s[9]!, s5l = s[10]!, s5h = s[11]!, s6l = s[12]!, s6h = s[13]!, s7l = s[14]!, s7h = s[15]!, s8l = s[16]!, s8h = s[17]!, s9l = s[18]!, s9h = s[19]!, s10l = s[20]!, s10h = s[21]!, s11l = s[22]!, s11h = s[23]!, s12l = s[24]!, s12h = s[25]!, s13l = s[26]!, s13h = s[27]!, s14l = s[28]!, s14h = s[29]!, s15l = s[30]!, s15h = s[31]!, s16l = s[32]!, s16h = s[33]!, s17l = s[34]!, s17h = s[35]!, s18l = s[36]!, s18h = s[37]!, s19l = s[38]!, s19h = s[39]!, s20l = s[40]!, s20h = s[41]!, s21l = s[42]!, s21h = s[43]!, s22l = s[44]!, s22h = s[45]!, s23l = s[46]!, s23h = s[47]!, s24l = s[48]!, s24h = s[49]!;
@@ -262,7 +261,6 @@ function permute(s: Uint32Array): void {
   s[48] = s24l;
   s[49] = s24h;
 }
-/* eslint-enable prefer-const */
 
 /** Keccak-256 (the original padding, as Solana's `keccak`) of `a ++ b`, 40 bytes in all; the result is a fresh array. */
 export function keccak256Of40(first: Uint8Array, second: Uint8Array): Uint8Array {
