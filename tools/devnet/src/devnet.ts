@@ -50,6 +50,12 @@ export interface DevnetOptions {
   /** Deploys a round has on average (default 400, as on mainnet; tests use fewer). */
   deploysPerRound?: number;
   /**
+   * Share of the miner pool that mines through automations (default 0.15): an executor
+   * signs their deploys, and the squares and SOL come from the automation. 0: every
+   * deploy is manual.
+   */
+  automatedShare?: number;
+  /**
    * Which program eras the game plays (default `mixed`: the history in thirds — 568-byte
    * parimutuel, 952-byte parimutuel, 952-byte `returns` — and live rounds as today). A
    * chain continued from its ledger keeps the eras it was started with.
@@ -157,6 +163,8 @@ export interface Devnet {
 const DEFAULT_PROGRAM_ID = 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv';
 const DEFAULT_TOKEN_MINT = 'oreoU2P8bN6jkk3jbaiVxYnG1dCXcYxwhwyK9jSybcp';
 const DEFAULT_WS_IDLE_S = 600;
+/** Share of the miner pool that mines through automations: mainnet's executors ran a good part of the deploys. */
+const DEFAULT_AUTOMATED_SHARE = 0.15;
 
 function seededKeypair(label: string, seed: number): Keypair {
   return Keypair.fromSeed(createHash('sha256').update(`gridlab-devnet:${label}:${seed}`).digest());
@@ -258,6 +266,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     voidedRoundRate: options.voidedRoundRate ?? 0.002,
     eras: eraStarts(options.eras ?? 'mixed', 1, historyRounds),
     ...(options.deploysPerRound === undefined ? {} : { deploysPerRound: options.deploysPerRound }),
+    automatedShare: options.automatedShare ?? DEFAULT_AUTOMATED_SHARE,
   };
   const genesisSlot = savedGame?.genesisSlot ?? GENESIS_SLOT;
   const started = Date.now();

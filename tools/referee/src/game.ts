@@ -5,7 +5,7 @@
  * each miner's `checkpoint` and `claim_sol`.
  */
 import type { Keypair, PublicKey } from '@solana/web3.js';
-import { BOARD, TREASURY, decodeBoardFields, decodeMiner, ix, minerAddress, roundAddress, type MinerFields } from '@gridlab/devnet/real';
+import { BOARD, TREASURY, automationAddress, decodeBoardFields, decodeMiner, ix, minerAddress, roundAddress, type MinerFields } from '@gridlab/devnet/real';
 import type { Referee, TxOutcome } from './referee';
 
 /** `INTERMISSION_SLOTS` (ore `api/src/consts.rs`): reset waits this long after `end_slot`. */
@@ -54,13 +54,31 @@ export class Game {
     return this.watch([minerAddress(miner.publicKey), miner.publicKey], () => this.referee.send([ix.claimSol(miner.publicKey, this.referee.era)], [miner]));
   }
 
-  miner(miner: Keypair): MinerFields {
-    return decodeMiner(this.referee.data(minerAddress(miner.publicKey)));
+  /** A deploy for `authority` signed by `signer` (an automation's executor), with the instruction's `amount` and `mask` as sent. */
+  deployFor(signer: Keypair, authority: PublicKey, roundId: bigint, amount: bigint, mask: number): TxOutcome {
+    return this.referee.send([ix.deployFor(signer.publicKey, authority, roundId, amount, mask, this.referee.varAddress)], [signer]);
   }
 
-  private watch(keys: readonly PublicKey[], run: () => TxOutcome): LamportMoves {
+  /** Automate by `authority`; deltas of the wallet, its Miner and Automation accounts. */
+  automate(authority: Keypair, args: ix.AutomateArgs): LamportMoves {
+    return this.watch([authority.publicKey, minerAddress(authority.publicKey), automationAddress(authority.publicKey)], () =>
+      this.referee.send([ix.automate(authority.publicKey, args)], [authority]),
+    );
+  }
+
+  /** ClaimORE by the miner itself. */
+  claimOre(miner: Keypair): TxOutcome {
+    return this.referee.send([ix.claimOre(miner.publicKey, this.referee.era)], [miner]);
+  }
+
+  /** Balance changes of `keys` across `run`. */
+  watch(keys: readonly PublicKey[], run: () => TxOutcome): LamportMoves {
     const before = keys.map((k) => this.referee.lamports(k));
     const outcome = run();
     return { outcome, deltas: keys.map((k, i) => this.referee.lamports(k) - before[i]!) };
+  }
+
+  miner(miner: Keypair): MinerFields {
+    return decodeMiner(this.referee.data(minerAddress(miner.publicKey)));
   }
 }

@@ -89,6 +89,11 @@ export class Referee {
     return this.slotNow;
   }
 
+  /** The clock's `unix_timestamp` (what the program writes as `ts` and `last_claim_*_at`). */
+  get unixTimestamp(): bigint {
+    return this.svm.getClock().unixTimestamp;
+  }
+
   /** Moves the clock to `slot` (and its unix time) and expires the blockhash. */
   setSlot(slot: bigint): void {
     this.slotNow = slot;
@@ -120,6 +125,12 @@ export class Referee {
     const account = this.svm.getAccount(address(key.toBase58()));
     if (!account.exists) throw new Error(`no account ${key.toBase58()}`);
     return account.data;
+  }
+
+  /** The account's data, or null when it does not exist (never opened, or closed). */
+  dataOrNull(key: PublicKey): Uint8Array | null {
+    const account = this.svm.getAccount(address(key.toBase58()));
+    return account.exists ? account.data : null;
   }
 
   rent(length: number): bigint {

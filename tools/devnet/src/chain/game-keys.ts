@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { OrePdas, SYSTEM_PROGRAM } from '@gridlab/chain';
 import { PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { EXECUTOR_KEY } from '../game/automations';
 import { CRANK_KEY, minerKey } from '../game/derive-round';
 
 export const ENTROPY_PROGRAM = '3jSkUuYBoJzQPMEzTvkDFXCZUBksPamrVhrnHR9igu2X';
@@ -37,6 +38,9 @@ export class GameKeys {
   readonly config: string;
   readonly entropyVar: string;
   readonly crank = bs58.encode(CRANK_KEY);
+  /** The executor that signs every automated deploy. */
+  readonly executor = bs58.encode(EXECUTOR_KEY);
+  readonly executorBytes = EXECUTOR_KEY;
   readonly system = SYSTEM_PROGRAM;
   readonly oreMintProgram = fake('ore-mint-program');
   readonly oreMintAuthority = fake('ore-mint-authority');

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { createAccountData, encodeBase58 } from '@gridlab/chain';
 import { blockTimeOf } from '../game/chain-time';
-import { type DerivedRound, deployAt } from '../game/derive-round';
+import { type DeployEntry, type DerivedRound, deployAt } from '../game/derive-round';
 import { INSTRUCTION, deployData, deployEvent, logData, resetEvent } from '../program/events';
 import { topMinerSample } from '../program/round-rules';
 import { layoutOf } from '../game/eras';
@@ -25,6 +25,14 @@ const CU_LIMIT = 200_000;
 const SYSTEM_TRANSFER = 2;
 /** Account sizes the balances show rent for: board, treasury, config, miner, entropy var. */
 const SIZES = { board: 40, treasury: 48, config: 232, miner: 752, var: 240 } as const;
+/** The executor's balance shown before each automated deploy (the model does not track it). */
+const EXECUTOR_LAMPORTS = 500 * LAMPORTS_PER_SOL;
+/**
+ * The Automation account's size by era: 120 bytes in v3 (12274aa), 136 after the
+ * 2026-06-25 migration (`total_sol_spent`, `total_ore_earned`, bd617d1), 160 with the
+ * conditions of 946d713 (2026-07-28), which the devnet dates with the `returns` rule.
+ */
+const AUTOMATION_SIZES = { v3: 120, migrated: 136, conditions: 160 } as const;
 
 export interface InstructionJson {
   programIdIndex: number;
@@ -65,6 +73,9 @@ export interface TransactionJson {
 /** The program's Deploy account order, as indexes into the deploy's account keys (signer and authority are key 0). */
 const DEPLOY_ACCOUNTS = [0, 0, 1, 2, 3, 4, 5, 6, 8, 10, 7, 9];
 const DEPLOY_HEADER = { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 3 };
+/** An automated deploy's order: the executor signs (key 0), the authority is key 1. */
+const AUTOMATED_DEPLOY_ACCOUNTS = [0, 1, 2, 3, 4, 5, 6, 7, 9, 11, 8, 10];
+const AUTOMATED_LOG_ACCOUNTS = [3];
 const TRANSFER_ACCOUNTS = [0, 5];
 const LOG_ACCOUNTS = [2];
 /** Blockhashes of recent slots (a round's deploys share a few hundred slots). */
@@ -92,6 +103,7 @@ export class GameTransactionBuilder {
 
   deploy(round: DerivedRound, index: number, signature: string): TransactionJson {
     const d = deployAt(round.deploys, index);
+    if (d.automated) return this.automatedDeploy(round, d, signature);
     const k = this.keys;
     const m = k.miner(d.miner);
     const program = k.program;
@@ -140,6 +152,68 @@ export class GameTransactionBuilder {
       postBalances: [WALLET_LAMPORTS - FEE - lamports, ...others.map((b, i) => (i === 4 ? b + lamports : b))],
       units,
     });
+  }
+
+  /**
+   * A deploy the executor signs for an automation (deploy.rs): the executor is the signer
+   * and fee payer, the authority is account 1 and signs nothing. The program moves the SOL
+   * itself, without a system transfer: the stakes from the automation account to the round,
+   * the fee to the executor, and the rest to the authority when the balance can no longer
+   * pay a square (the automation is closed). A deploy that closes it before deploying (since
+   * 2026-06) logs no DeployEvent.
+   */
+  private automatedDeploy(round: DerivedRound, d: DeployEntry, signature: string): TransactionJson {
+    const k = this.keys;
+    const m = k.miner(d.miner);
+    const program = k.program;
+    const accountKeys = [k.executor, m.authority, m.automation, k.board, k.config, m.miner, k.round(round.id), k.treasury, k.entropyVar, k.system, ENTROPY_PROGRAM, program];
+    const squares = popcount(d.deployed);
+    const lamports = d.amount * squares;
+    const inner: InstructionJson[] = [];
+    const logs = [`Program ${program} invoke [1]`];
+    if (round.events.deployEvent !== 'none' && !d.silent) {
+      const event = deployEvent({
+        authority: m.authorityBytes,
+        amount: d.amount,
+        // The executor's argument until 2025-12-30 (the program ignores it for these strategies), then the squares taken.
+        mask: round.events.deployEvent === 'requested' ? d.requested : d.deployed,
+        roundId: round.id,
+        signer: k.executorBytes,
+        strategy: d.strategy,
+        totalSquares: squares,
+        ts: blockTimeOf(d.slot),
+      });
+      inner.push({ programIdIndex: 11, accounts: AUTOMATED_LOG_ACCOUNTS, data: encodeBase58(logData(event)), stackHeight: 2 });
+      logs.push(`Program ${program} invoke [2]`, `Program ${program} consumed 1207 of ${CU_LIMIT - 30_000} compute units`, `Program ${program} success`);
+    }
+    if (!d.silent) logs.push(`Program log: Round #${round.id}: deploying ${formatSol(d.amount)} SOL to ${squares} squares`);
+    const units = 24_000 + 4_100 * squares;
+    logs.push(`Program ${program} consumed ${units} of ${CU_LIMIT} compute units`, `Program ${program} success`);
+    const automationBefore = k.rent(this.automationSize(round)) + d.automationBefore;
+    const automationLeft = automationBefore - lamports - d.executorFee;
+    const roundBefore = k.rent(round.layout) + d.roundLamportsBefore;
+    const pre = [EXECUTOR_LAMPORTS, WALLET_LAMPORTS, automationBefore, this.rent.board, this.rent.config, this.rent.miner, roundBefore, this.rent.treasury, this.rent.var, 1, 1, 1];
+    const post = [...pre];
+    post[0] = EXECUTOR_LAMPORTS - FEE + d.executorFee;
+    post[1] = WALLET_LAMPORTS + (d.closed ? automationLeft : 0);
+    post[2] = d.closed ? 0 : automationLeft;
+    post[6] = roundBefore + lamports;
+    return this.transaction(d.slot, signature, {
+      accountKeys,
+      header: DEPLOY_HEADER,
+      // The program's order: signer, authority, automation, board, config, miner, round, treasury, system, ORE, var, entropy.
+      instruction: { programIdIndex: 11, accounts: AUTOMATED_DEPLOY_ACCOUNTS, data: encodeBase58(deployData(d.argAmount, d.requested)) },
+      inner,
+      logs,
+      preBalances: pre,
+      postBalances: post,
+      units,
+    });
+  }
+
+  private automationSize(round: DerivedRound): number {
+    if (round.layout !== 952) return AUTOMATION_SIZES.v3;
+    return round.rule === 'returns' ? AUTOMATION_SIZES.conditions : AUTOMATION_SIZES.migrated;
   }
 
   reset(round: DerivedRound, signature: string): TransactionJson {

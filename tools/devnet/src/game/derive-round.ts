@@ -10,12 +10,15 @@
 import { createHash } from 'node:crypto';
 import type { PayoutRule } from '@gridlab/contracts';
 import bs58 from 'bs58';
+import { type DeployRules, RULES_2025_12, RULES_2026_01, deploy as programDeploy } from '../program/deploy';
 import type { ResetFields } from '../program/events';
+import { CHECKPOINT_FEE, newMiner } from '../program/miner';
 import { hitsMotherlode, isSplitByRng, isSplitSquare, parimutuelReset, returnsReset, rng as rngOf, topMinerSample, winningSquare } from '../program/round-rules';
 import { roundV3, roundV4 } from '../program/state';
 import { blockTimeOf } from './chain-time';
 import { type EraStarts, type EventEra, type RoundLayout, eventEraOf, layoutOf, ruleOf } from './eras';
-import { MINER_POOL, planRound } from './miner-model';
+import { EXECUTOR_KEY, automationsOf } from './automations';
+import { DEFAULT_DEPLOYS, MINER_POOL, planRound } from './miner-model';
 import { Prng } from './prng';
 
 /** Local, not imported: a hot loop reading an imported binding pays a getter per access once transpiled to CommonJS. */
@@ -36,6 +39,10 @@ const FIRST_DEPLOY_DELAY = 3;
 /** Squares each miner holds in the round being derived (scratch, zeroed after each round: no allocation per round). */
 const HELD = new Int32Array(MINER_POOL);
 const TOUCHED = new Uint16Array(MINER_POOL);
+/** The Miner account an automated deploy works on (scratch: only what the deploy leaves in the round is kept). */
+const SCRATCH_MINER = newMiner(new Uint8Array(32));
+/** Whether each automated wallet's automation is open in the round being derived (scratch). */
+const OPEN = new Uint8Array(MINER_POOL);
 
 /** What stays fixed for a chain: its seed and its game settings at genesis. */
 export interface RoundContext {
@@ -46,19 +53,32 @@ export interface RoundContext {
   readonly eras: EraStarts;
   /** Deploys a round has on average (mainnet: about 400). */
   readonly deploysPerRound?: number;
+  /** Share of the miner pool that deploys through automations, and so of the deploys (absent: none). */
+  readonly automatedShare?: number;
 }
 
 /** One deploy as it landed. */
 export interface DeployEntry {
   readonly slot: number;
   readonly miner: number;
-  /** The squares asked for (the instruction's mask). */
+  /** The instruction's mask (for a manual deploy the squares asked for; an automated one's are the automation's). */
   readonly requested: number;
-  /** The squares deployed to: those of `requested` the miner did not hold yet. */
+  /** The squares deployed to: those asked for that the miner did not hold yet (and, automated, that its balance paid). */
   readonly deployed: number;
+  /** Lamports a square got (an automated deploy: the automation's amount). */
   readonly amount: number;
   /** Lamports the round account held before this deploy (stakes so far, rent aside). */
   readonly roundLamportsBefore: number;
+  /** Signed by the executor for the miner's automation. */
+  readonly automated: boolean;
+  /** The instruction's amount argument. */
+  readonly argAmount: number;
+  /** Automated: the strategy (0 Random, 1 Preferred), the automation's balance before, the fee the executor took, whether the deploy closed it, and whether the program returned before logging (no DeployEvent). */
+  readonly strategy: number;
+  readonly automationBefore: number;
+  readonly executorFee: number;
+  readonly closed: boolean;
+  readonly silent: boolean;
 }
 
 /** A round's deploys as columns (`DeployEntry` by index): hundreds a round, thousands of rounds at genesis. */
@@ -70,10 +90,20 @@ export interface Deploys {
   readonly deployed: Int32Array;
   readonly amount: Float64Array;
   readonly roundLamportsBefore: Float64Array;
+  /** Bit 0: automated; bit 1: closed its automation; bit 2: silent (no DeployEvent); bits 3+: the strategy. */
+  readonly flags: Uint8Array;
+  readonly argAmount: Float64Array;
+  readonly automationBefore: Float64Array;
+  readonly executorFee: Float64Array;
 }
+
+const AUTOMATED = 1;
+const CLOSED = 2;
+const SILENT = 4;
 
 export function deployAt(deploys: Deploys, i: number): DeployEntry {
   if (i < 0 || i >= deploys.length) throw new RangeError(`no deploy ${i}`);
+  const flags = deploys.flags[i]!;
   return {
     slot: deploys.slot[i]!,
     miner: deploys.miner[i]!,
@@ -81,7 +111,31 @@ export function deployAt(deploys: Deploys, i: number): DeployEntry {
     deployed: deploys.deployed[i]!,
     amount: deploys.amount[i]!,
     roundLamportsBefore: deploys.roundLamportsBefore[i]!,
+    automated: (flags & AUTOMATED) !== 0,
+    argAmount: deploys.argAmount[i]!,
+    strategy: flags >> 3,
+    automationBefore: deploys.automationBefore[i]!,
+    executorFee: deploys.executorFee[i]!,
+    closed: (flags & CLOSED) !== 0,
+    silent: (flags & SILENT) !== 0,
   };
+}
+
+/**
+ * How the program of a round's era treats automated deploys: 12274aa's until the deployed
+ * mask (2025-12-30; the fee rule's change of 12-16 cannot show: an automation deploys once a
+ * round), 7d18eda's until the 2026-06-25 migration, then the close-first shortfall of
+ * 659f46d, and with the `returns` rule (2026-07-29) the Random mask of c3ee5df.
+ */
+function deployRulesOf(layout: RoundLayout, rule: PayoutRule, events: EventEra): DeployRules {
+  if (layout !== LAYOUT_V4) return events.deployEvent === 'deployed' ? RULES_2026_01 : RULES_2025_12;
+  return { ...RULES_2026_01, shortfall: 'close-first', random: rule === 'returns' ? 'popcount' : 'low-byte' };
+}
+
+function popcount(mask: number): number {
+  let n = 0;
+  for (let m = mask; m !== 0; m &= m - 1) n++;
+  return n;
 }
 
 export interface DerivedRound {
@@ -166,38 +220,91 @@ export function deriveRound(ctx: RoundContext, id: number, weights: Float64Array
   const count = new Array<number>(SQUARES).fill(0);
   const held = HELD;
   let miners = 0;
-  const plan = planRound(weights, streams.plan, ctx.roundSlots, ctx.deploysPerRound);
-  const n = plan.length;
-  const deploys: Deploys = {
-    length: n,
-    slot: new Float64Array(n),
-    miner: plan.miner,
-    requested: plan.mask,
-    deployed: new Int32Array(n),
-    amount: plan.amount,
-    roundLamportsBefore: new Float64Array(n),
+  const meanDeploys = ctx.deploysPerRound ?? DEFAULT_DEPLOYS;
+  const share = ctx.automatedShare ?? 0;
+  const automations = share > 0 ? automationsOf(ctx.seed, share, ctx.roundSlots, meanDeploys, EXECUTOR_KEY) : null;
+  // The automations deploy their share; the crowd plays the rest by hand.
+  const plan = planRound(weights, streams.plan, ctx.roundSlots, automations === null ? ctx.deploysPerRound : Math.max(1, Math.round(meanDeploys - automations.expectedPerRound)));
+  const wallets = automations?.wallets ?? [];
+  // Automated wallets whose automation is open this round: their deploys are the executor's, never their own.
+  const open = OPEN;
+  let opened = 0;
+  if (automations !== null) for (let a = 0; a < wallets.length; a++) opened += open[a] = automations.isOpen(a, id) ? 1 : 0;
+  const cap = plan.length + opened;
+  const deploys = {
+    length: 0,
+    slot: new Float64Array(cap),
+    miner: new Uint16Array(cap),
+    requested: new Int32Array(cap),
+    deployed: new Int32Array(cap),
+    amount: new Float64Array(cap),
+    roundLamportsBefore: new Float64Array(cap),
+    flags: new Uint8Array(cap),
+    argAmount: new Float64Array(cap),
+    automationBefore: new Float64Array(cap),
+    executorFee: new Float64Array(cap),
   };
+  const rules = automations === null ? null : deployRulesOf(roundLayout, rule, events);
+  const roundState = { id, deployed, count, totalDeployed: 0, totalMiners: 0 };
+  let n = 0;
   let lamports = 0;
-  for (let i = 0; i < n; i++) {
-    const miner = plan.miner[i]!;
-    const amount = plan.amount[i]!;
-    const before = held[miner]!;
-    // The program skips squares the miner already deployed to this round.
-    const landed = plan.mask[i]! & ~before;
-    if (before === 0) TOUCHED[miners++] = miner;
-    held[miner] = before | landed;
-    let squares = 0;
-    for (let m = landed; m !== 0; m &= m - 1) {
-      const s = 31 - Math.clz32(m & -m);
-      deployed[s]! += amount;
-      count[s]! += 1;
-      squares++;
+  const land = (miner: number, landed: number, amount: number, slotOffset: number): void => {
+    if (held[miner] === 0 && landed !== 0) TOUCHED[miners++] = miner;
+    held[miner]! |= landed;
+    deploys.slot[n] = startSlot + slotOffset;
+    deploys.miner[n] = miner;
+    deploys.deployed[n] = landed;
+    deploys.amount[n] = amount;
+    deploys.roundLamportsBefore[n] = lamports;
+    lamports += amount * popcount(landed);
+  };
+  let a = 0;
+  for (let i = 0; i <= plan.length; i++) {
+    // Merge: the executor's deploys at their slot offsets, before the crowd's of the same slot.
+    const planOffset = i < plan.length ? plan.slotOffset[i]! : Number.POSITIVE_INFINITY;
+    for (; a < wallets.length && wallets[a]!.slotOffset <= planOffset; a++) {
+      if (open[a] === 0) continue;
+      const authority = minerKey(wallets[a]!.miner);
+      const at = automations!.at(a, id, authority)!;
+      const before = at.account.balance;
+      // Automate opened the Miner and paid its checkpoint fee; it checkpointed its last round, and
+      // holds nothing in this one (it cannot deploy by hand while its automation is open).
+      const miner = SCRATCH_MINER;
+      miner.authority = authority;
+      miner.deployed.fill(0);
+      miner.roundId = id;
+      miner.checkpointId = id - 1;
+      miner.checkpointFee = CHECKPOINT_FEE;
+      // What the executor sends: the automation's amount and its mask as squares (the program reads neither).
+      const argMask = at.account.mask % 2 ** SQUARES;
+      const outcome = programDeploy(rules!, { signer: EXECUTOR_KEY, authority, amount: at.account.amount, mask: argMask, miner, automation: at.account, automationSpent: at.phase === 0 ? 0 : 1, round: roundState, unixTimestamp: 0 });
+      // programDeploy added the stakes to `deployed`/`count`; land() records the deploy and the miner.
+      land(wallets[a]!.miner, outcome.squares, outcome.amount, wallets[a]!.slotOffset);
+      deploys.requested[n] = argMask;
+      deploys.flags[n] = AUTOMATED | (outcome.automationClosed ? CLOSED : 0) | (outcome.event === null ? SILENT : 0) | (at.wallet.strategy << 3);
+      deploys.argAmount[n] = at.account.amount;
+      deploys.automationBefore[n] = before;
+      deploys.executorFee[n] = outcome.executorFee;
+      n++;
     }
-    deploys.slot[i] = startSlot + plan.slotOffset[i]!;
-    deploys.deployed[i] = landed;
-    deploys.roundLamportsBefore[i] = lamports;
-    lamports += amount * squares;
+    if (i === plan.length) break;
+    const miner = plan.miner[i]!;
+    const w = automations === null ? -1 : automations.byMiner[miner]!;
+    if (w >= 0 && open[w] === 1) continue;
+    const amount = plan.amount[i]!;
+    // The program skips squares the miner already deployed to this round.
+    const landed = plan.mask[i]! & ~held[miner]!;
+    for (let m = landed; m !== 0; m &= m - 1) {
+      const sq = 31 - Math.clz32(m & -m);
+      deployed[sq]! += amount;
+      count[sq]! += 1;
+    }
+    land(miner, landed, amount, plan.slotOffset[i]!);
+    deploys.requested[n] = plan.mask[i]!;
+    deploys.argAmount[n] = amount;
+    n++;
   }
+  deploys.length = n;
   for (let i = 0; i < miners; i++) held[TOUCHED[i]!] = 0;
 
   const voided = streams.settle.next() < ctx.voidedRoundRate;

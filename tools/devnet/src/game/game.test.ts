@@ -38,6 +38,10 @@ const columns = (entries: readonly DeployEntry[]): Deploys => ({
   deployed: Int32Array.from(entries, (e) => e.deployed),
   amount: Float64Array.from(entries, (e) => e.amount),
   roundLamportsBefore: Float64Array.from(entries, (e) => e.roundLamportsBefore),
+  flags: Uint8Array.from(entries, (e) => (e.automated ? 1 : 0) | (e.closed ? 2 : 0) | (e.silent ? 4 : 0) | (e.strategy << 3)),
+  argAmount: Float64Array.from(entries, (e) => e.argAmount),
+  automationBefore: Float64Array.from(entries, (e) => e.automationBefore),
+  executorFee: Float64Array.from(entries, (e) => e.executorFee),
 });
 const bits = (mask: number): number[] => Array.from({ length: 25 }, (_, s) => s).filter((s) => mask & (1 << s));
 
@@ -259,7 +263,21 @@ describe('Game', () => {
     expect(reverseBits64(0xf0n)).toBe(0x0f00_0000_0000_0000n);
     expect(reverseBits64(reverseBits64(0x0123_4567_89ab_cdefn))).toBe(0x0123_4567_89ab_cdefn);
     // Miners 7, 3, 9 deployed 100, 50, 250 on square 4 in that order (and 5 elsewhere): samples 0..99 -> 7, 100..149 -> 3, 150..399 -> 9.
-    const entry = (miner: number, amount: number, deployed: number): DeployEntry => ({ slot: 0, miner, requested: deployed, deployed, amount, roundLamportsBefore: 0 });
+    const entry = (miner: number, amount: number, deployed: number): DeployEntry => ({
+      slot: 0,
+      miner,
+      requested: deployed,
+      deployed,
+      amount,
+      roundLamportsBefore: 0,
+      automated: false,
+      argAmount: amount,
+      strategy: 0,
+      automationBefore: 0,
+      executorFee: 0,
+      closed: false,
+      silent: false,
+    });
     const entries = columns([entry(7, 100, 1 << 4), entry(5, 1000, 1 << 2), entry(3, 50, 1 << 4), entry(9, 250, (1 << 4) | 1)]);
     const rngFor = (sample: bigint) => reverseBits64(sample);
     expect(drawTopMiner(entries, 4, rngFor(0n), 400)).toBe(7);
@@ -275,7 +293,7 @@ describe('Game state', () => {
   it('keeps the settings the chain was started with, through JSON', () => {
     const game = new Game({ ...config, voidedRoundRate: 0.1 }, 7, 5000);
     const state = restoreGameState(JSON.parse(JSON.stringify(game.saveState())));
-    expect(state).toEqual({ version: 4, config: { ...config, voidedRoundRate: 0.1 }, historyRounds: 7, genesisSlot: 5000 });
+    expect(state).toEqual({ version: 5, config: { ...config, voidedRoundRate: 0.1 }, historyRounds: 7, genesisSlot: 5000 });
   });
 
   it('refuses a state of another version', () => {

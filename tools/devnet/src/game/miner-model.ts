@@ -43,7 +43,7 @@ const TOP_UP_PROBABILITY = 0.04;
  */
 
 /** Deploys of a round on average: uniform from half to one and a half times it (mainnet: several hundred). */
-const DEFAULT_DEPLOYS = 400;
+export const DEFAULT_DEPLOYS = 400;
 
 /** The crowd's per-square log-preferences before the first round. */
 export function initialWeights(random: Prng): Float64Array {

@@ -33,6 +33,14 @@ export class Pod {
     return this;
   }
 
+  /** steel's `Numeric` (an I80F48 fixed point): its raw i128 bits, little-endian. */
+  i128(bits: bigint): this {
+    this.view.setBigUint64(this.at, BigInt.asUintN(64, bits), true);
+    this.view.setBigUint64(this.at + 8, BigInt.asUintN(64, bits >> 64n), true);
+    this.at += 16;
+    return this;
+  }
+
   /** A `[u64; n]` (missing entries are 0). */
   u64s(values: readonly number[], n: number): this {
     for (let i = 0; i < n; i++) this.u64(values[i] ?? 0);
@@ -73,6 +81,27 @@ export class PodReader {
     const value = Number(this.view.getBigUint64(this.at, true));
     this.at += 8;
     return value;
+  }
+
+  i64(): number {
+    const value = Number(this.view.getBigInt64(this.at, true));
+    this.at += 8;
+    return value;
+  }
+
+  /** A u64 as a bigint (`u64::MAX` markers, values past 2^53). */
+  u64n(): bigint {
+    const value = this.view.getBigUint64(this.at, true);
+    this.at += 8;
+    return value;
+  }
+
+  /** steel's `Numeric`: the raw i128 bits of an I80F48. */
+  i128(): bigint {
+    const low = this.view.getBigUint64(this.at, true);
+    const high = this.view.getBigInt64(this.at + 8, true);
+    this.at += 16;
+    return (high << 64n) | low;
   }
 
   /** A `[u64; 25]`. */

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import bs58 from 'bs58';
 import { deployData, deployEvent, logData, resetEvent } from './events';
 import { hitsMotherlode, isSplitByRng, isSplitSquare, parimutuelReset, returnsReset, reverseBits, rng, topMinerSample, winningSquare } from './round-rules';
+import { keccak_256 } from '@noble/hashes/sha3';
+import { keccak256Of40 } from './keccak40';
 import { PodReader } from './pod';
 import { roundV4 } from './state';
 
@@ -170,5 +172,15 @@ describe('the port\'s events and split masks, against the golden vectors', () =>
 
   it.each(vectors.splitMasks.map((v) => [v.roundId, v] as const))('splits round %d on the squares Round::distribution_mask leaves out', (_id, v) => {
     for (let s = 0; s < 25; s++) expect(isSplitSquare(v.roundId, s)).toBe(((v.expect >>> s) & 1) === 0);
+  });
+});
+
+describe('the one-block Keccak-256 of Random automations', () => {
+  it('hashes 40 bytes as @noble/hashes does', () => {
+    const message = new Uint8Array(40);
+    for (let i = 0; i < 500; i++) {
+      for (let j = 0; j < 40; j++) message[j] = (i * 131 + j * 17 + (i >> 2) * j) & 0xff;
+      expect(Buffer.from(keccak256Of40(message.subarray(0, 32), message.subarray(32))).toString('hex')).toBe(Buffer.from(keccak_256(message)).toString('hex'));
+    }
   });
 });

@@ -35,6 +35,11 @@ export const BOARD = pda([text('board')], ORE_PROGRAM_ID);
 export const CONFIG = pda([text('config')], ORE_PROGRAM_ID);
 export const TREASURY = pda([text('treasury')], ORE_PROGRAM_ID);
 export const TREASURY_TOKENS = pda([TREASURY.toBytes(), TOKEN_PROGRAM_ID.toBytes(), ORE_MINT.toBytes()], ATA_PROGRAM_ID);
+
+/** The associated token account of `owner` for `mint`. */
+export function associatedTokenAddress(owner: PublicKey, mint: PublicKey): PublicKey {
+  return pda([owner.toBytes(), TOKEN_PROGRAM_ID.toBytes(), mint.toBytes()], ATA_PROGRAM_ID);
+}
 /** ore-mint's `Authority` PDA (`["authority"]`), the mint authority it signs with. */
 export const MINT_AUTHORITY = pda([text('authority')], ORE_MINT_PROGRAM_ID);
 

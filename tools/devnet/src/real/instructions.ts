@@ -19,6 +19,8 @@ import {
   TOKEN_PROGRAM_ID,
   TREASURY,
   TREASURY_TOKENS,
+  ATA_PROGRAM_ID,
+  associatedTokenAddress,
   automationAddress,
   minerAddress,
   roundAddress,
@@ -31,7 +33,7 @@ import {
 export type Era = '2025-12' | '2026-04';
 
 /** `OreInstruction` discriminators (`api/src/instruction.rs`). */
-const ORE = { checkpoint: 2, claimSol: 3, close: 5, deploy: 6, reset: 9 } as const;
+const ORE = { automate: 0, checkpoint: 2, claimSol: 3, claimOre: 4, close: 5, deploy: 6, reset: 9 } as const;
 /** `EntropyInstruction` discriminators. */
 const ENTROPY = { reveal: 4, sample: 5 } as const;
 
@@ -55,18 +57,26 @@ export function squareMask(squares: readonly number[]): number {
  * 11 accounts, the last two the entropy Var and program (mandatory since 9abe8ed).
  */
 export function deploy(signer: PublicKey, roundId: bigint, amount: bigint, squares: readonly number[], varAddress: PublicKey): TransactionInstruction {
+  return deployFor(signer, signer, roundId, amount, squareMask(squares), varAddress);
+}
+
+/**
+ * `sdk::deploy(signer, authority, ...)`: a deploy for `authority`, signed by `signer` (an
+ * automation's executor); `mask` is the instruction's argument as sent.
+ */
+export function deployFor(signer: PublicKey, authority: PublicKey, roundId: bigint, amount: bigint, mask: number, varAddress: PublicKey): TransactionInstruction {
   const data = Buffer.alloc(13);
   data[0] = ORE.deploy;
   data.writeBigUInt64LE(amount, 1);
-  data.writeUInt32LE(squareMask(squares), 9);
+  data.writeUInt32LE(mask >>> 0, 9);
   return ore(
     [
       s(signer),
-      w(signer),
-      w(automationAddress(signer)),
+      w(authority),
+      w(automationAddress(authority)),
       w(BOARD),
       w(CONFIG),
-      w(minerAddress(signer)),
+      w(minerAddress(authority)),
       w(roundAddress(roundId)),
       r(SYSTEM_PROGRAM_ID),
       r(ORE_PROGRAM_ID),
@@ -121,6 +131,42 @@ export function checkpoint(signer: PublicKey, authority: PublicKey, roundId: big
 export function claimSol(signer: PublicKey, era: Era): TransactionInstruction {
   const keys = era === '2025-12' ? [s(signer), w(minerAddress(signer)), r(SYSTEM_PROGRAM_ID)] : [s(signer), w(BOARD), w(minerAddress(signer)), r(SYSTEM_PROGRAM_ID), r(ORE_PROGRAM_ID)];
   return ore(keys, Uint8Array.of(ORE.claimSol));
+}
+
+/** `Automate` arguments (`api/src/instruction.rs`): `executor` all zero closes the automation. */
+export interface AutomateArgs {
+  readonly amount: bigint;
+  readonly deposit: bigint;
+  readonly executor: PublicKey;
+  readonly fee: bigint;
+  readonly mask: bigint;
+  readonly strategy: number;
+  readonly reload: boolean;
+}
+
+/** `sdk::automate`: `[0] ++ amount ++ deposit ++ fee ++ mask (u64 LE) ++ strategy u8 ++ reload u64 LE`; 5 accounts. */
+export function automate(signer: PublicKey, args: AutomateArgs): TransactionInstruction {
+  const data = Buffer.alloc(42);
+  data[0] = ORE.automate;
+  data.writeBigUInt64LE(args.amount, 1);
+  data.writeBigUInt64LE(args.deposit, 9);
+  data.writeBigUInt64LE(args.fee, 17);
+  data.writeBigUInt64LE(args.mask, 25);
+  data[33] = args.strategy;
+  data.writeBigUInt64LE(args.reload ? 1n : 0n, 34);
+  return ore([s(signer), w(automationAddress(signer)), w(args.executor), w(minerAddress(signer)), r(SYSTEM_PROGRAM_ID)], data);
+}
+
+/**
+ * `sdk::claim_ore`: the Miner's refined and unrefined ORE from the treasury's token
+ * account to the signer's (created if missing). Since 2026-01 (7d18eda) it also takes the
+ * board and the program, to log a ClaimEvent.
+ */
+export function claimOre(signer: PublicKey, era: Era): TransactionInstruction {
+  const recipient = associatedTokenAddress(signer, ORE_MINT);
+  const tail = [w(ORE_MINT), w(recipient), w(TREASURY), w(TREASURY_TOKENS), r(SYSTEM_PROGRAM_ID), r(TOKEN_PROGRAM_ID), r(ATA_PROGRAM_ID)];
+  const keys = era === '2025-12' ? [s(signer), w(minerAddress(signer)), ...tail] : [s(signer), w(BOARD), w(minerAddress(signer)), ...tail, r(ORE_PROGRAM_ID)];
+  return ore(keys, Uint8Array.of(ORE.claimOre));
 }
 
 /** entropy `sdk::sample`: records the slot hash of the Var's `end_at`. */
