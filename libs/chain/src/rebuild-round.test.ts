@@ -291,6 +291,10 @@ describe('rebuildRound, a round whose automated deploys do not show their square
     readonly squares: number;
     /** Lamports the automation account paid in the transaction. */
     readonly automationPaid?: number;
+    /** Lamports the round account gained: what the deploy staked (the program's transfer, whoever paid it). */
+    readonly staked: number;
+    /** false: the node gave no balances for the transaction. */
+    readonly balances?: boolean;
     /** The DeployEvent the program logged, in eras that log one. */
     readonly event?: { readonly amount: number; readonly mask: number; readonly totalSquares: number; readonly strategy: number | null };
   }
@@ -319,8 +323,8 @@ describe('rebuildRound, a round whose automated deploys do not show their square
       const t = tx(1000 + i, [{ program: PROGRAM, accounts, data: encodeDeployArgs({ amount: c.amount, squares: c.squares }) }], [{ index: 0, ixs: event }]);
       const keys = t.transaction.message.accountKeys as string[];
       const pre = keys.map(() => 50_000_000);
-      const post = keys.map((k) => (k === AUTOMATION ? 50_000_000 - (c.automationPaid ?? 0) : 50_000_000));
-      txs.push({ ...t, meta: { ...t.meta!, preBalances: pre, postBalances: post } });
+      const post = keys.map((k) => (k === AUTOMATION ? 50_000_000 - (c.automationPaid ?? 0) : k === ROUND ? 50_000_000 + c.staked : 50_000_000));
+      txs.push(c.balances === false ? t : { ...t, meta: { ...t.meta!, preBalances: pre, postBalances: post } });
     });
     const winner = winningSquare(reset.slotHash);
     const event = encodeResetEvent({
@@ -364,13 +368,14 @@ describe('rebuildRound, a round whose automated deploys do not show their square
   // [6001, 1000, 5001, 0, ...], count [2, 1, 1, 0, ...], total 12,002, and with square 0
   // winning, reset.rs: L = 6,001; L/100 = 60; A = 5,941; vault 594; winnings 5,347;
   // num_winners = count[0] = 2.
-  const manualA: Call = { miner: 'miner-a', amount: 1000, squares: 0b011 };
-  const automatedB: Call = { miner: 'miner-b', signer: 'executor', amount: 1, squares: 0, automationPaid: 10_002 + 500 };
+  const manualA: Call = { miner: 'miner-a', amount: 1000, squares: 0b011, staked: 2000 };
+  const automatedB: Call = { miner: 'miner-b', signer: 'executor', amount: 1, squares: 0, automationPaid: 10_002 + 500, staked: 10_002 };
   const reset: Reset = { length: 128, slotHash: SQUARE_0_WINS, totalDeployed: 12_002, totalVaulted: 594, totalWinnings: 5_347, numWinners: 2 };
 
   it('keeps what the ResetEvent proves, and nulls the rest, when an executor signed for the miner (before DeployEvents)', () => {
     const round = stored(transactions([manualA, automatedB], reset));
-    expect(round).toMatchObject({ source: 'transactions_partial', winningSquare: 0, totalDeployed: 12_002, totalVaulted: 594, totalWinnings: 5_347, totalMiners: null });
+    // The round account's gain in miner-b's transaction shows it took squares: two miners.
+    expect(round).toMatchObject({ source: 'transactions_partial', winningSquare: 0, totalDeployed: 12_002, totalVaulted: 594, totalWinnings: 5_347, totalMiners: 2 });
     // A = 5,941 = 99 x 60 + 1: L is 5,941 + 60 = 6,001 alone, so the winning square held 12,002 - 6,001.
     expect(round.deployed).toEqual(unknownBut(0, 6_001));
     expect(round.count).toEqual(unknownBut(0, 2));
@@ -380,14 +385,14 @@ describe('rebuildRound, a round whose automated deploys do not show their square
     const selfExecuted: Call = { ...automatedB, signer: 'miner-b' };
     expect(stored(transactions([manualA, selfExecuted], reset)).source).toBe('transactions_partial');
     // Signed by its authority and nothing paid by the automation: a manual deploy, taken as the instruction says.
-    const manualB: Call = { miner: 'miner-b', amount: 5001, squares: 0b101 };
+    const manualB: Call = { miner: 'miner-b', amount: 5001, squares: 0b101, staked: 10_002 };
     expect(stored(transactions([manualA, manualB], reset))).toMatchObject({ source: 'transactions', deployed: [6_001, 1_000, 5_001, ...new Array<number>(22).fill(0)], totalMiners: 2 });
   });
 
   it('leaves the winning square unknown when two stakes give the reset\'s totals', () => {
     // miner-b's automation put 5,000 on squares 0 and 2: total 12,000, L = 6,000, A = 5,940 =
     // 99 x 60, vault 594, winnings 5,346. L = 5,999 gives 5,999 - 59 = 5,940 as well.
-    const round = stored(transactions([manualA, automatedB], { ...reset, totalDeployed: 12_000, totalVaulted: 594, totalWinnings: 5_346 }));
+    const round = stored(transactions([manualA, { ...automatedB, staked: 10_000 }], { ...reset, totalDeployed: 12_000, totalVaulted: 594, totalWinnings: 5_346 }));
     expect(round.deployed).toEqual(new Array(25).fill(null));
     expect(round.count).toEqual(unknownBut(0, 2));
   });
@@ -395,7 +400,7 @@ describe('rebuildRound, a round whose automated deploys do not show their square
   it('knows the winning square was empty when the reset vaulted all but the admin fee', () => {
     // miner-a: 1,000 on square 1; miner-b's automation 3,000 on square 2. Total 4,000, nobody
     // on square 0: vaulted 4,000 - 40, nothing won, num_winners 0.
-    const round = stored(transactions([{ ...manualA, squares: 0b010 }, automatedB], { ...reset, totalDeployed: 4_000, totalVaulted: 3_960, totalWinnings: 0, numWinners: 0 }));
+    const round = stored(transactions([{ ...manualA, squares: 0b010, staked: 1000 }, { ...automatedB, staked: 3000 }], { ...reset, totalDeployed: 4_000, totalVaulted: 3_960, totalWinnings: 0, numWinners: 0 }));
     expect(round.deployed).toEqual(unknownBut(0, 0));
     expect(round.count).toEqual(unknownBut(0, 0));
   });
@@ -417,8 +422,8 @@ describe('rebuildRound, a round whose automated deploys do not show their square
     // 1 at 1,000 and got 1 only (it held 0). deployed [5001, 1000, 5001], total 11,002,
     // L = 6,001: vault 594, winnings 5,347, num_winners 1.
     const calls: Call[] = [
-      { miner: 'miner-a', signer: 'executor', amount: 1, squares: 0, automationPaid: 10_502, event: { amount: 5001, mask: 0, totalSquares: 2, strategy: 1 } },
-      { ...manualA, event: { amount: 1000, mask: 0b011, totalSquares: 1, strategy: null } },
+      { miner: 'miner-a', signer: 'executor', amount: 1, squares: 0, automationPaid: 10_502, staked: 10_002, event: { amount: 5001, mask: 0, totalSquares: 2, strategy: 1 } },
+      { ...manualA, staked: 1000, event: { amount: 1000, mask: 0b011, totalSquares: 1, strategy: null } },
     ];
     const round = stored(transactions(calls, { ...reset, totalDeployed: 11_002, numWinners: 1 }));
     expect(round).toMatchObject({ source: 'transactions_partial', totalMiners: 1, deployed: unknownBut(0, 5_001), count: unknownBut(0, 1) });
@@ -435,13 +440,22 @@ describe('rebuildRound, a round whose automated deploys do not show their square
 
   it('refuses, to be tried again, a voided round whose automated deploys do not show what they staked', () => {
     const voided: Reset = { ...reset, slotHash: VOIDED, totalDeployed: 0, totalVaulted: 0, totalWinnings: 0, numWinners: 0 };
-    expect(rebuild(transactions([manualA, automatedB], voided))).toMatchObject({ ok: false, reason: 'unprovable' });
+    expect(rebuild(transactions([manualA, { ...automatedB, balances: false }], voided))).toMatchObject({ ok: false, reason: 'unprovable' });
+    // The round account's gains show what each staked: 2,000 + 10,002.
+    expect(stored(transactions([manualA, automatedB], voided))).toMatchObject({ source: 'transactions_partial', winningSquare: null, totalDeployed: 12_002, deployed: new Array(25).fill(null), totalMiners: 2 });
     // With events, what each deploy staked is known: 2,000 + 10,002.
     const events: Call[] = [
       { ...manualA, event: { amount: 1000, mask: 0b011, totalSquares: 2, strategy: null } },
       { ...automatedB, event: { amount: 5001, mask: 0, totalSquares: 2, strategy: 0 } },
     ];
     expect(stored(transactions(events, voided))).toMatchObject({ source: 'transactions_partial', winningSquare: null, totalDeployed: 12_002, deployed: new Array(25).fill(null), totalMiners: 2 });
+  });
+
+  it('takes an automated deploy that moved nothing into the round as one that took no square', () => {
+    // miner-b's automation took nothing (no lamport reached the round): the round is miner-a's alone, fully known.
+    // deployed [1000, 1000], total 2,000; square 0 wins: L = 1,000, A = 990, vault 99, winnings 891.
+    const round = stored(transactions([manualA, { ...automatedB, staked: 0, automationPaid: 500 }], { ...reset, totalDeployed: 2_000, totalVaulted: 99, totalWinnings: 891, numWinners: 1 }));
+    expect(round).toMatchObject({ source: 'transactions', totalMiners: 1, deployed: [1_000, 1_000, ...new Array<number>(23).fill(0)] });
   });
 
   it('refuses deploys shown that do not fit inside what the reset proves', () => {

@@ -200,7 +200,9 @@ function tallyEvents(events: readonly DeployEvent[], masksShowSquares: boolean):
   const t = newTally();
   for (const e of events) {
     if (e.strategy !== null && !masksShowSquares) {
-      t.hide(e.authority, e.totalSquares > 0, e.amount * e.totalSquares);
+      // An automated deploy that took no square hides nothing.
+      if (e.totalSquares === 0) t.apply(e.authority, 0, e.amount);
+      else t.hide(e.authority, true, e.amount * e.totalSquares);
       continue;
     }
     if (t.isHidden(e.authority)) {
@@ -220,15 +222,25 @@ function tallyEvents(events: readonly DeployEvent[], masksShowSquares: boolean):
  * Before the DeployEvent (2025-12-08): the successful Deploy instructions whose round
  * (the account where the program reads it) is this one. A call that merely lists the
  * round's address elsewhere among its accounts deployed to another round. An automated
- * call's squares, stake and even whether it took a square are not shown.
+ * call's squares are not shown; what it staked is the round account's gain in its
+ * transaction, when that is its only deploy to the round (the automation pays the round
+ * directly, and nothing else pays a round before its reset).
  */
 function tallyInstructions(transactions: readonly OreTransaction[], roundAddress: string): Tally {
   const t = newTally();
   for (const tx of transactions) {
+    let calls = 0;
+    for (const d of tx.deploys) if (d.rounds.includes(roundAddress)) calls++;
     for (const d of tx.deploys) {
       if (!d.rounds.includes(roundAddress)) continue;
-      if (d.automated || t.isHidden(d.authority)) t.hide(d.authority, null, null);
-      else t.apply(d.authority, d.args.squares, d.args.amount);
+      if (!d.automated && !t.isHidden(d.authority)) {
+        t.apply(d.authority, d.args.squares, d.args.amount);
+        continue;
+      }
+      const staked = calls === 1 && tx.lamportChanges !== null ? Math.max(0, tx.lamportChanges.get(roundAddress) ?? 0) : null;
+      // A deploy that moved nothing into the round took no square: it hides nothing.
+      if (staked === 0) t.apply(d.authority, 0, 0);
+      else t.hide(d.authority, staked === null ? null : staked > 0, staked);
     }
   }
   return t.finish();

@@ -125,6 +125,8 @@ export interface OreTransaction {
   /** The randomness `reset` logged (`var value:`) in the ORE program's own invocation, if any. */
   readonly varValue: Uint8Array | null;
   readonly created: readonly CreatedAccount[];
+  /** Lamports each account gained (+) or lost (-) in the transaction, where that changed; null when the node gave no balances. */
+  readonly lamportChanges: ReadonlyMap<string, number> | null;
   /** Instructions and events that did not decode: skipped, the rest of the transaction read. */
   readonly skipped: readonly Skipped[];
 }
@@ -174,14 +176,15 @@ export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransac
   const slot = tx.slot;
   const blockTime = typeof tx.blockTime === 'number' ? tx.blockTime : null;
   if (meta === null || meta === undefined || (meta.err !== null && meta.err !== undefined)) {
-    return { signature, slot, blockTime, failed: true, events: [], deploys: [], varValue: null, created: [], skipped: [] };
+    return { signature, slot, blockTime, failed: true, events: [], deploys: [], varValue: null, created: [], lamportChanges: null, skipped: [] };
   }
   const writable = meta.loadedAddresses?.writable ?? [];
   const readOnly = meta.loadedAddresses?.readonly ?? [];
   const own = message.accountKeys.some((k) => typeof k !== 'string') ? message.accountKeys.map((k) => (typeof k === 'string' ? k : k?.pubkey)) : message.accountKeys;
   // A legacy transaction loads no addresses: its own keys are all of them, no copy needed.
   const keys = (writable.length === 0 && readOnly.length === 0 ? own : [...own, ...writable, ...readOnly]) as readonly unknown[];
-  const read = new Reader(keys, ids, signature, paidOut(keys, meta.preBalances, meta.postBalances));
+  const lamportChanges = changesOf(keys, meta.preBalances, meta.postBalances);
+  const read = new Reader(keys, ids, signature, lamportChanges);
   const groups = meta.innerInstructions ?? [];
   // Inner instructions run inside the top-level instruction they follow: keep that order.
   const innerByIndex = new Map<number, readonly (InstructionJson | ParsedInstructionJson)[]>();
@@ -201,6 +204,7 @@ export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransac
     deploys: read.deploys,
     varValue: varValueFromLogs(meta.logMessages, ids.programId),
     created: read.created,
+    lamportChanges,
     skipped: read.skipped,
   };
 }
@@ -224,8 +228,7 @@ class Reader {
     private readonly keys: readonly unknown[],
     private readonly ids: OreIds,
     private readonly signature: string,
-    /** Accounts whose lamports went down in the transaction. */
-    private readonly payers: ReadonlySet<string>,
+    private readonly lamportChanges: ReadonlyMap<string, number> | null,
   ) {}
 
   visit(ix: InstructionJson | ParsedInstructionJson, inner: boolean): void {
@@ -258,7 +261,7 @@ class Reader {
     if (args !== null && accounts.length >= 2) {
       const rounds: string[] = [];
       for (const at of DEPLOY_ROUND_POSITIONS) if (at < accounts.length) rounds.push(accounts[at]!);
-      const automated = accounts[0] !== accounts[1] || (accounts.length > 2 && this.payers.has(accounts[2]!));
+      const automated = accounts[0] !== accounts[1] || (accounts.length > 2 && (this.lamportChanges?.get(accounts[2]!) ?? 0) < 0);
       this.deploys.push({ authority: accounts[1]!, args, rounds, automated });
     }
   }
@@ -310,16 +313,18 @@ class Reader {
   }
 }
 
-/** The accounts whose balance fell in the transaction; none when the node gave no balances. */
-function paidOut(keys: readonly unknown[], pre: readonly number[] | null | undefined, post: readonly number[] | null | undefined): ReadonlySet<string> {
-  const payers = new Set<string>();
-  if (!isList(pre) || !isList(post)) return payers;
+/** Each account's change of balance in the transaction (only those that changed); null when the node gave no balances. */
+function changesOf(keys: readonly unknown[], pre: readonly number[] | null | undefined, post: readonly number[] | null | undefined): ReadonlyMap<string, number> | null {
+  if (!isList(pre) || !isList(post)) return null;
+  const changes = new Map<string, number>();
   const n = Math.min(keys.length, pre.length, post.length);
   for (let i = 0; i < n; i++) {
     const k = keys[i];
-    if (typeof k === 'string' && typeof pre[i] === 'number' && typeof post[i] === 'number' && post[i]! < pre[i]!) payers.add(k);
+    const before = pre[i];
+    const after = post[i];
+    if (typeof k === 'string' && typeof before === 'number' && typeof after === 'number' && after !== before) changes.set(k, after - before);
   }
-  return payers;
+  return changes;
 }
 
 function messageOf(error: unknown): string {

@@ -6,6 +6,7 @@ export { createTestDatabase, type TestDatabase } from './database';
 export { migrationsThrough, type EarlierMigrations } from './migrations';
 export { testNamespace, type TestNamespace } from './namespace';
 export { syntheticRounds, comparableRounds, type SyntheticOptions } from './synthetic-rounds';
+export { provableRound, type RoundDeploys } from './provable';
 export { runCli, type CliResult } from './cli';
 export { WORKSPACE_ROOT } from './paths';
 export { freePort, startService, startNode, answersOk, type ServiceProcess, type ProcessUser, type StartOptions } from './processes';

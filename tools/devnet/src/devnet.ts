@@ -15,7 +15,7 @@ import { GameTransactionBuilder } from './chain/game-transactions';
 import { Ledger, type TxRecord } from './chain/ledger';
 import { LEDGER_FILE_NAME, LedgerFileError, readLedgerFile, writeLedgerFile, type Genesis, type LedgerSnapshot } from './chain/ledger-file';
 import { GENESIS_SLOT } from './game/chain-time';
-import { EXPIRY_SLOTS } from './game/derive-round';
+import { EXPIRY_SLOTS, deployAt } from './game/derive-round';
 import { logData, resetEvent } from './program/events';
 import { Game, eraStarts, type EraSetting, type GameConfig, type GameWrite } from './game/game';
 import { GameStateVersionError, restoreGameState } from './game/game-state';
@@ -113,8 +113,14 @@ export interface Devnet {
   readonly ledgerFile: string | null;
   /** True when this start continued a saved chain rather than starting from genesis. */
   readonly restored: boolean;
-  /** Every settled round (history and live, closed or not), as the indexer should store it. */
+  /** Every settled round (history and live, closed or not), as the program left it. */
   settledRounds(): readonly KnownRound[];
+  /**
+   * How round `id`'s deploys show in its transactions: how many were automated and took
+   * squares, and the length of its ResetEvent (null: a round the port did not play). Tests
+   * use it to tell what a reader of the chain can prove of a round.
+   */
+  roundDeploys(id: number): { readonly automatedWithSquares: number; readonly resetEventLength: 128 | 144 } | null;
   /** Requests served and refused per RPC method, and the most served within any window of its budget. */
   rpcStats(): Record<string, MethodStats>;
   currentRoundId(): number;
@@ -538,6 +544,13 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     ledgerFile,
     restored: saved !== null,
     settledRounds: () => settled,
+    roundDeploys: (id) => {
+      if (!chronicle.has(id)) return null;
+      const round = chronicle.derive(id);
+      let automatedWithSquares = 0;
+      for (let i = 0; i < round.deploys.length; i++) if (deployAt(round.deploys, i).automated && round.deploys.deployed[i] !== 0) automatedWithSquares++;
+      return { automatedWithSquares, resetEventLength: round.events.resetLength };
+    },
     rpcStats: () => budgets.stats(),
     currentRoundId,
     liveProgram,

@@ -10,6 +10,7 @@
 import bs58 from 'bs58';
 import { OrePdas, decodeDeployArgs, decodeOreEvent, readOreTransaction, rebuildRound, toSettledRound, type DeployEvent, type RoundLayout, type TransactionJson } from '@gridlab/chain';
 import type { Round } from '@gridlab/contracts';
+import { provableRound } from '@gridlab/testing';
 import { startDevnet, type Devnet } from '../src';
 import { eraStarts } from '../src/game/eras';
 import { allSignatures, transactions } from './rpc-client';
@@ -111,19 +112,28 @@ describe('automated deploys in the devnet transactions', () => {
     expect(seen.closedSilently).toBeGreaterThan(0);
   });
 
-  it('rebuild with the indexer reading from the deployed-mask era on, automated deploys included', async () => {
+  it('rebuild with the indexer reading as the chain proves them: whole once the program logs the squares taken, partly known before', async () => {
     const eras = eraStarts('mixed', 1, HISTORY);
     const ids = { programId: devnet.programId, board: pdas.board.toBase58() };
     let previousLayout: RoundLayout = 568;
-    for (let id = eras.deployedMask; id <= HISTORY; id++) {
+    const seen = { whole: 0, partial: 0, wholeWithAutomated: 0 };
+    for (let id = 1; id <= HISTORY; id++) {
       const listed = await allSignatures(devnet.rpcUrl, pdas.round(id).toBase58());
       const txs = (await transactions<TransactionJson>(devnet.rpcUrl, listed.map((s) => s.signature).reverse())).map((t) => readOreTransaction(t, ids));
       const rebuilt = rebuildRound({ roundId: id, roundAddress: pdas.round(id).toBase58(), transactions: txs, fallbackLayout: previousLayout });
       if (!rebuilt.ok) throw new Error(`round ${id}: ${rebuilt.reason} ${rebuilt.detail}`);
       const record = devnet.settledRounds().find((r) => r.id === id)!;
-      const round: Round = toSettledRound(rebuilt.account, rebuilt.settledAt!, { payoutRule: record.payoutRule, productionCost: record.productionCost });
-      expect({ ...round, motherlodePool: null }).toEqual({ ...record, motherlodePool: null });
+      const round: Round = toSettledRound(rebuilt.account, rebuilt.settledAt!, { payoutRule: record.payoutRule, productionCost: record.productionCost, unknown: rebuilt.unknown });
+      const deploys = devnet.roundDeploys(id)!;
+      expect({ ...round, motherlodePool: null, source: null }).toEqual({ ...provableRound(record, deploys), motherlodePool: null, source: null });
+      if (round.source === 'transactions_partial') seen.partial++;
+      else seen.whole++;
+      if (round.source !== 'transactions_partial' && deploys.automatedWithSquares > 0) seen.wholeWithAutomated++;
       previousLayout = rebuilt.account.layout;
     }
+    // Every era was exercised: partly known rounds before the 144-byte ResetEvent, whole ones with automated deploys after it.
+    expect(seen.partial).toBeGreaterThan(0);
+    expect(seen.wholeWithAutomated).toBeGreaterThan(0);
+    expect(eras.resetEvent144).toBeLessThan(HISTORY);
   });
 });
