@@ -3,19 +3,23 @@
  * to the `/api/live` mirror with the HttpOnly session cookie; the key never reaches page
  * scripts), and the session endpoints themselves.
  */
-import { GridlabApiError, GridlabClient, isGridlabApiError } from '@gridlab/client';
+import {
+  GridlabApiError,
+  GridlabClient,
+  isGridlabApiError,
+  type DashboardConfig,
+  type SessionChallenge,
+  type SessionChallengeRequest,
+  type SessionInfo,
+  type SessionStartRequest,
+} from '@gridlab/client';
 
 export const api = new GridlabClient({ baseUrl: location.origin, browserSession: true, retry: { retries: 2, maxDelayMs: 10_000 } });
 
-export interface SessionInfo {
-  readonly via: 'key' | 'wallet';
-  readonly wallet: string | null;
-  readonly subscriberId: string;
-  readonly paidUntil: string;
-  readonly expiresAt: string;
-}
+// The session endpoints' shapes are the OpenAPI document's (declared in libs/contracts/src/api/session.ts).
+export type { DashboardConfig, SessionInfo };
 
-async function sessionCall<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+async function sessionCall<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: SessionStartRequest | SessionChallengeRequest): Promise<T> {
   const res = await fetch(`/api/live/session${path}`, {
     method,
     credentials: 'same-origin',
@@ -50,24 +54,16 @@ export const session = {
     }
   },
   signInWithKey: (apiKey: string) => sessionCall<SessionInfo>('POST', '', { apiKey }),
-  challenge: (wallet: string) => sessionCall<{ message: string; expiresAt: string }>('POST', '/challenge', { wallet }),
+  challenge: (wallet: string) => sessionCall<SessionChallenge>('POST', '/challenge', { wallet }),
   signInWithWallet: (wallet: string, message: string, signatureBase64: string) => sessionCall<SessionInfo>('POST', '', { wallet, message, signatureBase64 }),
   signOut: () => sessionCall<void>('DELETE', ''),
 };
-
-/** The page's settings from the gateway. */
-export interface DashboardConfig {
-  /** The RPC a wallet payment goes through (null: none). */
-  readonly rpcUrl: string | null;
-  /** The API's public origin: the domain a signed subscribe message names. */
-  readonly publicOrigin: string;
-}
 
 /** The page's settings from the gateway (an older gateway names no public origin: the page's own). */
 export async function dashboardConfig(signal?: AbortSignal): Promise<DashboardConfig> {
   const res = await fetch('/api/live/config', { credentials: 'same-origin', ...(signal === undefined ? {} : { signal }) });
   if (!res.ok) throw new Error(`the dashboard settings could not be read (${res.status})`);
-  const body = (await res.json()) as { rpcUrl: string | null; publicOrigin?: string };
+  const body = (await res.json()) as Omit<DashboardConfig, 'publicOrigin'> & { publicOrigin?: string };
   return { rpcUrl: body.rpcUrl, publicOrigin: body.publicOrigin ?? location.origin };
 }
 

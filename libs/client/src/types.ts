@@ -43,6 +43,12 @@ export type StrategyDeleted = Schemas['StrategyDeleted'];
 export type ForwardStats = Schemas['ForwardStats'];
 export type Leaderboard = Schemas['Leaderboard'];
 export type LeaderboardDetail = Schemas['LeaderboardDetail'];
+/** The dashboard's session endpoints (`/api/live/session`, `/api/live/config`): for its page only. */
+export type SessionStartRequest = Schemas['SessionStartRequest'];
+export type SessionChallengeRequest = Schemas['SessionChallengeRequest'];
+export type SessionChallenge = Schemas['SessionChallenge'];
+export type SessionInfo = Schemas['SessionInfo'];
+export type DashboardConfig = Schemas['DashboardConfig'];
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;

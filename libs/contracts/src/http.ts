@@ -200,3 +200,51 @@ export const analyticsResponseSchema = Type.Object(
   { $id: 'AnalyticsResponse', additionalProperties: false },
 );
 export type AnalyticsResponse = Static<typeof analyticsResponseSchema>;
+
+// The dashboard's session endpoints (/api/live/session, /api/live/config): for the page
+// at PUBLIC_ORIGIN only, never for API clients.
+
+const wallet = Type.String({ pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' });
+
+export const sessionStartRequestSchema = Type.Union(
+  [
+    Type.Object({ apiKey: Type.String({ description: 'an API key, checked as a Bearer request would be (same failure limits); never echoed nor stored in the cookie' }) }),
+    Type.Object({
+      wallet,
+      message: Type.String({ minLength: 1, description: 'the Sign-In With Solana message POST /api/live/session/challenge gave for this wallet' }),
+      signatureBase64: Type.String({ minLength: 1, description: "the wallet's ed25519 signature of message, base64" }),
+    }),
+  ],
+  { $id: 'SessionStartRequest', description: 'Sign in with an API key, or with a wallet signature of a challenge (`apiKey` wins when both are sent).' },
+);
+export type SessionStartRequest = Static<typeof sessionStartRequestSchema>;
+
+export const sessionChallengeRequestSchema = Type.Object({ wallet }, { $id: 'SessionChallengeRequest' });
+export type SessionChallengeRequest = Static<typeof sessionChallengeRequestSchema>;
+
+export const sessionChallengeSchema = Type.Object(
+  { message: Type.String({ description: 'the Sign-In With Solana message to sign: the site (PUBLIC_ORIGIN) as domain and URI, the wallet, a nonce' }), expiresAt: isoTime },
+  { $id: 'SessionChallenge', additionalProperties: false },
+);
+export type SessionChallenge = Static<typeof sessionChallengeSchema>;
+
+export const sessionInfoSchema = Type.Object(
+  {
+    via: literals(['key', 'wallet'], { description: 'how the browser signed in' }),
+    wallet: nullable(Type.String({ description: 'the wallet that signed in; null for a key sign-in' })),
+    subscriberId: Type.String(),
+    paidUntil: Type.String({ format: 'date-time', description: "end of the key's paid period" }),
+    expiresAt: Type.String({ format: 'date-time', description: 'when the session ends: SESSION_TTL_S after sign-in, or the end of the paid period if sooner' }),
+  },
+  { $id: 'SessionInfo', additionalProperties: false, description: 'A dashboard session (the key itself is never shown).' },
+);
+export type SessionInfo = Static<typeof sessionInfoSchema>;
+
+export const dashboardConfigSchema = Type.Object(
+  {
+    rpcUrl: nullable(Type.String({ description: 'the RPC a wallet payment goes through (PUBLIC_RPC_URL); null: Solana Pay only' })),
+    publicOrigin: Type.String({ description: 'the API\'s public origin (PUBLIC_ORIGIN): the domain its signed subscribe messages name' }),
+  },
+  { $id: 'DashboardConfig', additionalProperties: false, description: "The dashboard page's settings." },
+);
+export type DashboardConfig = Static<typeof dashboardConfigSchema>;

@@ -21,6 +21,27 @@ export { dateTimeMs, isDateTime } from './date-time';
 export { LAMPORTS_PER_SOL, ORE_BASE_UNITS } from './units';
 export { Type, nullable, literals, described, type Static, type TSchema } from './kit';
 export * from './http';
+export {
+  API,
+  API_OPERATIONS,
+  API_TAGS,
+  ACCESS_SCHEMES,
+  RATE_LIMIT_HEADERS,
+  SHARED_RESPONSES,
+  impliedResponses,
+  isPublished,
+  type Api,
+  type OperationId,
+  type Access,
+  type ApiResponse,
+  type Content,
+  type Method,
+  type OperationSpec,
+  type ParamValues,
+  type Parameters,
+  type Published,
+  type ResponseHeader,
+} from './api';
 
 /** Every named wire shape (a schema with an `$id`): the documents' components, and what `$ref`s resolve to. */
 export const NAMED_SCHEMAS: readonly TSchema[] = [rounds, billing, lab, strategies, http].flatMap((module) =>

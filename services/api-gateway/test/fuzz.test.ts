@@ -97,7 +97,7 @@ interface Operation {
   readonly session: boolean;
 }
 
-/** Every operation of the OpenAPI document, with its parameters and its body schema ($refs resolved one level at a time). */
+/** Every operation of the OpenAPI document (the dashboard's session routes among them), with its parameters and its body schema ($refs resolved one level at a time). */
 function operations(): Operation[] {
   const doc = loadOpenApi().document as { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
   const resolve = (schema: unknown): Record<string, unknown> | null => {
@@ -119,19 +119,17 @@ function operations(): Operation[] {
         body: resolve(o.requestBody?.content?.['application/json']?.schema),
         handlerStatuses: new Set(Object.keys(o.responses ?? {}).map(Number).filter((s) => s < 500 && !BEFORE_HANDLER.has(s))),
       };
+      // The dashboard's own routes (its session, its settings) are sent as the page sends them; the sign-out
+      // is not sent at all: it would end the sessions every other request here uses.
+      if (path.startsWith(`${LIVE}/`)) {
+        if (!(method === 'delete' && path === `${LIVE}/session`)) out.push({ ...v1, session: true });
+        continue;
+      }
       out.push({ ...v1, session: false });
       // The dashboard's mirror of every operation but the document.
       if (path !== '/api/v1/openapi.json') out.push({ ...v1, path: `${LIVE}${path.slice('/api/v1'.length)}`, session: true });
     }
   }
-  // The session routes (not in the document): who am I, the page's config, sign-in steps.
-  const sessionRoute = (method: string, path: string, body: Record<string, unknown> | null): Operation => ({ method, path, parameters: [], body, handlerStatuses: new Set([200, 201]), session: true });
-  out.push(
-    sessionRoute('GET', `${LIVE}/session`, null),
-    sessionRoute('GET', `${LIVE}/config`, null),
-    sessionRoute('POST', `${LIVE}/session/challenge`, { type: 'object', properties: { wallet: { type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]+$', minLength: 32, maxLength: 44 } }, required: ['wallet'] }),
-    sessionRoute('POST', `${LIVE}/session`, { type: 'object', properties: { apiKey: { type: 'string' } }, required: ['apiKey'] }),
-  );
   return out;
 }
 

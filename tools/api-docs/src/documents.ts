@@ -1,67 +1,27 @@
 /**
- * The schemas of the OpenAPI and AsyncAPI documents, written from @gridlab/contracts: each
- * wire shape is defined once there (a TypeBox schema: the JSON Schema ajv checks and the
- * TypeScript type), and the documents' `components.schemas` are generated from it. The
- * rest of each document (paths, operations, channels, messages, prose and examples) is
- * written by hand; `$ref`s between schemas become `#/components/schemas/<name>`.
+ * The OpenAPI and AsyncAPI documents, written from @gridlab/contracts: each wire shape is
+ * defined once there (a TypeBox schema: the JSON Schema ajv checks and the TypeScript
+ * type), and so is each HTTP operation (the table `API`). The OpenAPI document's paths,
+ * tags, security schemes, shared responses and schemas are generated (./openapi.ts); its
+ * `info` and `servers` are written by hand. The AsyncAPI document's schemas are generated,
+ * its channels, operations and messages written by hand. `$ref`s between schemas become
+ * `#/components/schemas/<name>`.
  */
 import * as contracts from '@gridlab/contracts';
 import { dslSchema } from '@gridlab/strategy';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Scalar, isMap, isScalar, parseDocument, visit, type Document } from 'yaml';
+import { openApiParts } from './openapi';
+import { components } from './schemas';
+
+export { components };
 
 const ROOT = join(__dirname, '..', '..', '..');
 export const OPENAPI_PATH = join(ROOT, 'services/api-gateway/openapi/openapi.yaml');
 export const ASYNCAPI_PATH = join(ROOT, 'docs/asyncapi.yaml');
 
 type Schema = Record<string, unknown>;
-
-/**
- * The OpenAPI components, by their public names (the client's types carry these names,
- * so a rename here is a breaking change for its users). The HTTP API names some bodies
- * after the route rather than the NATS command they become.
- */
-const OPENAPI_SCHEMAS: Record<string, contracts.TSchema | Schema> = {
-  Problem: contracts.problemSchema,
-  Round: contracts.roundSchema,
-  RoundWithNeighbours: contracts.roundWithNeighboursSchema,
-  RoundList: contracts.roundListSchema,
-  DumpPage: contracts.dumpPageSchema,
-  LiveSnapshot: contracts.liveSnapshotSchema,
-  LiveGame: contracts.liveGameSchema,
-  LiveEv: contracts.liveEvSchema,
-  LiveView: contracts.liveViewSchema,
-  RuleStats: contracts.ruleStatsSchema,
-  Stats: contracts.statsSchema,
-  Grid: contracts.gridSchema,
-  Pricing: contracts.pricingSchema,
-  SubscribeStartRequest: contracts.subscribeStartRequestSchema,
-  SubscriptionStart: contracts.subscriptionStartSchema,
-  SubscribeCompleteRequest: contracts.subscribeCompleteRequestSchema,
-  IssuedKey: contracts.issuedKeySchema,
-  ReissueStartRequest: contracts.reissueStartRequestSchema,
-  ReissueStart: contracts.reissueStartSchema,
-  ReissueCompleteRequest: contracts.reissueCompleteRequestSchema,
-  LogEvent: contracts.logEventSchema,
-  EventPage: contracts.eventPageSchema,
-  StrategyDsl: dslSchema,
-  BacktestRequest: contracts.backtestRequestSchema,
-  AnalyticsRequest: contracts.analyticsRequestSchema,
-  BacktestResult: contracts.backtestResultSchema,
-  Analytics: contracts.analyticsSchema,
-  BacktestResponse: contracts.backtestResponseSchema,
-  AnalyticsResponse: contracts.analyticsResponseSchema,
-  StrategyCreateRequest: contracts.strategyCreateBodySchema,
-  StrategyUpdateRequest: contracts.strategyUpdateBodySchema,
-  StrategyResponse: contracts.strategyReplySchema,
-  StrategyDetail: contracts.strategyDetailReplySchema,
-  StrategyList: contracts.strategyListReplySchema,
-  StrategyDeleted: contracts.strategyDeleteReplySchema,
-  ForwardStats: contracts.forwardStatsSchema,
-  Leaderboard: contracts.leaderboardSchema,
-  LeaderboardDetail: contracts.leaderboardDetailSchema,
-};
 
 /** The AsyncAPI message payloads, by message name: every schema a service validates on NATS. */
 const ASYNCAPI_PAYLOADS: Record<string, contracts.TSchema | Schema> = {
@@ -107,78 +67,18 @@ const ASYNCAPI_PAYLOADS: Record<string, contracts.TSchema | Schema> = {
   LeaderboardDetail: contracts.leaderboardDetailSchema,
 };
 
-/** Keys first in this order (what a reader looks for first), the rest as the schema has them. */
-const KEY_ORDER = [
-  '$ref',
-  'type',
-  'const',
-  'enum',
-  'format',
-  'pattern',
-  'minimum',
-  'exclusiveMinimum',
-  'maximum',
-  'minLength',
-  'maxLength',
-  'minItems',
-  'maxItems',
-  'description',
-];
+const SCHEMAS_NOTE = ' Generated from libs/contracts by `pnpm -s generate` (tools/api-docs): edit the contracts, not these.';
+const TABLE_NOTE = ' Generated from the operation table in libs/contracts/src/api by `pnpm -s generate` (tools/api-docs): declare operations there.';
 
-/**
- * The components of a document: each named schema as plain JSON Schema (no `$id`), its
- * `$ref`s pointing into the document. A schema referenced but not named is added under
- * its `$id`, so every reference resolves.
- */
-export function components(named: Record<string, contracts.TSchema | Schema>): Record<string, Schema> {
-  const nameOf = new Map<string, string>();
-  for (const [name, schema] of Object.entries(named)) {
-    const id = schema['$id'];
-    if (typeof id === 'string' && !nameOf.has(id)) nameOf.set(id, name);
-  }
-  const byId = new Map(contracts.NAMED_SCHEMAS.map((s) => [s.$id!, s as Schema]));
-  const out: Record<string, Schema> = {};
-  const pending = Object.entries(named);
-  const refer = (id: string): string => {
-    let name = nameOf.get(id) ?? (id in named ? id : undefined);
-    if (name === undefined) {
-      const schema = byId.get(id);
-      if (schema === undefined) throw new Error(`a schema refers to ${id}, which no contract defines`);
-      name = id;
-      nameOf.set(id, name);
-      pending.push([name, schema]);
-    }
-    return `#/components/schemas/${name}`;
-  };
-  const plain = (value: unknown, top: boolean): unknown => {
-    if (Array.isArray(value)) return value.map((v) => plain(v, false));
-    if (value === null || typeof value !== 'object') return value;
-    const entries = Object.entries(value as Schema).filter(([k]) => !(top && k === '$id'));
-    entries.sort(([a], [b]) => rank(a) - rank(b));
-    return Object.fromEntries(entries.map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? refer(v) : plain(v, false)]));
-  };
-  for (let i = 0; i < pending.length; i++) {
-    const [name, schema] = pending[i]!;
-    out[name] = plain(schema, true) as Schema;
-  }
-  return out;
-}
-
-function rank(key: string): number {
-  const i = KEY_ORDER.indexOf(key);
-  return i === -1 ? KEY_ORDER.length : i;
-}
-
-const GENERATED_NOTE = ' Generated from libs/contracts by `pnpm -s generate` (tools/api-docs): edit the contracts, not these.';
-
-/** The text without the note (where the parser attaches a comment depends on what surrounds it). */
+/** The text without the notes (where the parser attaches a comment depends on what surrounds it). */
 function parseWithoutNote(text: string): Document {
-  return parseDocument(text.split('\n').filter((line) => line.trim() !== `#${GENERATED_NOTE}`).join('\n'));
+  const notes = new Set([`#${SCHEMAS_NOTE}`, `#${TABLE_NOTE}`]);
+  return parseDocument(text.split('\n').filter((line) => !notes.has(line.trim())).join('\n'));
 }
 
-/** `document` with its `components.schemas` replaced; short maps and lists on one line, as the hand-written parts are. */
-function withSchemas(document: Document, schemas: Record<string, Schema>): string {
-  const node = document.createNode(schemas);
+/** A node for `value`: short maps and lists on one line, as a reader of the document would write them. */
+function compactNode(document: Document, value: unknown): ReturnType<Document['createNode']> {
+  const node = document.createNode(value);
   visit(node, {
     Map(_, map) {
       if (JSON.stringify(map.toJSON()).length <= 90) map.flow = true;
@@ -187,21 +87,46 @@ function withSchemas(document: Document, schemas: Record<string, Schema>): strin
       if (JSON.stringify(seq.toJSON()).length <= 90) seq.flow = true;
     },
   });
-  document.setIn(['components', 'schemas'], node);
-  const components = document.get('components', true);
-  const pair = isMap(components) ? components.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === 'schemas') : undefined;
-  if (pair !== undefined) {
-    const key = isScalar(pair.key) ? pair.key : new Scalar(pair.key);
-    key.commentBefore = GENERATED_NOTE;
-    pair.key = key;
-  }
-  // No folding: the hand-written parts keep their lines as written.
-  return document.toString({ lineWidth: 0 });
+  return node;
 }
 
-/** The OpenAPI document as it should be: the hand-written text with the contracts' schemas. */
+/** Sets `path` (one or two keys) to `value`; a new key goes before `before`, if given; `note` is written above the key. */
+function setGenerated(document: Document, path: readonly string[], value: unknown, options: { before?: string; note?: string } = {}): void {
+  const node = compactNode(document, value);
+  const parent = path.length === 1 ? document.contents : document.getIn(path.slice(0, -1), true);
+  if (!isMap(parent)) throw new Error(`the document has no ${path.slice(0, -1).join('.')}`);
+  const key = path[path.length - 1]!;
+  const keyOf = (p: { key: unknown }): unknown => (isScalar(p.key) ? p.key.value : p.key);
+  let pair = parent.items.find((p) => keyOf(p) === key);
+  if (pair === undefined) {
+    const at = options.before === undefined ? -1 : parent.items.findIndex((p) => keyOf(p) === options.before);
+    parent.set(key, node);
+    pair = parent.items.find((p) => keyOf(p) === key)!;
+    if (at !== -1) parent.items.splice(at, 0, parent.items.splice(parent.items.indexOf(pair), 1)[0]!);
+  } else pair.value = node;
+  if (options.note !== undefined) {
+    const scalar = isScalar(pair.key) ? pair.key : new Scalar(pair.key);
+    scalar.commentBefore = options.note;
+    pair.key = scalar;
+  }
+}
+
+/**
+ * The OpenAPI document as it should be: the hand-written `openapi`, `info` and `servers`;
+ * everything else from the operation table and the contracts' schemas.
+ */
 export function openApiText(current = readFileSync(OPENAPI_PATH, 'utf8')): string {
-  return withSchemas(parseWithoutNote(current), components(OPENAPI_SCHEMAS));
+  const document = parseWithoutNote(current);
+  const generated = openApiParts();
+  setGenerated(document, ['security'], generated.security, { before: 'paths' });
+  setGenerated(document, ['tags'], generated.tags, { before: 'paths' });
+  setGenerated(document, ['paths'], generated.paths, { before: 'components', note: TABLE_NOTE });
+  setGenerated(document, ['components', 'securitySchemes'], generated.securitySchemes, { note: TABLE_NOTE });
+  setGenerated(document, ['components', 'x-rate-limit-headers'], generated.rateLimitHeaders);
+  setGenerated(document, ['components', 'responses'], generated.responses);
+  setGenerated(document, ['components', 'schemas'], generated.schemas, { note: SCHEMAS_NOTE });
+  // No folding: long descriptions stay on one line each.
+  return document.toString({ lineWidth: 0 });
 }
 
 /** The AsyncAPI document as it should be: every message's payload a reference to its contract's schema. */
@@ -220,5 +145,6 @@ export function asyncApiText(current = readFileSync(ASYNCAPI_PATH, 'utf8')): str
     if (!(name in ASYNCAPI_PAYLOADS)) throw new Error(`docs/asyncapi.yaml's message ${name} has no contract in tools/api-docs`);
   }
   // The bus carries a DSL as any object (lab-backtest and lab-forward check it); the document details it.
-  return withSchemas(document, components({ ...ASYNCAPI_PAYLOADS, StrategyDsl: dslSchema }));
+  setGenerated(document, ['components', 'schemas'], components({ ...ASYNCAPI_PAYLOADS, StrategyDsl: dslSchema }), { note: SCHEMAS_NOTE });
+  return document.toString({ lineWidth: 0 });
 }

@@ -1,5 +1,6 @@
 /**
- * `pnpm -s generate`: writes the schemas of services/api-gateway/openapi/openapi.yaml and
+ * `pnpm -s generate`: writes services/api-gateway/openapi/openapi.yaml (all but its info and
+ * servers: paths from the operation table, schemas from the contracts) and the schemas of
  * docs/asyncapi.yaml from @gridlab/contracts. With `--check`, writes nothing and exits 1
  * when a document is not what the contracts make it (documents.test.ts runs that check).
  */

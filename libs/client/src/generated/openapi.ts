@@ -15,35 +15,7 @@ export interface paths {
          * The current round, from memory
          * @description The latest snapshot the indexer published, with `stale` added: `true` once no snapshot has arrived for longer than the gateway's `LIVE_STALE_AFTER_S` (default 90 s, a little over one round), when the round shown may no longer be the chain's current one. The `Age` header gives the snapshot's age in whole seconds (since `updatedAt`).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Live snapshot */
-                200: {
-                    headers: {
-                        "RateLimit-Limit"?: number;
-                        "RateLimit-Remaining"?: number;
-                        "RateLimit-Reset"?: number;
-                        /** @description Seconds since the snapshot was built (its updatedAt), whole */
-                        Age?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["LiveView"];
-                    };
-                };
-                401: components["responses"]["Unauthorized"];
-                402: components["responses"]["PaymentRequired"];
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-            };
-        };
+        get: operations["getLive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -63,41 +35,7 @@ export interface paths {
          * The expected value of a stake on every square of the live round
          * @description For a stake added now to each square in turn: the exact expected SOL back under the round's rule (the square wins with probability 1/25, and the rule's integer fees apply to the square's new total), the expected ORE, 1/25 · stake/(square + stake) · (prize + motherlode pool/500), and their sum in lamports with ORE valued at `orePriceLamports` (default: the board's production cost; 0 when there is none). Deploys made after this moment are not known and not counted: the figures move as the board fills. From memory, as /live.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description lamports added to each square (default 0.1 SOL) */
-                    stakeLamports?: number;
-                    /** @description lamports per whole ORE (default: the production cost) */
-                    orePriceLamports?: number;
-                    /** @description how many best squares to list */
-                    k?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every square's expected value for the stake */
-                200: {
-                    headers: {
-                        "RateLimit-Limit"?: number;
-                        "RateLimit-Remaining"?: number;
-                        "RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["LiveEv"];
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                402: components["responses"]["PaymentRequired"];
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-            };
-        };
+        get: operations["getLiveEv"];
         put?: never;
         post?: never;
         delete?: never;
@@ -117,28 +55,7 @@ export interface paths {
          * Server-sent live snapshots
          * @description `event: snapshot`, `id: <roundId>-<seq>`, `data: <LiveView JSON>` (the snapshot with `stale`); the current state first; `: ping` every 15 s; slow clients receive the latest state only. At most STREAMS_PER_KEY (5) streams per key and STREAMS_PER_ADDRESS (20) per client address, /stream and /events/stream together (429 too_many_streams, too_many_streams_from_address). The stream ends at once when its key is revoked and within 30 s of the key's paidUntil; reconnecting then answers 401 or 402.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Event stream */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                401: components["responses"]["Unauthorized"];
-                429: components["responses"]["RateLimited"];
-            };
-        };
+        get: operations["streamLive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -155,28 +72,7 @@ export interface paths {
             cookie?: never;
         };
         /** Whole-history statistics (from stored aggregates, no scan) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Statistics */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Stats"];
-                    };
-                };
-                401: components["responses"]["Unauthorized"];
-                429: components["responses"]["RateLimited"];
-            };
-        };
+        get: operations["getStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -193,30 +89,7 @@ export interface paths {
             cookie?: never;
         };
         /** The latest rounds, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Rounds */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["RoundList"];
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-            };
-        };
+        get: operations["listRounds"];
         put?: never;
         post?: never;
         delete?: never;
@@ -229,42 +102,13 @@ export interface paths {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
         /** One round with the ids of its nearest stored neighbours */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Round */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["RoundWithNeighbours"];
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                /** @description round_not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getRound"];
         put?: never;
         post?: never;
         delete?: never;
@@ -277,36 +121,14 @@ export interface paths {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description Square index 0..24 (5*row + column, 0 = top-left) */
+                n: number;
+            };
             cookie?: never;
         };
         /** Statistics and recent hit series of one square */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description Square index 0..24 (5*row + column, 0 = top-left) */
-                    n: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Square */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Grid"];
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-            };
-        };
+        get: operations["getGrid"];
         put?: never;
         post?: never;
         delete?: never;
@@ -323,36 +145,7 @@ export interface paths {
             cookie?: never;
         };
         /** Bulk export, ascending ids */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Inclusive; default the first stored round */
-                    from?: number;
-                    /** @description Inclusive; default the latest round */
-                    to?: number;
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page, or with `Accept application/x-ndjson` the whole range, one Round per line (NDJSON dumps at most DUMPS_PER_KEY (1) per key and DUMPS_PER_ADDRESS (2) per address, 429 too_many_dumps / too_many_dumps_from_address; every dump slot of the replica busy, 503 dumps_busy; a client that reads less than 64 KiB/s over 30 s, or nothing, is disconnected, and a dump still running after 15 minutes is ended; resume with from set to the id after the last complete line) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DumpPage"];
-                        "application/x-ndjson": string;
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-            };
-        };
+        get: operations["dumpRounds"];
         put?: never;
         post?: never;
         delete?: never;
@@ -369,26 +162,7 @@ export interface paths {
             cookie?: never;
         };
         /** This document */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OpenAPI 3.1 */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": Record<string, never>;
-                    };
-                };
-            };
-        };
+        get: operations["getOpenApi"];
         put?: never;
         post?: never;
         delete?: never;
@@ -405,29 +179,7 @@ export interface paths {
             cookie?: never;
         };
         /** Current price ladder, treasury and payment token */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Pricing */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Pricing"];
-                    };
-                };
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-                504: components["responses"]["Timeout"];
-            };
-        };
+        get: operations["getPricing"];
         put?: never;
         post?: never;
         delete?: never;
@@ -452,120 +204,12 @@ export interface paths {
          *
          *     Signed redemption (every Gridlab client signs): add message and signatureBase64, the owner wallet's ed25519 signature (base64 of 64 bytes) of the UTF-8 bytes of message, which is exactly "Gridlab API key subscribe\ndomain: <origin>\nowner: <ownerPubkey>\nnonce: <nonce>\ntxSig: <txSig>\nexpires: <ISO 8601 UTC, toISOString>" (lines joined by a line feed, no trailing newline). domain is the API's public origin (the setting PUBLIC_ORIGIN, e.g. https://api.gridlab.example; http://127.0.0.1:8080 by default). The signature is checked before anything else: a message that is not of this form, names another owner, nonce or txSig than the body, expires more than an hour ahead, or is not signed by ownerPubkey answers 422 signature_invalid; one made for another domain 422 signature_wrong_domain; one past its expiry 422 signature_expired; message without signatureBase64 or the reverse, 400. A signed PUT for a nonce that is already consumed by the same txSig (a reclaim) does not pay again: it revokes the key that redemption issued and returns a new one to the signer, so a key is never lost to a reply lost after the payment committed (a 503/504: sign the message again, with a new expires, and retry). A reclaim needs a signature the nonce has not seen: the body that redeemed it, replayed by whoever saw it, answers 409 signature_used. A reclaim can be made once (then 409 reclaim_used) and within RECLAIM_WINDOW (24 h by default) of the redemption, and not after a successful PUT /reissue of the owner (410 reclaim_expired in both cases: use the signed POST/PUT /reissue flow). A consumed nonce named with another txSig answers 409 nonce_consumed.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SubscribeCompleteRequest"];
-                };
-            };
-            responses: {
-                /** @description Issued key (the plaintext key is shown only here) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IssuedKey"];
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                /** @description signature_required (an unsigned PUT for a nonce started with requireSignature, or for an owner holding a working key; nothing consumed) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description nonce_not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description nonce_consumed | tx_already_used | payment_not_confirmed (Retry-After) | reclaim_used | signature_used */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description nonce_expired | reclaim_expired */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payment_invalid | signature_invalid | signature_wrong_domain | signature_expired */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                429: components["responses"]["RateLimited"];
-                /** @description chain_unavailable */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                503: components["responses"]["Unavailable"];
-                504: components["responses"]["Timeout"];
-            };
-        };
+        put: operations["completeSubscription"];
         /**
          * Start a subscription: a 15-minute payment nonce with the price locked in
          * @description plan monthly (default) or annual (12 months for 3x); referralCode = an active subscriber id of another wallet, 10% off monthly (ignored for annual); requireSignature (boolean) = only a PUT signed by the owner redeems this nonce (an unsigned one answers 403 signature_required), so nobody who copies the payment from the chain can redeem it first. It defaults to true, and false answers 400 naming the field, unless the operator runs billing in the seed-compatible mode (UNSIGNED_REDEMPTION=first_subscription), where it defaults to false.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SubscribeStartRequest"];
-                };
-            };
-            responses: {
-                /** @description Subscription start */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SubscriptionStart"];
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-                504: components["responses"]["Timeout"];
-            };
-        };
+        post: operations["startSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -584,111 +228,12 @@ export interface paths {
          * Complete a key rotation with the wallet's ed25519 signature of the message
          * @description The old key gets 401 on every gateway replica from the moment this answers.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ReissueCompleteRequest"];
-                };
-            };
-            responses: {
-                /** @description Issued key */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IssuedKey"];
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                /** @description nonce_not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description nonce_consumed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description nonce_expired */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description signature_invalid */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-                504: components["responses"]["Timeout"];
-            };
-        };
+        put: operations["completeReissue"];
         /**
          * Start a key rotation: a 10-minute nonce and the message to sign
          * @description message is exactly "Gridlab API key reissue\ndomain: <origin>\nowner: <ownerPubkey>\nnonce: <nonce>\nexpires: <expiresAt>" (lines joined by a line feed), domain the API's public origin (PUBLIC_ORIGIN). A client builds this text itself from nonce, expiresAt and the site it talks to, and signs only if message is exactly that: a look-alike site relaying this service's message (which names this site) gets no signature. Gridlab's clients (@gridlab/client reissue(), gridlab reissue, the dashboard) do.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ReissueStartRequest"];
-                };
-            };
-            responses: {
-                /** @description Reissue start */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ReissueStart"];
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                /** @description subscription_not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-                504: components["responses"]["Timeout"];
-            };
-        };
+        post: operations["startReissue"];
         delete?: never;
         options?: never;
         head?: never;
@@ -706,36 +251,7 @@ export interface paths {
          * Event log, polling: events with id > since, ascending
          * @description Events are never changed or removed. When rounds stored late (a history fill below rounds already derived) mean an earlier event no longer follows from the stored history, a `withdrawn` event naming its id is appended, followed by the event that holds instead, if any (SPEC 6). A reader that keeps the events it has seen drops the one a `withdrawn` names.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Cursor: only events with a greater id (default 0) */
-                    since?: number;
-                    limit?: number;
-                    /** @description Only events of this kind, and the `withdrawn` corrections of events of this kind */
-                    kind?: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak" | "motherlode" | "withdrawn";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Events (ids increase in commit order and have no holes) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EventPage"];
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                402: components["responses"]["PaymentRequired"];
-                429: components["responses"]["RateLimited"];
-            };
-        };
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -755,36 +271,7 @@ export interface paths {
          * Event log, server-sent events
          * @description Replays the last 50 events (of `kind`, when given), or every event after `since` / the `Last-Event-ID` header, then pushes new events as they are appended, with no gap and no duplicate across the boundary. Frames: `id: <event id>`, `event: <kind>`, `data: <LogEvent JSON>`; `: ping` every 15 s. A client too slow to keep up (1 MiB unsent) is disconnected and resumes with Last-Event-ID. Costs one rate-limit token at connect. Capped and ended like /stream (429 too_many_streams, too_many_streams_from_address; closed on revocation and expiry).
          */
-        get: {
-            parameters: {
-                query?: {
-                    since?: number;
-                    /** @description Only events of this kind, and the `withdrawn` corrections of events of this kind */
-                    kind?: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak" | "motherlode" | "withdrawn";
-                };
-                header?: {
-                    "Last-Event-ID"?: number;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Event stream */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                402: components["responses"]["PaymentRequired"];
-                429: components["responses"]["RateLimited"];
-            };
-        };
+        get: operations["streamEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -801,84 +288,13 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's strategies, oldest first, each with its forward figures */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Strategies */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["StrategyList"];
-                    };
-                };
-                401: components["responses"]["Unauthorized"];
-                402: components["responses"]["PaymentRequired"];
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-                504: components["responses"]["Timeout"];
-            };
-        };
+        get: operations["listStrategies"];
         put?: never;
         /**
          * Create a strategy (active at once; forward testing starts with the next round to settle)
          * @description The key's owner owns it. At most 100 strategies per owner. Out-of-range DSL numbers are clamped, unknown keys rejected.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["StrategyCreateRequest"];
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["StrategyResponse"];
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                402: components["responses"]["PaymentRequired"];
-                /** @description strategy_limit_reached: the owner already holds 100 strategies */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload_too_large: bodies are limited to 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-                504: components["responses"]["Timeout"];
-            };
-        };
+        post: operations["createStrategy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -896,134 +312,21 @@ export interface paths {
             cookie?: never;
         };
         /** One of the caller's strategies and how many predictions it has */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Strategy id (stg_ + 22 base58 characters); anything else answers 404 */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Strategy */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["StrategyDetail"];
-                    };
-                };
-                401: components["responses"]["Unauthorized"];
-                402: components["responses"]["PaymentRequired"];
-                /** @description strategy_not_found: no strategy of the caller has this id (another owner's strategy answers the same) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-                504: components["responses"]["Timeout"];
-            };
-        };
+        get: operations["getStrategy"];
         put?: never;
         post?: never;
         /**
          * Delete a strategy (recoverable until it is purged)
          * @description The strategy disappears at once from the list, get, forward, PATCH, the forward test (its session ends) and the leaderboard, and no longer counts toward the 100-strategy limit. Its owner can bring it back with POST /lab/strategies/{id}/restore until lab-forward purges it, with its predictions and figures, LAB_DELETED_RETENTION_DAYS (30 by default) after the deletion.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Strategy id (stg_ + 22 base58 characters); anything else answers 404 */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["StrategyDeleted"];
-                    };
-                };
-                401: components["responses"]["Unauthorized"];
-                402: components["responses"]["PaymentRequired"];
-                /** @description strategy_not_found: no strategy of the caller has this id (another owner's strategy answers the same) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-                504: components["responses"]["Timeout"];
-            };
-        };
+        delete: operations["deleteStrategy"];
         options?: never;
         head?: never;
         /**
          * Rename, deactivate, or reactivate (a new forward session)
          * @description Only name and active are accepted. active=false stops recording predictions (the one recorded for the open round is dropped; the record is kept); active=true starts a new session from the next round and clears stoppedReason.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Strategy id (stg_ + 22 base58 characters); anything else answers 404 */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["StrategyUpdateRequest"];
-                };
-            };
-            responses: {
-                /** @description Strategy */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["StrategyResponse"];
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                402: components["responses"]["PaymentRequired"];
-                /** @description strategy_not_found: no strategy of the caller has this id (another owner's strategy answers the same) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-                504: components["responses"]["Timeout"];
-            };
-        };
+        patch: operations["updateStrategy"];
         trace?: never;
     };
     "/api/v1/lab/strategies/{id}/restore": {
@@ -1042,52 +345,7 @@ export interface paths {
          * Restore a deleted strategy of the caller
          * @description Brings back a strategy the caller deleted, with its record, until it is purged (LAB_DELETED_RETENTION_DAYS after the deletion, 30 by default). A strategy whose forward session was running when it was deleted starts a new session from the next round (as PATCH active=true would); one that was stopped stays stopped. No body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Strategy id (stg_ + 22 base58 characters); anything else answers 404 */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The restored strategy */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["StrategyResponse"];
-                    };
-                };
-                401: components["responses"]["Unauthorized"];
-                402: components["responses"]["PaymentRequired"];
-                /** @description strategy_not_found: the caller has no deleted strategy of this id (never deleted, already purged, or another owner's) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description strategy_limit_reached: the owner already holds 100 strategies */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-                504: components["responses"]["Timeout"];
-            };
-        };
+        post: operations["restoreStrategy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1108,43 +366,7 @@ export interface paths {
          * Forward-test statistics
          * @description Figures over the rounds settled while the strategy was active (every session). Over one session they equal a backtest of the same DSL over the same rounds (sessionStartRoundId..lastSettledRoundId). lateCount: predictions decided after their round settled (lab-forward was down), from the same pre-round data. equityCurve: running net PnL in lamports per settled round, downsampled to at most 2000 points.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Strategy id (stg_ + 22 base58 characters); anything else answers 404 */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Forward stats */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ForwardStats"];
-                    };
-                };
-                401: components["responses"]["Unauthorized"];
-                402: components["responses"]["PaymentRequired"];
-                /** @description strategy_not_found: no strategy of the caller has this id (another owner's strategy answers the same) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-                504: components["responses"]["Timeout"];
-            };
-        };
+        get: operations["getForwardStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1166,72 +388,7 @@ export interface paths {
          * Replay a Strategy DSL over the stored rounds
          * @description Bounds are inclusive. Default window: the latest 200,000 stored rounds (all, if fewer), ending at toRoundId or the latest round. Lookbacks reach back before the window over all stored history. Every round decision uses only rounds settled before it. At most LAB_JOBS_PER_KEY (2) lab requests in flight per key (429 too_many_lab_jobs); jobs are queued fairly across subscribers and given up when the gateway stops waiting.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["BacktestRequest"];
-                };
-            };
-            responses: {
-                /** @description Backtest result */
-                200: {
-                    headers: {
-                        "RateLimit-Limit"?: number;
-                        "RateLimit-Remaining"?: number;
-                        "RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["BacktestResponse"];
-                    };
-                };
-                /** @description invalid_request: malformed body, an invalid DSL (each problem in `errors` with its JSON path under /dsl), fromRoundId > toRoundId, an explicit window of more than 200,000 stored rounds, or a window with no stored round */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                401: components["responses"]["Unauthorized"];
-                402: components["responses"]["PaymentRequired"];
-                /** @description payload_too_large: request bodies are limited to 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                429: components["responses"]["RateLimited"];
-                /** @description service_unavailable (Retry-After): no lab-backtest replica answered, or every worker is busy */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description timeout: the computation did not complete within the gateway deadline (LAB_TIMEOUT_MS, default 30 s) */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["runBacktest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1251,74 +408,7 @@ export interface paths {
          * Monte-Carlo analytics and parameter sweeps of a Strategy DSL
          * @description Over the default backtest window (the latest 200,000 stored rounds). Cached per normalized DSL and 100-round bucket of the latest round id for 10 minutes; `X-Cache: hit` marks a cached answer. At most LAB_JOBS_PER_KEY (2) lab requests in flight per key (429 too_many_lab_jobs).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["AnalyticsRequest"];
-                };
-            };
-            responses: {
-                /** @description Analytics */
-                200: {
-                    headers: {
-                        "RateLimit-Limit"?: number;
-                        "RateLimit-Remaining"?: number;
-                        "RateLimit-Reset"?: number;
-                        /** @description hit: served from the analytics cache; miss: computed for this request */
-                        "X-Cache"?: "hit" | "miss";
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AnalyticsResponse"];
-                    };
-                };
-                /** @description invalid_request: malformed body or an invalid DSL (each problem in `errors` with its JSON path under /dsl), or no stored round to analyse */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                401: components["responses"]["Unauthorized"];
-                402: components["responses"]["PaymentRequired"];
-                /** @description payload_too_large: request bodies are limited to 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                429: components["responses"]["RateLimited"];
-                /** @description service_unavailable (Retry-After): no lab-backtest replica answered, or every worker is busy */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description timeout: the computation did not complete within the gateway deadline (LAB_TIMEOUT_MS, default 30 s) */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["runAnalytics"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1336,29 +426,7 @@ export interface paths {
          * Public leaderboard
          * @description Strategies with at least minRoundsToQualify settled forward rounds (default 1000), by roiPercent descending, then roundsSettled descending; the best LAB_LEADERBOARD_SIZE (default 100). Regenerated after each settled round. No DSL here (see the paid detail).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Leaderboard */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Leaderboard"];
-                    };
-                };
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-                504: components["responses"]["Timeout"];
-            };
-        };
+        get: operations["getLeaderboard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1378,46 +446,75 @@ export interface paths {
             cookie?: never;
         };
         /** A leaderboard entry with its DSL and equity curve */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Strategy id (stg_ + 22 base58 characters); anything else answers 404 */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Entry */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["LeaderboardDetail"];
-                    };
-                };
-                401: components["responses"]["Unauthorized"];
-                402: components["responses"]["PaymentRequired"];
-                /** @description strategy_not_found: the strategy is not on the leaderboard */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-                504: components["responses"]["Timeout"];
-            };
-        };
+        get: operations["getLeaderboardEntry"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/live/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dashboard page's settings
+         * @description No session needed: the RPC a wallet payment goes through (`PUBLIC_RPC_URL`; null: Solana Pay only) and the API's public origin (`PUBLIC_ORIGIN`), the domain its signed subscribe messages name.
+         */
+        get: operations["getDashboardConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/live/session/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A Sign-In With Solana message for a wallet, valid 5 minutes
+         * @description The message names the site (`PUBLIC_ORIGIN`: its host as the domain, the origin as the URI; never the request's Host header). Its nonce is a MAC: nothing is stored until it signs in.
+         */
+        post: operations["startSessionChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/live/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The current session */
+        get: operations["getSession"];
+        put?: never;
+        /**
+         * Sign in: a session cookie for an API key or a wallet signature
+         * @description `{ apiKey }`: the key is checked as a Bearer request would be (same failure limits), never echoed nor stored in the cookie. `{ wallet, message, signatureBase64 }`: the wallet's ed25519 signature of a challenge, a session for the wallet's active key. A message signs in once, on any replica. The cookie is HttpOnly and SameSite=Strict (`__Host-gridlab_session` for an https `PUBLIC_ORIGIN`, `gridlab_session` for plain http) and lives `SESSION_TTL_S` (12 h) or until the key's paid period ends, whichever is first.
+         */
+        post: operations["startSession"];
+        /**
+         * Sign out every dashboard session of the subscription
+         * @description The cookie is cleared whatever happens. `204` once billing has raised the subscriber's session epoch: every session of the subscription, every copy of its cookie, on every replica, is over (a copy answers `401 session_required`) and its open streams and dumps close. A session already over asks billing nothing.
+         */
+        delete: operations["endSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1427,597 +524,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        Problem: {
-            /** @constant */
-            type: "about:blank";
-            title: string;
-            status: number;
-            /** @description Stable codes: invalid_request, missing_api_key, invalid_api_key, subscription_expired, not_found, round_not_found, payload_too_large, rate_limited, service_unavailable, chain_unavailable, timeout, internal_error (and, with their releases, nonce_consumed, tx_already_used, payment_not_confirmed, strategy_limit_reached, nonce_expired, payment_invalid, signature_invalid). */
-            code: string;
-            detail: string;
-            errors?: {
-                path: string;
-                message: string;
-            }[];
-        };
-        /** @description A settled round. Lamports and ORE base units (11 decimals) are integers. The seed's fields keep their meaning under both payout rules; `payoutRule` says which settled the round: `parimutuel` (ORE v3 rounds, and 952-byte rounds until 2026-08-12) or `returns` (since 2026-08-12, when the program stopped moving SOL between squares). The ORE fields (`oreReward`, `topMiner`, `split`, `productionCost`) are set for 952-byte rounds (since 2026-06-25) and null for v3 rounds, which do not record them. `source` says where Gridlab read the round: its account, or its transactions when the account had been closed (the program lets anyone close a round about a day after it ended). */
-        Round: {
-            id: number;
-            /** @description Lamports per square; null where not known (only in a `transactions_partial` round) */
-            deployed: (number | null)[];
-            /** @description Miners per square; null where not known (only in a `transactions_partial` round) */
-            count: (number | null)[];
-            /** @description null when the round was voided (every stake refunded, under every rule) */
-            winningSquare: number | null;
-            /** @description Lamports deployed. A voided 952-byte round has its `deployed` zeroed on chain; its totalDeployed is then the refund. */
-            totalDeployed: number;
-            /** @description parimutuel: the SOL (after fees) of the losing squares, shared pro rata by the winning square's miners, who also get their own stake back less 1%. returns: the SOL returned to miners on every square (the program's total_returned_sol): each square's SOL less its admin fee, and on losing squares less the protocol fee too. A voided 952-byte round: the refund. */
-            totalWinnings: number;
-            /** @description parimutuel: 10% of the losing SOL after the admin fee. returns: the protocol fees of the losing squares. */
-            totalVaulted: number;
-            /** @description Distinct miners of the round; null where not known (only in a `transactions_partial` round) */
-            totalMiners: number | null;
-            /** @description ORE base units paid out of the motherlode this round (0 when it was not hit) */
-            motherlode: number;
-            /** @description ORE base units of the top-miner reward (952-byte rounds: the sum of the account's rewards, equal to oreReward) */
-            topMinerReward: number;
-            slotHash: string;
-            /** Format: date-time */
-            settledAt: string;
-            /**
-             * @description The rule that settled the round, decided from its own totals (see docs/decisions.md "Payout rules"); a voided or empty round takes the rule of the round before it.
-             * @enum {string}
-             */
-            payoutRule: "parimutuel" | "returns";
-            /** @description 952-byte rounds: the ORE reward (base units; 1 ORE = 10^11), to the top miner or split pro rata on the winning square; null for v3 rounds */
-            oreReward: number | null;
-            /** @description 952-byte rounds: the address that won the ORE reward, or SpLiT11111111111111111111111111111111111112 when it was split; null for v3 rounds */
-            topMiner: string | null;
-            /** @description 952-byte rounds: true when the ORE reward was split pro rata among the winning square's miners; null for v3 rounds */
-            split: boolean | null;
-            /** @description 952-byte rounds: the board's production cost (an EMA over 20 rounds, lamports per whole ORE) when Gridlab saw the round settle; a round found on chain by a backfill carries the board's value at that time, and a round rebuilt from its transactions carries null (the chain keeps no past value); null for v3 rounds */
-            productionCost: number | null;
-            /**
-             * @description Where the round was read. `account`: its Round account on chain (settledAt is when Gridlab saw it settle). `transactions`: its account had been closed, so it was rebuilt from the program's events in its transactions (the ResetEvent's totals, the deploys summed per square, the reset's logged slot hash) and checked against the ResetEvent; settledAt is the reset's block time, productionCost is null, and totalMiners counts the distinct miners that deployed. `transactions_partial`: rebuilt from its transactions like `transactions`, but partly known: some of its deploys were made by an automation before 2025-12-30, when neither the instruction nor the program's event showed the squares the automation chose, so the per-square `deployed` and `count` are null except where the ResetEvent proves them (the winning square's stake and miners, usually), and `totalMiners` is null when the deploys do not show it; the totals, the winning square and the outcome are exact. `import`: loaded from a history file that did not say where its rounds came from. The program never writes the per-square `mass`, so no round carries it.
-             * @enum {string}
-             */
-            source: "account" | "transactions" | "transactions_partial" | "import";
-            /** @description ORE base units in the motherlode pool the round played for (the Treasury's `motherlode` while the round was live; a round that hit the motherlode paid out exactly this). null where Gridlab did not watch the round live: rounds read back after an absence or rebuilt from transactions (the program logs only the payout), and imported rounds that did not carry it. */
-            motherlodePool: number | null;
-        };
-        /** @description A round with the ids of the stored rounds before and after it. */
-        RoundWithNeighbours: {
-            id: number;
-            /** @description Lamports per square; null where not known (only in a `transactions_partial` round) */
-            deployed: (number | null)[];
-            /** @description Miners per square; null where not known (only in a `transactions_partial` round) */
-            count: (number | null)[];
-            /** @description null when the round was voided (every stake refunded, under every rule) */
-            winningSquare: number | null;
-            /** @description Lamports deployed. A voided 952-byte round has its `deployed` zeroed on chain; its totalDeployed is then the refund. */
-            totalDeployed: number;
-            /** @description parimutuel: the SOL (after fees) of the losing squares, shared pro rata by the winning square's miners, who also get their own stake back less 1%. returns: the SOL returned to miners on every square (the program's total_returned_sol): each square's SOL less its admin fee, and on losing squares less the protocol fee too. A voided 952-byte round: the refund. */
-            totalWinnings: number;
-            /** @description parimutuel: 10% of the losing SOL after the admin fee. returns: the protocol fees of the losing squares. */
-            totalVaulted: number;
-            /** @description Distinct miners of the round; null where not known (only in a `transactions_partial` round) */
-            totalMiners: number | null;
-            /** @description ORE base units paid out of the motherlode this round (0 when it was not hit) */
-            motherlode: number;
-            /** @description ORE base units of the top-miner reward (952-byte rounds: the sum of the account's rewards, equal to oreReward) */
-            topMinerReward: number;
-            slotHash: string;
-            /** Format: date-time */
-            settledAt: string;
-            /**
-             * @description The rule that settled the round, decided from its own totals (see docs/decisions.md "Payout rules"); a voided or empty round takes the rule of the round before it.
-             * @enum {string}
-             */
-            payoutRule: "parimutuel" | "returns";
-            /** @description 952-byte rounds: the ORE reward (base units; 1 ORE = 10^11), to the top miner or split pro rata on the winning square; null for v3 rounds */
-            oreReward: number | null;
-            /** @description 952-byte rounds: the address that won the ORE reward, or SpLiT11111111111111111111111111111111111112 when it was split; null for v3 rounds */
-            topMiner: string | null;
-            /** @description 952-byte rounds: true when the ORE reward was split pro rata among the winning square's miners; null for v3 rounds */
-            split: boolean | null;
-            /** @description 952-byte rounds: the board's production cost (an EMA over 20 rounds, lamports per whole ORE) when Gridlab saw the round settle; a round found on chain by a backfill carries the board's value at that time, and a round rebuilt from its transactions carries null (the chain keeps no past value); null for v3 rounds */
-            productionCost: number | null;
-            /**
-             * @description Where the round was read. `account`: its Round account on chain (settledAt is when Gridlab saw it settle). `transactions`: its account had been closed, so it was rebuilt from the program's events in its transactions (the ResetEvent's totals, the deploys summed per square, the reset's logged slot hash) and checked against the ResetEvent; settledAt is the reset's block time, productionCost is null, and totalMiners counts the distinct miners that deployed. `transactions_partial`: rebuilt from its transactions like `transactions`, but partly known: some of its deploys were made by an automation before 2025-12-30, when neither the instruction nor the program's event showed the squares the automation chose, so the per-square `deployed` and `count` are null except where the ResetEvent proves them (the winning square's stake and miners, usually), and `totalMiners` is null when the deploys do not show it; the totals, the winning square and the outcome are exact. `import`: loaded from a history file that did not say where its rounds came from. The program never writes the per-square `mass`, so no round carries it.
-             * @enum {string}
-             */
-            source: "account" | "transactions" | "transactions_partial" | "import";
-            /** @description ORE base units in the motherlode pool the round played for (the Treasury's `motherlode` while the round was live; a round that hit the motherlode paid out exactly this). null where Gridlab did not watch the round live: rounds read back after an absence or rebuilt from transactions (the program logs only the payout), and imported rounds that did not carry it. */
-            motherlodePool: number | null;
-            prevId: number | null;
-            nextId: number | null;
-        };
-        RoundList: {
-            count: number;
-            rounds: components["schemas"]["Round"][];
-        };
-        DumpPage: {
-            count: number;
-            from: number;
-            to: number;
-            hasMore: boolean;
-            nextFrom: number | null;
-            rounds: components["schemas"]["Round"][];
-        };
-        /** @description The live snapshot of the current round (GET /live, the SSE stream, the KV bucket). */
-        LiveSnapshot: {
-            roundId: number;
-            /** @enum {string} */
-            status: "waiting" | "active" | "intermission";
-            deployed: number[];
-            count: number[];
-            totalDeployed: number;
-            totalMiners: number;
-            /** @description null while waiting; 0 during the intermission */
-            secondsLeft: number | null;
-            slot: number;
-            startSlot: number;
-            /** @description null while waiting for the first deploy */
-            endSlot: number | null;
-            prevRound: components["schemas"]["Round"] | null;
-            /** Format: date-time */
-            updatedAt: string;
-            game?: components["schemas"]["LiveGame"];
-        };
-        /** @description Today's game on the live round: where a stake buys the most ORE. Under the `returns` rule every square wins with probability 1/25 and the SOL side loses about the same on every square, so what differs is the ORE: the prize (and, one round in 500, the motherlode pool) goes to the winning square's miners in proportion to their stake. ORE amounts are base units (1 ORE = 10^11). Absent while the indexer runs a version that does not publish it. */
-        LiveGame: {
-            /**
-             * @description the rule the round pays by (that of the rounds settling now)
-             * @enum {string}
-             */
-            payoutRule: "parimutuel" | "returns";
-            /** @description ORE the winning square's miners take (1 ORE), split pro rata or all to one top miner drawn by stake */
-            oreReward: number;
-            /** @description ORE in the motherlode pool (the Treasury account), paid pro rata on the winning square one round in 500; null while not read */
-            motherlodePool: number | null;
-            /** @description the board's production cost, lamports per whole ORE (an EMA of 20 rounds); null before 952-byte rounds */
-            productionCost: number | null;
-            /** @description per square: true when its prize would be split pro rata if it wins, false when one top miner takes it (fixed per round, Round::distribution_mask); null while the round decides for whichever square wins, from its randomness */
-            splitSquares: boolean[] | null;
-            /** @description the stake evPerSol is figured for (LIVE_EV_STAKE_LAMPORTS, 0.1 SOL by default) */
-            evStakeLamports: number;
-            /** @description the ORE price evPerSol assumes, lamports per whole ORE: the production cost, 0 when there is none */
-            evOrePriceLamports: number;
-            /** @description per square: the expected result of that stake added now, per lamport staked (-0.05: 5% lost on average). See GET /live/ev for any stake and ORE price. */
-            evPerSol: number[];
-        };
-        LiveEv: {
-            roundId: number;
-            /** @enum {string} */
-            status: "waiting" | "active" | "intermission";
-            /**
-             * @description How a round paid its miners (SPEC 3): SOL shared by the winning square, or returned per square.
-             * @enum {string}
-             */
-            payoutRule: "parimutuel" | "returns";
-            stakeLamports: number;
-            orePriceLamports: number;
-            /**
-             * @description where the ORE price came from: the query, the board's production cost, or none (ORE valued at 0)
-             * @enum {string}
-             */
-            orePriceSource: "caller" | "productionCost" | "none";
-            /** @description ORE base units the winning square's miners take */
-            oreReward: number;
-            /** @description ORE base units in the motherlode pool; null while not read (counted as 0) */
-            motherlodePool: number | null;
-            squares: {
-                square: number;
-                /** @description on the square now, before the stake */
-                deployedLamports: number;
-                /** @description expected lamports won (positive) or lost: SOL back less the stake, plus the expected ORE at the price; to a thousandth */
-                evLamports: number;
-                /** @description evLamports per lamport staked, to a millionth */
-                evPerSol: number;
-                /** @description the stake included */
-                expectedSolBackLamports: number;
-                /** @description ORE base units expected */
-                expectedOre: number;
-                /** @description true: the prize would be split pro rata if the square wins; false: one top miner takes it; null: the round decides by its randomness */
-                split: boolean | null;
-            }[];
-            /** @description the k best squares for this stake, best first (ties: the lower square) */
-            best: number[];
-            /**
-             * Format: date-time
-             * @description when the indexer built the snapshot this is figured on
-             */
-            updatedAt: string;
-            stale: boolean;
-        };
-        /** @description A LiveSnapshot as served by /live and /stream, with its freshness. */
-        LiveView: {
-            roundId: number;
-            /** @enum {string} */
-            status: "waiting" | "active" | "intermission";
-            deployed: number[];
-            count: number[];
-            totalDeployed: number;
-            totalMiners: number;
-            /** @description null while waiting; 0 during the intermission */
-            secondsLeft: number | null;
-            slot: number;
-            startSlot: number;
-            /** @description null while waiting for the first deploy */
-            endSlot: number | null;
-            prevRound: components["schemas"]["Round"] | null;
-            /** Format: date-time */
-            updatedAt: string;
-            game?: components["schemas"]["LiveGame"];
-            /** @description true when no snapshot has arrived for longer than the live-feed threshold: the round may not be current */
-            stale: boolean;
-        };
-        /** @description Figures of the non-voided rounds settled under one payout rule. */
-        RuleStats: {
-            rounds: number;
-            /** @description SOL deployed in those rounds whose winning square's stake is known (every round but the few partly known rounds that lack it) */
-            deployedSol: number;
-            /** @description SOL paid back to miners (as in effectiveHouseEdge), over the same rounds as deployedSol */
-            returnedSol: number;
-            /** @description 1 - returnedSol / deployedSol; null without rounds */
-            effectiveHouseEdge: number | null;
-            /** @description whole ORE rewarded: round rewards plus motherlodes (952-byte rounds) */
-            oreRewarded: number;
-            /** @description that ORE valued at each round's recorded production cost */
-            oreValueSol: number;
-            /** @description 1 - (returnedSol + oreValueSol) / deployedSol; null without rounds */
-            effectiveHouseEdgeWithOre: number | null;
-        };
-        Stats: {
-            roundsIndexed: number;
-            firstRoundId: number | null;
-            lastRoundId: number | null;
-            totalDeployedSol: number;
-            totalWinningsSol: number;
-            /** @description 1 - SOL paid back to miners / SOL deployed, over non-voided rounds of both rules (parimutuel: the winners' stake back less 1% plus totalWinnings; returns: totalWinnings). SOL only: see byPayoutRule for each rule and the ORE prize. */
-            effectiveHouseEdge: number | null;
-            byPayoutRule: {
-                parimutuel: components["schemas"]["RuleStats"];
-                returns: components["schemas"]["RuleStats"];
-            };
-            chiSquared: {
-                statistic: number;
-                /** @constant */
-                degreesOfFreedom: 24;
-                pValue: number;
-                sampleSize: number;
-            };
-            perGrid: {
-                square: number;
-                hits: number;
-                hitRate: number;
-                expectedHits: number;
-                /** @description SOL deployed on the square over every round where it is known (a partly known round may not show it) */
-                deployedSol: number;
-                currentDrought: number;
-                maxDrought: number;
-            }[];
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        Grid: {
-            square: number;
-            row: number;
-            column: number;
-            hits: number;
-            /** @description non-voided rounds: the sample the rates are computed over */
-            rounds: number;
-            hitRate: number;
-            /** @constant */
-            expectedRate: 0.04;
-            currentDrought: number;
-            maxDrought: number;
-            /** @description mean length of the square's droughts (the runs of rounds between its wins, the current one included) */
-            avgDrought: number;
-            lastHitRoundId: number | null;
-            /** @description SOL deployed on the square over every round where it is known (a partly known round may not show it) */
-            deployedSol: number;
-            /** @description 1 where the square won, 0 elsewhere, oldest to newest, over the latest non-voided rounds */
-            series: (0 | 1)[];
-            seriesFromRoundId: number | null;
-            seriesToRoundId: number | null;
-        };
-        Pricing: {
-            activeSubs: number;
-            tokenNow: number;
-            nextThreshold: number | null;
-            tokenAtNextThreshold: number | null;
-            treasury: string;
-            tokenMint: string;
-        };
-        SubscribeStartRequest: {
-            ownerPubkey: string;
-            /** @enum {string} */
-            plan?: "monthly" | "annual";
-            referralCode?: string;
-            requireSignature?: boolean;
-        };
-        SubscriptionStart: {
-            nonce: string;
-            priceToken: number;
-            instructions: {
-                to: string;
-                memo: string;
-                amountBaseUnits: string;
-                mint: string;
-            };
-            /** Format: date-time */
-            expiresAt: string;
-        };
-        SubscribeCompleteRequest: {
-            nonce: string;
-            txSig: string;
-            ownerPubkey: string;
-            signatureBase64?: string;
-            message?: string;
-        };
-        IssuedKey: {
-            apiKey: string;
-            subscriberId: string;
-            /** Format: date-time */
-            paidUntil: string;
-        };
-        ReissueStartRequest: {
-            ownerPubkey: string;
-        };
-        ReissueStart: {
-            nonce: string;
-            message: string;
-            /** Format: date-time */
-            expiresAt: string;
-        };
-        ReissueCompleteRequest: {
-            nonce: string;
-            ownerPubkey: string;
-            signatureBase64: string;
-        };
-        /** @description One entry of the event log: `{ id, ts, kind, ...fields of its kind }` (SPEC 6). */
-        LogEvent: {
-            /** @enum {string} */
-            kind: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak" | "motherlode" | "withdrawn";
-        } & ({
-            id: number;
-            /** Format: date-time */
-            ts: string;
-            /** @constant */
-            kind: "drought_broken";
-            grid: number;
-            /** @description non-voided settled rounds between the square's previous win and this round */
-            drought: number;
-            roundId: number;
-        } | {
-            id: number;
-            /** Format: date-time */
-            ts: string;
-            /** @constant */
-            kind: "big_round";
-            roundId: number;
-            deployedSol: number;
-            /** @description the bar this round cleared: the multiplier setting times the recent median, in SOL */
-            thresholdSol: number;
-            /** @description deployedSol divided by the median of the window */
-            multiplier: number;
-            winningSquare: number;
-            /** @description the round's distinct miners; null for a partly known round that does not show them */
-            totalMiners: number | null;
-        } | {
-            id: number;
-            /** Format: date-time */
-            ts: string;
-            /** @constant */
-            kind: "tier";
-            activeSubs: number;
-            /** @description monthly price at the new count */
-            tokenNow: number;
-            /** @enum {string} */
-            direction: "up" | "down";
-        } | {
-            id: number;
-            /** Format: date-time */
-            ts: string;
-            /** @constant */
-            kind: "milestone";
-            /** @enum {string} */
-            metric: "rounds" | "deployedSol";
-            /** @description the round id (metric rounds) or the multiple of the SOL step reached (deployedSol) */
-            value: number;
-            roundId: number;
-        } | {
-            id: number;
-            /** Format: date-time */
-            ts: string;
-            /** @constant */
-            kind: "subscription";
-            /** @enum {string} */
-            action: "activated" | "renewed" | "expired";
-            /**
-             * @description grant: an operator granted the period without a payment
-             * @enum {string}
-             */
-            plan: "monthly" | "annual" | "grant";
-            activeSubs: number;
-        } | {
-            id: number;
-            /** Format: date-time */
-            ts: string;
-            /** @constant */
-            kind: "streak";
-            grid: number;
-            length: number;
-            roundId: number;
-        } | {
-            id: number;
-            /** Format: date-time */
-            ts: string;
-            /** @constant */
-            kind: "motherlode";
-            roundId: number;
-            winningSquare: number;
-            /** @description ORE paid out of the pool, base units (1 ORE = 10^11) */
-            oreAmount: number;
-        } | {
-            id: number;
-            /** Format: date-time */
-            ts: string;
-            /** @constant */
-            kind: "withdrawn";
-            /** @description id of the earlier event this one withdraws */
-            eventId: number;
-            /**
-             * @description kind of the withdrawn event
-             * @enum {string}
-             */
-            eventKind: "drought_broken" | "big_round" | "milestone" | "streak" | "motherlode";
-            /** @description roundId of the withdrawn event */
-            roundId: number;
-        });
-        EventPage: {
-            count: number;
-            /** @description id of the last returned event, or since when none */
-            lastId: number;
-            events: components["schemas"]["LogEvent"][];
-        };
-        /** @description A Strategy DSL (seed and SPEC 7.1-7.6). Shape and types only: numbers out of range are clamped, integer params floored, omitted params take their defaults. */
-        StrategyDsl: {
-            /** @enum {string} */
-            base_strategy: "cold" | "spread" | "drought" | "custom_squares" | "hot" | "top_hit_rate" | "bottom_hit_rate" | "recent_winners" | "anti_spread" | "min_miners" | "corners" | "edges" | "center_block" | "diagonal_main" | "diagonal_anti" | "row" | "column" | "checkerboard" | "all_25";
-            params: {
-                /** @description Integer (floored), 1..100000000, clamped; required */
-                bet_size_lamports: number;
-                /** @description Integer (floored), 1..25, clamped; default 5 */
-                num_squares?: number;
-                /** @description Integer (floored), 1..1000, clamped; default 50 */
-                drought_threshold?: number;
-                /** @description Integer (floored), 50..20000, clamped; default 1000 */
-                hit_rate_lookback?: number;
-                /** @description Integer (floored), 0..4, clamped; default 0 */
-                row_index?: number;
-                /** @description Integer (floored), 0..4, clamped; default 0 */
-                column_index?: number;
-                /** @description 1..10, clamped; default 2 */
-                martingale_multiplier?: number;
-                /** @description Integer (floored), 1..100, clamped; default 1 */
-                loss_streak_threshold?: number;
-                /** @description Integer (floored), 1..1000000, clamped; default 100000 */
-                dalembert_step_lamports?: number;
-                /** @description 0.0001..1, clamped; default 0.25 */
-                kelly_fraction?: number;
-                /** @description Integer (floored), 1..2^53-1, clamped; default 1000000000 */
-                kelly_bankroll_lamports?: number;
-                /** @description Integer (floored), 1..100000000, clamped; default 100000000 */
-                max_bet_per_square_lamports?: number;
-                /** @description Integer (floored), 0..10000000, clamped; default 5000 */
-                tx_fee_lamports?: number;
-                /** @description Integer (floored), 1..1000, clamped; absent = off */
-                stop_loss_streak?: number;
-                /** @description Integer (floored), 0..500, clamped; default 0 */
-                cooldown_after_loss_rounds?: number;
-                /** @description Integer (floored), 0..2^53-1, clamped; default 0 */
-                take_profit_lamports?: number;
-                /** @description Integer (floored), 0..2^53-1, clamped; default 0 */
-                session_stop_loss_lamports?: number;
-                /**
-                 * @description default flat
-                 * @enum {string}
-                 */
-                sizing_mode?: "flat" | "martingale" | "reverse_martingale" | "fibonacci" | "dalembert" | "kelly";
-                /** @description Squares 0..24 (floored, clamped, deduplicated); required and non-empty for base_strategy custom_squares */
-                custom_squares?: number[];
-            };
-            filters?: {
-                /** @enum {string} */
-                metric: "rounds_since_last_big" | "consecutive_losses" | "current_drought_min" | "current_drought_max" | "total_deployed_pctile" | "total_miners" | "rounds_since_big_round" | "chi_square_p_recent";
-                /** @enum {string} */
-                op: "<" | "<=" | ">" | ">=" | "==";
-                value: number;
-            }[];
-        };
-        BacktestRequest: {
-            dsl: components["schemas"]["StrategyDsl"];
-            /** @description Inclusive lower bound. Given: the window is exactly [fromRoundId, toRoundId or the latest round] and may hold at most 200,000 stored rounds. */
-            fromRoundId?: number;
-            /** @description Inclusive upper bound (default: the latest round). Without fromRoundId the window is the latest 200,000 stored rounds up to it. */
-            toRoundId?: number;
-        };
-        AnalyticsRequest: {
-            dsl: components["schemas"]["StrategyDsl"];
-        };
-        BacktestResult: {
-            /** @description Non-voided rounds in the window */
-            totalRounds: number;
-            /** @description Rounds in which a stake was placed */
-            roundsBet: number;
-            /** @description Bet-rounds whose chosen squares included the winning square */
-            roundsWon: number;
-            /** @description Sum over bet-rounds of the squares with a stake > 0 */
-            squaresBet: number;
-            /** @description Equal to roundsWon */
-            squaresWonOn: number;
-            /** @description Net PnL of the run (payouts less stakes and transaction fees; under `returns`, the payout is the SOL back on every square bet plus the value of the ORE earned) */
-            netProfitLamports: number;
-            /** @description netProfitLamports / 1e9 */
-            netProfitSol: number;
-            /** @description ORE earned on rounds settled under the `returns` payout rule (SPEC 7.7), in base units (1 ORE = 1e11), as a decimal string since a sum may pass 2^53; "0" when none. With our stake S_w on the winning square (D_w deployed by others): floor(R*S_w/(D_w+S_w)) of the round's ORE reward R when the round was split, else all of R when the top-miner draw reverse_bits(rng) % (D_w+S_w) >= D_w lands on our stake (placed last), plus floor(M*S_w/(D_w+S_w)) of the motherlode M. Its value, floor(ore * productionCost / 1e11) lamports at the production cost recorded with each round (0 when unknown), is included in netProfitLamports. */
-            oreEarned: string;
-            /** @description The SOL-only part of netProfitLamports: SOL paid back (stakes back less fees per square under `returns`; the winners' payout under `parimutuel`) less stakes and transaction fees, without the value of the ORE earned. Equals netProfitLamports when no ORE was earned. */
-            solReturnedNetLamports: number;
-            /** @description Sum of every stake */
-            totalStakeLamports: number;
-            /** @description totalStakeLamports / 1e9 */
-            totalStakeSol: number;
-            /** @description Sum of the PnL of winning bet-rounds that ended a losing streak */
-            totalRecoveryLamports: number;
-            /** @description totalRecoveryLamports / 1e9 */
-            totalRecoverySol: number;
-            /** @description 100 * netProfit / totalStake (0 when nothing was staked) */
-            roiPercent: number;
-            /** @description roundsWon / roundsBet (0 when nothing was bet) */
-            winRate: number;
-            /** @description squaresWonOn / squaresBet (0 when nothing was bet) */
-            perSquareWinRate: number;
-            /** @description Longest losing streak (consecutive bet-rounds with PnL < 0), an open one at the end included */
-            maxStreak: number;
-            /** @description Rounds in which max_bet_per_square_lamports reduced a stake */
-            capHits: number;
-            /** @description Losses of the losing rounds that had a cap hit (a positive amount) */
-            totalCapLossSol: number;
-            /** @description Minimum of the running net PnL (<= 0) */
-            minWalletSol: number;
-            /** @description Largest peak-to-trough fall of the running net PnL */
-            maxDrawdownSol: number;
-            /** @description First non-voided round id of the window (the first stored id when all are voided) */
-            rangeMin: number;
-            /** @description Last non-voided round id of the window (the last stored id when all are voided) */
-            rangeMax: number;
-            /**
-             * @description Why the run stopped early (checked after each bet-round in this order of precedence), or null
-             * @enum {string|null}
-             */
-            exitedEarly: "stop_loss_streak" | "take_profit" | "session_stop_loss" | null;
-            /** @description Round at which the exit triggered, or rangeMax when there was none */
-            exitRoundId: number;
-            /** @description Per square: bet-rounds, wins, and net lamports, fees excluded. Parimutuel rounds: payout less stake on the winning square, -stake elsewhere. Returns rounds: SOL back less stake on every square bet, plus the value of the ORE earned on the winning square. */
-            perSquare: {
-                square: number;
-                betCount: number;
-                winCount: number;
-                netLamports: number;
-            }[];
-            /** @description Length of every losing streak, in order */
-            streakRunLengths: number[];
-            /** @description Running net PnL after each replayed round, downsampled to at most 2000 points keeping the first, the last, and each slice’s minimum and maximum */
-            equityCurve: {
-                round: number;
-                balanceLamports: number;
-            }[];
-            /** @description PnL of each non-voided round of the window, in id order (0 when no bet) */
-            perRoundPnlLamports: number[];
-        };
         /** @description SPEC 7.9. Seeded (identical input and history give identical output); cached per normalized DSL and 100-round bucket of the latest round. */
         Analytics: {
             /** @description Latest round of the analysed window */
@@ -2142,80 +648,113 @@ export interface components {
                 }[];
             }[];
         };
-        BacktestResponse: {
-            result: components["schemas"]["BacktestResult"];
+        AnalyticsRequest: {
+            dsl: components["schemas"]["StrategyDsl"];
         };
         AnalyticsResponse: {
             analytics: components["schemas"]["Analytics"];
         };
-        /** @description name: 1..80 characters after trimming; dsl: a Strategy DSL (normalized; errors name JSON paths under /dsl). */
-        StrategyCreateRequest: {
-            name: string;
+        BacktestRequest: {
             dsl: components["schemas"]["StrategyDsl"];
+            /** @description Inclusive lower bound. Given: the window is exactly [fromRoundId, toRoundId or the latest round] and may hold at most 200,000 stored rounds. */
+            fromRoundId?: number;
+            /** @description Inclusive upper bound (default: the latest round). Without fromRoundId the window is the latest 200,000 stored rounds up to it. */
+            toRoundId?: number;
         };
-        /** @description Only name and active. active=true on an inactive strategy starts a new forward session; active=false ends the session. An empty object changes nothing and answers 200 with the strategy as it is. */
-        StrategyUpdateRequest: {
-            name?: string;
-            active?: boolean;
+        BacktestResponse: {
+            result: components["schemas"]["BacktestResult"];
         };
-        StrategyResponse: {
-            strategy: {
-                id: string;
-                owner: string;
-                name: string;
-                dsl: components["schemas"]["StrategyDsl"];
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-                active: boolean;
-                /** @enum {string|null} */
-                stoppedReason: "stop_loss_streak" | "take_profit" | "session_stop_loss" | "subscription_expired" | null;
-                stoppedAtRoundId: number | null;
-            };
-        };
-        StrategyDetail: {
-            strategy: {
-                id: string;
-                owner: string;
-                name: string;
-                dsl: components["schemas"]["StrategyDsl"];
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-                active: boolean;
-                /** @enum {string|null} */
-                stoppedReason: "stop_loss_streak" | "take_profit" | "session_stop_loss" | "subscription_expired" | null;
-                stoppedAtRoundId: number | null;
-            };
-            predictionCount: number;
-        };
-        StrategyList: {
-            count: number;
-            strategies: {
-                id: string;
-                name: string;
-                dsl: components["schemas"]["StrategyDsl"];
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-                active: boolean;
-                /** @enum {string|null} */
-                stoppedReason: "stop_loss_streak" | "take_profit" | "session_stop_loss" | "subscription_expired" | null;
-                stoppedAtRoundId: number | null;
-                stats: {
-                    roundsSettled: number;
-                    roundsWon: number;
-                    netProfitSol: number;
-                    roiPercent: number;
-                };
+        BacktestResult: {
+            /** @description Non-voided rounds in the window */
+            totalRounds: number;
+            /** @description Rounds in which a stake was placed */
+            roundsBet: number;
+            /** @description Bet-rounds whose chosen squares included the winning square */
+            roundsWon: number;
+            /** @description Sum over bet-rounds of the squares with a stake > 0 */
+            squaresBet: number;
+            /** @description Equal to roundsWon */
+            squaresWonOn: number;
+            /** @description Net PnL of the run (payouts less stakes and transaction fees; under `returns`, the payout is the SOL back on every square bet plus the value of the ORE earned) */
+            netProfitLamports: number;
+            /** @description netProfitLamports / 1e9 */
+            netProfitSol: number;
+            /** @description ORE earned on rounds settled under the `returns` payout rule (SPEC 7.7), in base units (1 ORE = 1e11), as a decimal string since a sum may pass 2^53; "0" when none. With our stake S_w on the winning square (D_w deployed by others): floor(R*S_w/(D_w+S_w)) of the round's ORE reward R when the round was split, else all of R when the top-miner draw reverse_bits(rng) % (D_w+S_w) >= D_w lands on our stake (placed last), plus floor(M*S_w/(D_w+S_w)) of the motherlode M. Its value, floor(ore * productionCost / 1e11) lamports at the production cost recorded with each round (0 when unknown), is included in netProfitLamports. */
+            oreEarned: string;
+            /** @description The SOL-only part of netProfitLamports: SOL paid back (stakes back less fees per square under `returns`; the winners' payout under `parimutuel`) less stakes and transaction fees, without the value of the ORE earned. Equals netProfitLamports when no ORE was earned. */
+            solReturnedNetLamports: number;
+            /** @description Sum of every stake */
+            totalStakeLamports: number;
+            /** @description totalStakeLamports / 1e9 */
+            totalStakeSol: number;
+            /** @description Sum of the PnL of winning bet-rounds that ended a losing streak */
+            totalRecoveryLamports: number;
+            /** @description totalRecoveryLamports / 1e9 */
+            totalRecoverySol: number;
+            /** @description 100 * netProfit / totalStake (0 when nothing was staked) */
+            roiPercent: number;
+            /** @description roundsWon / roundsBet (0 when nothing was bet) */
+            winRate: number;
+            /** @description squaresWonOn / squaresBet (0 when nothing was bet) */
+            perSquareWinRate: number;
+            /** @description Longest losing streak (consecutive bet-rounds with PnL < 0), an open one at the end included */
+            maxStreak: number;
+            /** @description Rounds in which max_bet_per_square_lamports reduced a stake */
+            capHits: number;
+            /** @description Losses of the losing rounds that had a cap hit (a positive amount) */
+            totalCapLossSol: number;
+            /** @description Minimum of the running net PnL (<= 0) */
+            minWalletSol: number;
+            /** @description Largest peak-to-trough fall of the running net PnL */
+            maxDrawdownSol: number;
+            /** @description First non-voided round id of the window (the first stored id when all are voided) */
+            rangeMin: number;
+            /** @description Last non-voided round id of the window (the last stored id when all are voided) */
+            rangeMax: number;
+            /**
+             * @description Why the run stopped early (checked after each bet-round in this order of precedence), or null
+             * @enum {string|null}
+             */
+            exitedEarly: "stop_loss_streak" | "take_profit" | "session_stop_loss" | null;
+            /** @description Round at which the exit triggered, or rangeMax when there was none */
+            exitRoundId: number;
+            /** @description Per square: bet-rounds, wins, and net lamports, fees excluded. Parimutuel rounds: payout less stake on the winning square, -stake elsewhere. Returns rounds: SOL back less stake on every square bet, plus the value of the ORE earned on the winning square. */
+            perSquare: {
+                square: number;
+                betCount: number;
+                winCount: number;
+                netLamports: number;
             }[];
+            /** @description Length of every losing streak, in order */
+            streakRunLengths: number[];
+            /** @description Running net PnL after each replayed round, downsampled to at most 2000 points keeping the first, the last, and each slice’s minimum and maximum */
+            equityCurve: {
+                round: number;
+                balanceLamports: number;
+            }[];
+            /** @description PnL of each non-voided round of the window, in id order (0 when no bet) */
+            perRoundPnlLamports: number[];
         };
-        StrategyDeleted: {
-            /** @constant */
-            ok: true;
+        /** @description The dashboard page's settings. */
+        DashboardConfig: {
+            /** @description the RPC a wallet payment goes through (PUBLIC_RPC_URL); null: Solana Pay only */
+            rpcUrl: string | null;
+            /** @description the API's public origin (PUBLIC_ORIGIN): the domain its signed subscribe messages name */
+            publicOrigin: string;
+        };
+        DumpPage: {
+            count: number;
+            from: number;
+            to: number;
+            hasMore: boolean;
+            nextFrom: number | null;
+            rounds: components["schemas"]["Round"][];
+        };
+        EventPage: {
+            count: number;
+            /** @description id of the last returned event, or since when none */
+            lastId: number;
+            events: components["schemas"]["LogEvent"][];
         };
         ForwardStats: {
             strategyId: string;
@@ -2252,6 +791,34 @@ export interface components {
             stoppedReason: "stop_loss_streak" | "take_profit" | "session_stop_loss" | "subscription_expired" | null;
             stoppedAtRoundId: number | null;
         };
+        Grid: {
+            square: number;
+            row: number;
+            column: number;
+            hits: number;
+            /** @description non-voided rounds: the sample the rates are computed over */
+            rounds: number;
+            hitRate: number;
+            /** @constant */
+            expectedRate: 0.04;
+            currentDrought: number;
+            maxDrought: number;
+            /** @description mean length of the square's droughts (the runs of rounds between its wins, the current one included) */
+            avgDrought: number;
+            lastHitRoundId: number | null;
+            /** @description SOL deployed on the square over every round where it is known (a partly known round may not show it) */
+            deployedSol: number;
+            /** @description 1 where the square won, 0 elsewhere, oldest to newest, over the latest non-voided rounds */
+            series: (0 | 1)[];
+            seriesFromRoundId: number | null;
+            seriesToRoundId: number | null;
+        };
+        IssuedKey: {
+            apiKey: string;
+            subscriberId: string;
+            /** Format: date-time */
+            paidUntil: string;
+        };
         Leaderboard: {
             /** Format: date-time */
             generatedAt: string;
@@ -2285,6 +852,584 @@ export interface components {
                     balanceLamports: number;
                 }[];
             };
+        };
+        LiveEv: {
+            roundId: number;
+            /** @enum {string} */
+            status: "waiting" | "active" | "intermission";
+            /**
+             * @description How a round paid its miners (SPEC 3): SOL shared by the winning square, or returned per square.
+             * @enum {string}
+             */
+            payoutRule: "parimutuel" | "returns";
+            stakeLamports: number;
+            orePriceLamports: number;
+            /**
+             * @description where the ORE price came from: the query, the board's production cost, or none (ORE valued at 0)
+             * @enum {string}
+             */
+            orePriceSource: "caller" | "productionCost" | "none";
+            /** @description ORE base units the winning square's miners take */
+            oreReward: number;
+            /** @description ORE base units in the motherlode pool; null while not read (counted as 0) */
+            motherlodePool: number | null;
+            squares: {
+                square: number;
+                /** @description on the square now, before the stake */
+                deployedLamports: number;
+                /** @description expected lamports won (positive) or lost: SOL back less the stake, plus the expected ORE at the price; to a thousandth */
+                evLamports: number;
+                /** @description evLamports per lamport staked, to a millionth */
+                evPerSol: number;
+                /** @description the stake included */
+                expectedSolBackLamports: number;
+                /** @description ORE base units expected */
+                expectedOre: number;
+                /** @description true: the prize would be split pro rata if the square wins; false: one top miner takes it; null: the round decides by its randomness */
+                split: boolean | null;
+            }[];
+            /** @description the k best squares for this stake, best first (ties: the lower square) */
+            best: number[];
+            /**
+             * Format: date-time
+             * @description when the indexer built the snapshot this is figured on
+             */
+            updatedAt: string;
+            stale: boolean;
+        };
+        /** @description Today's game on the live round: where a stake buys the most ORE. Under the `returns` rule every square wins with probability 1/25 and the SOL side loses about the same on every square, so what differs is the ORE: the prize (and, one round in 500, the motherlode pool) goes to the winning square's miners in proportion to their stake. ORE amounts are base units (1 ORE = 10^11). Absent while the indexer runs a version that does not publish it. */
+        LiveGame: {
+            /**
+             * @description the rule the round pays by (that of the rounds settling now)
+             * @enum {string}
+             */
+            payoutRule: "parimutuel" | "returns";
+            /** @description ORE the winning square's miners take (1 ORE), split pro rata or all to one top miner drawn by stake */
+            oreReward: number;
+            /** @description ORE in the motherlode pool (the Treasury account), paid pro rata on the winning square one round in 500; null while not read */
+            motherlodePool: number | null;
+            /** @description the board's production cost, lamports per whole ORE (an EMA of 20 rounds); null before 952-byte rounds */
+            productionCost: number | null;
+            /** @description per square: true when its prize would be split pro rata if it wins, false when one top miner takes it (fixed per round, Round::distribution_mask); null while the round decides for whichever square wins, from its randomness */
+            splitSquares: boolean[] | null;
+            /** @description the stake evPerSol is figured for (LIVE_EV_STAKE_LAMPORTS, 0.1 SOL by default) */
+            evStakeLamports: number;
+            /** @description the ORE price evPerSol assumes, lamports per whole ORE: the production cost, 0 when there is none */
+            evOrePriceLamports: number;
+            /** @description per square: the expected result of that stake added now, per lamport staked (-0.05: 5% lost on average). See GET /live/ev for any stake and ORE price. */
+            evPerSol: number[];
+        };
+        /** @description The live snapshot of the current round (GET /live, the SSE stream, the KV bucket). */
+        LiveSnapshot: {
+            roundId: number;
+            /** @enum {string} */
+            status: "waiting" | "active" | "intermission";
+            deployed: number[];
+            count: number[];
+            totalDeployed: number;
+            totalMiners: number;
+            /** @description null while waiting; 0 during the intermission */
+            secondsLeft: number | null;
+            slot: number;
+            startSlot: number;
+            /** @description null while waiting for the first deploy */
+            endSlot: number | null;
+            prevRound: components["schemas"]["Round"] | null;
+            /** Format: date-time */
+            updatedAt: string;
+            game?: components["schemas"]["LiveGame"];
+        };
+        /** @description A LiveSnapshot as served by /live and /stream, with its freshness. */
+        LiveView: {
+            roundId: number;
+            /** @enum {string} */
+            status: "waiting" | "active" | "intermission";
+            deployed: number[];
+            count: number[];
+            totalDeployed: number;
+            totalMiners: number;
+            /** @description null while waiting; 0 during the intermission */
+            secondsLeft: number | null;
+            slot: number;
+            startSlot: number;
+            /** @description null while waiting for the first deploy */
+            endSlot: number | null;
+            prevRound: components["schemas"]["Round"] | null;
+            /** Format: date-time */
+            updatedAt: string;
+            game?: components["schemas"]["LiveGame"];
+            /** @description true when no snapshot has arrived for longer than the live-feed threshold: the round may not be current */
+            stale: boolean;
+        };
+        /** @description One entry of the event log: `{ id, ts, kind, ...fields of its kind }` (SPEC 6). */
+        LogEvent: {
+            /** @enum {string} */
+            kind: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak" | "motherlode" | "withdrawn";
+        } & ({
+            id: number;
+            /** Format: date-time */
+            ts: string;
+            /** @constant */
+            kind: "drought_broken";
+            grid: number;
+            /** @description non-voided settled rounds between the square's previous win and this round */
+            drought: number;
+            roundId: number;
+        } | {
+            id: number;
+            /** Format: date-time */
+            ts: string;
+            /** @constant */
+            kind: "big_round";
+            roundId: number;
+            deployedSol: number;
+            /** @description the bar this round cleared: the multiplier setting times the recent median, in SOL */
+            thresholdSol: number;
+            /** @description deployedSol divided by the median of the window */
+            multiplier: number;
+            winningSquare: number;
+            /** @description the round's distinct miners; null for a partly known round that does not show them */
+            totalMiners: number | null;
+        } | {
+            id: number;
+            /** Format: date-time */
+            ts: string;
+            /** @constant */
+            kind: "tier";
+            activeSubs: number;
+            /** @description monthly price at the new count */
+            tokenNow: number;
+            /** @enum {string} */
+            direction: "up" | "down";
+        } | {
+            id: number;
+            /** Format: date-time */
+            ts: string;
+            /** @constant */
+            kind: "milestone";
+            /** @enum {string} */
+            metric: "rounds" | "deployedSol";
+            /** @description the round id (metric rounds) or the multiple of the SOL step reached (deployedSol) */
+            value: number;
+            roundId: number;
+        } | {
+            id: number;
+            /** Format: date-time */
+            ts: string;
+            /** @constant */
+            kind: "subscription";
+            /** @enum {string} */
+            action: "activated" | "renewed" | "expired";
+            /**
+             * @description grant: an operator granted the period without a payment
+             * @enum {string}
+             */
+            plan: "monthly" | "annual" | "grant";
+            activeSubs: number;
+        } | {
+            id: number;
+            /** Format: date-time */
+            ts: string;
+            /** @constant */
+            kind: "streak";
+            grid: number;
+            length: number;
+            roundId: number;
+        } | {
+            id: number;
+            /** Format: date-time */
+            ts: string;
+            /** @constant */
+            kind: "motherlode";
+            roundId: number;
+            winningSquare: number;
+            /** @description ORE paid out of the pool, base units (1 ORE = 10^11) */
+            oreAmount: number;
+        } | {
+            id: number;
+            /** Format: date-time */
+            ts: string;
+            /** @constant */
+            kind: "withdrawn";
+            /** @description id of the earlier event this one withdraws */
+            eventId: number;
+            /**
+             * @description kind of the withdrawn event
+             * @enum {string}
+             */
+            eventKind: "drought_broken" | "big_round" | "milestone" | "streak" | "motherlode";
+            /** @description roundId of the withdrawn event */
+            roundId: number;
+        });
+        Pricing: {
+            activeSubs: number;
+            tokenNow: number;
+            nextThreshold: number | null;
+            tokenAtNextThreshold: number | null;
+            treasury: string;
+            tokenMint: string;
+        };
+        Problem: {
+            /** @constant */
+            type: "about:blank";
+            title: string;
+            status: number;
+            /** @description Stable codes: invalid_request, missing_api_key, invalid_api_key, subscription_expired, not_found, round_not_found, payload_too_large, rate_limited, service_unavailable, chain_unavailable, timeout, internal_error (and, with their releases, nonce_consumed, tx_already_used, payment_not_confirmed, strategy_limit_reached, nonce_expired, payment_invalid, signature_invalid). */
+            code: string;
+            detail: string;
+            errors?: {
+                path: string;
+                message: string;
+            }[];
+        };
+        ReissueCompleteRequest: {
+            nonce: string;
+            ownerPubkey: string;
+            signatureBase64: string;
+        };
+        ReissueStart: {
+            nonce: string;
+            message: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        ReissueStartRequest: {
+            ownerPubkey: string;
+        };
+        /** @description A settled round. Lamports and ORE base units (11 decimals) are integers. The seed's fields keep their meaning under both payout rules; `payoutRule` says which settled the round: `parimutuel` (ORE v3 rounds, and 952-byte rounds until 2026-08-12) or `returns` (since 2026-08-12, when the program stopped moving SOL between squares). The ORE fields (`oreReward`, `topMiner`, `split`, `productionCost`) are set for 952-byte rounds (since 2026-06-25) and null for v3 rounds, which do not record them. `source` says where Gridlab read the round: its account, or its transactions when the account had been closed (the program lets anyone close a round about a day after it ended). */
+        Round: {
+            id: number;
+            /** @description Lamports per square; null where not known (only in a `transactions_partial` round) */
+            deployed: (number | null)[];
+            /** @description Miners per square; null where not known (only in a `transactions_partial` round) */
+            count: (number | null)[];
+            /** @description null when the round was voided (every stake refunded, under every rule) */
+            winningSquare: number | null;
+            /** @description Lamports deployed. A voided 952-byte round has its `deployed` zeroed on chain; its totalDeployed is then the refund. */
+            totalDeployed: number;
+            /** @description parimutuel: the SOL (after fees) of the losing squares, shared pro rata by the winning square's miners, who also get their own stake back less 1%. returns: the SOL returned to miners on every square (the program's total_returned_sol): each square's SOL less its admin fee, and on losing squares less the protocol fee too. A voided 952-byte round: the refund. */
+            totalWinnings: number;
+            /** @description parimutuel: 10% of the losing SOL after the admin fee. returns: the protocol fees of the losing squares. */
+            totalVaulted: number;
+            /** @description Distinct miners of the round; null where not known (only in a `transactions_partial` round) */
+            totalMiners: number | null;
+            /** @description ORE base units paid out of the motherlode this round (0 when it was not hit) */
+            motherlode: number;
+            /** @description ORE base units of the top-miner reward (952-byte rounds: the sum of the account's rewards, equal to oreReward) */
+            topMinerReward: number;
+            slotHash: string;
+            /** Format: date-time */
+            settledAt: string;
+            /**
+             * @description The rule that settled the round, decided from its own totals (see docs/decisions.md "Payout rules"); a voided or empty round takes the rule of the round before it.
+             * @enum {string}
+             */
+            payoutRule: "parimutuel" | "returns";
+            /** @description 952-byte rounds: the ORE reward (base units; 1 ORE = 10^11), to the top miner or split pro rata on the winning square; null for v3 rounds */
+            oreReward: number | null;
+            /** @description 952-byte rounds: the address that won the ORE reward, or SpLiT11111111111111111111111111111111111112 when it was split; null for v3 rounds */
+            topMiner: string | null;
+            /** @description 952-byte rounds: true when the ORE reward was split pro rata among the winning square's miners; null for v3 rounds */
+            split: boolean | null;
+            /** @description 952-byte rounds: the board's production cost (an EMA over 20 rounds, lamports per whole ORE) when Gridlab saw the round settle; a round found on chain by a backfill carries the board's value at that time, and a round rebuilt from its transactions carries null (the chain keeps no past value); null for v3 rounds */
+            productionCost: number | null;
+            /**
+             * @description Where the round was read. `account`: its Round account on chain (settledAt is when Gridlab saw it settle). `transactions`: its account had been closed, so it was rebuilt from the program's events in its transactions (the ResetEvent's totals, the deploys summed per square, the reset's logged slot hash) and checked against the ResetEvent; settledAt is the reset's block time, productionCost is null, and totalMiners counts the distinct miners that deployed. `transactions_partial`: rebuilt from its transactions like `transactions`, but partly known: some of its deploys were made by an automation before 2025-12-30, when neither the instruction nor the program's event showed the squares the automation chose, so the per-square `deployed` and `count` are null except where the ResetEvent proves them (the winning square's stake and miners, usually), and `totalMiners` is null when the deploys do not show it; the totals, the winning square and the outcome are exact. `import`: loaded from a history file that did not say where its rounds came from. The program never writes the per-square `mass`, so no round carries it.
+             * @enum {string}
+             */
+            source: "account" | "transactions" | "transactions_partial" | "import";
+            /** @description ORE base units in the motherlode pool the round played for (the Treasury's `motherlode` while the round was live; a round that hit the motherlode paid out exactly this). null where Gridlab did not watch the round live: rounds read back after an absence or rebuilt from transactions (the program logs only the payout), and imported rounds that did not carry it. */
+            motherlodePool: number | null;
+        };
+        RoundList: {
+            count: number;
+            rounds: components["schemas"]["Round"][];
+        };
+        /** @description A round with the ids of the stored rounds before and after it. */
+        RoundWithNeighbours: {
+            id: number;
+            /** @description Lamports per square; null where not known (only in a `transactions_partial` round) */
+            deployed: (number | null)[];
+            /** @description Miners per square; null where not known (only in a `transactions_partial` round) */
+            count: (number | null)[];
+            /** @description null when the round was voided (every stake refunded, under every rule) */
+            winningSquare: number | null;
+            /** @description Lamports deployed. A voided 952-byte round has its `deployed` zeroed on chain; its totalDeployed is then the refund. */
+            totalDeployed: number;
+            /** @description parimutuel: the SOL (after fees) of the losing squares, shared pro rata by the winning square's miners, who also get their own stake back less 1%. returns: the SOL returned to miners on every square (the program's total_returned_sol): each square's SOL less its admin fee, and on losing squares less the protocol fee too. A voided 952-byte round: the refund. */
+            totalWinnings: number;
+            /** @description parimutuel: 10% of the losing SOL after the admin fee. returns: the protocol fees of the losing squares. */
+            totalVaulted: number;
+            /** @description Distinct miners of the round; null where not known (only in a `transactions_partial` round) */
+            totalMiners: number | null;
+            /** @description ORE base units paid out of the motherlode this round (0 when it was not hit) */
+            motherlode: number;
+            /** @description ORE base units of the top-miner reward (952-byte rounds: the sum of the account's rewards, equal to oreReward) */
+            topMinerReward: number;
+            slotHash: string;
+            /** Format: date-time */
+            settledAt: string;
+            /**
+             * @description The rule that settled the round, decided from its own totals (see docs/decisions.md "Payout rules"); a voided or empty round takes the rule of the round before it.
+             * @enum {string}
+             */
+            payoutRule: "parimutuel" | "returns";
+            /** @description 952-byte rounds: the ORE reward (base units; 1 ORE = 10^11), to the top miner or split pro rata on the winning square; null for v3 rounds */
+            oreReward: number | null;
+            /** @description 952-byte rounds: the address that won the ORE reward, or SpLiT11111111111111111111111111111111111112 when it was split; null for v3 rounds */
+            topMiner: string | null;
+            /** @description 952-byte rounds: true when the ORE reward was split pro rata among the winning square's miners; null for v3 rounds */
+            split: boolean | null;
+            /** @description 952-byte rounds: the board's production cost (an EMA over 20 rounds, lamports per whole ORE) when Gridlab saw the round settle; a round found on chain by a backfill carries the board's value at that time, and a round rebuilt from its transactions carries null (the chain keeps no past value); null for v3 rounds */
+            productionCost: number | null;
+            /**
+             * @description Where the round was read. `account`: its Round account on chain (settledAt is when Gridlab saw it settle). `transactions`: its account had been closed, so it was rebuilt from the program's events in its transactions (the ResetEvent's totals, the deploys summed per square, the reset's logged slot hash) and checked against the ResetEvent; settledAt is the reset's block time, productionCost is null, and totalMiners counts the distinct miners that deployed. `transactions_partial`: rebuilt from its transactions like `transactions`, but partly known: some of its deploys were made by an automation before 2025-12-30, when neither the instruction nor the program's event showed the squares the automation chose, so the per-square `deployed` and `count` are null except where the ResetEvent proves them (the winning square's stake and miners, usually), and `totalMiners` is null when the deploys do not show it; the totals, the winning square and the outcome are exact. `import`: loaded from a history file that did not say where its rounds came from. The program never writes the per-square `mass`, so no round carries it.
+             * @enum {string}
+             */
+            source: "account" | "transactions" | "transactions_partial" | "import";
+            /** @description ORE base units in the motherlode pool the round played for (the Treasury's `motherlode` while the round was live; a round that hit the motherlode paid out exactly this). null where Gridlab did not watch the round live: rounds read back after an absence or rebuilt from transactions (the program logs only the payout), and imported rounds that did not carry it. */
+            motherlodePool: number | null;
+            prevId: number | null;
+            nextId: number | null;
+        };
+        /** @description Figures of the non-voided rounds settled under one payout rule. */
+        RuleStats: {
+            rounds: number;
+            /** @description SOL deployed in those rounds whose winning square's stake is known (every round but the few partly known rounds that lack it) */
+            deployedSol: number;
+            /** @description SOL paid back to miners (as in effectiveHouseEdge), over the same rounds as deployedSol */
+            returnedSol: number;
+            /** @description 1 - returnedSol / deployedSol; null without rounds */
+            effectiveHouseEdge: number | null;
+            /** @description whole ORE rewarded: round rewards plus motherlodes (952-byte rounds) */
+            oreRewarded: number;
+            /** @description that ORE valued at each round's recorded production cost */
+            oreValueSol: number;
+            /** @description 1 - (returnedSol + oreValueSol) / deployedSol; null without rounds */
+            effectiveHouseEdgeWithOre: number | null;
+        };
+        SessionChallenge: {
+            /** @description the Sign-In With Solana message to sign: the site (PUBLIC_ORIGIN) as domain and URI, the wallet, a nonce */
+            message: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        SessionChallengeRequest: {
+            wallet: string;
+        };
+        /** @description A dashboard session (the key itself is never shown). */
+        SessionInfo: {
+            /**
+             * @description how the browser signed in
+             * @enum {string}
+             */
+            via: "key" | "wallet";
+            /** @description the wallet that signed in; null for a key sign-in */
+            wallet: string | null;
+            subscriberId: string;
+            /**
+             * Format: date-time
+             * @description end of the key's paid period
+             */
+            paidUntil: string;
+            /**
+             * Format: date-time
+             * @description when the session ends: SESSION_TTL_S after sign-in, or the end of the paid period if sooner
+             */
+            expiresAt: string;
+        };
+        /** @description Sign in with an API key, or with a wallet signature of a challenge (`apiKey` wins when both are sent). */
+        SessionStartRequest: {
+            /** @description an API key, checked as a Bearer request would be (same failure limits); never echoed nor stored in the cookie */
+            apiKey: string;
+        } | {
+            wallet: string;
+            /** @description the Sign-In With Solana message POST /api/live/session/challenge gave for this wallet */
+            message: string;
+            /** @description the wallet's ed25519 signature of message, base64 */
+            signatureBase64: string;
+        };
+        Stats: {
+            roundsIndexed: number;
+            firstRoundId: number | null;
+            lastRoundId: number | null;
+            totalDeployedSol: number;
+            totalWinningsSol: number;
+            /** @description 1 - SOL paid back to miners / SOL deployed, over non-voided rounds of both rules (parimutuel: the winners' stake back less 1% plus totalWinnings; returns: totalWinnings). SOL only: see byPayoutRule for each rule and the ORE prize. */
+            effectiveHouseEdge: number | null;
+            byPayoutRule: {
+                parimutuel: components["schemas"]["RuleStats"];
+                returns: components["schemas"]["RuleStats"];
+            };
+            chiSquared: {
+                statistic: number;
+                /** @constant */
+                degreesOfFreedom: 24;
+                pValue: number;
+                sampleSize: number;
+            };
+            perGrid: {
+                square: number;
+                hits: number;
+                hitRate: number;
+                expectedHits: number;
+                /** @description SOL deployed on the square over every round where it is known (a partly known round may not show it) */
+                deployedSol: number;
+                currentDrought: number;
+                maxDrought: number;
+            }[];
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description name: 1..80 characters after trimming; dsl: a Strategy DSL (normalized; errors name JSON paths under /dsl). */
+        StrategyCreateRequest: {
+            name: string;
+            dsl: components["schemas"]["StrategyDsl"];
+        };
+        StrategyDeleted: {
+            /** @constant */
+            ok: true;
+        };
+        StrategyDetail: {
+            strategy: {
+                id: string;
+                owner: string;
+                name: string;
+                dsl: components["schemas"]["StrategyDsl"];
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                active: boolean;
+                /** @enum {string|null} */
+                stoppedReason: "stop_loss_streak" | "take_profit" | "session_stop_loss" | "subscription_expired" | null;
+                stoppedAtRoundId: number | null;
+            };
+            predictionCount: number;
+        };
+        /** @description A Strategy DSL (seed and SPEC 7.1-7.6). Shape and types only: numbers out of range are clamped, integer params floored, omitted params take their defaults. */
+        StrategyDsl: {
+            /** @enum {string} */
+            base_strategy: "cold" | "spread" | "drought" | "custom_squares" | "hot" | "top_hit_rate" | "bottom_hit_rate" | "recent_winners" | "anti_spread" | "min_miners" | "corners" | "edges" | "center_block" | "diagonal_main" | "diagonal_anti" | "row" | "column" | "checkerboard" | "all_25";
+            params: {
+                /** @description Integer (floored), 1..100000000, clamped; required */
+                bet_size_lamports: number;
+                /** @description Integer (floored), 1..25, clamped; default 5 */
+                num_squares?: number;
+                /** @description Integer (floored), 1..1000, clamped; default 50 */
+                drought_threshold?: number;
+                /** @description Integer (floored), 50..20000, clamped; default 1000 */
+                hit_rate_lookback?: number;
+                /** @description Integer (floored), 0..4, clamped; default 0 */
+                row_index?: number;
+                /** @description Integer (floored), 0..4, clamped; default 0 */
+                column_index?: number;
+                /** @description 1..10, clamped; default 2 */
+                martingale_multiplier?: number;
+                /** @description Integer (floored), 1..100, clamped; default 1 */
+                loss_streak_threshold?: number;
+                /** @description Integer (floored), 1..1000000, clamped; default 100000 */
+                dalembert_step_lamports?: number;
+                /** @description 0.0001..1, clamped; default 0.25 */
+                kelly_fraction?: number;
+                /** @description Integer (floored), 1..2^53-1, clamped; default 1000000000 */
+                kelly_bankroll_lamports?: number;
+                /** @description Integer (floored), 1..100000000, clamped; default 100000000 */
+                max_bet_per_square_lamports?: number;
+                /** @description Integer (floored), 0..10000000, clamped; default 5000 */
+                tx_fee_lamports?: number;
+                /** @description Integer (floored), 1..1000, clamped; absent = off */
+                stop_loss_streak?: number;
+                /** @description Integer (floored), 0..500, clamped; default 0 */
+                cooldown_after_loss_rounds?: number;
+                /** @description Integer (floored), 0..2^53-1, clamped; default 0 */
+                take_profit_lamports?: number;
+                /** @description Integer (floored), 0..2^53-1, clamped; default 0 */
+                session_stop_loss_lamports?: number;
+                /**
+                 * @description default flat
+                 * @enum {string}
+                 */
+                sizing_mode?: "flat" | "martingale" | "reverse_martingale" | "fibonacci" | "dalembert" | "kelly";
+                /** @description Squares 0..24 (floored, clamped, deduplicated); required and non-empty for base_strategy custom_squares */
+                custom_squares?: number[];
+            };
+            filters?: {
+                /** @enum {string} */
+                metric: "rounds_since_last_big" | "consecutive_losses" | "current_drought_min" | "current_drought_max" | "total_deployed_pctile" | "total_miners" | "rounds_since_big_round" | "chi_square_p_recent";
+                /** @enum {string} */
+                op: "<" | "<=" | ">" | ">=" | "==";
+                value: number;
+            }[];
+        };
+        StrategyList: {
+            count: number;
+            strategies: {
+                id: string;
+                name: string;
+                dsl: components["schemas"]["StrategyDsl"];
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                active: boolean;
+                /** @enum {string|null} */
+                stoppedReason: "stop_loss_streak" | "take_profit" | "session_stop_loss" | "subscription_expired" | null;
+                stoppedAtRoundId: number | null;
+                stats: {
+                    roundsSettled: number;
+                    roundsWon: number;
+                    netProfitSol: number;
+                    roiPercent: number;
+                };
+            }[];
+        };
+        StrategyResponse: {
+            strategy: {
+                id: string;
+                owner: string;
+                name: string;
+                dsl: components["schemas"]["StrategyDsl"];
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                active: boolean;
+                /** @enum {string|null} */
+                stoppedReason: "stop_loss_streak" | "take_profit" | "session_stop_loss" | "subscription_expired" | null;
+                stoppedAtRoundId: number | null;
+            };
+        };
+        /** @description Only name and active. active=true on an inactive strategy starts a new forward session; active=false ends the session. An empty object changes nothing and answers 200 with the strategy as it is. */
+        StrategyUpdateRequest: {
+            name?: string;
+            active?: boolean;
+        };
+        SubscribeCompleteRequest: {
+            nonce: string;
+            txSig: string;
+            ownerPubkey: string;
+            signatureBase64?: string;
+            message?: string;
+        };
+        SubscribeStartRequest: {
+            ownerPubkey: string;
+            /** @enum {string} */
+            plan?: "monthly" | "annual";
+            referralCode?: string;
+            requireSignature?: boolean;
+        };
+        SubscriptionStart: {
+            nonce: string;
+            priceToken: number;
+            instructions: {
+                to: string;
+                memo: string;
+                amountBaseUnits: string;
+                mint: string;
+            };
+            /** Format: date-time */
+            expiresAt: string;
         };
     };
     responses: {
@@ -2342,6 +1487,24 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description origin_mismatch: the request did not come from the dashboard page (its Origin, or Sec-Fetch-Site: same-origin) */
+        OriginMismatch: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description session_required (no session cookie, or its session expired or was signed out) | invalid_api_key (its key was revoked) */
+        SessionRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -2349,4 +1512,1179 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getLive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Live snapshot */
+            200: {
+                headers: {
+                    "RateLimit-Limit"?: number;
+                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds since the snapshot was built (its updatedAt), whole */
+                    Age?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveView"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLiveEv: {
+        parameters: {
+            query?: {
+                /** @description lamports added to each square (default 0.1 SOL) */
+                stakeLamports?: number;
+                /** @description lamports per whole ORE (default: the production cost) */
+                orePriceLamports?: number;
+                /** @description how many best squares to list */
+                k?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every square's expected value for the stake */
+            200: {
+                headers: {
+                    "RateLimit-Limit"?: number;
+                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveEv"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    streamLive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Statistics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Stats"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listRounds: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rounds */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoundList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getRound: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Round */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoundWithNeighbours"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description round_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getGrid: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Square index 0..24 (5*row + column, 0 = top-left) */
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Square */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Grid"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    dumpRounds: {
+        parameters: {
+            query?: {
+                /** @description Inclusive; default the first stored round */
+                from?: number;
+                /** @description Inclusive; default the latest round */
+                to?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page, or with `Accept application/x-ndjson` the whole range, one Round per line (NDJSON dumps at most DUMPS_PER_KEY (1) per key and DUMPS_PER_ADDRESS (2) per address, 429 too_many_dumps / too_many_dumps_from_address; every dump slot of the replica busy, 503 dumps_busy; a client that reads less than 64 KiB/s over 30 s, or nothing, is disconnected, and a dump still running after 15 minutes is ended; resume with from set to the id after the last complete line) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DumpPage"];
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOpenApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenAPI 3.1 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getPricing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pricing */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pricing"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    completeSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscribeCompleteRequest"];
+            };
+        };
+        responses: {
+            /** @description Issued key (the plaintext key is shown only here) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description signature_required (an unsigned PUT for a nonce started with requireSignature, or for an owner holding a working key; nothing consumed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description nonce_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description nonce_consumed | tx_already_used | payment_not_confirmed (Retry-After) | reclaim_used | signature_used */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description nonce_expired | reclaim_expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payment_invalid | signature_invalid | signature_wrong_domain | signature_expired */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description chain_unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    startSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscribeStartRequest"];
+            };
+        };
+        responses: {
+            /** @description Subscription start */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionStart"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    completeReissue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReissueCompleteRequest"];
+            };
+        };
+        responses: {
+            /** @description Issued key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description nonce_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description nonce_consumed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description nonce_expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description signature_invalid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    startReissue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReissueStartRequest"];
+            };
+        };
+        responses: {
+            /** @description Reissue start */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReissueStart"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description subscription_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Cursor: only events with a greater id (default 0) */
+                since?: number;
+                limit?: number;
+                /** @description Only events of this kind, and the `withdrawn` corrections of events of this kind */
+                kind?: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak" | "motherlode" | "withdrawn";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events (ids increase in commit order and have no holes) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                since?: number;
+                /** @description Only events of this kind, and the `withdrawn` corrections of events of this kind */
+                kind?: "drought_broken" | "big_round" | "tier" | "milestone" | "subscription" | "streak" | "motherlode" | "withdrawn";
+            };
+            header?: {
+                "Last-Event-ID"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listStrategies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Strategies */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StrategyList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    createStrategy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StrategyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StrategyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description strategy_limit_reached: the owner already holds 100 strategies */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: bodies are limited to 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    getStrategy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Strategy id (stg_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Strategy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StrategyDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description strategy_not_found: no strategy of the caller has this id (another owner's strategy answers the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    deleteStrategy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Strategy id (stg_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StrategyDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description strategy_not_found: no strategy of the caller has this id (another owner's strategy answers the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    updateStrategy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Strategy id (stg_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StrategyUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description Strategy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StrategyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description strategy_not_found: no strategy of the caller has this id (another owner's strategy answers the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    restoreStrategy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Strategy id (stg_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The restored strategy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StrategyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description strategy_not_found: the caller has no deleted strategy of this id (never deleted, already purged, or another owner's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description strategy_limit_reached: the owner already holds 100 strategies */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    getForwardStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Strategy id (stg_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Forward stats */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForwardStats"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description strategy_not_found: no strategy of the caller has this id (another owner's strategy answers the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    runBacktest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BacktestRequest"];
+            };
+        };
+        responses: {
+            /** @description Backtest result */
+            200: {
+                headers: {
+                    "RateLimit-Limit"?: number;
+                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BacktestResponse"];
+                };
+            };
+            /** @description invalid_request: malformed body, an invalid DSL (each problem in `errors` with its JSON path under /dsl), fromRoundId > toRoundId, an explicit window of more than 200,000 stored rounds, or a window with no stored round */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description payload_too_large: request bodies are limited to 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description service_unavailable (Retry-After): no lab-backtest replica answered, or every worker is busy */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description timeout: the computation did not complete within the gateway deadline (LAB_TIMEOUT_MS, default 30 s) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    runAnalytics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnalyticsRequest"];
+            };
+        };
+        responses: {
+            /** @description Analytics */
+            200: {
+                headers: {
+                    "RateLimit-Limit"?: number;
+                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Reset"?: number;
+                    /** @description hit: served from the analytics cache; miss: computed for this request */
+                    "X-Cache"?: "hit" | "miss";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsResponse"];
+                };
+            };
+            /** @description invalid_request: malformed body or an invalid DSL (each problem in `errors` with its JSON path under /dsl), or no stored round to analyse */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description payload_too_large: request bodies are limited to 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description service_unavailable (Retry-After): no lab-backtest replica answered, or every worker is busy */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description timeout: the computation did not complete within the gateway deadline (LAB_TIMEOUT_MS, default 30 s) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLeaderboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Leaderboard */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leaderboard"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    getLeaderboardEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Strategy id (stg_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Entry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderboardDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description strategy_not_found: the strategy is not on the leaderboard */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    getDashboardConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardConfig"];
+                };
+            };
+            403: components["responses"]["OriginMismatch"];
+        };
+    };
+    startSessionChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionChallengeRequest"];
+            };
+        };
+        responses: {
+            /** @description The message to sign */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionChallenge"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["OriginMismatch"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionInfo"];
+                };
+            };
+            401: components["responses"]["SessionRequired"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["OriginMismatch"];
+            429: components["responses"]["RateLimited"];
+            /** @description session_check_unavailable: whether the session was signed out cannot be checked now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionStartRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in */
+            201: {
+                headers: {
+                    /** @description the session cookie */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionInfo"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description missing_api_key | invalid_api_key | invalid_signature (a bad, foreign, altered, expired or already used sign-in message) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["OriginMismatch"];
+            /** @description no_subscription: the wallet has no active API key (subscribe first) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            204: {
+                headers: {
+                    /** @description the cleared session cookie */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: components["responses"]["OriginMismatch"];
+            429: components["responses"]["RateLimited"];
+            /** @description sign_out_incomplete: the sign-out could not be recorded; `detail` says until when a copy of the cookie still works (signing in and out again ends it) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+}

@@ -9,7 +9,8 @@ import { existsSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { AuthError, ForbiddenError, InputError, NotFoundError, UnavailableError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { DashboardConfig, SessionChallenge, SessionInfo } from '@gridlab/contracts';
+import express from 'express';
 import type { Authenticator, Caller } from '../app/authenticate';
 import type { SiwsNonces, WalletKeys } from '../app/ports';
 import type { SessionGuard } from '../app/session-guard';
@@ -123,8 +124,7 @@ export class Dashboard {
    */
   async admit(req: IncomingMessage): Promise<void> {
     this.checkOrigin(req);
-    const session = await this.session(req);
-    sessions.set(req, session);
+    admitSession(req, await this.session(req));
     req.url = `/api/v1${(req.url ?? '').slice(DASHBOARD_API.length)}`;
   }
 
@@ -133,94 +133,95 @@ export class Dashboard {
     return this.deps.authenticator.authenticateKeyHash(Buffer.from(session.keyHash, 'hex'), this.deps.clientAddress(req), cost);
   }
 
-  /** The session routes: challenge, sign in, who am I, sign out. */
-  routes(byAddress: RequestHandler): express.Router {
-    const router = express.Router();
-    const origin = (req: Request, _res: Response, next: NextFunction): void => {
-      this.checkOrigin(req);
-      next();
+  /** The page's settings: where a wallet payment is sent, and the origin its signed messages name. */
+  config(): DashboardConfig {
+    return { rpcUrl: this.deps.publicRpcUrl === '' ? null : this.deps.publicRpcUrl, publicOrigin: this.deps.publicOrigin };
+  }
+
+  /** A Sign-In With Solana message for the wallet in `body`, naming this site. */
+  challenge(body: unknown): SessionChallenge {
+    const wallet = walletOf(body);
+    const nowMs = this.now();
+    const message = siwsMessage(this.deps.keys.siws, { domain: this.siteDomain, uri: this.origins[0]!, wallet, issuedAtMs: nowMs, expiresAtMs: nowMs + CHALLENGE_TTL_MS });
+    return { message, expiresAt: new Date(nowMs + CHALLENGE_TTL_MS).toISOString() };
+  }
+
+  /** Signs in with `{ apiKey }` or `{ wallet, message, signatureBase64 }`: the session's cookie and what it shows. */
+  async signIn(body: unknown, req: IncomingMessage): Promise<{ cookie: string; info: SessionInfo }> {
+    const fields = (body ?? {}) as Record<string, unknown>;
+    const address = this.deps.clientAddress(req);
+    let started: { caller: Caller; via: Session['via']; wallet?: string };
+    if (typeof fields['apiKey'] === 'string') {
+      started = { caller: await this.deps.authenticator.authenticate(`Bearer ${fields['apiKey']}`, address), via: 'key' };
+    } else if (fields['wallet'] !== undefined) {
+      const wallet = walletOf(fields);
+      const message = stringField(fields, 'message');
+      const signatureBase64 = stringField(fields, 'signatureBase64');
+      const verdict = verifySiws(this.deps.keys.siws, { message, signatureBase64, wallet, domain: this.siteDomain, nowMs: this.now() });
+      if (!verdict.ok) throw new AuthError('invalid_signature', verdict.reason);
+      const key = await this.deps.wallets.activeKeyOf(wallet);
+      if (key === null) throw new NotFoundError('no_subscription', 'this wallet has no active API key: subscribe first');
+      // A signed message signs in once (a copy of it, seen in transit or in a log, is worthless).
+      if (!(await this.deps.siwsNonces.consume(verdict.nonce, verdict.expiresAtMs))) {
+        throw new AuthError('invalid_signature', 'this sign-in message was used already; ask for a new one');
+      }
+      started = { caller: await this.deps.authenticator.authenticateKeyHash(key.keyHash, address), via: 'wallet', wallet };
+    } else {
+      throw new InputError('send { apiKey } or { wallet, message, signatureBase64 }', {
+        errors: [{ path: '/apiKey', message: 'is required unless signing in with a wallet' }],
+      });
+    }
+    const epoch = await this.deps.sessions.epochOf(started.caller.subscriberId);
+    const nowMs = this.now();
+    const expiresAtMs = Math.min(nowMs + this.deps.sessionTtlMs, started.caller.paidUntilMs);
+    const session: Session = {
+      sid: newSessionId(),
+      keyHash: started.caller.keyHash.toString('hex'),
+      subscriberId: started.caller.subscriberId,
+      epoch,
+      via: started.via,
+      ...(started.wallet === undefined ? {} : { wallet: started.wallet }),
+      expiresAtMs,
     };
-    // What the page needs to know besides the API: where a wallet payment is sent.
-    router.get(CONFIG_PATH, origin, (_req, res) => {
-      res.set('Cache-Control', 'no-cache').json({ rpcUrl: this.deps.publicRpcUrl === '' ? null : this.deps.publicRpcUrl, publicOrigin: this.deps.publicOrigin });
-    });
-    router.post(`${SESSION_PATH}/challenge`, origin, byAddress, (req, res) => {
-      const wallet = walletOf(req.body);
-      const nowMs = this.now();
-      const message = siwsMessage(this.deps.keys.siws, { domain: this.siteDomain, uri: this.origins[0]!, wallet, issuedAtMs: nowMs, expiresAtMs: nowMs + CHALLENGE_TTL_MS });
-      res.set('Cache-Control', 'no-store').json({ message, expiresAt: new Date(nowMs + CHALLENGE_TTL_MS).toISOString() });
-    });
-    router.post(SESSION_PATH, origin, byAddress, async (req, res) => {
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const address = this.deps.clientAddress(req);
-      let started: { caller: Caller; via: Session['via']; wallet?: string };
-      if (typeof body['apiKey'] === 'string') {
-        started = { caller: await this.deps.authenticator.authenticate(`Bearer ${body['apiKey']}`, address), via: 'key' };
-      } else if (body['wallet'] !== undefined) {
-        const wallet = walletOf(body);
-        const message = stringField(body, 'message');
-        const signatureBase64 = stringField(body, 'signatureBase64');
-        const verdict = verifySiws(this.deps.keys.siws, { message, signatureBase64, wallet, domain: this.siteDomain, nowMs: this.now() });
-        if (!verdict.ok) throw new AuthError('invalid_signature', verdict.reason);
-        const key = await this.deps.wallets.activeKeyOf(wallet);
-        if (key === null) throw new NotFoundError('no_subscription', 'this wallet has no active API key: subscribe first');
-        // A signed message signs in once (a copy of it, seen in transit or in a log, is worthless).
-        if (!(await this.deps.siwsNonces.consume(verdict.nonce, verdict.expiresAtMs))) {
-          throw new AuthError('invalid_signature', 'this sign-in message was used already; ask for a new one');
-        }
-        started = { caller: await this.deps.authenticator.authenticateKeyHash(key.keyHash, address), via: 'wallet', wallet };
-      } else {
-        throw new InputError('send { apiKey } or { wallet, message, signatureBase64 }', {
-          errors: [{ path: '/apiKey', message: 'is required unless signing in with a wallet' }],
-        });
-      }
-      const epoch = await this.deps.sessions.epochOf(started.caller.subscriberId);
-      const nowMs = this.now();
-      const expiresAtMs = Math.min(nowMs + this.deps.sessionTtlMs, started.caller.paidUntilMs);
-      const session: Session = {
-        sid: newSessionId(),
-        keyHash: started.caller.keyHash.toString('hex'),
-        subscriberId: started.caller.subscriberId,
-        epoch,
-        via: started.via,
-        ...(started.wallet === undefined ? {} : { wallet: started.wallet }),
-        expiresAtMs,
-      };
-      res.set('Set-Cookie', sessionCookie(this.cookie, signSession(this.deps.keys, session), Math.max(1, Math.floor((expiresAtMs - nowMs) / 1000))));
-      this.deps.logger.info('dashboard session started', { via: session.via, subscriberId: started.caller.subscriberId });
-      res.status(201).set('Cache-Control', 'no-store').json(view(session, started.caller));
-    });
-    router.get(SESSION_PATH, origin, async (req, res) => {
-      const session = await this.session(req);
-      const caller = await this.authorize(session, req);
-      res.set('Cache-Control', 'no-store').json(view(session, caller));
-    });
-    // Sign-out: the browser forgets the cookie whatever happens next; 204 only once billing
-    // has raised the subscriber's session epoch (every copy of the cookie, on every replica,
-    // is then refused), else a 503 that says the session still works elsewhere.
-    router.delete(SESSION_PATH, origin, byAddress, async (req, res) => {
-      res.set({ 'Set-Cookie': clearedCookie(this.cookie), 'Cache-Control': 'no-store' });
-      const token = cookieValue(header(req, 'cookie'), this.cookie.name);
-      const session = token === undefined ? null : verifySession(this.deps.keys, token, this.now());
-      if (session !== null) {
-        try {
-          await this.deps.sessions.signOut(session);
-        } catch (error) {
-          this.deps.logger.warn('sign-out not recorded: the session stays usable until it expires', { err: error, subscriberId: session.subscriberId });
-          throw new UnavailableError(
-            `this browser has forgotten the session, but the server could not end it: a copy of its cookie works until ${new Date(session.expiresAtMs).toISOString()}. Sign in and sign out again to end it`,
-            { code: 'sign_out_incomplete', retryAfterSeconds: 5, cause: error },
-          );
-        }
-        this.deps.logger.info('dashboard session signed out', { subscriberId: session.subscriberId });
-      }
-      res.status(204).end();
-    });
-    return router;
+    this.deps.logger.info('dashboard session started', { via: session.via, subscriberId: started.caller.subscriberId });
+    const cookie = sessionCookie(this.cookie, signSession(this.deps.keys, session), Math.max(1, Math.floor((expiresAtMs - nowMs) / 1000)));
+    return { cookie, info: sessionInfo(session, started.caller) };
+  }
+
+  /** The Set-Cookie value that makes the browser forget its session. */
+  clearedCookie(): string {
+    return clearedCookie(this.cookie);
+  }
+
+  /**
+   * Sign-out: resolves only once billing has raised the subscriber's session epoch (every
+   * copy of the cookie, on every replica, is then refused), else a 503 that says until
+   * when the session still works elsewhere. A session already over asks billing nothing.
+   */
+  async signOut(req: IncomingMessage): Promise<void> {
+    const token = cookieValue(header(req, 'cookie'), this.cookie.name);
+    const session = token === undefined ? null : verifySession(this.deps.keys, token, this.now());
+    if (session === null) return;
+    try {
+      await this.deps.sessions.signOut(session);
+    } catch (error) {
+      this.deps.logger.warn('sign-out not recorded: the session stays usable until it expires', { err: error, subscriberId: session.subscriberId });
+      throw new UnavailableError(
+        `this browser has forgotten the session, but the server could not end it: a copy of its cookie works until ${new Date(session.expiresAtMs).toISOString()}. Sign in and sign out again to end it`,
+        { code: 'sign_out_incomplete', retryAfterSeconds: 5, cause: error },
+      );
+    }
+    this.deps.logger.info('dashboard session signed out', { subscriberId: session.subscriberId });
   }
 }
 
-function view(session: Session, caller: Caller) {
+/** A request admitted with a session (it then acts for the session's key). */
+export function admitSession(req: IncomingMessage, session: Session): void {
+  sessions.set(req, session);
+}
+
+/** What the page is told of a session (never the key). */
+export function sessionInfo(session: Session, caller: Caller): SessionInfo {
   return {
     via: session.via,
     wallet: session.wallet ?? null,

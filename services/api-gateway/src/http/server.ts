@@ -1,113 +1,54 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { API_OPERATIONS } from '@gridlab/contracts';
 import { problem } from './problem';
-import { gzipSync } from 'node:zlib';
 import type { Express } from 'express';
-import type { Caller } from '../app/authenticate';
-import { addRateLimitHeaders, admitStream, authorize, authorizeNow, liveUnavailable, rateLimitHeaders, sendError, type AppDeps } from './app';
+import { sendError, type AppDeps } from './app';
 import { requestId } from './request-id';
-import { streamParams } from './event-params';
 import type { EventStream } from './event-stream';
 import type { SnapshotStream } from './sse';
 import { isDashboardPath, isOpenDashboardPath } from './dashboard';
+import { RAW_OPERATIONS, rawHandlers, type RawHandlers } from './operations';
 
-function isPath(url: string, path: string): boolean {
-  return url === path || url.startsWith(`${path}?`);
+interface RawRoute {
+  readonly method: string;
+  readonly path: string;
+  /** `path?`: the path with a query. */
+  readonly withQuery: string;
+  readonly handle: RawHandlers[keyof RawHandlers];
 }
 
-const LIVE_PATH = '/api/v1/live';
-const STREAM_PATH = '/api/v1/stream';
-const EVENTS_STREAM_PATH = '/api/v1/events/stream';
-/** Responses over 1 KiB honour Accept-Encoding: gzip (SPEC 2). */
-const GZIP_MIN_BYTES = 1024;
+/** The raw operations' method and path, from the table, in its order (GET /live first). */
+function rawRoutes(handlers: RawHandlers): readonly RawRoute[] {
+  return API_OPERATIONS.flatMap((op) => {
+    const id = RAW_OPERATIONS.find((raw) => raw === op.operationId);
+    return id === undefined ? [] : [{ method: op.method.toUpperCase(), path: op.path, withQuery: `${op.path}?`, handle: handlers[id] }];
+  });
+}
 
 /**
  * The gateway's HTTP server. GET /live — polled every second or two by every client —
- * is answered here from the cached bytes with only what it needs (request id, auth,
- * rate limit, optional gzip); everything else goes to the Express app.
+ * and the SSE streams are answered here (./operations/live.ts); everything else goes to
+ * the Express app.
  */
 export function createGatewayServer(app: Express, deps: AppDeps, stream: SnapshotStream, events: EventStream): Server {
-  let gzipFor: { seq: number; stale: boolean; bytes: Buffer } | null = null;
-  const gzipped = (seq: number, stale: boolean, bytes: Buffer): Buffer => {
-    if (gzipFor?.seq !== seq || gzipFor.stale !== stale) gzipFor = { seq, stale, bytes: gzipSync(bytes) };
-    return gzipFor.bytes;
-  };
+  const routes = rawRoutes(rawHandlers(deps, stream, events));
 
-  const live = (req: IncomingMessage, res: ServerResponse, id: string): void => {
-    // A leased key is answered in this turn, with no promise; otherwise after the lookup.
-    const caller = authorizeNow(deps, req);
-    if (caller === undefined) {
-      authorize(deps, req).then((c) => answerLive(req, res, id, c)).catch(fail(res, id));
-      return;
+  const dispatch = (req: IncomingMessage, res: ServerResponse, id: string): void => {
+    const url = req.url ?? '/';
+    for (const route of routes) {
+      if (req.method === route.method && (url === route.path || url.startsWith(route.withQuery))) {
+        route.handle(req, res, id);
+        return;
+      }
     }
-    try {
-      answerLive(req, res, id, caller);
-    } catch (error) {
-      fail(res, id)(error);
-    }
-  };
-
-  const answerLive = (req: IncomingMessage, res: ServerResponse, id: string, caller: Caller): void => {
-    const view = deps.live.view();
-    if (view === null) throw liveUnavailable();
-    const headers: Record<string, string | number> = {
-      'Content-Type': 'application/json; charset=utf-8',
-      'Cache-Control': 'no-store',
-      Vary: 'Accept-Encoding',
-      // Seconds since the indexer built the snapshot; the body says `stale: true` past the threshold.
-      Age: view.ageSeconds,
-      'X-Request-Id': id,
-    };
-    addRateLimitHeaders(headers, caller.decision);
-    let body = view.body;
-    if (body.length > GZIP_MIN_BYTES && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
-      body = gzipped(view.held.seq, view.stale, view.body);
-      headers['Content-Encoding'] = 'gzip';
-    }
-    headers['Content-Length'] = body.length;
-    res.writeHead(200, headers);
-    res.end(body);
-  };
-
-  const subscribe = async (req: IncomingMessage, res: ServerResponse, id: string): Promise<void> => {
-    // A stream costs one token, at connect.
-    const caller = await authorize(deps, req);
-    admitStream(deps.streams, caller, req, res);
-    stream.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) });
-  };
-
-  const followEvents = async (req: IncomingMessage, res: ServerResponse, id: string): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://gateway');
-    // Parameters first: a bad request costs no token.
-    const lastEventId = req.headers['last-event-id'];
-    const { since, kind } = streamParams(url.searchParams, Array.isArray(lastEventId) ? lastEventId[0] : lastEventId);
-    const caller = await authorize(deps, req);
-    admitStream(deps.streams, caller, req, res);
-    await events.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) }, since, kind);
+    res.setHeader('X-Request-Id', id);
+    app(req, res);
   };
 
   const fail = (res: ServerResponse, id: string) => (error: unknown) => {
     res.setHeader('X-Request-Id', id);
     sendError(res, error, deps.logger, id);
-  };
-
-  const dispatch = (req: IncomingMessage, res: ServerResponse, id: string): void => {
-    const url = req.url ?? '/';
-    // The hot path sets its headers in one writeHead call.
-    if (req.method === 'GET' && isPath(url, LIVE_PATH)) {
-      live(req, res, id);
-      return;
-    }
-    res.setHeader('X-Request-Id', id);
-    if (req.method === 'GET' && isPath(url, EVENTS_STREAM_PATH)) {
-      followEvents(req, res, id).catch(fail(res, id));
-      return;
-    }
-    if (req.method === 'GET' && isPath(url, STREAM_PATH)) {
-      subscribe(req, res, id).catch(fail(res, id));
-      return;
-    }
-    app(req, res);
   };
 
   const server = createServer((req, res) => {

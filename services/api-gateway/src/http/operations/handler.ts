@@ -1,0 +1,33 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Api, OperationId, ParamValues } from '@gridlab/contracts';
+import type { Request, Response } from 'express';
+import type { Caller } from '../../app/authenticate';
+import type { AppDeps } from '../app';
+
+/**
+ * The operations the raw server answers before Express (server.ts): GET /live, polled
+ * every second or two by every client, and the two SSE streams.
+ */
+export const RAW_OPERATIONS = ['getLive', 'streamLive', 'streamEvents'] as const;
+export type RawOperationId = (typeof RAW_OPERATIONS)[number];
+export type RoutedOperationId = Exclude<OperationId, RawOperationId>;
+
+/** What a handler is given: the request, its checked parameters and, unless the operation is public, its caller. */
+interface Ctx<Id extends OperationId> {
+  readonly req: Request;
+  readonly res: Response;
+  readonly params: ParamValues<Api[Id]>;
+  readonly caller: Api[Id]['access'] extends 'public' ? undefined : Caller;
+  readonly deps: AppDeps;
+  readonly requestId: string;
+}
+
+/** One operation's handler, bound to it by its operationId. */
+type Handler<Id extends OperationId> = (ctx: Ctx<Id>) => void | Promise<void>;
+
+/** The handlers of a group of operations. */
+export type Handlers<Ids extends RoutedOperationId> = { readonly [K in Ids]: Handler<K> };
+
+/** A raw operation's handler: the node request and response, and the request id. */
+type RawHandler = (req: IncomingMessage, res: ServerResponse, requestId: string) => void;
+export type RawHandlers = { readonly [K in RawOperationId]: RawHandler };
