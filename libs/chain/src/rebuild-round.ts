@@ -237,7 +237,8 @@ function tallyInstructions(transactions: readonly OreTransaction[], roundAddress
         t.apply(d.authority, d.args.squares, d.args.amount);
         continue;
       }
-      const staked = calls === 1 && tx.lamportChanges !== null ? Math.max(0, tx.lamportChanges.get(roundAddress) ?? 0) : null;
+      const gain = d.roundGains[d.rounds.indexOf(roundAddress)] ?? null;
+      const staked = calls === 1 && gain !== null ? Math.max(0, gain) : null;
       // A deploy that moved nothing into the round took no square: it hides nothing.
       if (staked === 0) t.apply(d.authority, 0, 0);
       else t.hide(d.authority, staked === null ? null : staked > 0, staked);

@@ -88,6 +88,12 @@ interface DeployCall {
    * order the call used (see DEPLOY_ROUND_POSITIONS); not every account the call names.
    */
   readonly rounds: readonly string[];
+  /**
+   * Lamports each of `rounds` gained in the transaction (by position), or null when the
+   * node gave no balances: what the deploys to it staked (nothing else pays a round before
+   * its reset).
+   */
+  readonly roundGains: readonly (number | null)[];
 }
 
 /** An account a transaction created through the system program. */
@@ -125,8 +131,6 @@ export interface OreTransaction {
   /** The randomness `reset` logged (`var value:`) in the ORE program's own invocation, if any. */
   readonly varValue: Uint8Array | null;
   readonly created: readonly CreatedAccount[];
-  /** Lamports each account gained (+) or lost (-) in the transaction, where that changed; null when the node gave no balances. */
-  readonly lamportChanges: ReadonlyMap<string, number> | null;
   /** Instructions and events that did not decode: skipped, the rest of the transaction read. */
   readonly skipped: readonly Skipped[];
 }
@@ -176,15 +180,15 @@ export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransac
   const slot = tx.slot;
   const blockTime = typeof tx.blockTime === 'number' ? tx.blockTime : null;
   if (meta === null || meta === undefined || (meta.err !== null && meta.err !== undefined)) {
-    return { signature, slot, blockTime, failed: true, events: [], deploys: [], varValue: null, created: [], lamportChanges: null, skipped: [] };
+    return { signature, slot, blockTime, failed: true, events: [], deploys: [], varValue: null, created: [], skipped: [] };
   }
   const writable = meta.loadedAddresses?.writable ?? [];
   const readOnly = meta.loadedAddresses?.readonly ?? [];
   const own = message.accountKeys.some((k) => typeof k !== 'string') ? message.accountKeys.map((k) => (typeof k === 'string' ? k : k?.pubkey)) : message.accountKeys;
   // A legacy transaction loads no addresses: its own keys are all of them, no copy needed.
   const keys = (writable.length === 0 && readOnly.length === 0 ? own : [...own, ...writable, ...readOnly]) as readonly unknown[];
-  const lamportChanges = changesOf(keys, meta.preBalances, meta.postBalances);
-  const read = new Reader(keys, ids, signature, lamportChanges);
+  const balances = isList(meta.preBalances) && isList(meta.postBalances) ? { pre: meta.preBalances, post: meta.postBalances } : null;
+  const read = new Reader(keys, ids, signature, balances);
   const groups = meta.innerInstructions ?? [];
   // Inner instructions run inside the top-level instruction they follow: keep that order.
   const innerByIndex = new Map<number, readonly (InstructionJson | ParsedInstructionJson)[]>();
@@ -204,7 +208,6 @@ export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransac
     deploys: read.deploys,
     varValue: varValueFromLogs(meta.logMessages, ids.programId),
     created: read.created,
-    lamportChanges,
     skipped: read.skipped,
   };
 }
@@ -228,7 +231,8 @@ class Reader {
     private readonly keys: readonly unknown[],
     private readonly ids: OreIds,
     private readonly signature: string,
-    private readonly lamportChanges: ReadonlyMap<string, number> | null,
+    /** Every account's lamports before and after, in account-key order; null when the node gave none. */
+    private readonly balances: { readonly pre: readonly number[]; readonly post: readonly number[] } | null,
   ) {}
 
   visit(ix: InstructionJson | ParsedInstructionJson, inner: boolean): void {
@@ -261,8 +265,8 @@ class Reader {
     if (args !== null && accounts.length >= 2) {
       const rounds: string[] = [];
       for (const at of DEPLOY_ROUND_POSITIONS) if (at < accounts.length) rounds.push(accounts[at]!);
-      const automated = accounts[0] !== accounts[1] || (accounts.length > 2 && (this.lamportChanges?.get(accounts[2]!) ?? 0) < 0);
-      this.deploys.push({ authority: accounts[1]!, args, rounds, automated });
+      const automated = accounts[0] !== accounts[1] || (accounts.length > 2 && (this.gain(accounts[2]!) ?? 0) < 0);
+      this.deploys.push({ authority: accounts[1]!, args, rounds, roundGains: rounds.map((r) => this.gain(r)), automated });
     }
   }
 
@@ -308,23 +312,18 @@ class Reader {
     return { program, accounts, data: compiled.data, parsed: undefined };
   }
 
+  /** Lamports `address` gained (negative: lost) in the transaction; null without balances. Deploys only: a linear search of the keys. */
+  private gain(address: string): number | null {
+    if (this.balances === null) return null;
+    const i = this.keys.indexOf(address);
+    const before = this.balances.pre[i];
+    const after = this.balances.post[i];
+    return typeof before === 'number' && typeof after === 'number' ? after - before : 0;
+  }
+
   private skip(reason: SkipReason, detail: string): void {
     this.skipped.push({ reason, detail: `transaction ${this.signature}: ${detail}` });
   }
-}
-
-/** Each account's change of balance in the transaction (only those that changed); null when the node gave no balances. */
-function changesOf(keys: readonly unknown[], pre: readonly number[] | null | undefined, post: readonly number[] | null | undefined): ReadonlyMap<string, number> | null {
-  if (!isList(pre) || !isList(post)) return null;
-  const changes = new Map<string, number>();
-  const n = Math.min(keys.length, pre.length, post.length);
-  for (let i = 0; i < n; i++) {
-    const k = keys[i];
-    const before = pre[i];
-    const after = post[i];
-    if (typeof k === 'string' && typeof before === 'number' && typeof after === 'number' && after !== before) changes.set(k, after - before);
-  }
-  return changes;
 }
 
 function messageOf(error: unknown): string {
