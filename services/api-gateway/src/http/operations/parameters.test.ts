@@ -25,6 +25,8 @@ describe("an operation's parameters, checked against the table", () => {
       [{ since: '1e3' }, '/query/since'],
       [{ since: '0x10' }, '/query/since'],
       [{ since: ' 7' }, '/query/since'],
+      [{ since: '007' }, '/query/since'],
+      [{ since: '-0' }, '/query/since'],
       [{ since: '9007199254740993' }, '/query/since'],
       [{ limit: '0' }, '/query/limit'],
       [{ limit: '1001' }, '/query/limit'],

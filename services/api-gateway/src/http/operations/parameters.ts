@@ -5,11 +5,12 @@ import Ajv, { type ErrorObject } from 'ajv';
 
 // Path, query and header parameters checked against the operation table's schemas: ajv
 // compiles each operation's once, at start, and fills in the defaults. A request's values
-// are strings; an integer parameter takes a plain decimal (`/^-?\d{1,16}$/`, no `1e3`,
-// `0x10` or blanks, which ajv's own coercion would accept) and anything else fails its type.
+// are strings; an integer parameter takes a decimal in its one written form (no leading
+// zero, no `-0`, no `1e3`, `0x10` or blanks, which ajv's own coercion would accept), so one
+// value has one URL, and anything else fails its type.
 
 const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true });
-const INTEGER_RE = /^-?\d{1,16}$/;
+const INTEGER_RE = /^(?:0|-?[1-9]\d{0,15})$/;
 const LOCATIONS = ['path', 'query', 'header'] as const;
 type Location = (typeof LOCATIONS)[number];
 
