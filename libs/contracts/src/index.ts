@@ -46,6 +46,8 @@ export {
   COMMANDS,
   EVENTS,
   COMMAND_REPLY,
+  commandsServedBy,
+  commandValidators,
   message,
   type BusMessage,
   type CommandName,
@@ -55,6 +57,7 @@ export {
   type ReplyHeader,
   type RequestOf,
   type ResultOf,
+  type ServedBy,
   type Service,
 } from './bus';
 

@@ -29,9 +29,9 @@ export interface ReplyHeader {
 }
 
 /** One request/reply command: the caller sends `request`, one replica of `server` answers a CommandReply whose result is `reply`. */
-export interface CommandSpec<Req extends TSchema = TSchema, Res extends TSchema = TSchema> {
+export interface CommandSpec<Req extends TSchema = TSchema, Res extends TSchema = TSchema, Srv extends Service = Service> {
   /** Who answers (in queue group `queue`: one replica answers each request). */
-  readonly server: Service;
+  readonly server: Srv;
   readonly queue: keyof NatsNames['queues'];
   /** Who sends it, and when if that is worth saying (`on sign-out`). */
   readonly callers: readonly Service[];
@@ -58,7 +58,7 @@ export interface EventSpec<P extends TSchema = TSchema> {
 }
 
 /** A command as declared (the identity: it checks the shape and keeps the literal types). */
-export function command<Req extends TSchema, Res extends TSchema>(spec: CommandSpec<Req, Res>): CommandSpec<Req, Res> {
+export function command<Req extends TSchema, Res extends TSchema, const Srv extends Service>(spec: CommandSpec<Req, Res, Srv>): CommandSpec<Req, Res, Srv> {
   return spec;
 }
 
@@ -68,6 +68,6 @@ export function event<P extends TSchema>(spec: EventSpec<P>): EventSpec<P> {
 }
 
 /** The request type of a declared command. */
-export type RequestOf<C> = C extends CommandSpec<infer Req, TSchema> ? Static<Req> : never;
+export type RequestOf<C> = C extends { readonly request: BusMessage<infer Req> } ? Static<Req> : never;
 /** The result type of a declared command. */
-export type ResultOf<C> = C extends CommandSpec<TSchema, infer Res> ? Static<Res> : never;
+export type ResultOf<C> = C extends { readonly reply: BusMessage<infer Res> } ? Static<Res> : never;

@@ -3,7 +3,8 @@ import * as lab from '../lab';
 import type { NatsNames } from '../names';
 import * as rounds from '../schemas';
 import * as strategies from '../strategies';
-import { command, event, message, type CommandSpec, type EventSpec } from './declaration';
+import { validatorOf, type Validator } from '../validate';
+import { command, event, message, type CommandSpec, type EventSpec, type RequestOf, type ResultOf, type Service } from './declaration';
 
 export { message, type BusMessage, type CommandSpec, type EventSpec, type ReplyHeader, type RequestOf, type ResultOf, type Service } from './declaration';
 
@@ -245,3 +246,24 @@ export const EVENTS = {
 
 export type Commands = typeof COMMANDS;
 export type CommandName = keyof Commands;
+
+/** The commands `service` answers, as the table declares them. */
+export function commandsServedBy(service: Service): CommandName[] {
+  return (Object.keys(COMMANDS) as CommandName[]).filter((name) => COMMANDS[name].server === service);
+}
+
+/** The commands a service answers, by name (what its handler table must list, no more, no less). */
+export type ServedBy<S extends Service> = { [K in CommandName]: Commands[K]['server'] extends S ? K : never }[CommandName];
+
+const validators = new Map<CommandName, { request: Validator<unknown>; result: Validator<unknown> }>();
+
+/** The checks of a declared command's request and result: the contracts' own `validate<Name>` of each. */
+export function commandValidators<K extends CommandName>(name: K): { readonly request: Validator<RequestOf<Commands[K]>>; readonly result: Validator<ResultOf<Commands[K]>> } {
+  let pair = validators.get(name);
+  if (pair === undefined) {
+    const spec: CommandSpec = COMMANDS[name];
+    pair = { request: validatorOf(spec.request.schema, spec.request.schema.$id!), result: validatorOf(spec.reply.schema, spec.reply.schema.$id!) };
+    validators.set(name, pair);
+  }
+  return pair as { request: Validator<RequestOf<Commands[K]>>; result: Validator<ResultOf<Commands[K]>> };
+}
