@@ -53,7 +53,7 @@ export interface EventSpec<P extends TSchema = TSchema> {
   readonly description: string;
   /** Who publishes it and when (the send operation's summary). */
   readonly publisher: { readonly service: Service; readonly summary: string };
-  /** Receivers the document names (a receive operation each). */
+  /** Who subscribes to it on core NATS (a receive operation each); durable consumers read it through JetStream instead. */
   readonly receivers?: readonly { readonly service: Service; readonly summary: string }[];
 }
 

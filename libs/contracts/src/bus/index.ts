@@ -191,6 +191,7 @@ export const EVENTS = {
     stream: 'rounds',
     description: 'JetStream stream ROUNDS; Nats-Msg-Id = round id; duplicate window 15 minutes.',
     publisher: { service: 'indexer', summary: 'publishes each settled round once it is stored' },
+    receivers: [{ service: 'lab-backtest', summary: 'catches its round history up from PostgreSQL when a round beyond it settles (a plain subscription on every replica)' }],
   }),
   roundOpened: event({
     payload: message(rounds.roundOpenedSchema),
@@ -205,6 +206,7 @@ export const EVENTS = {
     ),
     description: 'Core NATS, fire and forget; the latest value is also in KV bucket LIVE, key "snapshot".',
     publisher: { service: 'indexer', summary: 'publishes a snapshot on every board or round account change' },
+    receivers: [{ service: 'api-gateway', summary: 'keeps the latest snapshot for /live and pushes it to /stream clients' }],
   }),
   keyShared: event({
     payload: message(rounds.keySharedSchema),
@@ -241,6 +243,7 @@ export const EVENTS = {
     payload: message(rounds.logEventSchema, 'An event appended to the log: { id, ts, kind, ...fields of the kind }.'),
     description: 'Core NATS, published by the event-log writer after commit, in id order. Readers that see an id jump read the missing ids from PostgreSQL.',
     publisher: { service: 'event-log', summary: 'publishes each appended event (consumed by api-gateway for /events/stream)' },
+    receivers: [{ service: 'api-gateway', summary: 'relays each event to /events/stream clients, reading skipped ids from PostgreSQL' }],
   }),
 } as const satisfies Readonly<Record<keyof NatsNames['subjects'], EventSpec>>;
 
