@@ -13,3 +13,4 @@ export { consumeDurable, type DurableConsumerOptions, type DeliveryOutcome } fro
 export type { JsMsg } from '@nats-io/jetstream';
 export { respondChunked, requestChunked, requestChunkedRaw, replyChunkBytes, type ChunkedReplyOptions, type ChunkedResult, type RawResult } from './chunked';
 export type { Msg, Subscription } from '@nats-io/transport-node';
+export { sendCommand, serveDeclared, type CommandContext, type CommandHandler, type CommandHandlers } from './declared';

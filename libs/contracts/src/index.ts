@@ -42,6 +42,24 @@ export {
   type Published,
   type ResponseHeader,
 } from './api';
+export {
+  COMMANDS,
+  EVENTS,
+  COMMAND_REPLY,
+  commandsServedBy,
+  commandValidators,
+  message,
+  type BusMessage,
+  type CommandName,
+  type CommandSpec,
+  type Commands,
+  type EventSpec,
+  type ReplyHeader,
+  type RequestOf,
+  type ResultOf,
+  type ServedBy,
+  type Service,
+} from './bus';
 
 /** Every named wire shape (a schema with an `$id`): the documents' components, and what `$ref`s resolve to. */
 export const NAMED_SCHEMAS: readonly TSchema[] = [rounds, billing, lab, strategies, http].flatMap((module) =>

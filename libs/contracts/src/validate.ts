@@ -32,10 +32,23 @@ function describe(e: ErrorObject): { path: string; message: string } {
 export function compileValidator<S extends TSchema>(schema: S, what: string): Validator<Static<S>> {
   type T = Static<S>;
   let compiled: ValidateFunction<T> | undefined;
-  return (data) => {
+  const validator: Validator<T> = (data) => {
     const check: ValidateFunction<T> = (compiled ??= (schema.$id !== undefined && ajv.getSchema<T>(schema.$id)) || ajv.compile<T>(schema));
     if (check(data)) return data;
     const errors = (check.errors ?? []).map(describe);
     throw new InputError(`invalid ${what}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
   };
+  if (!first.has(schema)) first.set(schema, validator);
+  return validator;
+}
+
+/** The first validator made of each schema: the one its `validate<Name>` export is. */
+const first = new WeakMap<TSchema, Validator<unknown>>();
+
+/**
+ * The validator of `schema`: the first one made of it (so a table's check of a message
+ * says what that message's own `validate<Name>` says), else a new one that calls it `what`.
+ */
+export function validatorOf<S extends TSchema>(schema: S, what: string): Validator<Static<S>> {
+  return (first.get(schema) as Validator<Static<S>> | undefined) ?? compileValidator(schema, what);
 }

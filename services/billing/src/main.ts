@@ -5,7 +5,7 @@
  * outbox.
  */
 import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA, KeyStore, newNonce } from '@gridlab/billing-store';
-import { encodeMessage, ensureBillingStream, route, serveCommands } from '@gridlab/bus';
+import { encodeMessage, ensureBillingStream, serveDeclared, type CommandHandlers } from '@gridlab/bus';
 import * as contracts from '@gridlab/contracts';
 import { runService, type Platform } from '@gridlab/platform';
 import { redisCheck, repeatEvery } from '@gridlab/runtime';
@@ -87,25 +87,19 @@ function createBilling(platform: Platform, config: ServiceConfig, redis: Redis):
   return { billing, repo, facts, revocations };
 }
 
-/** Billing's NATS commands, each validated both ways by its contract. */
+/** Billing's NATS commands, as the table in @gridlab/contracts declares them (serveDeclared checks each both ways). */
 function serveBillingCommands(platform: Platform, config: ServiceConfig, billing: Billing): void {
   const names = contracts.natsNames(config.NATS_PREFIX);
-  const c = names.commands;
-  const routes = [
-    route({ subject: c.pricing, request: contracts.validatePricingRequest, result: contracts.validatePricing, handle: () => billing.pricing() }),
-    route({ subject: c.subscribeStart, request: contracts.validateSubscribeStartRequest, result: contracts.validateSubscriptionStart, handle: (r) => billing.startSubscription(r) }),
-    route({ subject: c.subscribeComplete, request: contracts.validateSubscribeCompleteRequest, result: contracts.validateIssuedKey, handle: (r) => billing.completeSubscription(r) }),
-    route({ subject: c.reissueStart, request: contracts.validateReissueStartRequest, result: contracts.validateReissueStart, handle: (r) => billing.startReissue(r) }),
-    route({ subject: c.reissueComplete, request: contracts.validateReissueCompleteRequest, result: contracts.validateIssuedKey, handle: (r) => billing.completeReissue(r) }),
-    route({
-      subject: c.keyRevoke,
-      request: contracts.validateKeyRevokeRequest,
-      result: contracts.validateKeyRevokeReply,
-      handle: async (r) => ({ revoked: await billing.revokeKey(Buffer.from(r.keyHash, 'hex'), r.reason) }),
-    }),
-    route({ subject: c.sessionEnd, request: contracts.validateSessionEndRequest, result: contracts.validateSessionEndReply, handle: (r) => billing.endSessions(r) }),
-  ];
-  platform.own('commands', serveCommands(platform.nc, names.queues.billing, routes, platform.logger), (subscriptions) => subscriptions.forEach((s) => s.unsubscribe()));
+  const handlers: CommandHandlers<'billing'> = {
+    pricing: () => billing.pricing(),
+    subscribeStart: (r) => billing.startSubscription(r),
+    subscribeComplete: (r) => billing.completeSubscription(r),
+    reissueStart: (r) => billing.startReissue(r),
+    reissueComplete: (r) => billing.completeReissue(r),
+    keyRevoke: async (r) => ({ revoked: await billing.revokeKey(Buffer.from(r.keyHash, 'hex'), r.reason) }),
+    sessionEnd: (r) => billing.endSessions(r),
+  };
+  platform.own('commands', serveDeclared(platform.nc, names, 'billing', handlers, platform.logger), (subscriptions) => subscriptions.forEach((s) => s.unsubscribe()));
 }
 
 /** Expiries announced, the outbox relayed, expired nonces deleted, each on its timer. */

@@ -6,14 +6,14 @@
  * consumers and a catch-up timer.
  */
 import { randomInt } from 'node:crypto';
-import { ensureRoundsStream, serveCommands } from '@gridlab/bus';
+import { ensureRoundsStream, serveDeclared } from '@gridlab/bus';
 import { natsNames } from '@gridlab/contracts';
 import { ForwardStore, LAB_MIGRATIONS_DIR, LAB_SCHEMA, StrategyStore } from '@gridlab/lab-store';
 import { runService, runSingleWriter, type Platform, type SingleWriterOptions } from '@gridlab/platform';
 import { ContiguousReader, HistoryStore, RoundRepository } from '@gridlab/rounds-store';
 import { repeatEvery, retryUntilDone } from '@gridlab/runtime';
 import { forwardMetrics } from './adapters/metrics';
-import { strategyRoutes } from './adapters/nats/strategy-routes';
+import { strategyHandlers } from './adapters/nats/strategy-handlers';
 import { ForwardWriter } from './app/forward-writer';
 import type { StoredRounds, WriterEvents } from './app/ports';
 import { StrategyCommands } from './app/strategy-commands';
@@ -42,7 +42,7 @@ function serveStrategyCommands(platform: Platform, config: ServiceConfig, record
   const names = natsNames(config.NATS_PREFIX);
   const commands = new StrategyCommands({ records, now: () => new Date(), newId: () => newStrategyId((max) => randomInt(max)) }, config.LAB_MIN_ROUNDS_TO_QUALIFY);
   // Not owned: draining the NATS connection at shutdown lets commands in flight answer.
-  serveCommands(platform.nc, names.queues.labForward, strategyRoutes(names, commands), platform.logger);
+  serveDeclared(platform.nc, names, 'lab-forward', strategyHandlers(commands), platform.logger);
 }
 
 /** Every replica purges (an idempotent delete): deleted strategies past their restore window go for good. */

@@ -3,15 +3,16 @@
  * defined once there (a TypeBox schema: the JSON Schema ajv checks and the TypeScript
  * type), and so is each HTTP operation (the table `API`). The OpenAPI document's paths,
  * tags, security schemes, shared responses and schemas are generated (./openapi.ts); its
- * `info` and `servers` are written by hand. The AsyncAPI document's schemas are generated,
- * its channels, operations and messages written by hand. `$ref`s between schemas become
+ * `info` and `servers` are written by hand. The AsyncAPI document's channels, operations,
+ * messages and schemas are generated from the NATS table (./asyncapi.ts); its `info` and
+ * `servers` are written by hand. `$ref`s between schemas become
  * `#/components/schemas/<name>`.
  */
-import * as contracts from '@gridlab/contracts';
 import { dslSchema } from '@gridlab/strategy';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Scalar, isMap, isScalar, parseDocument, visit, type Document } from 'yaml';
+import { asyncApiParts } from './asyncapi';
 import { openApiParts } from './openapi';
 import { components } from './schemas';
 
@@ -21,58 +22,13 @@ const ROOT = join(__dirname, '..', '..', '..');
 export const OPENAPI_PATH = join(ROOT, 'services/api-gateway/openapi/openapi.yaml');
 export const ASYNCAPI_PATH = join(ROOT, 'docs/asyncapi.yaml');
 
-type Schema = Record<string, unknown>;
-
-/** The AsyncAPI message payloads, by message name: every schema a service validates on NATS. */
-const ASYNCAPI_PAYLOADS: Record<string, contracts.TSchema | Schema> = {
-  Round: contracts.roundSchema,
-  RoundOpened: contracts.roundOpenedSchema,
-  LiveSnapshot: contracts.liveSnapshotSchema,
-  KeyShared: contracts.keySharedSchema,
-  KeyRevoked: contracts.keyRevokedSchema,
-  SessionEnded: contracts.sessionEndedSchema,
-  SessionEndRequest: contracts.sessionEndRequestSchema,
-  SessionEndReply: contracts.sessionEndReplySchema,
-  LogEvent: contracts.logEventSchema,
-  SubscriptionFact: contracts.subscriptionFactSchema,
-  TierFact: contracts.tierFactSchema,
-  SubscribeStartRequest: contracts.subscribeStartRequestSchema,
-  SubscribeCompleteRequest: contracts.subscribeCompleteRequestSchema,
-  ReissueStartRequest: contracts.reissueStartRequestSchema,
-  ReissueCompleteRequest: contracts.reissueCompleteRequestSchema,
-  KeyRevokeRequest: contracts.keyRevokeRequestSchema,
-  CommandReply: contracts.commandReplySchema,
-  PricingRequest: contracts.pricingRequestSchema,
-  Pricing: contracts.pricingSchema,
-  SubscriptionStart: contracts.subscriptionStartSchema,
-  IssuedKey: contracts.issuedKeySchema,
-  ReissueStart: contracts.reissueStartSchema,
-  KeyRevokeReply: contracts.keyRevokeReplySchema,
-  BacktestRequest: contracts.backtestRequestSchema,
-  AnalyticsRequest: contracts.analyticsRequestSchema,
-  BacktestResult: contracts.backtestResultSchema,
-  Analytics: contracts.analyticsSchema,
-  StrategyCreateRequest: contracts.strategyCreateRequestSchema,
-  StrategyOwnerRequest: contracts.strategyOwnerRequestSchema,
-  StrategyIdRequest: contracts.strategyIdRequestSchema,
-  StrategyUpdateRequest: contracts.strategyUpdateRequestSchema,
-  LeaderboardRequest: contracts.leaderboardRequestSchema,
-  LeaderboardEntryRequest: contracts.leaderboardEntryRequestSchema,
-  StrategyReply: contracts.strategyReplySchema,
-  StrategyDetailReply: contracts.strategyDetailReplySchema,
-  StrategyListReply: contracts.strategyListReplySchema,
-  StrategyDeleteReply: contracts.strategyDeleteReplySchema,
-  ForwardStats: contracts.forwardStatsSchema,
-  Leaderboard: contracts.leaderboardSchema,
-  LeaderboardDetail: contracts.leaderboardDetailSchema,
-};
-
 const SCHEMAS_NOTE = ' Generated from libs/contracts by `pnpm -s generate` (tools/api-docs): edit the contracts, not these.';
 const TABLE_NOTE = ' Generated from the operation table in libs/contracts/src/api by `pnpm -s generate` (tools/api-docs): declare operations there.';
+const BUS_NOTE = ' Generated from the NATS table in libs/contracts/src/bus by `pnpm -s generate` (tools/api-docs): declare commands and events there.';
 
 /** The text without the notes (where the parser attaches a comment depends on what surrounds it). */
 function parseWithoutNote(text: string): Document {
-  const notes = new Set([`#${SCHEMAS_NOTE}`, `#${TABLE_NOTE}`]);
+  const notes = new Set([`#${SCHEMAS_NOTE}`, `#${TABLE_NOTE}`, `#${BUS_NOTE}`]);
   return parseDocument(text.split('\n').filter((line) => !notes.has(line.trim())).join('\n'));
 }
 
@@ -129,22 +85,18 @@ export function openApiText(current = readFileSync(OPENAPI_PATH, 'utf8')): strin
   return document.toString({ lineWidth: 0 });
 }
 
-/** The AsyncAPI document as it should be: every message's payload a reference to its contract's schema. */
+/**
+ * The AsyncAPI document as it should be: the hand-written `asyncapi`, `info`, `servers`
+ * and `defaultContentType`; its channels, operations and messages from the NATS table,
+ * every message's payload a reference to its contract's schema.
+ */
 export function asyncApiText(current = readFileSync(ASYNCAPI_PATH, 'utf8')): string {
   const document = parseWithoutNote(current);
-  const messages = document.getIn(['components', 'messages'], true);
-  if (!isMap(messages)) throw new Error('docs/asyncapi.yaml has no components.messages');
-  for (const name of Object.keys(ASYNCAPI_PAYLOADS)) {
-    if (!messages.has(name)) throw new Error(`docs/asyncapi.yaml has no message ${name}`);
-    document.setIn(['components', 'messages', name, 'payload'], document.createNode({ $ref: `#/components/schemas/${name}` }, { flow: true }));
-  }
-  for (const pair of messages.items) {
-    const name = String((pair.key as { value?: unknown }).value);
-    // A message of raw bytes (a slice of a chunked reply) has no JSON schema of its own.
-    if (document.hasIn(['components', 'messages', name, 'payload', 'contentMediaType'])) continue;
-    if (!(name in ASYNCAPI_PAYLOADS)) throw new Error(`docs/asyncapi.yaml's message ${name} has no contract in tools/api-docs`);
-  }
+  const generated = asyncApiParts();
+  setGenerated(document, ['channels'], generated.channels, { before: 'components', note: BUS_NOTE });
+  setGenerated(document, ['operations'], generated.operations, { before: 'components' });
+  setGenerated(document, ['components', 'messages'], generated.messages, { note: BUS_NOTE });
   // The bus carries a DSL as any object (lab-backtest and lab-forward check it); the document details it.
-  setGenerated(document, ['components', 'schemas'], components({ ...ASYNCAPI_PAYLOADS, StrategyDsl: dslSchema }), { note: SCHEMAS_NOTE });
+  setGenerated(document, ['components', 'schemas'], components({ ...generated.payloads, StrategyDsl: dslSchema }), { note: SCHEMAS_NOTE });
   return document.toString({ lineWidth: 0 });
 }

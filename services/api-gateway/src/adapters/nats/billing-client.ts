@@ -8,34 +8,34 @@ import { CommandClient } from './command-client';
  */
 export class BillingClient extends CommandClient {
   pricing(requestId: string): Promise<contracts.Pricing> {
-    return this.send(this.c.pricing, {}, contracts.validatePricing, requestId);
+    return this.command('pricing', {}, requestId);
   }
 
   startSubscription(body: unknown, requestId: string): Promise<contracts.SubscriptionStart> {
-    return this.send(this.c.subscribeStart, contracts.validateSubscribeStartRequest(body), contracts.validateSubscriptionStart, requestId);
+    return this.command('subscribeStart', contracts.validateSubscribeStartRequest(body), requestId);
   }
 
   completeSubscription(body: unknown, requestId: string): Promise<contracts.IssuedKeyReply> {
-    return this.send(this.c.subscribeComplete, contracts.validateSubscribeCompleteRequest(body), contracts.validateIssuedKey, requestId);
+    return this.command('subscribeComplete', contracts.validateSubscribeCompleteRequest(body), requestId);
   }
 
   startReissue(body: unknown, requestId: string): Promise<contracts.ReissueStart> {
-    return this.send(this.c.reissueStart, contracts.validateReissueStartRequest(body), contracts.validateReissueStart, requestId);
+    return this.command('reissueStart', contracts.validateReissueStartRequest(body), requestId);
   }
 
   completeReissue(body: unknown, requestId: string): Promise<contracts.IssuedKeyReply> {
-    return this.send(this.c.reissueComplete, contracts.validateReissueCompleteRequest(body), contracts.validateIssuedKey, requestId);
+    return this.command('reissueComplete', contracts.validateReissueCompleteRequest(body), requestId);
   }
 
   /** Key-sharing policy `revoke`: billing revokes the key and tombstones it for every replica. */
   async revokeKey(keyHash: Buffer, requestId?: string): Promise<boolean> {
     const request: contracts.KeyRevokeRequest = { keyHash: keyHash.toString('hex'), reason: 'key_sharing' };
-    return (await this.send(this.c.keyRevoke, request, contracts.validateKeyRevokeReply, requestId)).revoked;
+    return (await this.command('keyRevoke', request, requestId)).revoked;
   }
 
   /** Sign-out: billing raises the subscriber's dashboard session epoch past `epoch`; the epoch now. */
   async endSessions(subscriberId: string, epoch: number, requestId?: string): Promise<number> {
     const request: contracts.SessionEndRequest = { subscriberId, epoch };
-    return (await this.send(this.c.sessionEnd, request, contracts.validateSessionEndReply, requestId)).epoch;
+    return (await this.command('sessionEnd', request, requestId)).epoch;
   }
 }

@@ -1,25 +1,26 @@
-import { requestChunkedRaw, requestCommand, type NatsConnection, type RawResult } from '@gridlab/bus';
+import { requestChunkedRaw, sendCommand, type NatsConnection, type RawResult } from '@gridlab/bus';
 import type * as contracts from '@gridlab/contracts';
 
 /**
  * What the gateway's clients of the services' NATS commands share: the subjects, the
- * deadline, and one request helper that validates the reply against its contract and
- * carries the request id in the correlation header (no responder → 503, no answer in
- * time → 504).
+ * deadline, and one request helper that sends a command declared in the contracts' table,
+ * checks its request and reply with the table's schemas and carries the request id in the
+ * correlation header (no responder → 503, no answer in time → 504).
  */
 export abstract class CommandClient {
   protected readonly c: contracts.NatsNames['commands'];
 
   constructor(
     private readonly nc: NatsConnection,
-    names: contracts.NatsNames,
+    private readonly names: contracts.NatsNames,
     private readonly timeoutMs: number,
   ) {
     this.c = names.commands;
   }
 
-  protected send<T>(subject: string, payload: unknown, result: contracts.Validator<T>, correlationId: string | undefined): Promise<T> {
-    return requestCommand(this.nc, subject, payload, result, { timeoutMs: this.timeoutMs, correlationId });
+  /** Sends a command declared in the contracts' table: its request and result checked with the table's schemas (sendCommand). */
+  protected command<K extends contracts.CommandName>(name: K, request: contracts.RequestOf<contracts.Commands[K]>, correlationId: string | undefined): Promise<contracts.ResultOf<contracts.Commands[K]>> {
+    return sendCommand(this.nc, this.names, name, request, { timeoutMs: this.timeoutMs, correlationId });
   }
 
   /**

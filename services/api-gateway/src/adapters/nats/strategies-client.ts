@@ -11,39 +11,39 @@ import { CommandClient } from './command-client';
 export class StrategiesClient extends CommandClient {
   create(subscriberId: string, body: unknown, requestId: string): Promise<contracts.StrategyReply> {
     const request: contracts.StrategyCreateRequest = { subscriberId, ...contracts.validateStrategyCreateBody(body) };
-    return this.send(this.c.strategyCreate, request, contracts.validateStrategyReply, requestId);
+    return this.command('strategyCreate', request, requestId);
   }
 
   list(subscriberId: string, requestId: string): Promise<contracts.StrategyListReply> {
-    return this.send(this.c.strategyList, { subscriberId }, contracts.validateStrategyListReply, requestId);
+    return this.command('strategyList', { subscriberId }, requestId);
   }
 
   get(subscriberId: string, id: string, requestId: string): Promise<contracts.StrategyDetailReply> {
-    return this.send(this.c.strategyGet, { subscriberId, id }, contracts.validateStrategyDetailReply, requestId);
+    return this.command('strategyGet', { subscriberId, id }, requestId);
   }
 
   update(subscriberId: string, id: string, body: unknown, requestId: string): Promise<contracts.StrategyReply> {
     const request: contracts.StrategyUpdateRequest = { subscriberId, id, ...contracts.validateStrategyUpdateBody(body) };
-    return this.send(this.c.strategyUpdate, request, contracts.validateStrategyReply, requestId);
+    return this.command('strategyUpdate', request, requestId);
   }
 
   delete(subscriberId: string, id: string, requestId: string): Promise<contracts.StrategyDeleteReply> {
-    return this.send(this.c.strategyDelete, { subscriberId, id }, contracts.validateStrategyDeleteReply, requestId);
+    return this.command('strategyDelete', { subscriberId, id }, requestId);
   }
 
   restore(subscriberId: string, id: string, requestId: string): Promise<contracts.StrategyReply> {
-    return this.send(this.c.strategyRestore, { subscriberId, id }, contracts.validateStrategyReply, requestId);
+    return this.command('strategyRestore', { subscriberId, id }, requestId);
   }
 
   forward(subscriberId: string, id: string, requestId: string): Promise<contracts.ForwardStats> {
-    return this.send(this.c.strategyForward, { subscriberId, id }, contracts.validateForwardStats, requestId);
+    return this.command('strategyForward', { subscriberId, id }, requestId);
   }
 
   leaderboard(requestId: string): Promise<contracts.Leaderboard> {
-    return this.send(this.c.leaderboardGet, {}, contracts.validateLeaderboard, requestId);
+    return this.command('leaderboardGet', {}, requestId);
   }
 
   leaderboardEntry(id: string, requestId: string): Promise<contracts.LeaderboardDetail> {
-    return this.send(this.c.leaderboardEntry, { id }, contracts.validateLeaderboardDetail, requestId);
+    return this.command('leaderboardEntry', { id }, requestId);
   }
 }

@@ -29,13 +29,15 @@ export interface LabCommandHooks {
  * code and JSON paths; anything else is logged and answered as a bare 503.
  */
 export function serveLab(nc: NatsConnection, names: contracts.NatsNames, lab: Lab, logger: Logger, hooks: LabCommandHooks): Subscription[] {
-  const routes: LabRoute[] = [
-    { subject: names.commands.labBacktest, kind: 'backtest', handle: (r, c) => lab.backtest(contracts.validateBacktestRequest(r), c) },
-    { subject: names.commands.labAnalytics, kind: 'analytics', handle: (r, c) => lab.analytics(contracts.validateAnalyticsRequest(r), c) },
-  ];
+  // One route for each command the table gives lab-backtest (the type lists them): requests checked with the table's schemas.
+  const kinds: { readonly [K in contracts.ServedBy<'lab-backtest'>]: Omit<LabRoute, 'subject'> } = {
+    labBacktest: { kind: 'backtest', handle: (r, c) => lab.backtest(contracts.commandValidators('labBacktest').request(r), c) },
+    labAnalytics: { kind: 'analytics', handle: (r, c) => lab.analytics(contracts.commandValidators('labAnalytics').request(r), c) },
+  };
+  const routes = contracts.commandsServedBy('lab-backtest').map((name) => ({ subject: names.commands[name], queue: names.queues[contracts.COMMANDS[name].queue], ...kinds[name as keyof typeof kinds] }));
   return routes.map((route) =>
     nc.subscribe(route.subject, {
-      queue: names.queues.labBacktest,
+      queue: route.queue,
       callback: (error, msg) => {
         if (error !== null) {
           logger.error('lab subscription failed', { subject: route.subject, err: error });
