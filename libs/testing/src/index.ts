@@ -7,6 +7,7 @@ export { migrationsThrough, type EarlierMigrations } from './migrations';
 export { testNamespace, type TestNamespace } from './namespace';
 export { syntheticRounds, comparableRounds, type SyntheticOptions } from './synthetic-rounds';
 export { provableRound, type RoundDeploys } from './provable';
+export { roundV3AtOffsets } from './round-at-offsets';
 export { runCli, type CliResult } from './cli';
 export { WORKSPACE_ROOT } from './paths';
 export { freePort, startService, startNode, answersOk, type ServiceProcess, type ProcessUser, type StartOptions } from './processes';

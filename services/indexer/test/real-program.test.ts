@@ -9,7 +9,7 @@ import { createPool, type Pool } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { createLogger } from '@gridlab/logger';
 import { RoundRepository } from '@gridlab/rounds-store';
-import { comparableRounds, createTestDatabase, testNamespace, type TestDatabase, type TestNamespace } from '@gridlab/testing';
+import { comparableRounds, createTestDatabase, roundV3AtOffsets, testNamespace, type TestDatabase, type TestNamespace } from '@gridlab/testing';
 import { Registry } from 'prom-client';
 import { startIndexer, type Indexer } from '../src/indexer';
 import { indexerSettings, waitFor } from './harness';
@@ -19,27 +19,6 @@ const LIVE = 4;
 const LAST = HISTORY + LIVE;
 const SLOT_MS = 3;
 const ORE = 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv';
-
-/** The 568-byte Round at SPEC 3's offsets, with the winning square from its slot hash (rng: the four LE words xor-ed, mod 25). */
-function decodeAtOffsets(data: Buffer) {
-  const u64 = (at: number) => Number(data.readBigUInt64LE(at));
-  const squares = (at: number) => Array.from({ length: 25 }, (_, i) => u64(at + 8 * i));
-  let rng = 0n;
-  for (let w = 0; w < 4; w++) rng ^= data.readBigUInt64LE(216 + 8 * w);
-  return {
-    id: u64(8),
-    deployed: squares(16),
-    slotHash: data.subarray(216, 248).toString('hex'),
-    count: squares(248),
-    motherlode: u64(456),
-    topMinerReward: u64(528),
-    totalDeployed: u64(536),
-    totalMiners: u64(544),
-    totalVaulted: u64(552),
-    totalWinnings: u64(560),
-    winningSquare: Number(rng % 25n),
-  };
-}
 
 async function roundAccount(rpcUrl: string, address: string): Promise<{ owner: string; data: Buffer }> {
   const res = await fetch(rpcUrl, {
@@ -89,7 +68,7 @@ describe('the indexer against live rounds settled by the real ORE program', () =
       const account = await roundAccount(devnet.rpcUrl, pdas.round(round.id).toBase58());
       expect(account.owner).toBe(ORE);
       expect(account.data.length).toBe(568);
-      expect({
+      expect(roundV3AtOffsets(account.data)).toMatchObject({
         id: round.id,
         deployed: round.deployed,
         slotHash: round.slotHash,
@@ -101,7 +80,7 @@ describe('the indexer against live rounds settled by the real ORE program', () =
         totalVaulted: round.totalVaulted,
         totalWinnings: round.totalWinnings,
         winningSquare: round.winningSquare,
-      }).toEqual(decodeAtOffsets(account.data));
+      });
       // v3 rounds: the parimutuel rule, no ORE fields.
       expect({ payoutRule: round.payoutRule, oreReward: round.oreReward, topMiner: round.topMiner, split: round.split, source: round.source }).toEqual({
         payoutRule: 'parimutuel',

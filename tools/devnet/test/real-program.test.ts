@@ -10,6 +10,7 @@ import type { Round } from '@gridlab/contracts';
 import { PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import WebSocket from 'ws';
+import { roundV3AtOffsets } from '@gridlab/testing';
 import { startDevnet, type Devnet } from '../src';
 import { allSignatures, rpc, transactions } from './rpc-client';
 
@@ -21,34 +22,6 @@ const ORE = 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv';
 const ENTROPY = '3jSkUuYBoJzQPMEzTvkDFXCZUBksPamrVhrnHR9igu2X';
 /** 0.2 ORE: what every reset with someone on the winning square adds to the motherlode pool (reset.rs). */
 const MOTHERLODE_STEP = 20_000_000_000;
-
-/** A 568-byte Round at SPEC 3's offsets. */
-function decodeV3(data: Uint8Array) {
-  expect(data.length).toBe(568);
-  expect(data[0]).toBe(109);
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  const u64 = (at: number) => Number(view.getBigUint64(at, true));
-  const squares = (at: number) => Array.from({ length: 25 }, (_, i) => u64(at + 8 * i));
-  const slotHash = data.subarray(216, 248);
-  // rng: the slot hash's four LE u64 words xor-ed (ore api/src/state/round.rs); the square is rng % 25.
-  let rng = 0n;
-  for (let w = 0; w < 4; w++) rng ^= view.getBigUint64(216 + 8 * w, true);
-  return {
-    id: u64(8),
-    deployed: squares(16),
-    slotHash: Buffer.from(slotHash).toString('hex'),
-    count: squares(248),
-    expiresAt: view.getBigUint64(448, true),
-    motherlode: u64(456),
-    rentPayer: bs58.encode(data.subarray(464, 496)),
-    topMinerReward: u64(528),
-    totalDeployed: u64(536),
-    totalMiners: u64(544),
-    totalVaulted: u64(552),
-    totalWinnings: u64(560),
-    winningSquare: Number(rng % 25n),
-  };
-}
 
 interface AccountInfo {
   value: { data: [string, string]; owner: string; lamports: number } | null;
@@ -107,7 +80,7 @@ describe('the real ORE program plays the live rounds of a v3 devnet', () => {
     for (let id = FIRST_LIVE; id <= LAST_LIVE; id++) {
       const found = await account(devnet, pdas.round(id).toBase58());
       expect(found?.owner).toBe(ORE);
-      const round = decodeV3(found!.data);
+      const round = roundV3AtOffsets(found!.data);
       const record = devnet.settledRounds().find((r) => r.id === id)!;
       expect({ ...round, expiresAt: undefined, rentPayer: undefined }).toEqual({
         id,
@@ -173,7 +146,7 @@ describe('the real ORE program plays the live rounds of a v3 devnet', () => {
       const rule = inferPayoutRule(rebuilt.account, 'parimutuel');
       if (!rule.ok) throw new Error(rule.detail);
       const round: Round = toSettledRound(rebuilt.account, rebuilt.settledAt!, { payoutRule: rule.rule, productionCost: null });
-      const onChain = decodeV3((await account(devnet, pdas.round(id).toBase58()))!.data);
+      const onChain = roundV3AtOffsets((await account(devnet, pdas.round(id).toBase58()))!.data);
       expect({
         deployed: round.deployed,
         count: round.count,
