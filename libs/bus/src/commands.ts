@@ -23,25 +23,42 @@ export function route<Req, Res>(r: CommandRoute<Req, Res>): AnyCommandRoute {
   return r;
 }
 
+/** The answers each serving subscription has on their way, so stopping can wait for them. */
+const answering = new WeakMap<Subscription, Set<Promise<void>>>();
+
 /**
  * Answers NATS requests on each route's subject in a queue group (replicas share the
  * load). Requests and results are validated against their contracts; a business error
  * travels back as `{ ok: false, error }` with its HTTP status and code; anything else is
- * logged and answered as a 503 that reveals nothing.
+ * logged and answered as a 503 that reveals nothing. `stopServing` ends them.
  */
 export function serveCommands(nc: NatsConnection, queue: string, routes: readonly AnyCommandRoute[], logger: Logger): Subscription[] {
-  return routes.map((r) =>
-    nc.subscribe(r.subject, {
+  return routes.map((r) => {
+    const pending = new Set<Promise<void>>();
+    const subscription = nc.subscribe(r.subject, {
       queue,
       callback: (error, msg) => {
         if (error !== null) {
           logger.error('command subscription failed', { subject: r.subject, err: error });
           return;
         }
-        void answer(r, msg, logger);
+        const answered = answer(r, msg, logger).finally(() => pending.delete(answered));
+        pending.add(answered);
       },
-    }),
-  );
+    });
+    answering.set(subscription, pending);
+    return subscription;
+  });
+}
+
+/**
+ * Stops serving: no new command is taken (the queue group's other replicas get them),
+ * and every command already taken is answered before this resolves, while the
+ * connection and the stores it needs are still open.
+ */
+export async function stopServing(subscriptions: readonly Subscription[]): Promise<void> {
+  await Promise.all(subscriptions.map((s) => s.drain().catch(() => undefined)));
+  await Promise.all(subscriptions.flatMap((s) => [...(answering.get(s) ?? [])]));
 }
 
 async function answer(r: AnyCommandRoute, msg: Msg, logger: Logger): Promise<void> {

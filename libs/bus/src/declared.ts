@@ -12,7 +12,7 @@ import {
 } from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { requestChunked } from './chunked';
+import { requestChunked, requestChunkedRaw, type RawResult } from './chunked';
 import { requestCommand, route, serveCommands, type AnyCommandRoute, type CommandRoute, type RequestOptions } from './commands';
 
 /** What a handler is told besides the request: the caller's correlation id and a logger carrying it. */
@@ -66,4 +66,16 @@ export async function sendCommand<K extends CommandName>(
   const spec: { readonly chunked?: boolean } = COMMANDS[name];
   if (spec.chunked === true) return (await requestChunked(nc, names.commands[name], payload, checks.result, options)).result;
   return requestCommand(nc, names.commands[name], payload, checks.result, options);
+}
+
+/**
+ * `sendCommand` for a chunked command whose server checks its result against the table
+ * before encoding it: the request is checked here, and the result comes back as the JSON
+ * bytes the server wrote (requestChunkedRaw), for the caller to pass on without parsing
+ * and encoding a large result again.
+ */
+export function sendCommandRaw<K extends CommandName>(nc: NatsConnection, names: NatsNames, name: K, request: RequestOf<Commands[K]>, options: RequestOptions): Promise<RawResult> {
+  const spec: { readonly chunked?: boolean } = COMMANDS[name];
+  if (spec.chunked !== true) throw new Error(`${name} is not declared chunked: send it with sendCommand`);
+  return requestChunkedRaw(nc, names.commands[name], commandValidators(name).request(request), options);
 }

@@ -8,9 +8,9 @@ export { ensureRoundsStream, ensureBillingStream, openLiveBucket, deleteGridlabS
 export { publishDurable, encodeMessage, decodeMessage, jetStreamOf } from './publish';
 export type { KV } from '@nats-io/kv';
 export type { JetStreamClient } from '@nats-io/jetstream';
-export { serveCommands, requestCommand, route, toCommandError, type CommandRoute, type AnyCommandRoute, type RequestOptions } from './commands';
+export { serveCommands, stopServing, requestCommand, route, toCommandError, type CommandRoute, type AnyCommandRoute, type RequestOptions } from './commands';
 export { consumeDurable, type DurableConsumerOptions, type DeliveryOutcome } from './consume';
 export type { JsMsg } from '@nats-io/jetstream';
 export { respondChunked, requestChunked, requestChunkedRaw, replyChunkBytes, type ChunkedReplyOptions, type ChunkedResult, type RawResult } from './chunked';
 export type { Msg, Subscription } from '@nats-io/transport-node';
-export { sendCommand, serveDeclared, type CommandContext, type CommandHandler, type CommandHandlers } from './declared';
+export { sendCommand, sendCommandRaw, serveDeclared, type CommandContext, type CommandHandler, type CommandHandlers } from './declared';

@@ -2,7 +2,7 @@ import { COMMANDS, commandsServedBy, natsNames, type Service } from '@gridlab/co
 import { InputError, UnavailableError } from '@gridlab/errors';
 import { createLogger } from '@gridlab/logger';
 import { testNamespace } from '@gridlab/testing';
-import { connectBus, sendCommand, serveDeclared, type CommandHandlers, type NatsConnection } from '../src';
+import { connectBus, sendCommand, serveDeclared, stopServing, type CommandHandlers, type NatsConnection } from '../src';
 
 const ns = testNamespace();
 const names = natsNames(ns.natsPrefix);
@@ -67,5 +67,25 @@ describe('serveDeclared and sendCommand', () => {
     await expect(bad).rejects.toBeInstanceOf(InputError);
     await expect(bad).rejects.toThrow(/invalid key revocation: \/keyHash/);
     await expect(sendCommand(nc, names, 'keyRevoke', { keyHash: 'ab'.repeat(32), reason: 'key_sharing' }, { timeoutMs: 2000 })).rejects.toBeInstanceOf(UnavailableError);
+  });
+
+  it('stops serving: answers the commands already taken, then takes no more', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow: CommandHandlers<'billing'> = { ...billing, sessionEnd: async (r) => (await held, { subscriberId: r.subscriberId, epoch: r.epoch + 1 }) };
+    const subs = serveDeclared(nc, names, 'billing', slow, logger);
+    const subscriberId = 'sub_2222222222222222222222';
+    const taken = sendCommand(nc, names, 'sessionEnd', { subscriberId, epoch: 1 }, { timeoutMs: 5000 });
+    // The request has reached the handler once its reply is awaited; a round trip makes sure.
+    await nc.flush();
+    await new Promise((r) => setTimeout(r, 50));
+    let stopped = false;
+    const stopping = stopServing(subs).then(() => (stopped = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(await taken).toEqual({ subscriberId, epoch: 2 });
+    await expect(sendCommand(nc, names, 'sessionEnd', { subscriberId, epoch: 1 }, { timeoutMs: 2000 })).rejects.toBeInstanceOf(UnavailableError);
   });
 });

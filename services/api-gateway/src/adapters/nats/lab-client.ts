@@ -9,7 +9,8 @@ export interface LabAnswer {
 
 /**
  * The gateway's side of the Strategy Lab commands answered by lab-backtest (queue group
- * `lab-backtest`). The body is validated against the contract lab-backtest validates;
+ * `lab-backtest`, as the NATS table declares them). The body is checked against the
+ * table's request schema, the one lab-backtest checks;
  * replies may arrive in chunks (results can exceed NATS' 1 MiB max payload). The result
  * is checked against its contract by lab-backtest, on the worker that encodes it, and
  * passes through here as those bytes: a 200,000-round backtest is 1-3 MB of JSON that
@@ -19,15 +20,16 @@ export interface LabAnswer {
 export class LabClient extends CommandClient {
   /** `client` (the subscriber id) lets lab-backtest queue fairly; the deadline lets it drop or stop a job nobody waits for. */
   backtest(body: unknown, requestId: string, client: string): Promise<LabAnswer> {
-    return this.ask(this.c.labBacktest, contracts.validateBacktestRequest(body), requestId, client);
+    return this.ask('labBacktest', body as contracts.BacktestRequest, requestId, client);
   }
 
   analytics(body: unknown, requestId: string, client: string): Promise<LabAnswer> {
-    return this.ask(this.c.labAnalytics, contracts.validateAnalyticsRequest(body), requestId, client);
+    return this.ask('labAnalytics', body as contracts.AnalyticsRequest, requestId, client);
   }
 
-  private async ask(subject: string, payload: unknown, correlationId: string, client: string): Promise<LabAnswer> {
-    const reply = await this.sendChunkedRaw(subject, payload, correlationId, {
+  /** The body is checked against the table's request schema on its way (an InputError, never sent, when it breaks it). */
+  private async ask<K extends 'labBacktest' | 'labAnalytics'>(name: K, body: contracts.RequestOf<contracts.Commands[K]>, correlationId: string, client: string): Promise<LabAnswer> {
+    const reply = await this.commandRaw(name, body, correlationId, {
       [contracts.CLIENT_HEADER]: client,
       [contracts.DEADLINE_HEADER]: String(this.deadline()),
     });
