@@ -1,287 +1,34 @@
-/** The API gateway process: the HTTP API over the read models, snapshots and keys. */
-import { resolve } from 'node:path';
-import { KeyStore, SiwsNonceLedger } from '@gridlab/billing-store';
-import { encodeMessage } from '@gridlab/bus';
-import { natsNames, validateKeyShared } from '@gridlab/contracts';
-import { createPool } from '@gridlab/db';
-import { EventRepository } from '@gridlab/events-store';
-import { runService, type Platform, type PlatformOptions } from '@gridlab/platform';
-import { RoundRepository } from '@gridlab/rounds-store';
-import { advisory, redisCheck } from '@gridlab/runtime';
-import { Redis } from 'ioredis';
-import { eventReplayPages, gatewayMetrics } from './adapters/metrics';
-import { BillingClient } from './adapters/nats/billing-client';
-import { EventFeed } from './adapters/nats/event-feed';
-import { LabClient } from './adapters/nats/lab-client';
-import { LiveCache, followLive } from './adapters/nats/live-feed';
-import { followRevocations, followSessionEnds } from './adapters/nats/revocations';
-import { StrategiesClient } from './adapters/nats/strategies-client';
-import { PgSiwsNonces } from './adapters/pg/siws-nonces';
-import { RedisGate } from './adapters/redis/redis-gate';
-import { followTombstones } from './adapters/redis/tombstones';
-import { Authenticator } from './app/authenticate';
-import { keySharingResponder } from './app/key-sharing';
-import { SessionGuard } from './app/session-guard';
-import { loadGatewayConfig, type GatewayConfig } from './config';
-import { InFlight } from './domain/in-flight';
-import { MemoryLimiter } from './domain/memory-limiter';
-import { parseSessionSecrets, type SessionKeys } from './domain/session';
-import { StreamRegistry } from './domain/stream-registry';
-import { IP_POLICY, KEY_POLICY } from './domain/token-bucket';
-import { DEFAULT_LEASE_POLICY } from './domain/token-lease';
-import { createApp, type AppDeps } from './http/app';
-import { clientAddress, trustedProxies } from './http/client-address';
-import { Dashboard } from './http/dashboard';
-import { EventStream } from './http/event-stream';
-import { createGatewayServer } from './http/server';
-import { SnapshotStream } from './http/sse';
-
-const SHARING_WINDOW_MS = 5 * 60 * 1000;
-
-/** Who may call, and the streams and dumps their keys and sessions hold open. */
-interface Access {
-  readonly authenticator: Authenticator;
-  readonly gate: RedisGate;
-  readonly fallbackLimiter: MemoryLimiter;
-  readonly keyStore: KeyStore;
-  readonly sessions: SessionGuard;
-  readonly streams: StreamRegistry;
-  readonly dumps: StreamRegistry;
-}
-
-/** The request/reply clients of billing, the Strategy Lab's backtests and its strategies. */
-interface Clients {
-  readonly billing: BillingClient;
-  readonly lab: LabClient;
-  readonly strategies: StrategiesClient;
-}
+/**
+ * The API gateway process: the HTTP API over the read models, the live snapshots and the
+ * keys. What it owns, in the order it starts them (each step is in ./wiring.ts):
+ */
+import { runService } from '@gridlab/platform';
+import { loadGatewayConfig } from './config';
+import { LiveCache } from './adapters/nats/live-feed';
+import { parseSessionSecrets } from './domain/session';
+import { connectRedis, controlAccess, closeRevokedStreams, dumpPool, followEvents, followLiveSnapshots, natsClients, platformOptions, serveHttp } from './wiring';
 
 runService('api-gateway', async (start) => {
   const config = loadGatewayConfig(process.env);
+  // A malformed SESSION_SECRET stops the process before anything is connected.
   const sessionKeys = parseSessionSecrets(config.SESSION_SECRET);
   const live = new LiveCache(config.LIVE_STALE_AFTER_S);
+  // The ops port (health, readiness, metrics), PostgreSQL and NATS.
   const platform = await start(config, platformOptions(config, live));
+  // Redis: key cache, buckets, sharing tracker, tombstones (the gateway works on without it).
   const redis = await connectRedis(platform, config);
-  // A dump's REPEATABLE READ transaction waits on its client between statements: PostgreSQL
-  // ends one left idle past twice the gateway's own window (a backstop: its snapshot holds back vacuum).
-  const dumpPool = platform.own(
-    'dump pool',
-    createPool(config.DATABASE_URL, { max: config.DUMP_POOL_SIZE, applicationName: 'api-gateway-dump', idleInTransactionTimeoutMs: 2 * config.DUMP_IDLE_TIMEOUT_S * 1000 }),
-    (p) => p.end(),
-  );
+  // A small pool of its own for NDJSON dumps, so they never hold the connections key lookups need.
+  const dumps = dumpPool(platform, config);
+  // Request/reply clients of billing, the Lab's backtests and its strategies.
   const clients = natsClients(platform, config);
+  // The request path (keys, sessions, rate limits) and the caps on streams and dumps.
   const access = controlAccess(platform, config, redis, clients.billing, live);
+  // Revoked keys, signed-out sessions and lapsed subscriptions end their open streams on every replica.
   closeRevokedStreams(platform, config, redis, access);
-  const events = new EventRepository(platform.pool);
-  const eventFeed = new EventFeed(events, platform.logger.child({ component: 'events' }));
-  platform.own('event feed', await eventFeed.start(platform.nc, natsNames(config.NATS_PREFIX)), (stop) => stop());
-  const followingLive = await followLive(platform.nc, natsNames(config.NATS_PREFIX), live, platform.logger.child({ component: 'live' }), { replicas: config.NATS_STREAM_REPLICAS });
-  platform.own('live feed', followingLive, (stop) => stop());
-  const deps = appDeps(platform, config, { access, clients, live, events, dumpRounds: new RoundRepository(dumpPool), sessionKeys });
-  const replayPages = eventReplayPages(platform.metrics);
-  await serveHttp(platform, config, deps, new EventStream(events, eventFeed, () => replayPages.inc()));
+  // The event log: read from PostgreSQL, new events pushed by event-log over NATS.
+  const events = await followEvents(platform, config);
+  // The live snapshots the indexer publishes.
+  await followLiveSnapshots(platform, config, live);
+  // Last, the HTTP API itself.
+  await serveHttp(platform, config, { access, clients, live, events, dumps, sessionKeys });
 });
-
-function platformOptions(config: GatewayConfig, live: LiveCache): PlatformOptions {
-  return {
-    ops: { host: config.OPS_HOST, port: config.OPS_PORT },
-    checks: {
-      // Advisory: a stale feed is the indexer's (or the chain's) trouble; this replica still serves history.
-      live: advisory(async () => {
-        const view = live.view();
-        if (view === null) throw new Error('no live snapshot received yet');
-        const details = { roundId: view.held.snapshot.roundId, slot: view.held.snapshot.slot, ageSeconds: view.ageSeconds, staleAfterSeconds: live.staleAfterSeconds };
-        if (view.stale) {
-          throw new Error(`live feed stale: no snapshot for ${view.ageSeconds} s (threshold ${live.staleAfterSeconds} s); /live serves round ${details.roundId} marked stale`);
-        }
-        return details;
-      }),
-    },
-    pendingChecks: { redis: 'not connected yet' },
-    // Without Redis the gateway fails soft (PostgreSQL key lookups, in-process limits): degraded, still ready.
-    optionalChecks: ['redis'],
-    poolSize: 10,
-  };
-}
-
-/** Redis: key cache, buckets, sharing tracker, tombstones; the gateway works on without it. */
-async function connectRedis(platform: Platform, config: GatewayConfig): Promise<Redis> {
-  const { logger } = platform;
-  const redis = new Redis(config.REDIS_URL, {
-    lazyConnect: true,
-    commandTimeout: config.REDIS_TIMEOUT_MS,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    enableAutoPipelining: true,
-  });
-  platform.own('redis', redis, (r) => r.quit().then(() => undefined, () => undefined));
-  redis.on('error', (error: unknown) => logger.debug('redis error', { err: error }));
-  platform.check('redis', redisCheck(redis));
-  await redis.connect().catch((error: unknown) => logger.warn('redis not reachable at start; using fallbacks', { err: error }));
-  return redis;
-}
-
-function natsClients(platform: Platform, config: GatewayConfig): Clients {
-  const names = natsNames(config.NATS_PREFIX);
-  return {
-    billing: new BillingClient(platform.nc, names, config.COMMAND_TIMEOUT_MS),
-    lab: new LabClient(platform.nc, names, config.LAB_TIMEOUT_MS),
-    strategies: new StrategiesClient(platform.nc, names, config.COMMAND_TIMEOUT_MS),
-  };
-}
-
-/** API keys through the Redis gate (PostgreSQL and in-process limits when it is down), and dashboard sessions. */
-function controlAccess(platform: Platform, config: GatewayConfig, redis: Redis, billing: BillingClient, live: LiveCache): Access {
-  const gate = new RedisGate(redis, {
-    prefix: config.REDIS_PREFIX,
-    keyPolicy: KEY_POLICY,
-    sharingWindowMs: SHARING_WINDOW_MS,
-    maxAddressesPerKey: config.KEY_SHARING_MAX_ADDRESSES,
-    lease: config.RATE_LIMIT_LEASE_MS === 0 ? { ...DEFAULT_LEASE_POLICY, maxTokens: 0 } : { ...DEFAULT_LEASE_POLICY, ttlMs: config.RATE_LIMIT_LEASE_MS },
-  });
-  const fallbackLimiter = new MemoryLimiter();
-  const keyStore = new KeyStore(platform.pool, config.API_KEY_HMAC_SECRET);
-  const authenticator = authenticate(platform, config, { gate, keyStore, fallbackLimiter, billing, live });
-  const streams = new StreamRegistry({ perKey: config.STREAMS_PER_KEY, perAddress: config.STREAMS_PER_ADDRESS });
-  const dumps = new StreamRegistry({ perKey: config.DUMPS_PER_KEY, perAddress: config.DUMPS_PER_ADDRESS });
-  const sessions = new SessionGuard(
-    { current: (ids) => keyStore.sessionEpochs(ids), end: (subscriberId, epoch) => billing.endSessions(subscriberId, epoch) },
-    (subscriberId, epoch) => {
-      const closed = streams.endSessions(subscriberId, epoch) + dumps.endSessions(subscriberId, epoch);
-      if (closed > 0) platform.logger.info('closed the streams of signed-out dashboard sessions', { streams: closed, subscriberId });
-    },
-  );
-  return { authenticator, gate, fallbackLimiter, keyStore, sessions, streams, dumps };
-}
-
-/** The authenticator, reporting Redis fallbacks and answering key sharing by the configured policy. */
-function authenticate(
-  platform: Platform,
-  config: GatewayConfig,
-  { gate, keyStore, fallbackLimiter, billing, live }: Pick<Access, 'gate' | 'keyStore' | 'fallbackLimiter'> & { readonly billing: BillingClient; readonly live: LiveCache },
-): Authenticator {
-  const { logger, nc } = platform;
-  const names = natsNames(config.NATS_PREFIX);
-  const counters = gatewayMetrics(platform.metrics, { liveAgeSeconds: () => live.view()?.ageSeconds ?? null });
-  const keySharing = keySharingResponder(
-    { policy: config.KEY_SHARING_POLICY, windowMs: SHARING_WINDOW_MS },
-    {
-      counted: () => counters.keySharingSignals.inc(),
-      announce: (fact) => nc.publish(names.subjects.keyShared, encodeMessage(validateKeyShared, fact)),
-      revoke: (keyHash) => billing.revokeKey(keyHash),
-    },
-    logger,
-  );
-  return new Authenticator(gate, keyStore, fallbackLimiter, { redisFallback: (active) => counters.rateLimitFallback.set(active ? 1 : 0), keySharing }, logger.child({ component: 'auth' }), Date.now, {
-    failurePolicy: { capacity: config.AUTH_FAILURE_BURST, refillPerSecond: config.AUTH_FAILURES_PER_MINUTE / 60 },
-    negativeTtlMs: config.NEGATIVE_KEY_CACHE_TTL_S * 1000,
-    negativeMaxEntries: config.NEGATIVE_KEY_CACHE_SIZE,
-    positiveTtlMs: config.POSITIVE_KEY_CACHE_TTL_S * 1000,
-    positiveMaxEntries: config.POSITIVE_KEY_CACHE_SIZE,
-  });
-}
-
-/**
- * Ends at once, on every replica, the streams of revoked keys (billing's fact on NATS,
- * and every revoker's tombstone in Redis: the CLI's too), of signed-out sessions, and of
- * keys and sessions that expired.
- */
-function closeRevokedStreams(platform: Platform, config: GatewayConfig, redis: Redis, { authenticator, sessions, streams, dumps }: Access): void {
-  const { logger, nc } = platform;
-  const names = natsNames(config.NATS_PREFIX);
-  const expiry = setInterval(() => {
-    const closed = streams.closeExpired(Date.now()) + dumps.closeExpired(Date.now());
-    if (closed > 0) logger.info('closed the streams of expired keys and sessions', { streams: closed });
-    // A sign-out announcement this replica missed still ends the session's streams here.
-    sessions.recheck([...new Set([...streams.sessionSubscribers(), ...dumps.sessionSubscribers()])]).catch((error: unknown) => logger.warn('session epochs not re-checked', { err: error }));
-  }, config.STREAM_EXPIRY_CHECK_S * 1000);
-  expiry.unref();
-  platform.own('stream expiry', expiry, clearInterval);
-  const revoked = (keyHashHex: string): void => {
-    authenticator.forget(keyHashHex);
-    const closed = streams.revoke(keyHashHex) + dumps.revoke(keyHashHex);
-    if (closed > 0) logger.info('closed the streams of a revoked key', { streams: closed });
-  };
-  const following = [
-    followRevocations(nc, names, revoked, logger.child({ component: 'revocations' })),
-    followTombstones(redis, config.REDIS_PREFIX, revoked, logger.child({ component: 'revocations' })),
-    followSessionEnds(nc, names, (subscriberId, epoch) => sessions.ended(subscriberId, epoch), logger.child({ component: 'sessions' })),
-  ];
-  platform.own('revocations', following, (stops) => stops.forEach((stop) => stop()));
-}
-
-/** What the HTTP API serves from, besides the platform's connections. */
-interface Sources {
-  readonly access: Access;
-  readonly clients: Clients;
-  readonly live: LiveCache;
-  readonly events: EventRepository;
-  /** Rounds read over the dump pool. */
-  readonly dumpRounds: RoundRepository;
-  readonly sessionKeys: SessionKeys;
-}
-
-function appDeps(platform: Platform, config: GatewayConfig, { access, clients, live, events, dumpRounds, sessionKeys }: Sources): AppDeps {
-  const { logger, metrics, pool } = platform;
-  const proxies = trustedProxies(config.TRUSTED_PROXIES);
-  const dashboard = new Dashboard({
-    authenticator: access.authenticator,
-    wallets: access.keyStore,
-    sessions: access.sessions,
-    siwsNonces: new PgSiwsNonces(new SiwsNonceLedger(pool)),
-    keys: sessionKeys,
-    sessionTtlMs: config.SESSION_TTL_S * 1000,
-    allowedOrigins: config.DASHBOARD_ORIGINS,
-    clientAddress: (req) => clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for']?.toString(), proxies),
-    publicRpcUrl: config.PUBLIC_RPC_URL,
-    publicOrigin: config.PUBLIC_ORIGIN,
-    logger: logger.child({ component: 'dashboard' }),
-  });
-  return {
-    dashboard,
-    publicRpcUrl: config.PUBLIC_RPC_URL,
-    webRoot: config.WEB_ROOT === '' ? resolve(__dirname, '../../../apps/web/dist') : config.WEB_ROOT,
-    labJobs: new InFlight(config.LAB_JOBS_PER_KEY),
-    streams: access.streams,
-    dumps: {
-      rounds: dumpRounds,
-      registry: access.dumps,
-      maxConcurrent: config.DUMP_POOL_SIZE,
-      idleTimeoutMs: config.DUMP_IDLE_TIMEOUT_S * 1000,
-      minBytesPerSecond: config.DUMP_MIN_RATE_KIB_S * 1024,
-      maxDurationMs: config.DUMP_MAX_DURATION_S * 1000,
-    },
-    authenticator: access.authenticator,
-    limitAddress: (address: string) => access.gate.takeForAddress(IP_POLICY, address).catch(() => access.fallbackLimiter.take(IP_POLICY, `ip:${address}`)),
-    rounds: new RoundRepository(pool),
-    ...clients,
-    events,
-    live,
-    logger,
-    metrics,
-    readiness: platform.readiness,
-    trustedProxies: proxies,
-  };
-}
-
-/** The HTTP API and its streams; stopping closes idle and streaming connections at once. */
-async function serveHttp(platform: Platform, config: GatewayConfig, deps: AppDeps, eventStream: EventStream): Promise<void> {
-  const stream = new SnapshotStream(deps.live);
-  const server = createGatewayServer(createApp(deps), deps, stream, eventStream);
-  server.on('close', () => stream.close());
-  server.keepAliveTimeout = 65_000;
-  platform.own('http', server, (s) =>
-    new Promise<void>((closed) => {
-      s.close(() => closed());
-      // Streams never end on their own: close idle and streaming connections now.
-      s.closeIdleConnections();
-      stream.close();
-      eventStream.close();
-    }),
-  );
-  await new Promise<void>((listening, failed) => {
-    server.once('error', failed);
-    server.listen(config.PORT, config.HOST, () => listening());
-  });
-  platform.logger.info('gateway listening', { url: `http://${config.HOST}:${config.PORT}` });
-}

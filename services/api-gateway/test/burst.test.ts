@@ -2,7 +2,7 @@
  * The per-key burst under concurrency, against real Redis: requests fired together at a
  * key, on one gateway replica or split over two, get exactly what its bucket holds (60,
  * refilling 5 a second), never less and never more. Each replica is the gateway's whole
- * authentication path (Authenticator, RedisGate and its leases, a Redis connection of
+ * request path (Access with its leases, the Redis gate, a Redis connection of
  * its own), driven as the HTTP layer drives it: from a lease at once when it can, else
  * through Redis.
  */
@@ -10,10 +10,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { createLogger } from '@gridlab/logger';
-import { Authenticator, RateLimitedWithDecision } from '../src/app/authenticate';
+import { Access, DEFAULT_ACCESS, RateLimitedWithDecision } from '../src/app/access';
 import type { KeyLookup } from '../src/app/ports';
 import { RedisGate } from '../src/adapters/redis/redis-gate';
-import { MemoryLimiter } from '../src/domain/memory-limiter';
 import { DEFAULT_LEASE_POLICY } from '../src/domain/token-lease';
 import { KEY_POLICY } from '../src/domain/token-bucket';
 
@@ -32,7 +31,7 @@ const lookup: KeyLookup = {
 
 interface Replica {
   readonly redis: Redis;
-  readonly auth: Authenticator;
+  readonly access: Access;
 }
 
 const replicas: Replica[] = [];
@@ -42,8 +41,12 @@ let fallbacks = 0;
 function replica(): Replica {
   const redis = new Redis(REDIS_URL, { commandTimeout: 2000 });
   const gate = new RedisGate(redis, { prefix, keyPolicy: KEY_POLICY, sharingWindowMs: 300_000, maxAddressesPerKey: 3, lease: DEFAULT_LEASE_POLICY });
-  const auth = new Authenticator(gate, lookup, new MemoryLimiter(), { redisFallback: (active) => void (active && fallbacks++), keySharing: () => undefined }, createLogger({ service: 'test', silent: true }));
-  const made = { redis, auth };
+  const access = new Access(
+    { gate, keys: lookup, sessions: { check: async () => undefined }, events: { redisFallback: (active) => void (active && fallbacks++), keySharing: () => undefined } },
+    createLogger({ service: 'test', silent: true }),
+    { ...DEFAULT_ACCESS, lease: DEFAULT_LEASE_POLICY },
+  );
+  const made = { redis, access };
   replicas.push(made);
   return made;
 }
@@ -71,7 +74,7 @@ function newKey(): string {
 async function request(r: Replica, apiKey: string): Promise<boolean> {
   const authorization = `Bearer ${apiKey}`;
   try {
-    if (r.auth.authenticateNow(authorization, ADDRESS) === undefined) await r.auth.authenticate(authorization, ADDRESS);
+    if (r.access.admitNow(authorization, ADDRESS) === undefined) await r.access.admit({ authorization }, ADDRESS);
     return true;
   } catch (error) {
     if (error instanceof RateLimitedWithDecision && error.code === 'rate_limited') return false;

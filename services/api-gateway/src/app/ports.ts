@@ -3,23 +3,7 @@
  * wires them).
  */
 import type { KeyShared } from '@gridlab/contracts';
-import type { BucketDecision } from '../domain/token-bucket';
-
-/** What the cache knows about a key hash. */
-export type CachedKey =
-  | { readonly state: 'miss' }
-  | { readonly state: 'invalid' }
-  | { readonly state: 'expired'; readonly subscriberId: string; readonly paidUntilMs: number }
-  | {
-      readonly state: 'ok';
-      readonly subscriberId: string;
-      readonly paidUntilMs: number;
-      readonly decision: BucketDecision;
-      /** Distinct client addresses using the key within the sharing window (-1: not counted this time). */
-      readonly distinctAddresses: number;
-      /** True the first time in a window that the address count exceeded the limit. */
-      readonly newlyFlagged: boolean;
-    };
+import type { BucketDecision, BucketPolicy } from '../domain/token-bucket';
 
 /** A key record to cache: the subscriber and the end of the paid period. */
 export interface KeyRecord {
@@ -39,19 +23,48 @@ export interface AuthEvents {
   keySharing(keyHash: Buffer, subscriberId: string, distinctAddresses: number): void;
 }
 
-/** The shared key cache, per-key rate limit and key-sharing tracker (Redis in production). */
-export interface KeyGate {
-  /** What the cache knows about the key; when valid, also takes `cost` from its bucket. */
-  check(keyHash: Buffer, clientAddress: string, cost?: number): Promise<CachedKey>;
-  /**
-   * The same as `check` for a key this replica holds a lease of (see domain/token-lease),
-   * answered from memory at once; null when `check` must ask the shared cache.
-   */
-  checkLeased(keyHash: Buffer, clientAddress: string, cost?: number): (CachedKey & { readonly state: 'ok' }) | null;
-  /** Caches a key record looked up in PostgreSQL (unknown keys are never cached here). */
+/** What one call of the shared gate takes along besides the key: its cost, the ended lease, and whether to track the address. */
+export interface GateCall {
+  readonly cost: number;
+  readonly address: string;
+  /** Record the key/address pair in the sharing tracker. */
+  readonly track: boolean;
+  /** Unused tokens of this replica's ended lease, given back. */
+  readonly refund: number;
+  /** Everything that lease was granted, no longer counted as out on lease. */
+  readonly released: number;
+  /** Whether the bucket may grant this replica a lease with this request. */
+  readonly askLease: boolean;
+}
+
+/** What the shared gate knows of a key hash, and what its bucket decided. */
+export type GateAnswer =
+  | { readonly state: 'miss' }
+  | { readonly state: 'invalid' }
+  | { readonly state: 'expired'; readonly subscriberId: string; readonly paidUntilMs: number }
+  | {
+      readonly state: 'ok';
+      readonly subscriberId: string;
+      readonly paidUntilMs: number;
+      readonly allowed: boolean;
+      /** Tokens left in the shared bucket. */
+      readonly sharedTokens: number;
+      /** Tokens granted to this replica as a lease, beyond the request's cost. */
+      readonly leaseTokens: number;
+      /** Distinct client addresses of the key within the sharing window (-1: not tracked this time). */
+      readonly distinctAddresses: number;
+      /** True the first time in a window that the address count exceeded the limit. */
+      readonly newlyFlagged: boolean;
+    };
+
+/** The shared key cache, buckets and key-sharing tracker of every replica (Redis in production). */
+export interface SharedGate {
+  /** What the cache knows about the key; when it is live, also takes `call.cost` from its bucket. */
+  check(keyHash: Buffer, call: GateCall): Promise<GateAnswer>;
+  /** Caches a key record looked up in PostgreSQL, unless something (a revocation's tombstone) is cached already. */
   remember(keyHash: Buffer, record: KeyRecord): Promise<void>;
-  /** A revoked key: nothing this replica holds for it may serve another request. */
-  forget(keyHashHex: string): void;
+  /** A public endpoint's request: `cost` tokens from the address's bucket. */
+  takeForAddress(policy: BucketPolicy, address: string, cost?: number): Promise<BucketDecision>;
 }
 
 /** Sign-in messages already used: a signed SIWS message signs in once, on any replica. */

@@ -11,7 +11,7 @@ import type { BillingClient } from '../adapters/nats/billing-client';
 import type { LabClient } from '../adapters/nats/lab-client';
 import type { StrategiesClient } from '../adapters/nats/strategies-client';
 import type { LiveCache } from '../adapters/nats/live-feed';
-import { RateLimitedWithDecision, type Authenticator, type Caller } from '../app/authenticate';
+import { RateLimitedWithDecision, type Access, type Caller } from '../app/access';
 import type { BucketDecision } from '../domain/token-bucket';
 import type { StreamRegistry } from '../domain/stream-registry';
 import type { InFlight } from '../domain/in-flight';
@@ -21,7 +21,8 @@ import { bindOperations } from './operations';
 import { dashboardPages, sessionOf, type Dashboard } from './dashboard';
 
 export interface AppDeps {
-  readonly authenticator: Authenticator;
+  /** The request path: who may call, at what rate (app/access.ts). */
+  readonly access: Access;
   readonly rounds: RoundRepository;
   readonly billing: BillingClient;
   readonly lab: LabClient;
@@ -33,8 +34,6 @@ export interface AppDeps {
   readonly metrics: Registry;
   readonly readiness: () => Promise<ReadinessReport>;
   readonly trustedProxies: ProxyMatcher;
-  /** Per-client-address bucket of public endpoints (Redis, or in-process when it is down). */
-  readonly limitAddress: (address: string) => Promise<BucketDecision>;
   /** Open SSE streams, capped per key and per address, closed on revocation and expiry. */
   readonly streams: StreamRegistry;
   /** Strategy Lab jobs in flight per key. */
@@ -82,11 +81,10 @@ export function addRateLimitHeaders(headers: Record<string, string | number>, de
   headers['RateLimit-Reset'] = String(decision.resetSeconds);
 }
 
-/** Authenticates one paid request and takes `cost` tokens from its key's bucket (a dashboard request: its session's key). */
-export async function authorize(deps: AppDeps, req: IncomingMessage, cost = 1): Promise<Caller> {
+/** Lets one paid request through and takes `cost` tokens from its key's bucket (a dashboard request: its session's key). */
+export function authorize(deps: AppDeps, req: IncomingMessage, cost = 1): Promise<Caller> {
   const session = sessionOf(req);
-  if (session !== undefined) return deps.dashboard.authorize(session, req, cost);
-  return deps.authenticator.authenticate(headerValue(req.headers.authorization), addressOf(deps, req), cost);
+  return deps.access.admit(session === undefined ? { authorization: headerValue(req.headers.authorization) } : { session }, addressOf(deps, req), cost);
 }
 
 /**
@@ -95,7 +93,7 @@ export async function authorize(deps: AppDeps, req: IncomingMessage, cost = 1): 
  */
 export function authorizeNow(deps: AppDeps, req: IncomingMessage, cost = 1): Caller | undefined {
   if (sessionOf(req) !== undefined) return undefined;
-  return deps.authenticator.authenticateNow(headerValue(req.headers.authorization), addressOf(deps, req), cost);
+  return deps.access.admitNow(headerValue(req.headers.authorization), addressOf(deps, req), cost);
 }
 
 /** The client address of a request (IPv6: its /64), past the trusted proxies. */

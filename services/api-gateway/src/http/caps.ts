@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UnavailableError } from '@gridlab/errors';
-import { RateLimitedWithDecision, type Caller } from '../app/authenticate';
+import { RateLimitedWithDecision, type Caller } from '../app/access';
 import type { InFlight } from '../domain/in-flight';
 import type { StreamOwner, StreamRegistry } from '../domain/stream-registry';
 import { sessionOf } from './dashboard';

@@ -11,7 +11,7 @@ import { AuthError, ForbiddenError, InputError, NotFoundError, UnavailableError 
 import type { Logger } from '@gridlab/logger';
 import type { DashboardConfig, SessionChallenge, SessionInfo } from '@gridlab/contracts';
 import express from 'express';
-import type { Authenticator, Caller } from '../app/authenticate';
+import type { Access, Caller } from '../app/access';
 import type { SiwsNonces, WalletKeys } from '../app/ports';
 import type { SessionGuard } from '../app/session-guard';
 import {
@@ -36,7 +36,7 @@ const CHALLENGE_TTL_MS = 5 * 60_000;
 const WALLET_RE = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
 export interface DashboardDeps {
-  readonly authenticator: Authenticator;
+  readonly access: Access;
   readonly wallets: WalletKeys;
   /** Whether a session was signed out (the subscriber's session epoch), and sign-out itself. */
   readonly sessions: SessionGuard;
@@ -108,29 +108,27 @@ export class Dashboard {
     if (!ok) throw new ForbiddenError('origin_mismatch', 'dashboard requests must come from the dashboard page (Origin or Sec-Fetch-Site)');
   }
 
-  /** The request's live session, or 401 session_required. */
-  async session(req: IncomingMessage): Promise<Session> {
+  /**
+   * The request's session as its cookie carries it (signed by us, not expired), or 401
+   * session_required. Whether it was signed out since is the request path's to check
+   * (app/access.ts), with the key it acts for.
+   */
+  session(req: IncomingMessage): Session {
     // The policy's name only: a cookie of another name (one a plain-http page could set) is no session.
     const token = cookieValue(header(req, 'cookie'), this.cookie.name);
     const session = token === undefined ? null : verifySession(this.deps.keys, token, this.now());
     if (session === null) throw new AuthError('session_required', 'sign in to the dashboard first (the session is missing or has expired)');
-    await this.deps.sessions.check(session);
     return session;
   }
 
   /**
-   * Admits a `/api/live/<path>` data request: checks the Origin and the session, then
-   * rewrites it to `/api/v1/<path>`, where it is authorized as the session's key.
+   * Admits a `/api/live/<path>` data request: checks the Origin and the cookie, then
+   * rewrites it to `/api/v1/<path>`, where it is let through as the session's key.
    */
-  async admit(req: IncomingMessage): Promise<void> {
+  admit(req: IncomingMessage): void {
     this.checkOrigin(req);
-    admitSession(req, await this.session(req));
+    admitSession(req, this.session(req));
     req.url = `/api/v1${(req.url ?? '').slice(DASHBOARD_API.length)}`;
-  }
-
-  /** Authorizes an admitted request as its session's key. */
-  authorize(session: Session, req: IncomingMessage, cost = 1): Promise<Caller> {
-    return this.deps.authenticator.authenticateKeyHash(Buffer.from(session.keyHash, 'hex'), this.deps.clientAddress(req), cost);
   }
 
   /** The page's settings: where a wallet payment is sent, and the origin its signed messages name. */
@@ -152,7 +150,7 @@ export class Dashboard {
     const address = this.deps.clientAddress(req);
     let started: { caller: Caller; via: Session['via']; wallet?: string };
     if (typeof fields['apiKey'] === 'string') {
-      started = { caller: await this.deps.authenticator.authenticate(`Bearer ${fields['apiKey']}`, address), via: 'key' };
+      started = { caller: await this.deps.access.admit({ authorization: `Bearer ${fields['apiKey']}` }, address), via: 'key' };
     } else if (fields['wallet'] !== undefined) {
       const wallet = walletOf(fields);
       const message = stringField(fields, 'message');
@@ -165,7 +163,7 @@ export class Dashboard {
       if (!(await this.deps.siwsNonces.consume(verdict.nonce, verdict.expiresAtMs))) {
         throw new AuthError('invalid_signature', 'this sign-in message was used already; ask for a new one');
       }
-      started = { caller: await this.deps.authenticator.authenticateKeyHash(key.keyHash, address), via: 'wallet', wallet };
+      started = { caller: await this.deps.access.admit({ keyHash: key.keyHash }, address), via: 'wallet', wallet };
     } else {
       throw new InputError('send { apiKey } or { wallet, message, signatureBase64 }', {
         errors: [{ path: '/apiKey', message: 'is required unless signing in with a wallet' }],

@@ -57,7 +57,13 @@ export function createGatewayServer(app: Express, deps: AppDeps, stream: Snapsho
     // The dashboard's mirror of the API: Origin and session checked, then served as /api/v1.
     if (isDashboardPath(url) && !isOpenDashboardPath(url)) {
       sessionPrivate(res);
-      deps.dashboard.admit(req).then(() => dispatch(req, res, id), fail(res, id));
+      try {
+        deps.dashboard.admit(req);
+      } catch (error) {
+        fail(res, id)(error);
+        return;
+      }
+      dispatch(req, res, id);
       return;
     }
     if (isDashboardPath(url)) sessionPrivate(res);

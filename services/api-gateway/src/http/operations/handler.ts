@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Api, OperationId, ParamValues } from '@gridlab/contracts';
 import type { Request, Response } from 'express';
-import type { Caller } from '../../app/authenticate';
+import type { Caller } from '../../app/access';
 import type { AppDeps } from '../app';
 
 /**

@@ -1,6 +1,6 @@
 import { API_OPERATIONS, type OperationId, type OperationSpec } from '@gridlab/contracts';
 import type { Express, Request, Response } from 'express';
-import { RateLimitedWithDecision, type Caller } from '../../app/authenticate';
+import type { Caller } from '../../app/access';
 import { addressOf, authorize, rateLimitHeaders, type AppDeps } from '../app';
 import { admitSession, isDashboardPath } from '../dashboard';
 import { billingHandlers } from './billing';
@@ -36,15 +36,13 @@ function admission(deps: AppDeps, op: OperationSpec): (req: Request, res: Respon
     // The address bucket takes one token a request.
     if (cost !== 1) throw new Error(`${op.method.toUpperCase()} ${op.path}: a public operation costs 0 or 1 tokens`);
     return async (req, res) => {
-      const decision = await deps.limitAddress(addressOf(deps, req));
-      res.set(rateLimitHeaders(decision));
-      if (!decision.allowed) throw new RateLimitedWithDecision(decision, 'rate limit of this client address exceeded');
+      res.set(rateLimitHeaders(await deps.access.admitAddress(addressOf(deps, req))));
       return undefined;
     };
   }
   return async (req, res) => {
     // A session operation needs the cookie's session itself; a paid one takes a Bearer key or a mirrored session.
-    if (access === 'session') admitSession(req, await deps.dashboard.session(req));
+    if (access === 'session') admitSession(req, deps.dashboard.session(req));
     const caller = await authorize(deps, req, cost);
     res.set(rateLimitHeaders(caller.decision));
     return caller;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { API } from '@gridlab/contracts';
-import type { Caller } from '../../app/authenticate';
+import type { Caller } from '../../app/access';
 import { addRateLimitHeaders, authorize, authorizeNow, liveUnavailable, rateLimitHeaders, sendError, type AppDeps } from '../app';
 import { admitStream } from '../caps';
 import type { EventStream } from '../event-stream';
