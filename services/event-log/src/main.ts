@@ -2,89 +2,24 @@
  * The event-log service process: the single writer of the event log (a PostgreSQL
  * leader lock; a second replica stands by). It derives events from the stored rounds
  * and billing's facts, woken by durable JetStream consumers and a catch-up timer, and
- * publishes each appended event on NATS after commit.
+ * publishes each appended event on NATS after commit. What it owns, in the order it
+ * starts them (each step is in ./wiring.ts):
  */
-import { BillingFactsSource } from '@gridlab/billing-store';
-import { encodeMessage, ensureBillingStream, ensureRoundsStream } from '@gridlab/bus';
-import { natsNames, validateLogEvent } from '@gridlab/contracts';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
-import { runService, runSingleWriter, type Platform, type SingleWriterOptions } from '@gridlab/platform';
-import { ContiguousReader, HistoryStore, RoundRepository } from '@gridlab/rounds-store';
-import { eventLogMetrics } from './adapters/metrics';
-import { PgEventLog } from './adapters/pg/event-log';
-import { EventWriter } from './app/event-writer';
-import type { WriterEvents } from './app/ports';
-import { loadServiceConfig, type ServiceConfig } from './config';
+import { runService, runSingleWriter } from '@gridlab/platform';
+import { loadServiceConfig } from './config';
+import { announce, eventWriter } from './wiring';
 
 runService('event-log', async (start) => {
   const config = loadServiceConfig(process.env);
+  // The ops port, PostgreSQL (the `events` schema migrated) and NATS.
   const platform = await start(config, {
     ops: { host: config.OPS_HOST, port: config.OPS_PORT },
     migrate: { schema: EVENTS_SCHEMA, dir: EVENTS_MIGRATIONS_DIR },
     poolSize: 4,
   });
+  // Where appended events go: metrics, and NATS after commit.
   const events = announce(platform, config);
+  // The writer, once this replica holds the leader lock (until then it stands by).
   if ((await runSingleWriter(platform, eventWriter(platform, config, events))) !== null) platform.logger.info('event log writer running');
 });
-
-/** The writer: woken by settled rounds and every billing fact, on the stored rounds and facts. */
-function eventWriter(platform: Platform, config: ServiceConfig, events: WriterEvents): SingleWriterOptions<EventWriter> {
-  const names = natsNames(config.NATS_PREFIX);
-  const streams = { replicas: config.NATS_STREAM_REPLICAS };
-  return {
-    databaseUrl: config.DATABASE_URL,
-    lock: `${config.NATS_PREFIX}event-log-writer`,
-    start: () => startWriter(platform, config, events),
-    ensureStreams: async () => {
-      await ensureRoundsStream(platform.nc, names, streams);
-      await ensureBillingStream(platform.nc, names, streams);
-    },
-    wakeUps: [
-      { stream: names.streams.rounds, durable: names.durables.eventLogRounds, subject: names.subjects.roundSettled },
-      // Every subject of BILLING: subscription and tier facts.
-      { stream: names.streams.billing, durable: names.durables.eventLogBilling },
-    ],
-    catchUpMs: config.CATCH_UP_INTERVAL_MS,
-  };
-}
-
-/** The event writer with its committed state loaded. */
-async function startWriter(platform: Platform, config: ServiceConfig, events: WriterEvents): Promise<EventWriter> {
-  const { logger, pool } = platform;
-  const repo = new RoundRepository(pool);
-  const rounds = new ContiguousReader((fromId, limit) => repo.getOutcomes({ fromId, limit }), {
-    waitMs: config.GAP_WAIT_MS,
-    onSkip: (ids) => logger.warn('round ids missing from the store; deriving past them', ids),
-    fill: new HistoryStore(pool),
-  });
-  const outcomes = { after: rounds.after.bind(rounds), countUpTo: repo.countUpTo.bind(repo), countsUpTo: repo.countsUpTo.bind(repo) };
-  const writer = new EventWriter(new PgEventLog(pool), outcomes, new BillingFactsSource(pool), events, logger, {
-    deriver: {
-      droughtThreshold: config.EVENT_DROUGHT_THRESHOLD,
-      bigRoundMultiplier: config.EVENT_BIG_ROUND_MULTIPLIER,
-      bigRoundWindow: config.EVENT_BIG_ROUND_WINDOW,
-      bigRoundMinHistory: config.EVENT_BIG_ROUND_MIN_HISTORY,
-      streakMinLength: config.EVENT_STREAK_MIN_LENGTH,
-      milestoneRoundModulus: config.EVENT_MILESTONE_ROUNDS,
-      deployedSolStep: config.EVENT_MILESTONE_SOL,
-    },
-    checkpointEvery: config.EVENT_CHECKPOINT_ROUNDS,
-  });
-  await writer.load();
-  return writer;
-}
-
-/** Each appended event counted and published on NATS (after commit); the watermark as a gauge. */
-function announce(platform: Platform, config: ServiceConfig): WriterEvents {
-  const names = natsNames(config.NATS_PREFIX);
-  const counters = eventLogMetrics(platform.metrics);
-  return {
-    appended: (events) => {
-      for (const event of events) {
-        counters.appended.inc({ kind: event.kind });
-        platform.nc.publish(names.subjects.eventAppended, encodeMessage(validateLogEvent, event));
-      }
-    },
-    progress: (roundId) => counters.watermark.set(roundId),
-  };
-}
