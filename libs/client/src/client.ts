@@ -1,26 +1,27 @@
 import { GridlabApiError, type RateLimit } from './errors.ts';
+import { OPERATIONS } from './generated/operations.ts';
 import { INITIAL_WATCH_STATE, roundEvents, type RoundWatchEvent } from './rounds.ts';
 import { SseParser, ndjsonLines, textChunks, type SseMessage } from './sse.ts';
-import { Transport, sleep, type CallOptions, type RawRequest, type TransportOptions } from './transport.ts';
+import { Transport, sleep, type CallOptions, type QueryValue, type RawRequest, type TransportOptions } from './transport.ts';
 import type {
   AnalyticsRequest,
   BacktestRequest,
   EventKind,
   LiveView,
   LogEvent,
-  MethodOf,
-  OkBody,
-  PathParams,
-  Query,
+  OperationAnswer,
+  OperationArgs,
+  OperationId,
+  OperationQuery,
   ReissueCompleteRequest,
   ReissueStartRequest,
-  RequestBody,
+  RequestArgs,
+  RequestOperationId,
   Round,
   StrategyCreateRequest,
   StrategyUpdateRequest,
   SubscribeCompleteRequest,
   SubscribeStartRequest,
-  paths,
 } from './types.ts';
 
 export type GridlabClientOptions = TransportOptions;
@@ -55,7 +56,6 @@ export interface DumpOptions extends CallOptions {
   readonly resume?: boolean;
 }
 
-const API = '/api/v1';
 const DEFAULT_IDLE_MS = 45_000;
 const DEFAULT_RECONNECT_MS = 500;
 const DEFAULT_MAX_RECONNECT_MS = 30_000;
@@ -63,9 +63,18 @@ const DUMP_RESUMES = 5;
 /** The cause recorded when the server closed a stream normally. */
 const ENDED = Symbol('the server ended the stream');
 
+/** An operation's arguments once the compiler has checked them against its operationId. */
+interface SentArgs {
+  readonly path?: Readonly<Record<string, string | number>>;
+  readonly query?: Readonly<Record<string, QueryValue>>;
+  readonly headers?: Readonly<Record<string, string | number | undefined>>;
+  readonly body?: unknown;
+}
+
 /**
- * The Gridlab API, one typed method per operation. Every method takes `CallOptions`
- * (AbortSignal, timeout, retry); non-2xx answers throw GridlabApiError.
+ * The Gridlab API, one typed method per operation, and `request()` for any operation by
+ * its operationId. Every method takes `CallOptions` (AbortSignal, timeout, retry); non-2xx
+ * answers throw GridlabApiError.
  *
  * ```ts
  * const gridlab = new GridlabClient({ baseUrl: 'http://127.0.0.1:8080', apiKey });
@@ -100,8 +109,8 @@ export class GridlabClient {
   // --- Rounds and statistics -------------------------------------------------------------
 
   /** GET /live: the current round, with `stale`. */
-  live(opts?: CallOptions): Promise<OkBody<'/api/v1/live', 'get'>> {
-    return this.call('get', '/api/v1/live', {}, opts);
+  live(opts?: CallOptions): Promise<OperationAnswer<'getLive'>> {
+    return this.call('getLive', {}, opts);
   }
 
   /**
@@ -109,33 +118,33 @@ export class GridlabClient {
    * ORE valued at `orePriceLamports` (default: the board's production cost), and the `k`
    * best squares.
    */
-  liveEv(query: Query<'/api/v1/live/ev', 'get'> = {}, opts?: CallOptions): Promise<OkBody<'/api/v1/live/ev', 'get'>> {
-    return this.call('get', '/api/v1/live/ev', { query }, opts);
+  liveEv(query: OperationQuery<'getLiveEv'> = {}, opts?: CallOptions): Promise<OperationAnswer<'getLiveEv'>> {
+    return this.call('getLiveEv', { query }, opts);
   }
 
   /** GET /stats: whole-history statistics. */
-  stats(opts?: CallOptions): Promise<OkBody<'/api/v1/stats', 'get'>> {
-    return this.call('get', '/api/v1/stats', {}, opts);
+  stats(opts?: CallOptions): Promise<OperationAnswer<'getStats'>> {
+    return this.call('getStats', {}, opts);
   }
 
   /** GET /rounds: the latest rounds, newest first. */
-  rounds(query: Query<'/api/v1/rounds', 'get'> = {}, opts?: CallOptions): Promise<OkBody<'/api/v1/rounds', 'get'>> {
-    return this.call('get', '/api/v1/rounds', { query }, opts);
+  rounds(query: OperationQuery<'listRounds'> = {}, opts?: CallOptions): Promise<OperationAnswer<'listRounds'>> {
+    return this.call('listRounds', { query }, opts);
   }
 
   /** GET /rounds/{id}. */
-  round(id: number, opts?: CallOptions): Promise<OkBody<'/api/v1/rounds/{id}', 'get'>> {
-    return this.call('get', '/api/v1/rounds/{id}', { path: { id } }, opts);
+  round(id: number, opts?: CallOptions): Promise<OperationAnswer<'getRound'>> {
+    return this.call('getRound', { path: { id } }, opts);
   }
 
   /** GET /grid/{n}: one square's statistics and hit series. */
-  grid(n: number, query: Query<'/api/v1/grid/{n}', 'get'> = {}, opts?: CallOptions): Promise<OkBody<'/api/v1/grid/{n}', 'get'>> {
-    return this.call('get', '/api/v1/grid/{n}', { path: { n }, query }, opts);
+  grid(n: number, query: OperationQuery<'getGrid'> = {}, opts?: CallOptions): Promise<OperationAnswer<'getGrid'>> {
+    return this.call('getGrid', { path: { n }, query }, opts);
   }
 
   /** GET /dump as a JSON page. */
-  dumpPage(query: Query<'/api/v1/dump', 'get'> = {}, opts?: CallOptions): Promise<OkBody<'/api/v1/dump', 'get'>> {
-    return this.call('get', '/api/v1/dump', { query }, opts);
+  dumpPage(query: OperationQuery<'dumpRounds'> = {}, opts?: CallOptions): Promise<OperationAnswer<'dumpRounds'>> {
+    return this.call('dumpRounds', { query }, opts);
   }
 
   /**
@@ -146,7 +155,7 @@ export class GridlabClient {
     const { from, to, resume = true, ...opts } = options;
     let next = from;
     for (let resumes = 0; ; resumes++) {
-      const res = await this.http.send({ method: 'GET', path: `${API}/dump`, query: { from: next, to }, accept: 'application/x-ndjson' }, opts);
+      const res = await this.http.send({ ...this.requestOf('dumpRounds', { query: { from: next, to } }), accept: 'application/x-ndjson' }, opts);
       try {
         for await (const line of ndjsonLines(res.body!)) {
           const round = JSON.parse(line) as Round;
@@ -164,41 +173,41 @@ export class GridlabClient {
 
   /** GET /openapi.json: the API's OpenAPI document. */
   openapi(opts?: CallOptions): Promise<Record<string, unknown>> {
-    return this.http.json({ method: 'GET', path: `${API}/openapi.json`, auth: false }, opts);
+    return this.call('getOpenApi', {}, opts);
   }
 
   // --- Billing ---------------------------------------------------------------------------
 
   /** GET /pricing (no key needed). */
-  pricing(opts?: CallOptions): Promise<OkBody<'/api/v1/pricing', 'get'>> {
-    return this.call('get', '/api/v1/pricing', { auth: false }, opts);
+  pricing(opts?: CallOptions): Promise<OperationAnswer<'getPricing'>> {
+    return this.call('getPricing', {}, opts);
   }
 
   /** POST /subscribe: a payment nonce and instructions (see `subscribe()` of @gridlab/client/wallet for the whole flow). */
-  startSubscription(body: SubscribeStartRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/subscribe', 'post'>> {
-    return this.call('post', '/api/v1/subscribe', { body, auth: false }, opts);
+  startSubscription(body: SubscribeStartRequest, opts?: CallOptions): Promise<OperationAnswer<'startSubscription'>> {
+    return this.call('startSubscription', { body }, opts);
   }
 
   /** PUT /subscribe: redeem a confirmed payment for a key. */
-  completeSubscription(body: SubscribeCompleteRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/subscribe', 'put'>> {
-    return this.call('put', '/api/v1/subscribe', { body, auth: false }, opts);
+  completeSubscription(body: SubscribeCompleteRequest, opts?: CallOptions): Promise<OperationAnswer<'completeSubscription'>> {
+    return this.call('completeSubscription', { body }, opts);
   }
 
   /** POST /reissue: a nonce and the message the wallet signs. */
-  startReissue(body: ReissueStartRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/reissue', 'post'>> {
-    return this.call('post', '/api/v1/reissue', { body, auth: false }, opts);
+  startReissue(body: ReissueStartRequest, opts?: CallOptions): Promise<OperationAnswer<'startReissue'>> {
+    return this.call('startReissue', { body }, opts);
   }
 
   /** PUT /reissue: the signed message for a new key (the old one stops working). */
-  completeReissue(body: ReissueCompleteRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/reissue', 'put'>> {
-    return this.call('put', '/api/v1/reissue', { body, auth: false }, opts);
+  completeReissue(body: ReissueCompleteRequest, opts?: CallOptions): Promise<OperationAnswer<'completeReissue'>> {
+    return this.call('completeReissue', { body }, opts);
   }
 
   // --- Event log -------------------------------------------------------------------------
 
   /** GET /events: events after `since`, ascending. */
-  events(query: Query<'/api/v1/events', 'get'> = {}, opts?: CallOptions): Promise<OkBody<'/api/v1/events', 'get'>> {
-    return this.call('get', '/api/v1/events', { query }, opts);
+  events(query: OperationQuery<'listEvents'> = {}, opts?: CallOptions): Promise<OperationAnswer<'listEvents'>> {
+    return this.call('listEvents', { query }, opts);
   }
 
   /**
@@ -208,12 +217,11 @@ export class GridlabClient {
   async *eventStream(options: EventStreamOptions = {}): AsyncGenerator<LogEvent> {
     let last = options.since ?? null;
     const messages = this.resumable(
-      (lastEventId) => ({
-        method: 'GET',
-        path: `${API}/events/stream`,
-        query: { since: lastEventId === null ? options.since : Number(lastEventId), kind: options.kind },
-        ...(lastEventId === null ? {} : { headers: { 'Last-Event-ID': lastEventId } }),
-      }),
+      (lastEventId) =>
+        this.requestOf('streamEvents', {
+          query: { since: lastEventId === null ? options.since : Number(lastEventId), kind: options.kind },
+          ...(lastEventId === null ? {} : { headers: { 'Last-Event-ID': Number(lastEventId) } }),
+        }),
       options,
     );
     for await (const message of messages) {
@@ -233,7 +241,7 @@ export class GridlabClient {
    */
   async *stream(options: StreamOptions = {}): AsyncGenerator<LiveView> {
     let last: string | null = null;
-    for await (const message of this.resumable(() => ({ method: 'GET', path: `${API}/stream` }), options)) {
+    for await (const message of this.resumable(() => this.requestOf('streamLive', {}), options)) {
       if (message.event !== 'snapshot') continue;
       const view = JSON.parse(message.data) as LiveView;
       const key = `${view.roundId}|${view.updatedAt}|${view.stale}`;
@@ -266,83 +274,114 @@ export class GridlabClient {
   // --- Strategy Lab ----------------------------------------------------------------------
 
   /** GET /lab/strategies: the caller's strategies. */
-  listStrategies(opts?: CallOptions): Promise<OkBody<'/api/v1/lab/strategies', 'get'>> {
-    return this.call('get', '/api/v1/lab/strategies', {}, opts);
+  listStrategies(opts?: CallOptions): Promise<OperationAnswer<'listStrategies'>> {
+    return this.call('listStrategies', {}, opts);
   }
 
   /** POST /lab/strategies: create a strategy; forward testing starts at the next round. */
-  createStrategy(body: StrategyCreateRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/strategies', 'post'>> {
-    return this.call('post', '/api/v1/lab/strategies', { body }, opts);
+  createStrategy(body: StrategyCreateRequest, opts?: CallOptions): Promise<OperationAnswer<'createStrategy'>> {
+    return this.call('createStrategy', { body }, opts);
   }
 
   /** GET /lab/strategies/{id}. */
-  strategy(id: string, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/strategies/{id}', 'get'>> {
-    return this.call('get', '/api/v1/lab/strategies/{id}', { path: { id } }, opts);
+  strategy(id: string, opts?: CallOptions): Promise<OperationAnswer<'getStrategy'>> {
+    return this.call('getStrategy', { path: { id } }, opts);
   }
 
   /** PATCH /lab/strategies/{id}: rename, deactivate or reactivate. */
-  updateStrategy(id: string, body: StrategyUpdateRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/strategies/{id}', 'patch'>> {
-    return this.call('patch', '/api/v1/lab/strategies/{id}', { path: { id }, body }, opts);
+  updateStrategy(id: string, body: StrategyUpdateRequest, opts?: CallOptions): Promise<OperationAnswer<'updateStrategy'>> {
+    return this.call('updateStrategy', { path: { id }, body }, opts);
   }
 
   /** DELETE /lab/strategies/{id}: recoverable with restoreStrategy() until it is purged. */
-  deleteStrategy(id: string, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/strategies/{id}', 'delete'>> {
-    return this.call('delete', '/api/v1/lab/strategies/{id}', { path: { id } }, opts);
+  deleteStrategy(id: string, opts?: CallOptions): Promise<OperationAnswer<'deleteStrategy'>> {
+    return this.call('deleteStrategy', { path: { id } }, opts);
   }
 
   /** POST /lab/strategies/{id}/restore: brings back a deleted strategy (404 once purged). */
-  restoreStrategy(id: string, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/strategies/{id}/restore', 'post'>> {
-    return this.call('post', '/api/v1/lab/strategies/{id}/restore', { path: { id } }, opts);
+  restoreStrategy(id: string, opts?: CallOptions): Promise<OperationAnswer<'restoreStrategy'>> {
+    return this.call('restoreStrategy', { path: { id } }, opts);
   }
 
   /** GET /lab/strategies/{id}/forward: forward-test figures. */
-  forward(id: string, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/strategies/{id}/forward', 'get'>> {
-    return this.call('get', '/api/v1/lab/strategies/{id}/forward', { path: { id } }, opts);
+  forward(id: string, opts?: CallOptions): Promise<OperationAnswer<'getForwardStats'>> {
+    return this.call('getForwardStats', { path: { id } }, opts);
   }
 
   /** POST /lab/backtest. */
-  backtest(body: BacktestRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/backtest', 'post'>> {
-    return this.call('post', '/api/v1/lab/backtest', { body }, opts);
+  backtest(body: BacktestRequest, opts?: CallOptions): Promise<OperationAnswer<'runBacktest'>> {
+    return this.call('runBacktest', { body }, opts);
   }
 
   /** POST /lab/analytics: Monte-Carlo analytics and sweeps. */
-  analytics(body: AnalyticsRequest, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/analytics', 'post'>> {
-    return this.call('post', '/api/v1/lab/analytics', { body }, opts);
+  analytics(body: AnalyticsRequest, opts?: CallOptions): Promise<OperationAnswer<'runAnalytics'>> {
+    return this.call('runAnalytics', { body }, opts);
   }
 
   /** GET /lab/leaderboard (no key needed). */
-  leaderboard(opts?: CallOptions): Promise<OkBody<'/api/v1/lab/leaderboard', 'get'>> {
-    return this.call('get', '/api/v1/lab/leaderboard', { auth: false }, opts);
+  leaderboard(opts?: CallOptions): Promise<OperationAnswer<'getLeaderboard'>> {
+    return this.call('getLeaderboard', {}, opts);
   }
 
   /** GET /lab/leaderboard/{id}: an entry with its DSL and equity curve. */
-  leaderboardEntry(id: string, opts?: CallOptions): Promise<OkBody<'/api/v1/lab/leaderboard/{id}', 'get'>> {
-    return this.call('get', '/api/v1/lab/leaderboard/{id}', { path: { id } }, opts);
+  leaderboardEntry(id: string, opts?: CallOptions): Promise<OperationAnswer<'getLeaderboardEntry'>> {
+    return this.call('getLeaderboardEntry', { path: { id } }, opts);
+  }
+
+  // --- Any operation ---------------------------------------------------------------------
+
+  /**
+   * Any operation of the API by its operationId (the OpenAPI document's), including those
+   * with no method of their own: `args` holds its `path` parameters, `query` and `body`,
+   * typed from the document, and the answer is its success body (undefined for a 204).
+   * The API key is sent only to the operations that take it. The event streams are read
+   * with stream() and eventStream().
+   *
+   * ```ts
+   * const round = await gridlab.request('getRound', { path: { id: 42 } });
+   * ```
+   */
+  request<Id extends RequestOperationId>(operationId: Id, ...[args, opts]: RequestArgs<Id>): Promise<OperationAnswer<Id>> {
+    return this.call(operationId, args ?? ({} as OperationArgs<Id>), opts);
   }
 
   // --- Internals -------------------------------------------------------------------------
 
   /**
-   * One operation of the document, by its path template and method: the path, query and
-   * body are typed from the generated `paths`, and so is the answer, so a route renamed or
-   * removed in the OpenAPI document breaks this package's build rather than its users.
+   * One operation by its operationId, its method, path and access from the generated
+   * table: the arguments and the answer are typed from the generated `operations`, so an
+   * operation renamed or removed in the OpenAPI document breaks this package's build
+   * rather than its users.
    */
-  private call<P extends keyof paths, M extends MethodOf<P>>(
-    method: M,
-    path: P,
-    input: { readonly path?: PathParams<P, M>; readonly query?: Query<P, M>; readonly body?: RequestBody<P, M>; readonly auth?: boolean },
-    opts?: CallOptions,
-  ): Promise<OkBody<P, M>> {
-    const params = (input.path ?? {}) as Readonly<Record<string, string | number>>;
-    const url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
-    const request: RawRequest = {
-      method: method.toUpperCase() as RawRequest['method'],
+  private async call<Id extends OperationId>(operationId: Id, args: OperationArgs<Id>, opts?: CallOptions): Promise<OperationAnswer<Id>> {
+    const request = this.requestOf(operationId, args);
+    // Its body never ends: JSON parsing would wait for ever.
+    if (OPERATIONS[operationId].answers === 'text/event-stream') throw new TypeError(`${operationId} answers an event stream: read it with stream() or eventStream()`);
+    const res = await this.http.send(request, opts);
+    if (res.status === 204) return undefined as OperationAnswer<Id>;
+    return (await res.json()) as OperationAnswer<Id>;
+  }
+
+  /** The request of an operation: its path template filled in, and the key only where the operation takes it. */
+  private requestOf<Id extends OperationId>(operationId: Id, args: OperationArgs<Id>): RawRequest {
+    // The caller may be JavaScript, or a command line naming the operation.
+    if (!Object.hasOwn(OPERATIONS, operationId)) throw new TypeError(`${String(operationId)} is not an operation of the API`);
+    const route = OPERATIONS[operationId];
+    const { path = {}, query, headers, body } = args as SentArgs;
+    const url = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = path[name];
+      if (value === undefined) throw new TypeError(`${operationId} needs the path parameter ${name}`);
+      return encodeURIComponent(String(value));
+    });
+    const sent = Object.entries(headers ?? {}).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)] as const]));
+    return {
+      method: route.method.toUpperCase() as RawRequest['method'],
       path: url,
-      ...(input.query === undefined ? {} : { query: input.query }),
-      ...(input.body === undefined ? {} : { body: input.body }),
-      ...(input.auth === undefined ? {} : { auth: input.auth }),
+      ...(query === undefined ? {} : { query }),
+      ...(sent.length === 0 ? {} : { headers: Object.fromEntries(sent) }),
+      ...(body === undefined ? {} : { body }),
+      auth: route.access === 'paid',
     };
-    return this.http.json<OkBody<P, M>>(request, opts);
   }
 
   /**

@@ -5,6 +5,7 @@
 export { GridlabClient, type GridlabClientOptions, type StreamOptions, type EventStreamOptions, type DumpOptions } from './client.ts';
 export { GridlabApiError, GridlabTimeoutError, GridlabNetworkError, isGridlabApiError, type RateLimit, type FieldError } from './errors.ts';
 export type { CallOptions, RetryOptions } from './transport.ts';
+export { OPERATIONS, type OperationRoute } from './generated/operations.ts';
 export { roundEvents, INITIAL_WATCH_STATE, type RoundRange, type RoundWatchEvent, type RoundWatchState } from './rounds.ts';
 export { SseParser, type SseMessage } from './sse.ts';
 export { subscribeMessage, type SubscribeMessageFields } from './subscribe-message.ts';

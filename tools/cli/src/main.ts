@@ -5,6 +5,7 @@
 import { isGridlabError } from '@gridlab/errors';
 import { Command, CommanderError } from 'commander';
 import { registerAdmin } from './commands/admin';
+import { registerApi } from './commands/api';
 import { registerBackfill } from './commands/backfill';
 import { registerDevnet } from './commands/devnet';
 import { registerImport } from './commands/import';
@@ -15,7 +16,7 @@ const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 
 const program = new Command('gridlab')
-  .description('Gridlab commands: API users (live, stats, backtest, strategies), subscribers (keygen, subscribe, reissue), operators (import, backfill, admin), devnet helpers')
+  .description('Gridlab commands: API users (live, stats, backtest, strategies, api), subscribers (keygen, subscribe, reissue), operators (import, backfill, admin), devnet helpers')
   .showHelpAfterError()
   .exitOverride();
 
@@ -24,6 +25,7 @@ registerBackfill(program);
 registerAdmin(program);
 registerWallet(program);
 registerRead(program);
+registerApi(program);
 registerDevnet(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {

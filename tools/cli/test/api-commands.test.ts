@@ -1,7 +1,7 @@
 /**
  * The API users' commands, all through @gridlab/client, against the local suite (devnet,
  * indexer, gateway, Strategy Lab): keygen, live, stats, backtest, strategies list | create |
- * forward, as tables and as --json.
+ * forward, as tables and as --json, and api (any operation by its operationId).
  */
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -127,5 +127,43 @@ describe('gridlab API commands', () => {
     const unknown = await gridlab('strategies', 'forward', 'stg_1111111111111111111111');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/404 strategy_not_found/);
+  });
+
+  it('api calls any operation by its operationId and prints its answer as JSON; api --list lists the operations', async () => {
+    const listed = await gridlab('api', '--list', '--json');
+    expect(JSON.parse(listed.stdout)).toContainEqual({ operationId: 'getRound', method: 'get', path: '/api/v1/rounds/{id}', access: 'paid', answers: 'application/json' });
+    expect((await gridlab('api', '--list')).stdout).toMatch(/getRound\s*│\s*GET\s*│\s*\/api\/v1\/rounds\/\{id\}\s*│\s*paid/);
+
+    const page = await json('api', 'listRounds', '--query', 'limit=2');
+    const [newest] = page['rounds'] as { id: number }[];
+    expect(page['rounds']).toHaveLength(2);
+    const round = await json('api', 'getRound', '--path', `id=${newest!.id}`);
+    expect(round['id']).toBe(newest!.id);
+    // Without --json: the same answer, indented for reading.
+    const pretty = await gridlab('api', 'getRound', '--path', `id=${newest!.id}`);
+    expect(JSON.parse(pretty.stdout)).toEqual(round);
+    expect(pretty.stdout).toMatch(/^ {2}"id": \d+,$/m);
+
+    // A body from a file, and an operation no other command calls.
+    const bodyFile = join(dir, 'strategy.json');
+    await writeFile(bodyFile, JSON.stringify({ name: 'by operation', dsl: DSL }));
+    const { strategy } = (await json('api', 'createStrategy', '--body', bodyFile)) as { strategy: { id: string; name: string } };
+    expect(strategy.name).toBe('by operation');
+    expect(await json('api', 'deleteStrategy', '--path', `id=${strategy.id}`)).toEqual({ ok: true });
+
+    // A public operation needs no key.
+    const board = await runCli(['api', 'getLeaderboard', '--json'], { ...env, GRIDLAB_API_KEY: '' });
+    expect(board.code).toBe(0);
+    expect(JSON.parse(board.stdout)).toHaveProperty('entries');
+
+    // Refused before any request (exit 2), and the gateway's refusal as it named it (exit 1).
+    const unknown = await gridlab('api', 'getNope');
+    expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringContaining('getNope is not an operation of the API')]);
+    const noId = await gridlab('api', 'getRound');
+    expect([noId.code, noId.stderr]).toEqual([2, expect.stringContaining('needs --path id=')]);
+    const stream = await gridlab('api', 'streamLive');
+    expect([stream.code, stream.stderr]).toEqual([2, expect.stringContaining('answers an event stream')]);
+    const bad = await gridlab('api', 'listRounds', '--query', 'limit=0');
+    expect([bad.code, bad.stderr]).toEqual([1, expect.stringMatching(/400 invalid_request/)]);
   });
 });
