@@ -51,6 +51,7 @@ export {
   message,
   type BusMessage,
   type CommandName,
+  type EventName,
   type CommandSpec,
   type Commands,
   type EventSpec,

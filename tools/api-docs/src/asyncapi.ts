@@ -62,7 +62,7 @@ export function asyncApiParts(): AsyncApiParts {
   };
 
   // Events: a channel, its send operation, its receivers.
-  for (const [key, spec] of Object.entries(contracts.EVENTS) as [keyof contracts.NatsNames['subjects'], EventSpec][]) {
+  for (const [key, spec] of Object.entries(contracts.EVENTS) as [contracts.EventName, EventSpec][]) {
     const name = addMessage(spec.payload, spec.payload.description, spec.stream === undefined ? [] : ['Nats-Msg-Id']);
     channels[key] = { address: names.subjects[key], description: spec.description, messages: { [lowered(name)]: messageRef(name) } };
     operations[`publish${capitalized(key)}`] = { action: 'send', channel: channelRef(key), summary: `${spec.publisher.service} ${spec.publisher.summary}` };
@@ -73,7 +73,7 @@ export function asyncApiParts(): AsyncApiParts {
   }
 
   // Commands: a request channel and the operation that answers it; results are messages of their own.
-  const commands = Object.entries(contracts.COMMANDS) as [keyof contracts.NatsNames['commands'], CommandSpec][];
+  const commands = Object.entries(contracts.COMMANDS) as [contracts.CommandName, CommandSpec][];
   const resultOf = new Map<string, string[]>();
   for (const [key, spec] of commands) resultOf.set(nameOf(spec.reply), [...(resultOf.get(nameOf(spec.reply)) ?? []), names.commands[key]]);
   for (const [key, spec] of commands) {

@@ -1,5 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import type { NatsNames } from '../names';
+import type { QUEUES, STREAMS } from '../names';
 
 // The shape of the NATS table (./index.ts): what the AsyncAPI document's channels,
 // operations and messages are written from (tools/api-docs), what a command's caller and
@@ -30,9 +30,11 @@ export interface ReplyHeader {
 
 /** One request/reply command: the caller sends `request`, one replica of `server` answers a CommandReply whose result is `reply`. */
 export interface CommandSpec<Req extends TSchema = TSchema, Res extends TSchema = TSchema, Srv extends Service = Service> {
+  /** Its subject, below the deployment's prefix. */
+  readonly subject: string;
   /** Who answers (in queue group `queue`: one replica answers each request). */
   readonly server: Srv;
-  readonly queue: keyof NatsNames['queues'];
+  readonly queue: keyof typeof QUEUES;
   /** Who sends it, and when if that is worth saying (`on sign-out`). */
   readonly callers: readonly Service[];
   readonly when?: string;
@@ -47,9 +49,11 @@ export interface CommandSpec<Req extends TSchema = TSchema, Res extends TSchema 
 
 /** One published subject: a fact on a JetStream stream, or a core NATS signal. */
 export interface EventSpec<P extends TSchema = TSchema> {
+  /** Its subject, below the deployment's prefix. */
+  readonly subject: string;
   readonly payload: BusMessage<P>;
   /** The JetStream stream that stores it; absent: core NATS, fire and forget. */
-  readonly stream?: keyof NatsNames['streams'];
+  readonly stream?: keyof typeof STREAMS;
   readonly description: string;
   /** Who publishes it and when (the send operation's summary). */
   readonly publisher: { readonly service: Service; readonly summary: string };

@@ -1,6 +1,5 @@
 import * as billing from '../billing';
 import * as lab from '../lab';
-import type { NatsNames } from '../names';
 import * as rounds from '../schemas';
 import * as strategies from '../strategies';
 import { validatorOf, type Validator } from '../validate';
@@ -32,13 +31,14 @@ const strategyReply = message(strategies.strategyReplySchema);
 const issuedKey = message(billing.issuedKeySchema);
 
 /**
- * Every request/reply command on NATS, by its key in `natsNames().commands`: the one place
- * a command is declared. tools/api-docs writes the AsyncAPI channels, operations and
+ * Every request/reply command on NATS: the one place a command is declared, its subject
+ * (under the deployment's prefix: `natsNames().commands`) included. tools/api-docs writes the AsyncAPI channels, operations and
  * messages from it; callers send with @gridlab/bus's sendCommand and servers answer with
  * serveDeclared, both checking the declared schemas.
  */
 export const COMMANDS = {
   pricing: command({
+    subject: 'billing.pricing.get',
     server: 'billing',
     queue: 'billing',
     callers: ['api-gateway'],
@@ -46,6 +46,7 @@ export const COMMANDS = {
     reply: message(billing.pricingSchema),
   }),
   subscribeStart: command({
+    subject: 'billing.subscription.start',
     server: 'billing',
     queue: 'billing',
     callers: ['api-gateway'],
@@ -53,6 +54,7 @@ export const COMMANDS = {
     reply: message(billing.subscriptionStartSchema),
   }),
   subscribeComplete: command({
+    subject: 'billing.subscription.complete',
     server: 'billing',
     queue: 'billing',
     callers: ['api-gateway'],
@@ -63,6 +65,7 @@ export const COMMANDS = {
     reply: issuedKey,
   }),
   reissueStart: command({
+    subject: 'billing.key.reissue-start',
     server: 'billing',
     queue: 'billing',
     callers: ['api-gateway'],
@@ -70,6 +73,7 @@ export const COMMANDS = {
     reply: message(billing.reissueStartSchema),
   }),
   reissueComplete: command({
+    subject: 'billing.key.reissue-complete',
     server: 'billing',
     queue: 'billing',
     callers: ['api-gateway'],
@@ -77,6 +81,7 @@ export const COMMANDS = {
     reply: issuedKey,
   }),
   keyRevoke: command({
+    subject: 'billing.key.revoke',
     server: 'billing',
     queue: 'billing',
     callers: ['api-gateway'],
@@ -84,6 +89,7 @@ export const COMMANDS = {
     reply: message(billing.keyRevokeReplySchema),
   }),
   sessionEnd: command({
+    subject: 'billing.session.end',
     server: 'billing',
     queue: 'billing',
     callers: ['api-gateway'],
@@ -92,6 +98,7 @@ export const COMMANDS = {
     reply: message(billing.sessionEndReplySchema, "the subscriber's session epoch now: sessions below it are over"),
   }),
   labBacktest: command({
+    subject: 'lab.backtest.run',
     server: 'lab-backtest',
     queue: 'labBacktest',
     callers: ['api-gateway'],
@@ -103,6 +110,7 @@ export const COMMANDS = {
     chunked: true,
   }),
   labAnalytics: command({
+    subject: 'lab.analytics.run',
     server: 'lab-backtest',
     queue: 'labBacktest',
     callers: ['api-gateway'],
@@ -112,6 +120,7 @@ export const COMMANDS = {
     replyHeaders: [{ name: lab.CACHE_HEADER, values: ['hit', 'miss'], description: 'served from the analytics cache or computed' }],
   }),
   strategyCreate: command({
+    subject: 'lab.strategy.create',
     server: 'lab-forward',
     queue: 'labForward',
     callers: ['api-gateway'],
@@ -122,6 +131,7 @@ export const COMMANDS = {
     reply: strategyReply,
   }),
   strategyList: command({
+    subject: 'lab.strategy.list',
     server: 'lab-forward',
     queue: 'labForward',
     callers: ['api-gateway'],
@@ -129,6 +139,7 @@ export const COMMANDS = {
     reply: message(strategies.strategyListReplySchema),
   }),
   strategyGet: command({
+    subject: 'lab.strategy.get',
     server: 'lab-forward',
     queue: 'labForward',
     callers: ['api-gateway'],
@@ -136,6 +147,7 @@ export const COMMANDS = {
     reply: message(strategies.strategyDetailReplySchema),
   }),
   strategyUpdate: command({
+    subject: 'lab.strategy.update',
     server: 'lab-forward',
     queue: 'labForward',
     callers: ['api-gateway'],
@@ -143,6 +155,7 @@ export const COMMANDS = {
     reply: strategyReply,
   }),
   strategyDelete: command({
+    subject: 'lab.strategy.delete',
     server: 'lab-forward',
     queue: 'labForward',
     callers: ['api-gateway'],
@@ -151,6 +164,7 @@ export const COMMANDS = {
     description: 'The deletion is recoverable: lab.strategy.restore brings the strategy back until it is purged LAB_DELETED_RETENTION_DAYS later.',
   }),
   strategyRestore: command({
+    subject: 'lab.strategy.restore',
     server: 'lab-forward',
     queue: 'labForward',
     callers: ['api-gateway'],
@@ -159,6 +173,7 @@ export const COMMANDS = {
     description: 'Answers strategy_not_found when the owner has no deleted, unpurged strategy of that id.',
   }),
   strategyForward: command({
+    subject: 'lab.strategy.forward',
     server: 'lab-forward',
     queue: 'labForward',
     callers: ['api-gateway'],
@@ -166,6 +181,7 @@ export const COMMANDS = {
     reply: message(strategies.forwardStatsSchema, 'SPEC 7.10 forward-test stats'),
   }),
   leaderboardGet: command({
+    subject: 'lab.leaderboard.get',
     server: 'lab-forward',
     queue: 'labForward',
     callers: ['api-gateway'],
@@ -173,20 +189,22 @@ export const COMMANDS = {
     reply: message(strategies.leaderboardSchema),
   }),
   leaderboardEntry: command({
+    subject: 'lab.leaderboard.entry',
     server: 'lab-forward',
     queue: 'labForward',
     callers: ['api-gateway'],
     request: message(strategies.leaderboardEntryRequestSchema, 'GET /lab/leaderboard/{id}.'),
     reply: message(strategies.leaderboardDetailSchema, '404 strategy_not_found when not on the board'),
   }),
-} as const satisfies Readonly<Record<keyof NatsNames['commands'], CommandSpec>>;
+} as const satisfies Readonly<Record<string, CommandSpec>>;
 
 /**
- * Every subject published on NATS, by its key in `natsNames().subjects`: durable facts on
- * a JetStream stream and core NATS signals.
+ * Every subject published on NATS (under the deployment's prefix: `natsNames().subjects`):
+ * durable facts on a JetStream stream and core NATS signals.
  */
 export const EVENTS = {
   roundSettled: event({
+    subject: 'grid.round.settled',
     payload: message(rounds.roundSchema, ROUND_DESCRIPTION),
     stream: 'rounds',
     description: 'JetStream stream ROUNDS; Nats-Msg-Id = round id; duplicate window 15 minutes.',
@@ -194,12 +212,14 @@ export const EVENTS = {
     receivers: [{ service: 'lab-backtest', summary: 'catches its round history up from PostgreSQL when a round beyond it settles (a plain subscription on every replica)' }],
   }),
   roundOpened: event({
+    subject: 'grid.round.opened',
     payload: message(rounds.roundOpenedSchema),
     stream: 'rounds',
     description: 'JetStream stream ROUNDS; Nats-Msg-Id = "opened-<round id>".',
     publisher: { service: 'indexer', summary: 'announces a new round when the board advances' },
   }),
   liveUpdated: event({
+    subject: 'grid.live.updated',
     payload: message(
       rounds.liveSnapshotSchema,
       "The live round (GET /live, /stream). `game` is today's game: the rule and ORE prize of the rounds settling now, the Treasury's motherlode pool, the board's production cost, which squares' prize would be split pro rata if they win (the round's distribution mask; null while the round decides by its randomness), and each square's expected result per lamport for a stake of `evStakeLamports` added now (SOL back under the rule's exact fees, plus the expected ORE, 1/25 · stake/(square + stake) · (prize + pool/500), at `evOrePriceLamports` per ORE, the production cost). Snapshots of older indexers carry no `game`.",
@@ -209,11 +229,13 @@ export const EVENTS = {
     receivers: [{ service: 'api-gateway', summary: 'keeps the latest snapshot for /live and pushes it to /stream clients' }],
   }),
   keyShared: event({
+    subject: 'access.key.shared',
     payload: message(rounds.keySharedSchema),
     description: 'Core NATS. A key was used from more client addresses than allowed within the sharing window; the key itself is never sent.',
     publisher: { service: 'api-gateway', summary: 'reports a key_sharing signal' },
   }),
   keyRevoked: event({
+    subject: 'access.key.revoked',
     payload: message(billing.keyRevokedSchema),
     description:
       'Core NATS. A key was revoked; published by billing from its revocation outbox once the Redis tombstone is written (retried until it lands). Gateways drop the key from their in-process cache and close its open streams. Only the key\'s HMAC is sent.',
@@ -221,6 +243,7 @@ export const EVENTS = {
     receivers: [{ service: 'api-gateway', summary: "empties its positive key cache of the key and closes the key's streams" }],
   }),
   sessionEnded: event({
+    subject: 'access.session.ended',
     payload: message(billing.sessionEndedSchema, 'The dashboard sessions of a subscriber signed in below `epoch` are over.'),
     description:
       "Core NATS. A subscriber's dashboard sessions signed in below `epoch` are over (sign-out); published by billing after it raised the subscriber's session epoch in PostgreSQL. Gateways refuse those sessions at once and close the streams and dumps they opened. A lost message costs at most the gateways' epoch re-check interval (2 s for requests, STREAM_EXPIRY_CHECK_S for open streams), never the sign-out itself.",
@@ -228,27 +251,31 @@ export const EVENTS = {
     receivers: [{ service: 'api-gateway', summary: 'refuses the ended sessions and closes their streams and dumps' }],
   }),
   subscriptionChanged: event({
+    subject: 'billing.subscription.changed',
     payload: message(billing.subscriptionFactSchema, 'A subscription was activated, renewed or expired (no wallet key).'),
     stream: 'billing',
     description: "JetStream stream BILLING; Nats-Msg-Id = factId; published after commit from billing's outbox (re-published until acknowledged).",
     publisher: { service: 'billing', summary: 'publishes subscription facts (consumed by event-log)' },
   }),
   tierChanged: event({
+    subject: 'billing.tier.changed',
     payload: message(billing.tierFactSchema, 'The active subscription count crossed a pricing threshold.'),
     stream: 'billing',
     description: 'JetStream stream BILLING; Nats-Msg-Id = factId.',
     publisher: { service: 'billing', summary: 'publishes tier crossings (consumed by event-log)' },
   }),
   eventAppended: event({
+    subject: 'events.event.appended',
     payload: message(rounds.logEventSchema, 'An event appended to the log: { id, ts, kind, ...fields of the kind }.'),
     description: 'Core NATS, published by the event-log writer after commit, in id order. Readers that see an id jump read the missing ids from PostgreSQL.',
     publisher: { service: 'event-log', summary: 'publishes each appended event (consumed by api-gateway for /events/stream)' },
     receivers: [{ service: 'api-gateway', summary: 'relays each event to /events/stream clients, reading skipped ids from PostgreSQL' }],
   }),
-} as const satisfies Readonly<Record<keyof NatsNames['subjects'], EventSpec>>;
+} as const satisfies Readonly<Record<string, EventSpec>>;
 
 export type Commands = typeof COMMANDS;
 export type CommandName = keyof Commands;
+export type EventName = keyof typeof EVENTS;
 
 /** The commands `service` answers, as the table declares them. */
 export function commandsServedBy(service: Service): CommandName[] {
