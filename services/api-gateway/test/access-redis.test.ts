@@ -10,7 +10,7 @@ import { tombstoneKey } from '@gridlab/key-cache';
 import { createLogger } from '@gridlab/logger';
 import { RedisGate } from '../src/adapters/redis/redis-gate';
 import { Access, DEFAULT_ACCESS, RateLimitedWithDecision } from '../src/app/access';
-import type { GateAnswer, GateCall, SharedGate } from '../src/app/ports';
+import type { GateAnswer, SharedGate } from '../src/app/ports';
 import type { BucketDecision } from '../src/domain/token-bucket';
 import { DEFAULT_LEASE_POLICY, type LeasePolicy } from '../src/domain/token-lease';
 import { IP_POLICY, KEY_POLICY } from '../src/domain/token-bucket';
@@ -30,8 +30,8 @@ const clients: Redis[] = [];
 const paidUntilMs = Date.now() + 86_400_000;
 /** Whole tokens a bucket refilling `perSecond` may have added since `started`. */
 const refilled = (started: number, perSecond: number): number => Math.floor(((Date.now() - started) * perSecond) / 1000);
-/** A script call with no lease to give back or ask for. */
-const plain = (address: string, track = false): GateCall => ({ cost: 1, address, track, refund: 0, released: 0, askLease: false });
+/** No lease to give back or ask for. */
+const NO_LEASE = { refund: 0, released: 0, askLease: false };
 
 afterAll(async () => {
   const keys = await redis.keys(`${prefix}*`);
@@ -57,8 +57,8 @@ function replica({ now = Date.now, lease = DEFAULT_LEASE_POLICY, client = new Re
   const answers: GateAnswer[] = [];
   const flags: number[] = [];
   const recorded: SharedGate = {
-    check: async (hash, call) => {
-      const answer = await redisGate.check(hash, call);
+    check: async (hash, address, cost, track, lease) => {
+      const answer = await redisGate.check(hash, address, cost, track, lease);
       answers.push(answer);
       return answer;
     },
@@ -106,7 +106,7 @@ const allowedOf = (answers: readonly Outcome[]): number => answers.filter((r) =>
 describe('the Redis gate (one script call)', () => {
   it('reports a cache miss for a key it has never seen, without creating a bucket', async () => {
     const hash = randomBytes(32);
-    expect(await gate.check(hash, plain('10.0.0.1'))).toEqual({ state: 'miss' });
+    expect(await gate.check(hash, '10.0.0.1', 1, false, NO_LEASE)).toEqual({ state: 'miss' });
     expect(await redis.exists(`${prefix}bucket:${hash.toString('hex')}`)).toBe(0);
   });
 
@@ -117,7 +117,7 @@ describe('the Redis gate (one script call)', () => {
     let allowed = 0;
     let rejected;
     for (let i = 0; i < 400 && rejected === undefined; i++) {
-      const r = await gate.check(hash, plain('10.0.0.1'));
+      const r = await gate.check(hash, '10.0.0.1', 1, false, NO_LEASE);
       if (r.state === 'ok' && r.allowed) allowed++;
       else rejected = r;
     }
@@ -135,7 +135,7 @@ describe('the Redis gate (one script call)', () => {
     let allowed = 0;
     for (let i = 0; i < 40; i++) {
       for (const g of [gate, other]) {
-        const r = await g.check(hash, plain('10.0.0.2'));
+        const r = await g.check(hash, '10.0.0.2', 1, false, NO_LEASE);
         if (r.state === 'ok' && r.allowed) allowed++;
       }
     }
@@ -148,7 +148,7 @@ describe('the Redis gate (one script call)', () => {
   it('reports an expired subscription without spending tokens', async () => {
     const hash = randomBytes(32);
     await gate.remember(hash, { subscriberId: 'sub_z', paidUntilMs: Date.now() - 1000 });
-    expect(await gate.check(hash, plain('10.0.0.1'))).toMatchObject({ state: 'expired', subscriberId: 'sub_z' });
+    expect(await gate.check(hash, '10.0.0.1', 1, false, NO_LEASE)).toMatchObject({ state: 'expired', subscriberId: 'sub_z' });
     expect(await redis.exists(`${prefix}bucket:${hash.toString('hex')}`)).toBe(0);
   });
 
@@ -157,7 +157,7 @@ describe('the Redis gate (one script call)', () => {
     await gate.remember(hash, { subscriberId: 'sub_r', paidUntilMs });
     await tombstoneKey(redis, prefix, hash);
     await gate.remember(hash, { subscriberId: 'sub_r', paidUntilMs });
-    expect(await gate.check(hash, plain('10.0.0.1'))).toEqual({ state: 'invalid' });
+    expect(await gate.check(hash, '10.0.0.1', 1, false, NO_LEASE)).toEqual({ state: 'invalid' });
   });
 
   it('limits public endpoints per address with their own policy', async () => {

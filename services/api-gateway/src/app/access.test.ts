@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { AuthError } from '@gridlab/errors';
 import { createLogger } from '@gridlab/logger';
 import { Access } from './access';
-import type { GateAnswer, GateCall, KeyLookup, SharedGate } from './ports';
+import type { GateAnswer, KeyLookup, SharedGate } from './ports';
 import { decide, IP_POLICY } from '../domain/token-bucket';
 import type { Session } from '../domain/session';
 
@@ -14,9 +14,9 @@ const ok = (sharedTokens: number, lease = 0): GateAnswer => ({ state: 'ok', subs
 /** A gate that answers every key as live, granting a lease of 10 when told to. */
 class FakeGate implements SharedGate {
   leasing = false;
-  readonly calls: GateCall[] = [];
-  async check(_keyHash: Buffer, call: GateCall): Promise<GateAnswer> {
-    this.calls.push(call);
+  readonly calls: { readonly address: string; readonly track: boolean }[] = [];
+  async check(_keyHash: Buffer, address: string, _cost: number, track: boolean): Promise<GateAnswer> {
+    this.calls.push({ address, track });
     return ok(50, this.leasing ? 10 : 0);
   }
   async remember(): Promise<void> {}

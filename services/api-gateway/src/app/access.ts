@@ -176,7 +176,8 @@ export class Access {
     // 2. The failure guard (a key served in the last minute is not in doubt).
     const release = await this.admitCheck(address, () => this.recentlyGood(keyHash ?? this.memoizedHash(presented)));
     try {
-      return await this.check(keyHash ?? this.presentedKey(presented), address, cost);
+      const apiKey = keyHash === undefined ? this.presentedKey(presented) : undefined;
+      return await this.check(keyHash ?? this.hashOf(apiKey!), apiKey, address, cost);
     } catch (error) {
       if (error instanceof AuthError) this.failures.take(this.options.failurePolicy, address);
       throw error;
@@ -218,13 +219,13 @@ export class Access {
 
   // --- 1. Who asks ---------------------------------------------------------------------
 
-  /** The hash of a well-formed presented key; 401 for a missing, malformed or recently unknown one. */
-  private presentedKey(authorization: string | undefined): { readonly keyHash: Buffer; readonly apiKey: string } {
+  /** A well-formed presented key; 401 for a missing, malformed or recently unknown one. */
+  private presentedKey(authorization: string | undefined): string {
     if (authorization === undefined || authorization === '') throw new AuthError('missing_api_key', 'send Authorization: Bearer <API key>');
     const apiKey = bearerKey(authorization);
     if (apiKey === undefined) throw new AuthError('invalid_api_key', 'the API key is not valid');
     if (this.unknown.has(apiKey)) throw unknownKey();
-    return { keyHash: this.hashOf(apiKey), apiKey };
+    return apiKey;
   }
 
   /** The key's HMAC, memoized (at most MAX_MEMO keys, dropped whole when full). */
@@ -295,9 +296,8 @@ export class Access {
 
   // --- 3 to 7. The key, its tokens, the answer ----------------------------------------
 
-  /** `presented.apiKey`, when the caller presented one, is remembered briefly if PostgreSQL does not know it. */
-  private async check(presented: Buffer | { readonly keyHash: Buffer; readonly apiKey: string }, address: string, cost: number): Promise<Caller> {
-    const { keyHash, apiKey } = Buffer.isBuffer(presented) ? { keyHash: presented, apiKey: undefined } : presented;
+  /** `apiKey`, when the caller presented one, is remembered briefly if PostgreSQL does not know it. */
+  private async check(keyHash: Buffer, apiKey: string | undefined, address: string, cost: number): Promise<Caller> {
     let looked: Looked;
     try {
       looked = await this.take(keyHash, address, cost);
@@ -342,7 +342,7 @@ export class Access {
     const call = this.leases.begin(entry.id);
     let answer: GateAnswer;
     try {
-      answer = await this.ports.gate.check(keyHash, { cost, address, track, ...call });
+      answer = await this.ports.gate.check(keyHash, address, cost, track, call);
     } catch (error) {
       this.leases.abandon(entry.id);
       throw error;

@@ -23,13 +23,9 @@ export interface AuthEvents {
   keySharing(keyHash: Buffer, subscriberId: string, distinctAddresses: number): void;
 }
 
-/** What one call of the shared gate takes along besides the key: its cost, the ended lease, and whether to track the address. */
-export interface GateCall {
-  readonly cost: number;
-  readonly address: string;
-  /** Record the key/address pair in the sharing tracker. */
-  readonly track: boolean;
-  /** Unused tokens of this replica's ended lease, given back. */
+/** What a call of the shared gate hands back of this replica's ended lease, and whether it may take a new one. */
+export interface LeaseCall {
+  /** Unused tokens of the ended lease, given back. */
   readonly refund: number;
   /** Everything that lease was granted, no longer counted as out on lease. */
   readonly released: number;
@@ -59,8 +55,12 @@ export type GateAnswer =
 
 /** The shared key cache, buckets and key-sharing tracker of every replica (Redis in production). */
 export interface SharedGate {
-  /** What the cache knows about the key; when it is live, also takes `call.cost` from its bucket. */
-  check(keyHash: Buffer, call: GateCall): Promise<GateAnswer>;
+  /**
+   * What the cache knows about the key; when it is live, also takes `cost` from its
+   * bucket (with `lease` settled) and, when `track`, records `address` in the sharing
+   * tracker. Called on every request a lease does not answer: no argument object.
+   */
+  check(keyHash: Buffer, address: string, cost: number, track: boolean, lease: LeaseCall): Promise<GateAnswer>;
   /** Caches a key record looked up in PostgreSQL, unless something (a revocation's tombstone) is cached already. */
   remember(keyHash: Buffer, record: KeyRecord): Promise<void>;
   /** A public endpoint's request: `cost` tokens from the address's bucket. */

@@ -2,7 +2,7 @@ import { POSITIVE_TTL_MS, keyCacheKeys } from '@gridlab/key-cache';
 import type { Redis } from 'ioredis';
 import { decide, type BucketDecision, type BucketPolicy } from '../../domain/token-bucket';
 import { DEFAULT_LEASE_POLICY, type LeasePolicy } from '../../domain/token-lease';
-import type { GateAnswer, GateCall, KeyRecord, SharedGate } from '../../app/ports';
+import type { GateAnswer, KeyRecord, LeaseCall, SharedGate } from '../../app/ports';
 import { gateLua } from './gate.lua';
 import { TOKEN_BUCKET_LUA } from './token-bucket.lua';
 
@@ -40,21 +40,21 @@ export class RedisGate implements SharedGate {
     redis.defineCommand('gridlabBucket', { numberOfKeys: 1, lua: TOKEN_BUCKET_LUA });
   }
 
-  async check(keyHash: Buffer, call: GateCall): Promise<GateAnswer> {
+  async check(keyHash: Buffer, address: string, cost: number, track: boolean, lease: LeaseCall): Promise<GateAnswer> {
     const keys = this.namesOf(keyHash);
     const reply = (await (this.redis as unknown as GateCommands).gridlabGate(
       keys.auth,
       keys.bucket,
       keys.addresses,
       keys.sharingFlag,
-      call.cost,
-      call.address,
-      call.track ? '1' : '0',
-      call.refund,
-      call.released,
-      call.askLease ? '1' : '0',
+      cost,
+      address,
+      track ? '1' : '0',
+      lease.refund,
+      lease.released,
+      lease.askLease ? '1' : '0',
     )) as GateReply;
-    const [state, subscriberId = '', paidUntil = '0', allowed = 0, tokens = '0', distinct = 0, flagged = 0, lease = 0] = reply;
+    const [state, subscriberId = '', paidUntil = '0', allowed = 0, tokens = '0', distinct = 0, flagged = 0, leased = 0] = reply;
     if (state === 'miss' || state === 'invalid') return { state };
     if (state === 'expired') return { state, subscriberId, paidUntilMs: Number(paidUntil) };
     return {
@@ -63,7 +63,7 @@ export class RedisGate implements SharedGate {
       paidUntilMs: Number(paidUntil),
       allowed: allowed === 1,
       sharedTokens: Number(tokens),
-      leaseTokens: lease,
+      leaseTokens: leased,
       distinctAddresses: distinct,
       newlyFlagged: flagged === 1,
     };
