@@ -1,4 +1,4 @@
-import type { BaseStrategy, Dsl } from '../dsl/types';
+import { BASE_STRATEGIES, type BaseStrategy, type Dsl } from '../dsl/types';
 import { SQUARES, type History } from '../history/history';
 import { droughtCounts, rankingOrder, type RankingKind } from '../history/rankings';
 import { squareOrder, type OrderedColumn } from '../history/square-orders';
@@ -12,19 +12,8 @@ const DIAGONAL_ANTI = [4, 8, 12, 16, 20];
 const CHECKERBOARD = Array.from({ length: 13 }, (_, i) => 2 * i);
 const ALL_25 = Array.from({ length: SQUARES }, (_, i) => i);
 
-/** Strategies whose squares do not depend on history (k ignored, bet from the first round). */
-export const FIXED_SHAPE: ReadonlySet<BaseStrategy> = new Set<BaseStrategy>([
-  'custom_squares',
-  'corners',
-  'edges',
-  'center_block',
-  'diagonal_main',
-  'diagonal_anti',
-  'row',
-  'column',
-  'checkerboard',
-  'all_25',
-]);
+/** Strategies whose squares do not depend on history (k ignored, bet from the first round): custom_squares and the shapes, which close the seed's list from `corners` on. */
+export const FIXED_SHAPE: ReadonlySet<BaseStrategy> = new Set<BaseStrategy>(['custom_squares', ...BASE_STRATEGIES.slice(BASE_STRATEGIES.indexOf('corners'))]);
 
 // Rule codes for the per-round switch (numbers keep the hot loop monomorphic).
 const FIXED = 0;

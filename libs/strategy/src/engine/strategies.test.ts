@@ -3,6 +3,7 @@ import { History } from '../history/history';
 import { fixtureRounds } from '../testing/fixtures';
 import { referenceRun } from '../testing/reference';
 import { createRunner } from './runner';
+import { FIXED_SHAPE } from './select';
 import type { RoundOutcome } from './types';
 
 const B = 1_000_000;
@@ -152,4 +153,10 @@ describe('base strategies on the fixture (ties to the lower square)', () => {
       expect(runner.summary().roundsBet).toBe(expected.rounds.filter((r) => r.squares.length > 0).length);
     },
   );
+});
+
+describe('which strategies are fixed shapes', () => {
+  it('are custom_squares and the nine shapes (SPEC 7.3), none that reads history', () => {
+    expect([...FIXED_SHAPE].sort()).toEqual(['all_25', 'center_block', 'checkerboard', 'column', 'corners', 'custom_squares', 'diagonal_anti', 'diagonal_main', 'edges', 'row']);
+  });
 });

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { eventMatchesKind, type EventKind, type LogEvent } from '@gridlab/contracts';
 import type { EventRepository } from '@gridlab/events-store';
 import type { EventFeed } from '../adapters/nats/event-feed';
+import { startEventStream } from './sse';
 
 const PING_MS = 15_000;
 const PING = Buffer.from(': ping\n\n');
@@ -63,14 +64,7 @@ export class EventStream {
     try {
       const replay = since === null ? await this.repo.latest(DEFAULT_REPLAY, kind) : await this.repo.after(since, REPLAY_PAGE, kind);
       this.onReplayPage();
-      res.writeHead(200, {
-        ...headers,
-        'Content-Type': 'text/event-stream; charset=utf-8',
-        'Cache-Control': 'no-store',
-        Connection: 'keep-alive',
-        'X-Accel-Buffering': 'no',
-      });
-      res.socket?.setNoDelay(true);
+      startEventStream(res, headers);
       res.write(': connected\n\n');
       let page = replay;
       for (;;) {

@@ -11,6 +11,21 @@ const SLOW_CLIENT_BYTES = 16 * 1024;
 const PING = Buffer.from(': ping\n\n');
 
 /** One HTTP/1.1 chunk holding `payload`: every client gets the same bytes. */
+/**
+ * The head of a Server-Sent Events answer: never cached, never buffered by a proxy
+ * (`X-Accel-Buffering`), each frame sent as written (no Nagle delay).
+ */
+export function startEventStream(res: ServerResponse, headers: Record<string, string>): void {
+  res.writeHead(200, {
+    ...headers,
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-store',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
+  res.socket?.setNoDelay(true);
+}
+
 function chunk(payload: Buffer): Buffer {
   return Buffer.concat([Buffer.from(`${payload.length.toString(16)}\r\n`), payload, Buffer.from('\r\n')]);
 }
@@ -68,14 +83,7 @@ export class SnapshotStream {
 
   /** Takes over an authorized request's response for the life of the connection. */
   attach(res: ServerResponse, headers: Record<string, string>): void {
-    res.writeHead(200, {
-      ...headers,
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
-    res.socket?.setNoDelay(true);
+    startEventStream(res, headers);
     res.flushHeaders();
     const client: Client = { res, out: writer(res), sent: 0, waitingForDrain: false };
     this.clients.add(client);
