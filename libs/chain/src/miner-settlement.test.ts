@@ -1,0 +1,75 @@
+/**
+ * Every miner of a round, held against fixtures/golden/miners.json: rounds of every era
+ * whose deploys and checkpoints were worked from the program's own deploy.rs and
+ * checkpoint.rs (miners.py, which imports nothing of Gridlab), row by row.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { playDeploys, settleMiners, type RoundDraw } from './miner-settlement';
+
+interface GoldenMiner {
+  readonly authority: string;
+  readonly deployed: readonly string[];
+  readonly cumulative: readonly string[];
+  readonly solBack: string;
+  readonly oreTopMiner: string;
+  readonly oreSplit: string;
+  readonly oreMotherlode: string;
+  readonly topMiner: boolean;
+  readonly adminFee: string;
+  readonly protocolFee: string;
+}
+
+interface GoldenRound {
+  readonly name: string;
+  readonly era: 'v3' | 'parimutuel952' | 'returns';
+  readonly winningSquare: number | null;
+  readonly topMinerSample: string | null;
+  readonly split: boolean;
+  readonly topMinerReward: string;
+  readonly motherlode: string;
+  readonly deploys: readonly { readonly authority: string; readonly amount: string; readonly squares: readonly number[] }[];
+  readonly expected: { readonly deployed: readonly string[]; readonly count: readonly number[]; readonly miners: readonly GoldenMiner[] };
+}
+
+const golden = JSON.parse(readFileSync(join(__dirname, '../../../fixtures/golden/miners.json'), 'utf8')) as { readonly rounds: readonly GoldenRound[] };
+const n = (decimal: string): number => {
+  const value = Number(decimal);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`${decimal} is past 2^53`);
+  return value;
+};
+
+describe('every miner of a round, as the program deploys and checkpoints it (golden/miners.json)', () => {
+  it('covers every era', () => {
+    expect(new Set(golden.rounds.map((r) => r.era))).toEqual(new Set(['v3', 'parimutuel952', 'returns']));
+  });
+
+  it.each(golden.rounds.map((r) => [r.name, r] as const))('%s', (_name, round) => {
+    const played = playDeploys(round.deploys.map((d) => ({ authority: d.authority, amount: n(d.amount), squares: d.squares })));
+    expect(played.deployed).toEqual(round.expected.deployed.map(n));
+    expect(played.count).toEqual(round.expected.count);
+    expect(played.miners.map((m) => ({ authority: m.authority, deployed: m.deployed, cumulative: m.cumulative }))).toEqual(
+      round.expected.miners.map((m) => ({ authority: m.authority, deployed: m.deployed.map(n), cumulative: m.cumulative.map(n) })),
+    );
+    const draw: RoundDraw = {
+      rule: round.era === 'returns' ? 'returns' : 'parimutuel',
+      winningSquare: round.winningSquare,
+      topMinerSample: round.topMinerSample === null ? null : n(round.topMinerSample),
+      split: round.split,
+      topMinerReward: n(round.topMinerReward),
+      motherlode: n(round.motherlode),
+    };
+    expect(settleMiners(draw, played)).toEqual(
+      round.expected.miners.map((m) => ({
+        authority: m.authority,
+        solBack: n(m.solBack),
+        oreTopMiner: n(m.oreTopMiner),
+        oreSplit: n(m.oreSplit),
+        oreMotherlode: n(m.oreMotherlode),
+        topMiner: m.topMiner,
+        adminFee: n(m.adminFee),
+        protocolFee: n(m.protocolFee),
+      })),
+    );
+  });
+});
