@@ -135,12 +135,13 @@ describe('gridlab API commands', () => {
     expect((await gridlab('api', '--list')).stdout).toMatch(/getRound\s*│\s*GET\s*│\s*\/api\/v1\/rounds\/\{id\}\s*│\s*paid/);
 
     const page = await json('api', 'listRounds', '--query', 'limit=2');
-    const [newest] = page['rounds'] as { id: number }[];
+    // Not the newest: its `nextId` appears when the next round settles, between two calls.
+    const [, settled] = page['rounds'] as { id: number }[];
     expect(page['rounds']).toHaveLength(2);
-    const round = await json('api', 'getRound', '--path', `id=${newest!.id}`);
-    expect(round['id']).toBe(newest!.id);
+    const round = await json('api', 'getRound', '--path', `id=${settled!.id}`);
+    expect(round['id']).toBe(settled!.id);
     // Without --json: the same answer, indented for reading.
-    const pretty = await gridlab('api', 'getRound', '--path', `id=${newest!.id}`);
+    const pretty = await gridlab('api', 'getRound', '--path', `id=${settled!.id}`);
     expect(JSON.parse(pretty.stdout)).toEqual(round);
     expect(pretty.stdout).toMatch(/^ {2}"id": \d+,$/m);
 
