@@ -4,53 +4,14 @@
  */
 import type { OPERATIONS } from './generated/operations.ts';
 import type { components, operations, paths } from './generated/openapi.ts';
+import type { LogEvent } from './generated/schemas.ts';
 import type { CallOptions } from './transport.ts';
 
 export type { components, operations, paths };
-type Schemas = components['schemas'];
+// Every schema of the document under its own name (generated with the document).
+export type * from './generated/schemas.ts';
 
-export type Problem = Schemas['Problem'];
-export type Round = Schemas['Round'];
-export type RoundWithNeighbours = Schemas['RoundWithNeighbours'];
-export type RoundList = Schemas['RoundList'];
-export type DumpPage = Schemas['DumpPage'];
-export type LiveSnapshot = Schemas['LiveSnapshot'];
-export type LiveView = Schemas['LiveView'];
-export type LiveGame = Schemas['LiveGame'];
-export type LiveEv = Schemas['LiveEv'];
-export type Stats = Schemas['Stats'];
-export type Grid = Schemas['Grid'];
-export type Pricing = Schemas['Pricing'];
-export type SubscribeStartRequest = Schemas['SubscribeStartRequest'];
-export type SubscriptionStart = Schemas['SubscriptionStart'];
-export type SubscribeCompleteRequest = Schemas['SubscribeCompleteRequest'];
-export type IssuedKey = Schemas['IssuedKey'];
-export type ReissueStartRequest = Schemas['ReissueStartRequest'];
-export type ReissueStart = Schemas['ReissueStart'];
-export type ReissueCompleteRequest = Schemas['ReissueCompleteRequest'];
-export type LogEvent = Schemas['LogEvent'];
 export type EventKind = LogEvent['kind'];
-export type EventPage = Schemas['EventPage'];
-export type StrategyDsl = Schemas['StrategyDsl'];
-export type BacktestRequest = Schemas['BacktestRequest'];
-export type BacktestResponse = Schemas['BacktestResponse'];
-export type AnalyticsRequest = Schemas['AnalyticsRequest'];
-export type AnalyticsResponse = Schemas['AnalyticsResponse'];
-export type StrategyCreateRequest = Schemas['StrategyCreateRequest'];
-export type StrategyUpdateRequest = Schemas['StrategyUpdateRequest'];
-export type StrategyResponse = Schemas['StrategyResponse'];
-export type StrategyDetail = Schemas['StrategyDetail'];
-export type StrategyList = Schemas['StrategyList'];
-export type StrategyDeleted = Schemas['StrategyDeleted'];
-export type ForwardStats = Schemas['ForwardStats'];
-export type Leaderboard = Schemas['Leaderboard'];
-export type LeaderboardDetail = Schemas['LeaderboardDetail'];
-/** The dashboard's session endpoints (`/api/live/session`, `/api/live/config`): for its page only. */
-export type SessionStartRequest = Schemas['SessionStartRequest'];
-export type SessionChallengeRequest = Schemas['SessionChallengeRequest'];
-export type SessionChallenge = Schemas['SessionChallenge'];
-export type SessionInfo = Schemas['SessionInfo'];
-export type DashboardConfig = Schemas['DashboardConfig'];
 
 // --- Operations by operationId (what the client's methods and request() are typed from) ---
 

@@ -6,8 +6,10 @@
  */
 import { API_OPERATIONS, type OperationSpec } from '@gridlab/contracts';
 import { join } from 'node:path';
+import { openApiParts } from './openapi';
 
 export const CLIENT_OPERATIONS_PATH = join(__dirname, '..', '..', '..', 'libs/client/src/generated/operations.ts');
+export const CLIENT_SCHEMAS_PATH = join(__dirname, '..', '..', '..', 'libs/client/src/generated/schemas.ts');
 
 const HEADER = `/**
  * Generated from the operation table in libs/contracts/src/api by \`pnpm -s generate\`
@@ -49,5 +51,17 @@ export interface OperationRoute {
 export const OPERATIONS = {
 ${lines.join('\n')}
 } as const satisfies { readonly [Id in keyof operations]: OperationRoute };
+`;
+}
+
+/** The client's name for every schema of the OpenAPI document: its own name, in the document's order. */
+export function clientSchemasText(): string {
+  const names = Object.keys(openApiParts().schemas);
+  return `${HEADER}
+import type { components } from './openapi.ts';
+
+type Schemas = components['schemas'];
+
+${names.map((name) => `export type ${name} = Schemas['${name}'];`).join('\n')}
 `;
 }

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { CLIENT_OPERATIONS_PATH, clientOperationsText } from './client-operations';
+import { CLIENT_OPERATIONS_PATH, CLIENT_SCHEMAS_PATH, clientOperationsText, clientSchemasText } from './client-operations';
 import { ASYNCAPI_PATH, OPENAPI_PATH, asyncApiText, openApiText } from './documents';
 
 const check = process.argv.includes('--check');
@@ -16,6 +16,7 @@ for (const [path, make] of [
   [OPENAPI_PATH, openApiText],
   [ASYNCAPI_PATH, asyncApiText],
   [CLIENT_OPERATIONS_PATH, clientOperationsText],
+  [CLIENT_SCHEMAS_PATH, clientSchemasText],
 ] as const) {
   const current = existsSync(path) ? readFileSync(path, 'utf8') : '';
   const wanted = make(current);
