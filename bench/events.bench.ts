@@ -1,11 +1,13 @@
 import { connectBus, encodeMessage, ensureRoundsStream, jetStreamOf, publishDurable } from '@gridlab/bus';
-import { natsNames, validateRound } from '@gridlab/contracts';
+import { eventValidator, natsNames } from '@gridlab/contracts';
 import { createPool } from '@gridlab/db';
 import { createLogger } from '@gridlab/logger';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { answersOk, freePort, startService, syntheticRounds } from '@gridlab/testing';
 import { startGatewayUnderTest } from './gateway-harness';
 import type { Bench } from './types';
+
+const validateRound = eventValidator('roundSettled');
 
 const BACKFILL_ROUNDS = 200_000;
 const LIVE_ROUNDS = 60;

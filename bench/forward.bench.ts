@@ -1,5 +1,5 @@
 import { connectBus, encodeMessage, ensureRoundsStream, jetStreamOf, publishDurable } from '@gridlab/bus';
-import { natsNames, validateRound } from '@gridlab/contracts';
+import { eventValidator, natsNames } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA } from '@gridlab/billing-store';
 import { LAB_MIGRATIONS_DIR, LAB_SCHEMA } from '@gridlab/lab-store';
@@ -9,6 +9,8 @@ import { normalizeDsl } from '@gridlab/strategy';
 import { answersOk, createTestDatabase, freePort, syntheticRounds, testNamespace, type ServiceProcess } from '@gridlab/testing';
 import { deployService, type DeployedService } from './lab-process';
 import type { Bench } from './types';
+
+const validateRound = eventValidator('roundSettled');
 
 const STRATEGIES = 20_000;
 const HISTORY_ROUNDS = 5_000;

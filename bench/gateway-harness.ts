@@ -4,12 +4,14 @@ import { join } from 'node:path';
 import { KeyStore, BILLING_MIGRATIONS_DIR, BILLING_SCHEMA } from '@gridlab/billing-store';
 import { connectBus, openLiveBucket } from '@gridlab/bus';
 import { boardEv, distributionMask } from '@gridlab/chain';
-import { natsNames, validateLiveSnapshot, type LiveSnapshot } from '@gridlab/contracts';
+import { eventValidator, natsNames, type LiveSnapshot } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { createLogger } from '@gridlab/logger';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
 import { createTestDatabase, testNamespace, type TestDatabase, type TestNamespace, TEST_SESSION_SECRET } from '@gridlab/testing';
+
+const validateLiveSnapshot = eventValidator('liveUpdated');
 
 const ROOT = join(__dirname, '..');
 const SECRET = 'bench-secret-0123456789abcdef0123456789';

@@ -1,5 +1,5 @@
 import { connectBus, requestChunked } from '@gridlab/bus';
-import { natsNames, validateAnalytics } from '@gridlab/contracts';
+import { commandValidators, natsNames } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { createLogger } from '@gridlab/logger';
 import { copyOut, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, REPLAY_COLUMNS, RoundRepository } from '@gridlab/rounds-store';
@@ -7,6 +7,8 @@ import { answersOk, createTestDatabase, freePort, syntheticRounds, testNamespace
 import { deployLabBackTest, type DeployedService } from './lab-process';
 import { percentile } from './stats';
 import type { Bench, BenchFigure } from './types';
+
+const validateAnalytics = commandValidators('labAnalytics').result;
 
 const ANALYTICS_ROUNDS = 100_000;
 const HISTORY_ROUNDS = 500_000;

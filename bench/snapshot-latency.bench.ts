@@ -1,5 +1,5 @@
 import { connectBus, decodeMessage } from '@gridlab/bus';
-import { natsNames, validateLiveSnapshot } from '@gridlab/contracts';
+import { eventValidator, natsNames } from '@gridlab/contracts';
 import { startDevnet } from '@gridlab/devnet';
 import { createLogger } from '@gridlab/logger';
 import { createTestDatabase, testNamespace } from '@gridlab/testing';
@@ -7,6 +7,8 @@ import { Registry } from 'prom-client';
 import { startIndexer } from '../services/indexer/src/indexer';
 import { percentile } from './stats';
 import type { Bench } from './types';
+
+const validateLiveSnapshot = eventValidator('liveUpdated');
 
 const SAMPLES = 300;
 const TARGET_MEDIAN_MS = 20;

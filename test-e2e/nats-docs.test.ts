@@ -78,7 +78,7 @@ describe('docs/nats-subjects.md examples', () => {
   it('@gridlab/contracts is packed on its own: no private or workspace dependency, CommonJS and ES module consumers', () => {
     expect(contracts['private']).toBeUndefined();
     expect(contracts['dependencies']).toEqual({ '@gridlab/errors': expect.stringMatching(/^\^\d/), '@sinclair/typebox': expect.any(String), ajv: expect.any(String) });
-    const script = "const c = MODULE; const n = c.natsNames('t1'); try { c.validateRound({}); } catch (e) { console.log(n.subjects.roundSettled, n.streams.rounds, e.kind, e.errors.length > 0); }";
+    const script = "const c = MODULE; const n = c.natsNames('t1'); try { c.eventValidator('roundSettled')({}); } catch (e) { console.log(n.subjects.roundSettled, n.streams.rounds, e.kind, e.errors.length > 0); }";
     const name = JSON.stringify(contracts['name']);
     const viaRequire = execFileSync(process.execPath, ['-e', script.replace('MODULE', `require(${name})`)], { cwd: consumer, encoding: 'utf8' });
     const viaImport = execFileSync(process.execPath, ['--input-type=module', '-e', script.replace('MODULE', `await import(${name})`)], { cwd: consumer, encoding: 'utf8' });

@@ -1,8 +1,11 @@
-import { CHUNK_HEADER, CHUNKS_HEADER, CORRELATION_HEADER, validateCommandReply, type Validator } from '@gridlab/contracts';
+import { CHUNK_HEADER, CHUNKS_HEADER, CORRELATION_HEADER, commandReplyValidator, type Validator } from '@gridlab/contracts';
 import { TimeoutError, UnavailableError } from '@gridlab/errors';
 import { createInbox, headers, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { inboxPrefixOf } from './connect';
 import { checkedReply, type RequestOptions } from './commands';
+
+/** Every command reply's envelope, checked before its result is. */
+const replyEnvelope = commandReplyValidator();
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -146,5 +149,5 @@ function collectChunked(nc: NatsConnection, subject: string, payload: unknown, o
 }
 
 function decodeReply<T>(bytes: Uint8Array, result: Validator<T>, subject: string): T {
-  return checkedReply(() => validateCommandReply(JSON.parse(decoder.decode(bytes)) as unknown), result, subject);
+  return checkedReply(() => replyEnvelope(JSON.parse(decoder.decode(bytes)) as unknown), result, subject);
 }

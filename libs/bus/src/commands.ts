@@ -1,7 +1,10 @@
-import { CORRELATION_HEADER, validateCommandReply, type CommandError, type CommandReply, type Validator } from '@gridlab/contracts';
+import { CORRELATION_HEADER, commandReplyValidator, type CommandError, type CommandReply, type Validator } from '@gridlab/contracts';
 import { DecodeError, TimeoutError, UnavailableError, errorFromWire, isGridlabError } from '@gridlab/errors';
 import type { Logger } from '@gridlab/logger';
 import { RequestError, TimeoutError as NatsTimeoutError, headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+
+/** Every command reply's envelope, checked before its result is. */
+const replyEnvelope = commandReplyValidator();
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -159,5 +162,5 @@ export async function requestCommand<T>(
     }
     throw new UnavailableError('the message bus is unavailable; retry shortly', { cause: error });
   }
-  return checkedReply(() => validateCommandReply(JSON.parse(decoder.decode(msg.data)) as unknown), result, subject);
+  return checkedReply(() => replyEnvelope(JSON.parse(decoder.decode(msg.data)) as unknown), result, subject);
 }

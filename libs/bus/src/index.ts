@@ -5,7 +5,7 @@
  */
 export { connectBus, inboxPrefixFor, type BusOptions, type NatsConnection } from './connect';
 export { ensureRoundsStream, ensureBillingStream, openLiveBucket, deleteGridlabStreams, type StreamSettings } from './streams';
-export { publishDurable, encodeMessage, decodeMessage, jetStreamOf } from './publish';
+export { publishDurable, encodeMessage, decodeMessage, encodeEvent, decodeEvent, jetStreamOf } from './publish';
 export type { KV } from '@nats-io/kv';
 export type { JetStreamClient } from '@nats-io/jetstream';
 export { serveCommands, stopServing, requestCommand, route, toCommandError, type CommandRoute, type AnyCommandRoute, type RequestOptions } from './commands';

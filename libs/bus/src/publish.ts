@@ -1,4 +1,4 @@
-import { CORRELATION_HEADER, type Validator } from '@gridlab/contracts';
+import { CORRELATION_HEADER, eventValidator, type EventName, type EventPayload, type Validator } from '@gridlab/contracts';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 
@@ -13,6 +13,16 @@ export function encodeMessage<T>(validate: Validator<T>, payload: T): Uint8Array
 /** The message of received bytes, validated against its contract. */
 export function decodeMessage<T>(validate: Validator<T>, data: Uint8Array): T {
   return validate(JSON.parse(decoder.decode(data)) as unknown);
+}
+
+/** JSON bytes of what the declared subject `name` carries, checked against the NATS table first. */
+export function encodeEvent<K extends EventName>(name: K, payload: EventPayload<K>): Uint8Array {
+  return encodeMessage(eventValidator(name), payload);
+}
+
+/** What a message of the declared subject `name` carries, checked against the NATS table. */
+export function decodeEvent<K extends EventName>(name: K, data: Uint8Array): EventPayload<K> {
+  return decodeMessage(eventValidator(name), data);
 }
 
 /**

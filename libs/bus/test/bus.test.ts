@@ -1,4 +1,4 @@
-import { natsNames, validateRound } from '@gridlab/contracts';
+import { commandValidators, eventValidator, natsNames } from '@gridlab/contracts';
 import { createLogger } from '@gridlab/logger';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { syntheticRounds, testNamespace } from '@gridlab/testing';
@@ -6,7 +6,9 @@ import { STREAM_MAX_AGE_MS, STREAM_MAX_BYTES } from '../src/streams';
 import { consumeDurable, connectBus, decodeMessage, encodeMessage, ensureRoundsStream, jetStreamOf, openLiveBucket, publishDurable, type NatsConnection } from '../src';
 import { DecodeError, HTTP_STATUS, InputError, UnavailableError } from '@gridlab/errors';
 import { requestChunked, requestCommand, respondChunked, route, serveCommands } from '../src';
-import { validateKeyRevokeReply } from '@gridlab/contracts';
+
+const validateRound = eventValidator('roundSettled');
+const validateKeyRevokeReply = commandValidators('keyRevoke').result;
 
 const ns = testNamespace();
 const names = natsNames(ns.natsPrefix);

@@ -5,10 +5,12 @@
  * receives every round. The cluster is the test's own, on side ports.
  */
 import { jetstreamManager } from '@nats-io/jetstream';
-import { natsNames, validateRound } from '@gridlab/contracts';
+import { eventValidator, natsNames } from '@gridlab/contracts';
 import { createLogger } from '@gridlab/logger';
 import { startNatsCluster, syntheticRounds, testNamespace, type NatsCluster } from '@gridlab/testing';
 import { connectBus, consumeDurable, decodeMessage, encodeMessage, ensureRoundsStream, jetStreamOf, openLiveBucket, publishDurable, type NatsConnection } from '../src';
+
+const validateRound = eventValidator('roundSettled');
 
 const logger = createLogger({ service: 'test', silent: true });
 /** Rounds published across the leader's death: a few before it, the rest during and after the election. */

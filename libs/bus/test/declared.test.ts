@@ -65,7 +65,7 @@ describe('serveDeclared and sendCommand', () => {
     // No server is running: a request that left would fail as unavailable.
     const bad = sendCommand(nc, names, 'keyRevoke', { keyHash: 'not-hex', reason: 'key_sharing' }, { timeoutMs: 2000 });
     await expect(bad).rejects.toBeInstanceOf(InputError);
-    await expect(bad).rejects.toThrow(/invalid key revocation: \/keyHash/);
+    await expect(bad).rejects.toThrow(/invalid key revoke request: \/keyHash/);
     await expect(sendCommand(nc, names, 'keyRevoke', { keyHash: 'ab'.repeat(32), reason: 'key_sharing' }, { timeoutMs: 2000 })).rejects.toBeInstanceOf(UnavailableError);
   });
 

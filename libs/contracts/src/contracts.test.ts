@@ -1,6 +1,10 @@
 import { InputError } from '@gridlab/errors';
 import * as contracts from './index';
-import { eventMatchesKind, natsNames, validateLiveSnapshot, validateLogEvent, validateRound, type LogEvent } from './index';
+import { eventMatchesKind, eventValidator, natsNames, type LogEvent } from './index';
+
+const validateRound = eventValidator('roundSettled');
+const validateLiveSnapshot = eventValidator('liveUpdated');
+const validateLogEvent = eventValidator('eventAppended');
 
 const round = {
   id: 7,
@@ -92,14 +96,14 @@ describe('live snapshot schema', () => {
   });
 });
 
-describe('every validator', () => {
-  // Validators compile on first use: this compiles each one, so a broken schema fails here.
-  const validators = Object.entries(contracts).filter(([name, v]) => name.startsWith('validate') && typeof v === 'function') as [string, (d: unknown) => unknown][];
+describe('every named schema', () => {
+  // Validators compile on first use: this compiles one of every named schema, so a broken schema fails here.
+  const named = contracts.NAMED_SCHEMAS.map((schema) => [schema.$id!, schema] as const);
 
-  it.each(validators)('%s compiles and refuses a non-object as invalid input', (_name, validate) => {
+  it.each(named)('%s compiles and refuses a non-object as invalid input', (_id, schema) => {
     let error: unknown;
     try {
-      validate(7);
+      contracts.validatorOf(schema)(7);
     } catch (e) {
       error = e;
     }
@@ -107,10 +111,12 @@ describe('every validator', () => {
     expect(error).toBeInstanceOf(InputError);
   });
 
-  it('checks lab requests by path', () => {
-    expect(() => contracts.validateBacktestRequest({ dsl: {}, fromRoundId: -1, extra: 1 })).toThrow('/fromRoundId must be >= 0');
-    expect(() => contracts.validateBacktestRequest({ dsl: {}, fromRoundId: -1, extra: 1 })).toThrow('/extra is not an accepted property');
-    expect(contracts.validateAnalyticsRequest({ dsl: { base_strategy: 'cold' } })).toEqual({ dsl: { base_strategy: 'cold' } });
+  it('checks lab requests by path, the errors naming the message', () => {
+    const backtest = contracts.commandValidators('labBacktest').request;
+    expect(() => backtest({ dsl: {}, fromRoundId: -1, extra: 1 })).toThrow('invalid backtest request: ');
+    expect(() => backtest({ dsl: {}, fromRoundId: -1, extra: 1 })).toThrow('/fromRoundId must be >= 0');
+    expect(() => backtest({ dsl: {}, fromRoundId: -1, extra: 1 })).toThrow('/extra is not an accepted property');
+    expect(contracts.commandValidators('labAnalytics').request({ dsl: { base_strategy: 'cold' } })).toEqual({ dsl: { base_strategy: 'cold' } });
   });
 });
 

@@ -10,13 +10,12 @@ import * as http from './http';
 import * as lab from './lab';
 import * as rounds from './schemas';
 import * as strategies from './strategies';
-import { addSchemas, compileValidator } from './validate';
-import { keySharedSchema, liveSnapshotSchema, logEventSchema, roundOpenedSchema, roundSchema } from './schemas';
+import { addSchemas } from './validate';
 
 export { natsNames, DUPLICATE_WINDOW_MS, CORRELATION_HEADER, type NatsNames } from './names';
 export type { Round, KnownRound, PayoutRule, RoundSource, LiveSnapshot, LiveGame, LiveStatus, RoundOpened, KeyShared, LogEvent, EventKind } from './schemas';
 export { EVENT_KINDS, eventMatchesKind, isFullyKnown, roundSchema, liveGameSchema, liveSnapshotSchema, roundOpenedSchema, keySharedSchema, logEventSchema, payoutRuleSchema } from './schemas';
-export { compileValidator, type Validator } from './validate';
+export { compileValidator, validatorOf, type Validator } from './validate';
 export { dateTimeMs, isDateTime } from './date-time';
 export { LAMPORTS_PER_SOL, ORE_BASE_UNITS } from './units';
 export { Type, nullable, literals, described, type Static, type TSchema } from './kit';
@@ -48,11 +47,14 @@ export {
   COMMAND_REPLY,
   commandsServedBy,
   commandValidators,
+  commandReplyValidator,
+  eventValidator,
   message,
   type BusMessage,
   type CommandName,
   type EventName,
   type CommandSpec,
+  type EventPayload,
   type Commands,
   type EventSpec,
   type ReplyHeader,
@@ -68,11 +70,6 @@ export const NAMED_SCHEMAS: readonly TSchema[] = [rounds, billing, lab, strategi
 );
 addSchemas(NAMED_SCHEMAS);
 
-export const validateRound = compileValidator(roundSchema, 'round');
-export const validateLiveSnapshot = compileValidator(liveSnapshotSchema, 'live snapshot');
-export const validateRoundOpened = compileValidator(roundOpenedSchema, 'round opened');
-export const validateKeyShared = compileValidator(keySharedSchema, 'key shared');
-export const validateLogEvent = compileValidator(logEventSchema, 'log event');
 
 export type {
   Plan,
@@ -125,41 +122,10 @@ export {
   sessionEndedSchema,
 } from './billing';
 
-export const validatePricingRequest = compileValidator(billing.pricingRequestSchema, 'pricing request');
-export const validatePricing = compileValidator(billing.pricingSchema, 'pricing');
-export const validateSubscribeStartRequest = compileValidator(
-  billing.subscribeStartRequestSchema,
-  'subscribe request',
-);
-export const validateSubscriptionStart = compileValidator(billing.subscriptionStartSchema, 'subscription start');
-export const validateSubscribeCompleteRequest = compileValidator(
-  billing.subscribeCompleteRequestSchema,
-  'subscribe completion',
-);
-export const validateIssuedKey = compileValidator(billing.issuedKeySchema, 'issued key');
-export const validateReissueStartRequest = compileValidator(billing.reissueStartRequestSchema, 'reissue request');
-export const validateReissueStart = compileValidator(billing.reissueStartSchema, 'reissue start');
-export const validateReissueCompleteRequest = compileValidator(
-  billing.reissueCompleteRequestSchema,
-  'reissue completion',
-);
-export const validateKeyRevokeRequest = compileValidator(billing.keyRevokeRequestSchema, 'key revocation');
-export const validateKeyRevokeReply = compileValidator(billing.keyRevokeReplySchema, 'key revocation reply');
-export const validateKeyRevoked = compileValidator(billing.keyRevokedSchema, 'key revoked');
-export const validateSessionEndRequest = compileValidator(billing.sessionEndRequestSchema, 'session end request');
-export const validateSessionEndReply = compileValidator(billing.sessionEndReplySchema, 'session end reply');
-export const validateSessionEnded = compileValidator(billing.sessionEndedSchema, 'session ended');
-export const validateCommandReply = compileValidator(billing.commandReplySchema, 'command reply');
-export const validateSubscriptionFact = compileValidator(billing.subscriptionFactSchema, 'subscription fact');
-export const validateTierFact = compileValidator(billing.tierFactSchema, 'tier fact');
 
 export type { BacktestRequest, AnalyticsRequest, BacktestResult, BacktestSummary, Analytics, Distribution, ExitReason } from './lab';
 export { CHUNK_HEADER, CHUNKS_HEADER, CACHE_HEADER, CLIENT_HEADER, DEADLINE_HEADER, backtestRequestSchema, analyticsRequestSchema, backtestResultSchema, analyticsSchema } from './lab';
 
-export const validateBacktestRequest = compileValidator(lab.backtestRequestSchema, 'backtest request');
-export const validateAnalyticsRequest = compileValidator(lab.analyticsRequestSchema, 'analytics request');
-export const validateBacktestResult = compileValidator(lab.backtestResultSchema, 'backtest result');
-export const validateAnalytics = compileValidator(lab.analyticsSchema, 'analytics');
 
 export type {
   StopReason,
@@ -204,18 +170,3 @@ export {
   leaderboardDetailSchema,
 } from './strategies';
 
-export const validateStrategyCreateBody = compileValidator(strategies.strategyCreateBodySchema, 'strategy');
-export const validateStrategyUpdateBody = compileValidator(strategies.strategyUpdateBodySchema, 'strategy update');
-export const validateStrategyOwnerRequest = compileValidator(strategies.strategyOwnerRequestSchema, 'strategy list request');
-export const validateStrategyCreateRequest = compileValidator(strategies.strategyCreateRequestSchema, 'strategy');
-export const validateStrategyIdRequest = compileValidator(strategies.strategyIdRequestSchema, 'strategy request');
-export const validateStrategyUpdateRequest = compileValidator(strategies.strategyUpdateRequestSchema, 'strategy update');
-export const validateStrategyReply = compileValidator(strategies.strategyReplySchema, 'strategy reply');
-export const validateStrategyDetailReply = compileValidator(strategies.strategyDetailReplySchema, 'strategy detail');
-export const validateStrategyListReply = compileValidator(strategies.strategyListReplySchema, 'strategy list');
-export const validateStrategyDeleteReply = compileValidator(strategies.strategyDeleteReplySchema, 'strategy deletion');
-export const validateForwardStats = compileValidator(strategies.forwardStatsSchema, 'forward stats');
-export const validateLeaderboardRequest = compileValidator(strategies.leaderboardRequestSchema, 'leaderboard request');
-export const validateLeaderboard = compileValidator(strategies.leaderboardSchema, 'leaderboard');
-export const validateLeaderboardEntryRequest = compileValidator(strategies.leaderboardEntryRequestSchema, 'leaderboard entry request');
-export const validateLeaderboardDetail = compileValidator(strategies.leaderboardDetailSchema, 'leaderboard entry');

@@ -42,13 +42,17 @@ export function compileValidator<S extends TSchema>(schema: S, what: string): Va
   return validator;
 }
 
-/** The first validator made of each schema: the one its `validate<Name>` export is. */
+/** The first validator made of each schema: every check of a schema is the same function. */
 const first = new WeakMap<TSchema, Validator<unknown>>();
 
 /**
- * The validator of `schema`: the first one made of it (so a table's check of a message
- * says what that message's own `validate<Name>` says), else a new one that calls it `what`.
+ * The validator of `schema`, made once: its errors call it `what`, by default its `$id`
+ * in words (`SubscribeStartRequest` → "subscribe start request").
  */
-export function validatorOf<S extends TSchema>(schema: S, what: string): Validator<Static<S>> {
+export function validatorOf<S extends TSchema>(schema: S, what: string = words(schema.$id ?? 'value')): Validator<Static<S>> {
   return (first.get(schema) as Validator<Static<S>> | undefined) ?? compileValidator(schema, what);
+}
+
+function words(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
 }

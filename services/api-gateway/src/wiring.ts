@@ -1,8 +1,8 @@
 /** The gateway's parts, built and owned by the platform in the order main.ts lists them. */
 import { resolve } from 'node:path';
 import { KeyStore, SiwsNonceLedger } from '@gridlab/billing-store';
-import { encodeMessage } from '@gridlab/bus';
-import { natsNames, validateKeyShared } from '@gridlab/contracts';
+import { encodeEvent } from '@gridlab/bus';
+import { natsNames } from '@gridlab/contracts';
 import { createPool } from '@gridlab/db';
 import { EventRepository } from '@gridlab/events-store';
 import type { Platform, PlatformOptions } from '@gridlab/platform';
@@ -146,7 +146,7 @@ export function controlAccess(platform: Platform, config: GatewayConfig, redis: 
     { policy: config.KEY_SHARING_POLICY, windowMs: SHARING_WINDOW_MS },
     {
       counted: () => counters.keySharingSignals.inc(),
-      announce: (fact) => nc.publish(names.subjects.keyShared, encodeMessage(validateKeyShared, fact)),
+      announce: (fact) => nc.publish(names.subjects.keyShared, encodeEvent('keyShared', fact)),
       revoke: (keyHash) => billing.revokeKey(keyHash),
     },
     logger,

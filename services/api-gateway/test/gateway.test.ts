@@ -9,9 +9,11 @@ import { createLogger } from '@gridlab/logger';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { answersOk, createTestDatabase, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 import { connectBus, decodeMessage } from '@gridlab/bus';
-import { isDateTime, natsNames, validateKeyShared, type KeyShared } from '@gridlab/contracts';
+import { eventValidator, isDateTime, natsNames, type KeyShared } from '@gridlab/contracts';
 import Ajv2020 from 'ajv/dist/2020';
 import { loadOpenApi } from '../src/http/openapi';
+
+const validateKeyShared = eventValidator('keyShared');
 
 const ROOT = join(__dirname, '..', '..', '..');
 const SECRET = 'gateway-test-secret-0123456789abcdef';

@@ -1,7 +1,9 @@
 import { encodeMessage, connectBus, type NatsConnection } from '@gridlab/bus';
-import { natsNames, validateLiveSnapshot, type LiveSnapshot } from '@gridlab/contracts';
+import { eventValidator, natsNames, type LiveSnapshot } from '@gridlab/contracts';
 import { createLogger } from '@gridlab/logger';
 import { answersOk, createTestDatabase, freePort, runCli, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
+
+const validateLiveSnapshot = eventValidator('liveUpdated');
 
 const SECRET = 'gateway-test-secret-0123456789abcdef';
 const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';

@@ -1,6 +1,6 @@
 /** The billing service's parts, built and owned by the platform in the order main.ts lists them. */
 import { KeyStore, newNonce } from '@gridlab/billing-store';
-import { encodeMessage, serveDeclared, stopServing, type CommandHandlers } from '@gridlab/bus';
+import { encodeEvent, serveDeclared, stopServing, type CommandHandlers } from '@gridlab/bus';
 import * as contracts from '@gridlab/contracts';
 import type { Platform } from '@gridlab/platform';
 import { redisCheck, repeatEvery } from '@gridlab/runtime';
@@ -46,7 +46,7 @@ export function createBilling(platform: Platform, config: ServiceConfig, redis: 
     {
       revoked: (hash, at) => revocations.deliver(hash, at),
       facts: async (list) => void (await facts.publish(list)),
-      sessionsEnded: (subscriberId, epoch, at) => nc.publish(names.subjects.sessionEnded, encodeMessage(contracts.validateSessionEnded, { subscriberId, epoch, endedAt: at.toISOString() })),
+      sessionsEnded: (subscriberId, epoch, at) => nc.publish(names.subjects.sessionEnded, encodeEvent('sessionEnded', { subscriberId, epoch, endedAt: at.toISOString() })),
     },
     {
       treasury: config.TREASURY_ADDRESS,

@@ -7,9 +7,12 @@
  */
 import { createServer, type Server } from 'node:http';
 import { connectBus, requestCommand, type NatsConnection } from '@gridlab/bus';
-import { natsNames, validateIssuedKey, validateSubscriptionStart } from '@gridlab/contracts';
+import { commandValidators, natsNames } from '@gridlab/contracts';
 import { createLogger } from '@gridlab/logger';
 import { answersOk, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+
+const validateIssuedKey = commandValidators('subscribeComplete').result;
+const validateSubscriptionStart = commandValidators('subscribeStart').result;
 
 const SECRET = 'SECRET123';
 const PASSWORD = 'pa55w0rdXYZ';

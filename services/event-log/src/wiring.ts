@@ -1,7 +1,7 @@
 /** The event-log service's parts, built and owned by the platform in the order main.ts lists them. */
 import { BillingFactsSource } from '@gridlab/billing-store';
-import { encodeMessage, ensureBillingStream, ensureRoundsStream } from '@gridlab/bus';
-import { natsNames, validateLogEvent } from '@gridlab/contracts';
+import { encodeEvent, ensureBillingStream, ensureRoundsStream } from '@gridlab/bus';
+import { natsNames } from '@gridlab/contracts';
 import type { Platform, SingleWriterOptions } from '@gridlab/platform';
 import { ContiguousReader, HistoryStore, RoundRepository } from '@gridlab/rounds-store';
 import { eventLogMetrics } from './adapters/metrics';
@@ -65,7 +65,7 @@ export function announce(platform: Platform, config: ServiceConfig): WriterEvent
     appended: (events) => {
       for (const event of events) {
         counters.appended.inc({ kind: event.kind });
-        platform.nc.publish(names.subjects.eventAppended, encodeMessage(validateLogEvent, event));
+        platform.nc.publish(names.subjects.eventAppended, encodeEvent('eventAppended', event));
       }
     },
     progress: (roundId) => counters.watermark.set(roundId),

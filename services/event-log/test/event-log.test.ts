@@ -5,7 +5,7 @@
  */
 import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA } from '@gridlab/billing-store';
 import { connectBus, ensureRoundsStream, encodeMessage, jetStreamOf, publishDurable, type NatsConnection } from '@gridlab/bus';
-import { natsNames, validateRound, type LogEvent, type Round } from '@gridlab/contracts';
+import { eventValidator, natsNames, type LogEvent, type Round } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
 import { createLogger } from '@gridlab/logger';
@@ -24,6 +24,8 @@ import {
   TEST_SESSION_SECRET,
 } from '@gridlab/testing';
 import { createDeriver, type DeriverConfig } from '../src/domain/derive';
+
+const validateRound = eventValidator('roundSettled');
 
 const SECRET = 'event-log-test-secret-0123456789abcdef';
 // Low thresholds so a few thousand synthetic rounds produce every round kind.

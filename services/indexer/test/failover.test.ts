@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { decodeMessage, connectBus } from '@gridlab/bus';
-import { validateRound } from '@gridlab/contracts';
+import { eventValidator } from '@gridlab/contracts';
 import { createLogger } from '@gridlab/logger';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { harness, waitFor, waitForStored, type Harness } from './harness';
+
+const validateRound = eventValidator('roundSettled');
 
 const ROOT = join(__dirname, '..', '..', '..');
 let h: Harness;

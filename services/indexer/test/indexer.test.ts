@@ -1,11 +1,14 @@
 import { decodeRound, encodeRound, settleReturns, SolanaRpc, winningSquare } from '@gridlab/chain';
 import bs58 from 'bs58';
-import { validateLiveSnapshot, validateRound, type LiveSnapshot } from '@gridlab/contracts';
+import { eventValidator, type LiveSnapshot } from '@gridlab/contracts';
 import { connectBus, decodeMessage } from '@gridlab/bus';
 import { createLogger } from '@gridlab/logger';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { comparable, harness, metricValue, waitFor, waitForStored, type Harness } from './harness';
+
+const validateLiveSnapshot = eventValidator('liveUpdated');
+const validateRound = eventValidator('roundSettled');
 
 /** SPEC 3's offsets read with a DataView: written apart from libs/chain's codec. */
 function independentDecode(data: Uint8Array): Record<string, unknown> {

@@ -1,7 +1,7 @@
 /** The lab-backtest service's parts, built and owned by the platform in the order main.ts lists them. */
 import { availableParallelism } from 'node:os';
-import { decodeMessage, stopServing } from '@gridlab/bus';
-import { natsNames, validateRound } from '@gridlab/contracts';
+import { decodeEvent, stopServing } from '@gridlab/bus';
+import { natsNames } from '@gridlab/contracts';
 import type { Platform } from '@gridlab/platform';
 import { redisCheck, retryUntilDone } from '@gridlab/runtime';
 import { bigRoundRuleTag, type BigRoundRule } from '@gridlab/strategy';
@@ -91,7 +91,7 @@ export function followSettledRounds(platform: Platform, config: ServiceConfig, h
         return;
       }
       try {
-        const round = decodeMessage(validateRound, msg.data);
+        const round = decodeEvent('roundSettled', msg.data);
         const lastId = history.current.lastId;
         if (lastId === null || round.id > lastId) catchUp();
       } catch (e) {

@@ -5,9 +5,12 @@
  */
 import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA } from '@gridlab/billing-store';
 import { connectBus, encodeMessage, ensureRoundsStream, jetStreamOf, publishDurable, requestChunked, type NatsConnection } from '@gridlab/bus';
-import { CHUNKS_HEADER, isDateTime, natsNames, validateBacktestResult, validateRound, type KnownRound } from '@gridlab/contracts';
+import { CHUNKS_HEADER, commandValidators, eventValidator, isDateTime, natsNames, type KnownRound } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { createLogger } from '@gridlab/logger';
+
+const validateRound = eventValidator('roundSettled');
+const validateBacktestResult = commandValidators('labBacktest').result;
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
 import { History, PAYOUT_REVISION, analyze, backtest, dslHash, normalizeDsl, type BacktestWindow } from '@gridlab/strategy';
 import {

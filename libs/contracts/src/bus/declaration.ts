@@ -75,3 +75,5 @@ export function event<P extends TSchema>(spec: EventSpec<P>): EventSpec<P> {
 export type RequestOf<C> = C extends { readonly request: BusMessage<infer Req> } ? Static<Req> : never;
 /** The result type of a declared command. */
 export type ResultOf<C> = C extends { readonly reply: BusMessage<infer Res> } ? Static<Res> : never;
+/** The payload type of a declared subject. */
+export type PayloadOf<E> = E extends { readonly payload: BusMessage<infer P> } ? Static<P> : never;

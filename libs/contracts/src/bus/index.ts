@@ -3,7 +3,8 @@ import * as lab from '../lab';
 import * as rounds from '../schemas';
 import * as strategies from '../strategies';
 import { validatorOf, type Validator } from '../validate';
-import { command, event, message, type CommandSpec, type EventSpec, type RequestOf, type ResultOf, type Service } from './declaration';
+import type { Static } from '@sinclair/typebox';
+import { command, event, message, type CommandSpec, type EventSpec, type PayloadOf, type RequestOf, type ResultOf, type Service } from './declaration';
 
 export { message, type BusMessage, type CommandSpec, type EventSpec, type ReplyHeader, type RequestOf, type ResultOf, type Service } from './declaration';
 
@@ -287,13 +288,27 @@ export type ServedBy<S extends Service> = { [K in CommandName]: Commands[K]['ser
 
 const validators = new Map<CommandName, { request: Validator<unknown>; result: Validator<unknown> }>();
 
-/** The checks of a declared command's request and result: the contracts' own `validate<Name>` of each. */
+/** The checks of a declared command's request and result (validatorOf each schema). */
 export function commandValidators<K extends CommandName>(name: K): { readonly request: Validator<RequestOf<Commands[K]>>; readonly result: Validator<ResultOf<Commands[K]>> } {
   let pair = validators.get(name);
   if (pair === undefined) {
     const spec: CommandSpec = COMMANDS[name];
-    pair = { request: validatorOf(spec.request.schema, spec.request.schema.$id!), result: validatorOf(spec.reply.schema, spec.reply.schema.$id!) };
+    pair = { request: validatorOf(spec.request.schema), result: validatorOf(spec.reply.schema) };
     validators.set(name, pair);
   }
   return pair as { request: Validator<RequestOf<Commands[K]>>; result: Validator<ResultOf<Commands[K]>> };
+}
+
+/** What the declared subject `K` carries. */
+export type EventPayload<K extends EventName> = PayloadOf<(typeof EVENTS)[K]>;
+
+/** The check of what a declared subject carries (its publishers before sending, its readers after receiving). */
+export function eventValidator<K extends EventName>(name: K): Validator<EventPayload<K>> {
+  const spec: EventSpec = EVENTS[name];
+  return validatorOf(spec.payload.schema) as Validator<EventPayload<K>>;
+}
+
+/** The check of every command reply's envelope. */
+export function commandReplyValidator(): Validator<Static<typeof COMMAND_REPLY.schema>> {
+  return validatorOf(COMMAND_REPLY.schema);
 }

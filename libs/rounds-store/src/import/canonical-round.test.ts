@@ -1,8 +1,10 @@
 import fc from 'fast-check';
-import { validateRound, type Round } from '@gridlab/contracts';
+import { eventValidator, type Round } from '@gridlab/contracts';
 import { RoundBatch, RoundRow } from '../round-batch';
 import { CanonicalRoundReader } from './canonical-round';
 import { completeLegacyRound } from './legacy-round';
+
+const validateRound = eventValidator('roundSettled');
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const lamports = fc.oneof(fc.nat(), fc.maxSafeNat(), fc.constantFrom(0, 1, 2 ** 32 - 1, 2 ** 32, Number.MAX_SAFE_INTEGER));

@@ -1,11 +1,14 @@
 import { stat } from 'node:fs/promises';
-import { validateRound, type Round } from '@gridlab/contracts';
+import { roundSchema, validatorOf, type Round } from '@gridlab/contracts';
 import { InputError } from '@gridlab/errors';
 import type { RoundRepository } from '../round.repository';
 import { completeLegacyRound } from './legacy-round';
 import { RoundBatch, RoundRow } from '../round-batch';
 import { CanonicalRoundReader } from './canonical-round';
 import { parseLine, readRoundSource, type SourceItem } from './round-source';
+
+/** An imported line is a round as `/dump` writes it. */
+const validateRound = validatorOf(roundSchema);
 
 export interface ImportProgress {
   readonly read: number;

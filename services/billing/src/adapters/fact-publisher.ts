@@ -1,5 +1,5 @@
-import { jetStreamOf, publishDurable, encodeMessage, type NatsConnection } from '@gridlab/bus';
-import { validateSubscriptionFact, validateTierFact, type NatsNames } from '@gridlab/contracts';
+import { jetStreamOf, publishDurable, encodeEvent, type NatsConnection } from '@gridlab/bus';
+import { type NatsNames } from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
 import type { OutboxFact } from '../app/ports';
 import type { BillingRepository } from './billing-repository';
@@ -27,9 +27,9 @@ export class FactPublisher {
     for (const fact of facts) {
       try {
         if (fact.kind === 'subscription') {
-          await publishDurable(this.js, this.names.subjects.subscriptionChanged, encodeMessage(validateSubscriptionFact, fact.payload), fact.payload.factId);
+          await publishDurable(this.js, this.names.subjects.subscriptionChanged, encodeEvent('subscriptionChanged', fact.payload), fact.payload.factId);
         } else {
-          await publishDurable(this.js, this.names.subjects.tierChanged, encodeMessage(validateTierFact, fact.payload), fact.payload.factId);
+          await publishDurable(this.js, this.names.subjects.tierChanged, encodeEvent('tierChanged', fact.payload), fact.payload.factId);
         }
         done.push(fact.seq);
       } catch (error) {

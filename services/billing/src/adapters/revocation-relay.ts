@@ -1,5 +1,5 @@
-import { encodeMessage, type NatsConnection } from '@gridlab/bus';
-import { validateKeyRevoked, type NatsNames } from '@gridlab/contracts';
+import { encodeEvent, type NatsConnection } from '@gridlab/bus';
+import { type NatsNames } from '@gridlab/contracts';
 import { tombstoneKey } from '@gridlab/key-cache';
 import type { Logger } from '@gridlab/logger';
 import type { Redis } from 'ioredis';
@@ -27,7 +27,7 @@ export class RevocationRelay {
   async deliver(keyHash: Buffer, revokedAt: Date): Promise<boolean> {
     try {
       await tombstoneKey(this.redis, this.prefix, keyHash);
-      this.nc.publish(this.names.subjects.keyRevoked, encodeMessage(validateKeyRevoked, { keyHash: keyHash.toString('hex'), revokedAt: revokedAt.toISOString() }));
+      this.nc.publish(this.names.subjects.keyRevoked, encodeEvent('keyRevoked', { keyHash: keyHash.toString('hex'), revokedAt: revokedAt.toISOString() }));
       await this.repo.markRevocationDelivered(keyHash, new Date());
       return true;
     } catch (error) {

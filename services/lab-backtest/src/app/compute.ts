@@ -1,6 +1,10 @@
 import * as contracts from '@gridlab/contracts';
 import { analyzeShare, backtest, mergeAnalytics, type AnalyticsPart, type AnalyticsShare, type BacktestWindow, type Dsl, type History } from '@gridlab/strategy';
 
+// Results are checked against the NATS table here, on the worker that encodes them: the gateway passes their bytes on.
+const checkBacktest = contracts.commandValidators('labBacktest').result;
+const checkAnalytics = contracts.commandValidators('labAnalytics').result;
+
 /** One unit of heavy work, run on a worker thread over the shared history. */
 export type ComputeJob =
   | { readonly kind: 'backtest'; readonly dsl: Dsl; readonly window: BacktestWindow }
@@ -24,7 +28,7 @@ export function computeReply(history: History, job: ComputeJob, yieldPoint?: () 
   if (job.kind === 'backtest') {
     // Typed assignment: the engine's result must stay assignable to the wire contract.
     const computed: contracts.BacktestResult = backtest(history, job.dsl, job.window);
-    return encoder.encode(JSON.stringify({ ok: true, result: contracts.validateBacktestResult(computed) }));
+    return encoder.encode(JSON.stringify({ ok: true, result: checkBacktest(computed) }));
   }
   const part = analyzeShare(history, job.dsl, job.share, { toRoundId: job.toRoundId, ...(yieldPoint === undefined ? {} : { yieldPoint }) });
   return job.share.of === 1 ? reply(mergeAnalytics(job.dsl, [part])) : encoder.encode(JSON.stringify(part));
@@ -41,5 +45,5 @@ export function analyticsReply(dsl: Dsl, shares: readonly Uint8Array[]): Uint8Ar
 }
 
 function reply(computed: contracts.Analytics): Uint8Array {
-  return encoder.encode(JSON.stringify({ ok: true, result: contracts.validateAnalytics(computed) }));
+  return encoder.encode(JSON.stringify({ ok: true, result: checkAnalytics(computed) }));
 }

@@ -2,8 +2,8 @@ import * as contracts from '@gridlab/contracts';
 import { CommandClient } from './command-client';
 
 /**
- * The gateway's side of billing's commands (NATS request/reply). The HTTP body is
- * validated against the same contract billing validates; the request id travels in the
+ * The gateway's side of billing's commands (NATS request/reply). The HTTP body is the
+ * command's request, checked against the table's schema before it is sent (sendCommand); the request id travels in the
  * correlation header; no responder → 503, no answer in time → 504.
  */
 export class BillingClient extends CommandClient {
@@ -12,19 +12,19 @@ export class BillingClient extends CommandClient {
   }
 
   startSubscription(body: unknown, requestId: string): Promise<contracts.SubscriptionStart> {
-    return this.command('subscribeStart', contracts.validateSubscribeStartRequest(body), requestId);
+    return this.command('subscribeStart', body as contracts.SubscribeStartRequest, requestId);
   }
 
   completeSubscription(body: unknown, requestId: string): Promise<contracts.IssuedKeyReply> {
-    return this.command('subscribeComplete', contracts.validateSubscribeCompleteRequest(body), requestId);
+    return this.command('subscribeComplete', body as contracts.SubscribeCompleteRequest, requestId);
   }
 
   startReissue(body: unknown, requestId: string): Promise<contracts.ReissueStart> {
-    return this.command('reissueStart', contracts.validateReissueStartRequest(body), requestId);
+    return this.command('reissueStart', body as contracts.ReissueStartRequest, requestId);
   }
 
   completeReissue(body: unknown, requestId: string): Promise<contracts.IssuedKeyReply> {
-    return this.command('reissueComplete', contracts.validateReissueCompleteRequest(body), requestId);
+    return this.command('reissueComplete', body as contracts.ReissueCompleteRequest, requestId);
   }
 
   /** Key-sharing policy `revoke`: billing revokes the key and tombstones it for every replica. */

@@ -1,5 +1,5 @@
-import { decodeMessage, type NatsConnection } from '@gridlab/bus';
-import { validateLogEvent, type LogEvent, type NatsNames } from '@gridlab/contracts';
+import { decodeEvent, type NatsConnection } from '@gridlab/bus';
+import { type LogEvent, type NatsNames } from '@gridlab/contracts';
 import type { EventRepository } from '@gridlab/events-store';
 import type { Logger } from '@gridlab/logger';
 
@@ -35,7 +35,7 @@ export class EventFeed {
       callback: (error, msg) => {
         if (error !== null) return;
         try {
-          const event = decodeMessage(validateLogEvent, msg.data);
+          const event = decodeEvent('eventAppended', msg.data);
           this.enqueue(() => this.advance(event));
         } catch (e) {
           this.logger.warn('undecodable event announcement ignored', { err: e });

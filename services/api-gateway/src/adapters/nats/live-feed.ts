@@ -1,5 +1,5 @@
-import { decodeMessage, openLiveBucket, type NatsConnection, type StreamSettings } from '@gridlab/bus';
-import { validateLiveSnapshot, type LiveSnapshot, type NatsNames } from '@gridlab/contracts';
+import { decodeEvent, openLiveBucket, type NatsConnection, type StreamSettings } from '@gridlab/bus';
+import { type LiveSnapshot, type NatsNames } from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
 import { ageSeconds, isStale, replaces, withStaleField } from '../../domain/live-freshness';
 
@@ -71,7 +71,7 @@ export class LiveCache {
 export async function followLive(nc: NatsConnection, names: NatsNames, cache: LiveCache, logger: Logger, streams: StreamSettings = {}): Promise<() => void> {
   const accept = (data: Uint8Array): void => {
     try {
-      const snapshot = decodeMessage(validateLiveSnapshot, data);
+      const snapshot = decodeEvent('liveUpdated', data);
       cache.offer(snapshot, Buffer.from(data));
     } catch (error) {
       logger.warn('invalid live snapshot ignored', { err: error });

@@ -10,7 +10,7 @@ import { CommandClient } from './command-client';
  */
 export class StrategiesClient extends CommandClient {
   create(subscriberId: string, body: unknown, requestId: string): Promise<contracts.StrategyReply> {
-    const request: contracts.StrategyCreateRequest = { subscriberId, ...contracts.validateStrategyCreateBody(body) };
+    const request: contracts.StrategyCreateRequest = { subscriberId, ...contracts.validatorOf(contracts.strategyCreateBodySchema)(body) };
     return this.command('strategyCreate', request, requestId);
   }
 
@@ -23,7 +23,7 @@ export class StrategiesClient extends CommandClient {
   }
 
   update(subscriberId: string, id: string, body: unknown, requestId: string): Promise<contracts.StrategyReply> {
-    const request: contracts.StrategyUpdateRequest = { subscriberId, id, ...contracts.validateStrategyUpdateBody(body) };
+    const request: contracts.StrategyUpdateRequest = { subscriberId, id, ...contracts.validatorOf(contracts.strategyUpdateBodySchema)(body) };
     return this.command('strategyUpdate', request, requestId);
   }
 

@@ -1,5 +1,5 @@
-import { validateLiveSnapshot, validateRound, validateRoundOpened, type LiveSnapshot, type NatsNames, type Round, type RoundOpened } from '@gridlab/contracts';
-import { encodeMessage, jetStreamOf, publishDurable, type JetStreamClient, type KV, type NatsConnection } from '@gridlab/bus';
+import { type LiveSnapshot, type NatsNames, type Round, type RoundOpened } from '@gridlab/contracts';
+import { encodeEvent, jetStreamOf, publishDurable, type JetStreamClient, type KV, type NatsConnection } from '@gridlab/bus';
 import type { Logger } from '@gridlab/logger';
 import type { RoundSink } from '../../app/ports';
 
@@ -21,17 +21,17 @@ export class RoundPublisher implements RoundSink {
 
   /** Fire-and-forget on the hot path: a lost snapshot is superseded by the next one. */
   snapshot(snapshot: LiveSnapshot): void {
-    const bytes = encodeMessage(validateLiveSnapshot, snapshot);
+    const bytes = encodeEvent('liveUpdated', snapshot);
     this.nc.publish(this.names.subjects.liveUpdated, bytes);
     this.kv.put(this.names.liveKey, bytes).catch((error: unknown) => this.logger.warn('live bucket put failed', { err: error }));
   }
 
   /** Resolves once JetStream stored it (or recognised it as a duplicate). */
   async settled(round: Round): Promise<void> {
-    await publishDurable(this.js, this.names.subjects.roundSettled, encodeMessage(validateRound, round), String(round.id));
+    await publishDurable(this.js, this.names.subjects.roundSettled, encodeEvent('roundSettled', round), String(round.id));
   }
 
   async opened(opened: RoundOpened): Promise<void> {
-    await publishDurable(this.js, this.names.subjects.roundOpened, encodeMessage(validateRoundOpened, opened), `opened-${opened.roundId}`);
+    await publishDurable(this.js, this.names.subjects.roundOpened, encodeEvent('roundOpened', opened), `opened-${opened.roundId}`);
   }
 }
