@@ -237,6 +237,11 @@ describe('the transactions built here', () => {
     expect(deploy.deploys[0]!.args.amount).toBe(10_000);
     expect(popcount(deploy.deploys[0]!.args.squares)).toBe(11);
     expect(deploy.skipped).toEqual([]);
+    // What the wallet paid the network: its first key, the meta's fee (one signature's 5,000: no priority fee).
+    expect(deploy).toMatchObject({ feePayer: '6Er6L78mTiS1f8s7m7yTrZjLusYpbRxiB3aMbxeLktok', fee: 5000, signatures: 1 });
+    // Failed, it changed nothing, but the fee was still paid.
+    const failed = readOreTransaction({ ...realDeploy, meta: { ...realDeploy.meta, err: { InstructionError: [2, 'Custom'] } } }, IDS);
+    expect(failed).toMatchObject({ failed: true, deploys: [], feePayer: '6Er6L78mTiS1f8s7m7yTrZjLusYpbRxiB3aMbxeLktok', fee: 5000, signatures: 1 });
 
     const reset = readOreTransaction(realReset, IDS);
     expect(reset.varValue).toEqual(bs58.decode('3uyiscy6UdNEdXfxwC5MBTVuKE5NAWDYb1Hog9FHSbpz'));

@@ -62,6 +62,8 @@ export interface TransactionJson {
   };
   readonly meta: {
     readonly err: unknown;
+    /** Lamports the fee payer paid: 5,000 per signature and any priority fee. */
+    readonly fee?: number | null;
     readonly innerInstructions?: readonly { readonly index: number; readonly instructions: readonly (InstructionJson | ParsedInstructionJson)[] }[] | null;
     readonly logMessages?: readonly string[] | null;
     /** Lamports of every account before and after, in account-key order (loaded addresses last). */
@@ -124,6 +126,12 @@ export interface OreTransaction {
   readonly slot: number;
   readonly blockTime: number | null;
   readonly failed: boolean;
+  /** The account that paid its fee (the first account key, always a signer). */
+  readonly feePayer: string | null;
+  /** Lamports the fee payer paid, failed or not (null: the node did not say). */
+  readonly fee: number | null;
+  /** Signatures on it: the network's base fee is 5,000 lamports each, the rest of `fee` was priority. */
+  readonly signatures: number;
   /** Events the program logged, in order. */
   readonly events: readonly OreEvent[];
   /** Deploy instructions of the program (top level or inner), in order. */
@@ -179,8 +187,15 @@ export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransac
   const meta = tx.meta;
   const slot = tx.slot;
   const blockTime = typeof tx.blockTime === 'number' ? tx.blockTime : null;
+  const payer: unknown = message.accountKeys[0];
+  const paid = {
+    feePayer: typeof payer === 'string' ? payer : typeof (payer as ParsedAccountKeyJson | undefined)?.pubkey === 'string' ? (payer as ParsedAccountKeyJson).pubkey : null,
+    fee: typeof meta?.fee === 'number' && Number.isSafeInteger(meta.fee) && meta.fee >= 0 ? meta.fee : null,
+    signatures: tx.transaction.signatures.length,
+  };
+  // A failed transaction changes no round, but its fee was paid all the same.
   if (meta === null || meta === undefined || (meta.err !== null && meta.err !== undefined)) {
-    return { signature, slot, blockTime, failed: true, events: [], deploys: [], varValue: null, created: [], skipped: [] };
+    return { signature, slot, blockTime, failed: true, ...paid, events: [], deploys: [], varValue: null, created: [], skipped: [] };
   }
   const writable = meta.loadedAddresses?.writable ?? [];
   const readOnly = meta.loadedAddresses?.readonly ?? [];
@@ -204,6 +219,7 @@ export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransac
     slot,
     blockTime,
     failed: false,
+    ...paid,
     events: read.events,
     deploys: read.deploys,
     varValue: varValueFromLogs(meta.logMessages, ids.programId),
