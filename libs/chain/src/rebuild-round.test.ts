@@ -199,6 +199,11 @@ describe('rebuildRound', () => {
         expect(toSettledRound(rebuilt.account, at, context)).toEqual(toSettledRound(decodeRound(account), at, context));
         expect(rebuilt.from).toBe(s.mode === 'instructions' ? 'instructions' : 'events');
         expect(rebuilt.settledAt).toEqual(new Date((1_790_000_000 + 1185) * 1000));
+        // Every deploy in the order it ran: its miner, signer, slot, transaction, the squares it took and its amount.
+        const { effective } = play(s.deploys);
+        expect(rebuilt.applied).toEqual(
+          s.deploys.map((d, i) => ({ authority: address(`miner-${d.miner}`), signer: address(`miner-${d.miner}`), strategy: null, slot: 1000 + i, signature: txs[i + 1]!.transaction.signatures[0], squares: effective[i], amount: d.amount })),
+        );
       }),
       { numRuns: 300 },
     );
@@ -379,6 +384,12 @@ describe('rebuildRound, a round whose automated deploys do not show their square
     // A = 5,941 = 99 x 60 + 1: L is 5,941 + 60 = 6,001 alone, so the winning square held 12,002 - 6,001.
     expect(round.deployed).toEqual(unknownBut(0, 6_001));
     expect(round.count).toEqual(unknownBut(0, 2));
+    // Each deploy as it ran: miner-b's signed by its executor, its squares and amount not shown.
+    const rebuilt = rebuild(transactions([manualA, automatedB], reset));
+    expect(rebuilt.ok && rebuilt.applied.map(({ signature: _, ...d }) => d)).toEqual([
+      { authority: address('miner-a'), signer: address('miner-a'), strategy: null, slot: 1000, squares: 0b011, amount: 1000 },
+      { authority: address('miner-b'), signer: address('executor'), strategy: 'automated', slot: 1001, squares: null, amount: null },
+    ]);
   });
 
   it('tells an automation its own authority executes by the lamports it paid', () => {
@@ -427,6 +438,12 @@ describe('rebuildRound, a round whose automated deploys do not show their square
     ];
     const round = stored(transactions(calls, { ...reset, totalDeployed: 11_002, numWinners: 1 }));
     expect(round).toMatchObject({ source: 'transactions_partial', totalMiners: 1, deployed: unknownBut(0, 5_001), count: unknownBut(0, 1) });
+    // The automation's event tells its strategy and amount, not its squares; the manual deploy after it keeps its amount, its squares unknown.
+    const rebuilt = rebuild(transactions(calls, { ...reset, totalDeployed: 11_002, numWinners: 1 }));
+    expect(rebuilt.ok && rebuilt.applied.map(({ signature: _, ...d }) => d)).toEqual([
+      { authority: address('miner-a'), signer: address('executor'), strategy: 1, slot: 1000, squares: null, amount: 5001 },
+      { authority: address('miner-a'), signer: address('miner-a'), strategy: null, slot: 1001, squares: null, amount: 1000 },
+    ]);
   });
 
   it('reads an automated deploy\'s squares from its event once the program logged the squares taken', () => {
@@ -436,6 +453,11 @@ describe('rebuildRound, a round whose automated deploys do not show their square
     ];
     const round = stored(transactions(events, { ...reset, length: 144, deployedWinningSquare: 6_001 }));
     expect(round).toMatchObject({ source: 'transactions', totalMiners: 2, deployed: [6_001, 1_000, 5_001, ...new Array<number>(22).fill(0)], count: [2, 1, 1, ...new Array<number>(22).fill(0)] });
+    const rebuilt = rebuild(transactions(events, { ...reset, length: 144, deployedWinningSquare: 6_001 }));
+    expect(rebuilt.ok && rebuilt.applied.map(({ signature: _, ...d }) => d)).toEqual([
+      { authority: address('miner-a'), signer: address('miner-a'), strategy: null, slot: 1000, squares: 0b011, amount: 1000 },
+      { authority: address('miner-b'), signer: address('executor'), strategy: 0, slot: 1001, squares: 0b101, amount: 5001 },
+    ]);
   });
 
   it('refuses, to be tried again, a voided round whose automated deploys do not show what they staked', () => {

@@ -62,6 +62,29 @@ export interface UnknownFigures {
   readonly totalMiners: boolean;
 }
 
+/** One deploy of the round, in the order it ran, as the program applied it. */
+export interface RoundDeploy {
+  readonly authority: string;
+  /** The authority, or the automation's executor that signed for it. */
+  readonly signer: string;
+  /** null: manual; a number: the automation's strategy as its event logged it; `automated`: an automation's, before events logged which. */
+  readonly strategy: number | 'automated' | null;
+  readonly slot: number;
+  readonly signature: string;
+  /** Squares it took (bit i = square i: a square the miner already held is skipped); null where the chain does not show them. */
+  readonly squares: number | null;
+  /** Lamports per square; null where not shown. */
+  readonly amount: number | null;
+}
+
+/** Where a deploy came from. */
+interface DeploySource {
+  readonly signer: string;
+  readonly strategy: number | 'automated' | null;
+  readonly slot: number;
+  readonly signature: string;
+}
+
 const ALL_KNOWN: UnknownFigures = { deployed: 0, count: 0, totalMiners: false };
 const ALL_SQUARES = (1 << SQUARES) - 1;
 
@@ -86,6 +109,8 @@ export type RebuildResult = (
        * is. All zero and true for a round every deploy of which shows its squares.
        */
       readonly unknown: UnknownFigures;
+      /** Every deploy of the round in the order it ran: who, when, what it took. */
+      readonly applied: readonly RoundDeploy[];
     }
   | { readonly ok: false; readonly reason: RebuildRefusal; readonly detail: string }
 ) &
@@ -100,6 +125,7 @@ interface Tally {
   readonly deploys: number;
   /** Deploys whose squares are not shown (null: none). */
   readonly hidden: HiddenDeploys | null;
+  readonly applied: readonly RoundDeploy[];
 }
 
 /** What the deploys that do not show their squares staked. */
@@ -140,7 +166,8 @@ export function rebuildRound(input: RebuildInput): RebuildResult {
   const layout = layoutOf(ok, input.roundAddress) ?? nextRoundLayout(resetTx) ?? input.fallbackLayout;
   if (layout === null) return refuse('unknown_layout', `round ${roundId}: no transaction shows the account's creation and no neighbour's layout is known`);
 
-  const events = ok.flatMap((t) => t.events.filter((e): e is DeployEvent => e.kind === 'deploy' && e.roundId === roundId));
+  const events: { readonly event: DeployEvent; readonly tx: OreTransaction }[] = [];
+  for (const tx of ok) for (const event of tx.events) if (event.kind === 'deploy' && event.roundId === roundId) events.push({ event, tx });
   // The 136-byte ResetEvent (2026-01-13) came after the DeployEvent's mask became the squares taken (2025-12-30).
   const masksShowSquares = reset.length >= 136;
   const tally = events.length > 0 ? tallyEvents(events, masksShowSquares) : tallyInstructions(ok, input.roundAddress);
@@ -151,11 +178,11 @@ export function rebuildRound(input: RebuildInput): RebuildResult {
   if (tally.hidden !== null) {
     const partial = partlyKnown(reset, slotHash, layout, tally);
     if (typeof partial === 'string') return refuse(partial.startsWith('unprovable:') ? 'unprovable' : 'mismatch', `round ${roundId}: ${partial.replace(/^unprovable: /, '')}`);
-    return { ok: true, account: toAccount(roundId, layout, reset, slotHash, partial.tally, partial.totalDeployed), settledAt, deploys: tally.deploys, from, unknown: partial.unknown, ...skipped };
+    return { ok: true, account: toAccount(roundId, layout, reset, slotHash, partial.tally, partial.totalDeployed), settledAt, deploys: tally.deploys, from, unknown: partial.unknown, applied: tally.applied, ...skipped };
   }
   const mismatch = check(reset, slotHash, tally);
   if (mismatch !== null) return refuse('mismatch', `round ${roundId}: ${mismatch}`);
-  return { ok: true, account: toAccount(roundId, layout, reset, slotHash, tally), settledAt, deploys: tally.deploys, from, unknown: ALL_KNOWN, ...skipped };
+  return { ok: true, account: toAccount(roundId, layout, reset, slotHash, tally), settledAt, deploys: tally.deploys, from, unknown: ALL_KNOWN, applied: tally.applied, ...skipped };
 }
 
 function skippedParts(transactions: readonly OreTransaction[]): SkippedParts {
@@ -196,21 +223,22 @@ function layoutOf(transactions: readonly OreTransaction[], roundAddress: string)
  * an automated deploy whatever its executor passed: the event's `amount` and
  * `total_squares` are still what it staked.)
  */
-function tallyEvents(events: readonly DeployEvent[], masksShowSquares: boolean): Tally | string {
+function tallyEvents(events: readonly { readonly event: DeployEvent; readonly tx: OreTransaction }[], masksShowSquares: boolean): Tally | string {
   const t = newTally();
-  for (const e of events) {
+  for (const { event: e, tx } of events) {
+    const source: DeploySource = { signer: e.signer, strategy: e.strategy, slot: tx.slot, signature: tx.signature };
     if (e.strategy !== null && !masksShowSquares) {
       // An automated deploy that took no square hides nothing.
-      if (e.totalSquares === 0) t.apply(e.authority, 0, e.amount);
-      else t.hide(e.authority, true, e.amount * e.totalSquares);
+      if (e.totalSquares === 0) t.apply(e.authority, 0, e.amount, source);
+      else t.hide(e.authority, true, e.amount * e.totalSquares, e.amount, source);
       continue;
     }
     if (t.isHidden(e.authority)) {
       // Which of the squares it asked for this miner already held is not known.
-      t.hide(e.authority, e.totalSquares > 0, e.amount * e.totalSquares);
+      t.hide(e.authority, e.totalSquares > 0, e.amount * e.totalSquares, e.amount, source);
       continue;
     }
-    const effective = t.apply(e.authority, e.mask, e.amount);
+    const effective = t.apply(e.authority, e.mask, e.amount, source);
     if (popcount(effective) !== e.totalSquares) {
       return `a deploy of ${e.authority} deployed ${e.totalSquares} squares but its mask gives ${popcount(effective)} new ones`;
     }
@@ -233,15 +261,16 @@ function tallyInstructions(transactions: readonly OreTransaction[], roundAddress
     for (const d of tx.deploys) if (d.rounds.includes(roundAddress)) calls++;
     for (const d of tx.deploys) {
       if (!d.rounds.includes(roundAddress)) continue;
+      const source: DeploySource = { signer: d.signer, strategy: d.automated ? 'automated' : null, slot: tx.slot, signature: tx.signature };
       if (!d.automated && !t.isHidden(d.authority)) {
-        t.apply(d.authority, d.args.squares, d.args.amount);
+        t.apply(d.authority, d.args.squares, d.args.amount, source);
         continue;
       }
       const gain = d.roundGains[d.rounds.indexOf(roundAddress)] ?? null;
       const staked = calls === 1 && gain !== null ? Math.max(0, gain) : null;
       // A deploy that moved nothing into the round took no square: it hides nothing.
-      if (staked === 0) t.apply(d.authority, 0, 0);
-      else t.hide(d.authority, staked === null ? null : staked > 0, staked);
+      if (staked === 0) t.apply(d.authority, 0, 0, source);
+      else t.hide(d.authority, staked === null ? null : staked > 0, staked, d.automated ? null : d.args.amount, source);
     }
   }
   return t.finish();
@@ -251,6 +280,7 @@ function tallyInstructions(transactions: readonly OreTransaction[], roundAddress
 class TallyBuilder {
   readonly deployed = new Array<number>(SQUARES).fill(0);
   readonly count = new Array<number>(SQUARES).fill(0);
+  readonly applied: RoundDeploy[] = [];
   deploys = 0;
   /** Squares each miner holds, from the deploys that show them. */
   private readonly held = new Map<string, number>();
@@ -264,10 +294,11 @@ class TallyBuilder {
   }
 
   /** A deploy that shows its squares; returns the squares it took. */
-  apply(authority: string, mask: number, amount: number): number {
+  apply(authority: string, mask: number, amount: number, source: DeploySource): number {
     const before = this.held.get(authority) ?? 0;
     const effective = amount > 0 ? mask & ~before : 0;
     this.deploys++;
+    this.applied.push({ authority, signer: source.signer, strategy: source.strategy, slot: source.slot, signature: source.signature, squares: effective, amount });
     if (effective === 0) {
       if (!this.held.has(authority)) this.held.set(authority, 0);
       return 0;
@@ -281,9 +312,10 @@ class TallyBuilder {
     return effective;
   }
 
-  /** A deploy that does not show its squares: whether it took any (null: not shown) and what it staked (null: not shown). */
-  hide(authority: string, tookSquares: boolean | null, lamports: number | null): void {
+  /** A deploy that does not show its squares: whether it took any (null: not shown), what it staked and per square (null: not shown). */
+  hide(authority: string, tookSquares: boolean | null, lamports: number | null, amount: number | null, source: DeploySource): void {
     this.deploys++;
+    this.applied.push({ authority, signer: source.signer, strategy: source.strategy, slot: source.slot, signature: source.signature, squares: null, amount });
     this.hiddenDeploys++;
     this.hiddenLamports = this.hiddenLamports === null || lamports === null ? null : this.hiddenLamports + lamports;
     const known = this.hiddenMiners.get(authority);
@@ -299,7 +331,7 @@ class TallyBuilder {
       else if (took || (this.held.get(authority) ?? 0) !== 0) miners++;
     }
     const hidden = this.hiddenDeploys === 0 ? null : { deploys: this.hiddenDeploys, lamports: this.hiddenLamports };
-    return { deployed: this.deployed, count: this.count, deploys: this.deploys, miners, hidden };
+    return { deployed: this.deployed, count: this.count, deploys: this.deploys, miners, hidden, applied: this.applied };
   }
 }
 

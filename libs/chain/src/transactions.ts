@@ -76,6 +76,8 @@ export interface TransactionJson {
 /** A Deploy instruction, the miner it deploys for (its second account) and the accounts where the program may read its round. */
 interface DeployCall {
   readonly authority: string;
+  /** Who signed the call: the authority, or an automation's executor. */
+  readonly signer: string;
   readonly args: DeployArgs;
   /**
    * The miner's Automation deployed, not the instruction: the signer is not the authority
@@ -282,7 +284,7 @@ class Reader {
       const rounds: string[] = [];
       for (const at of DEPLOY_ROUND_POSITIONS) if (at < accounts.length) rounds.push(accounts[at]!);
       const automated = accounts[0] !== accounts[1] || (accounts.length > 2 && (this.gain(accounts[2]!) ?? 0) < 0);
-      this.deploys.push({ authority: accounts[1]!, args, rounds, roundGains: rounds.map((r) => this.gain(r)), automated });
+      this.deploys.push({ authority: accounts[1]!, signer: accounts[0]!, args, rounds, roundGains: rounds.map((r) => this.gain(r)), automated });
     }
   }
 
