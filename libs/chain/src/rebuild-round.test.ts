@@ -169,8 +169,8 @@ function bitCount(mask: number): number {
   return n;
 }
 
-const rebuild = (txs: readonly TransactionJson[], fallbackLayout: RoundLayout | null = null) =>
-  rebuildRound({ roundId: ROUND_ID, roundAddress: ROUND, transactions: txs.map((t) => readOreTransaction(t, IDS)), fallbackLayout });
+const rebuild = (txs: readonly TransactionJson[], fallbackLayout: RoundLayout | null = null, listDeploys = true) =>
+  rebuildRound({ roundId: ROUND_ID, roundAddress: ROUND, transactions: txs.map((t) => readOreTransaction(t, IDS)), fallbackLayout, listDeploys });
 
 const deployArb = fc.record({ miner: fc.integer({ min: 0, max: 12 }), amount: fc.integer({ min: 1, max: 5_000_000_000 }), squares: fc.integer({ min: 1, max: (1 << 25) - 1 }) });
 const scenarioArb = fc
@@ -201,6 +201,8 @@ describe('rebuildRound', () => {
         expect(rebuilt.settledAt).toEqual(new Date((1_790_000_000 + 1185) * 1000));
         // Every deploy in the order it ran: its miner, signer, slot, transaction, the squares it took and its amount.
         const { effective } = play(s.deploys);
+        // Unasked, the round alone: no list.
+        expect(rebuild(txs, null, false)).toMatchObject({ ok: true, applied: [] });
         expect(rebuilt.applied).toEqual(
           s.deploys.map((d, i) => ({ authority: address(`miner-${d.miner}`), signer: address(`miner-${d.miner}`), strategy: null, slot: 1000 + i, signature: txs[i + 1]!.transaction.signatures[0], squares: effective[i], amount: d.amount })),
         );

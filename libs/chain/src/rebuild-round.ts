@@ -22,7 +22,7 @@ import { ORE_BASE_UNITS } from '@gridlab/contracts';
 import { ROUND_LEN_CURRENT, ROUND_LEN_V3, ROUND_LEN_V3_LEGACY, SPLIT_ADDRESS, SQUARES } from './ore-layout';
 import type { RoundAccount, RoundLayout } from './round.codec';
 import { isVoidedSlotHash, slotHashRng, winningSquare } from './rng';
-import type { DeployEvent, ResetEvent } from './events';
+import type { ResetEvent } from './events';
 import type { OreTransaction, SkipReason } from './transactions';
 
 /** A round account may be closed this many slots after the round ends (`ONE_DAY_SLOTS`). */
@@ -41,6 +41,8 @@ export interface RebuildInput {
   readonly transactions: readonly OreTransaction[];
   /** The layout to assume when no transaction shows the account's creation (a neighbour's). */
   readonly fallbackLayout: RoundLayout | null;
+  /** List every deploy as it ran (`applied`): a miner's ledger needs them, the round alone does not. */
+  readonly listDeploys?: boolean;
 }
 
 export type RebuildRefusal =
@@ -77,14 +79,6 @@ export interface RoundDeploy {
   readonly amount: number | null;
 }
 
-/** Where a deploy came from. */
-interface DeploySource {
-  readonly signer: string;
-  readonly strategy: number | 'automated' | null;
-  readonly slot: number;
-  readonly signature: string;
-}
-
 const ALL_KNOWN: UnknownFigures = { deployed: 0, count: 0, totalMiners: false };
 const ALL_SQUARES = (1 << SQUARES) - 1;
 
@@ -109,7 +103,7 @@ export type RebuildResult = (
        * is. All zero and true for a round every deploy of which shows its squares.
        */
       readonly unknown: UnknownFigures;
-      /** Every deploy of the round in the order it ran: who, when, what it took. */
+      /** Every deploy of the round in the order it ran: who, when, what it took (empty unless `listDeploys`). */
       readonly applied: readonly RoundDeploy[];
     }
   | { readonly ok: false; readonly reason: RebuildRefusal; readonly detail: string }
@@ -166,14 +160,14 @@ export function rebuildRound(input: RebuildInput): RebuildResult {
   const layout = layoutOf(ok, input.roundAddress) ?? nextRoundLayout(resetTx) ?? input.fallbackLayout;
   if (layout === null) return refuse('unknown_layout', `round ${roundId}: no transaction shows the account's creation and no neighbour's layout is known`);
 
-  const events: { readonly event: DeployEvent; readonly tx: OreTransaction }[] = [];
-  for (const tx of ok) for (const event of tx.events) if (event.kind === 'deploy' && event.roundId === roundId) events.push({ event, tx });
+  const withEvents = ok.some((t) => t.events.some((e) => e.kind === 'deploy' && e.roundId === roundId));
   // The 136-byte ResetEvent (2026-01-13) came after the DeployEvent's mask became the squares taken (2025-12-30).
   const masksShowSquares = reset.length >= 136;
-  const tally = events.length > 0 ? tallyEvents(events, masksShowSquares) : tallyInstructions(ok, input.roundAddress);
+  const list = input.listDeploys === true;
+  const tally = withEvents ? tallyEvents(ok, roundId, masksShowSquares, list) : tallyInstructions(ok, input.roundAddress, list);
   if (typeof tally === 'string') return refuse('mismatch', `round ${roundId}: ${tally}`);
   const settledAt = resetTx.blockTime === null ? null : new Date(resetTx.blockTime * 1000);
-  const from = events.length > 0 ? 'events' : 'instructions';
+  const from = withEvents ? 'events' : 'instructions';
 
   if (tally.hidden !== null) {
     const partial = partlyKnown(reset, slotHash, layout, tally);
@@ -223,24 +217,26 @@ function layoutOf(transactions: readonly OreTransaction[], roundAddress: string)
  * an automated deploy whatever its executor passed: the event's `amount` and
  * `total_squares` are still what it staked.)
  */
-function tallyEvents(events: readonly { readonly event: DeployEvent; readonly tx: OreTransaction }[], masksShowSquares: boolean): Tally | string {
-  const t = newTally();
-  for (const { event: e, tx } of events) {
-    const source: DeploySource = { signer: e.signer, strategy: e.strategy, slot: tx.slot, signature: tx.signature };
-    if (e.strategy !== null && !masksShowSquares) {
-      // An automated deploy that took no square hides nothing.
-      if (e.totalSquares === 0) t.apply(e.authority, 0, e.amount, source);
-      else t.hide(e.authority, true, e.amount * e.totalSquares, e.amount, source);
-      continue;
-    }
-    if (t.isHidden(e.authority)) {
-      // Which of the squares it asked for this miner already held is not known.
-      t.hide(e.authority, e.totalSquares > 0, e.amount * e.totalSquares, e.amount, source);
-      continue;
-    }
-    const effective = t.apply(e.authority, e.mask, e.amount, source);
-    if (popcount(effective) !== e.totalSquares) {
-      return `a deploy of ${e.authority} deployed ${e.totalSquares} squares but its mask gives ${popcount(effective)} new ones`;
+function tallyEvents(transactions: readonly OreTransaction[], roundId: number, masksShowSquares: boolean, list: boolean): Tally | string {
+  const t = newTally(list);
+  for (const tx of transactions) {
+    for (const e of tx.events) {
+      if (e.kind !== 'deploy' || e.roundId !== roundId) continue;
+      if (e.strategy !== null && !masksShowSquares) {
+        // An automated deploy that took no square hides nothing.
+        if (e.totalSquares === 0) t.apply(e.authority, 0, e.amount, e.signer, e.strategy, tx);
+        else t.hide(e.authority, true, e.amount * e.totalSquares, e.amount, e.signer, e.strategy, tx);
+        continue;
+      }
+      if (t.isHidden(e.authority)) {
+        // Which of the squares it asked for this miner already held is not known.
+        t.hide(e.authority, e.totalSquares > 0, e.amount * e.totalSquares, e.amount, e.signer, e.strategy, tx);
+        continue;
+      }
+      const effective = t.apply(e.authority, e.mask, e.amount, e.signer, e.strategy, tx);
+      if (popcount(effective) !== e.totalSquares) {
+        return `a deploy of ${e.authority} deployed ${e.totalSquares} squares but its mask gives ${popcount(effective)} new ones`;
+      }
     }
   }
   return t.finish();
@@ -254,23 +250,23 @@ function tallyEvents(events: readonly { readonly event: DeployEvent; readonly tx
  * transaction, when that is its only deploy to the round (the automation pays the round
  * directly, and nothing else pays a round before its reset).
  */
-function tallyInstructions(transactions: readonly OreTransaction[], roundAddress: string): Tally {
-  const t = newTally();
+function tallyInstructions(transactions: readonly OreTransaction[], roundAddress: string, list: boolean): Tally {
+  const t = newTally(list);
   for (const tx of transactions) {
     let calls = 0;
     for (const d of tx.deploys) if (d.rounds.includes(roundAddress)) calls++;
     for (const d of tx.deploys) {
       if (!d.rounds.includes(roundAddress)) continue;
-      const source: DeploySource = { signer: d.signer, strategy: d.automated ? 'automated' : null, slot: tx.slot, signature: tx.signature };
+      const strategy = d.automated ? 'automated' : null;
       if (!d.automated && !t.isHidden(d.authority)) {
-        t.apply(d.authority, d.args.squares, d.args.amount, source);
+        t.apply(d.authority, d.args.squares, d.args.amount, d.signer, strategy, tx);
         continue;
       }
       const gain = d.roundGains[d.rounds.indexOf(roundAddress)] ?? null;
       const staked = calls === 1 && gain !== null ? Math.max(0, gain) : null;
       // A deploy that moved nothing into the round took no square: it hides nothing.
-      if (staked === 0) t.apply(d.authority, 0, 0, source);
-      else t.hide(d.authority, staked === null ? null : staked > 0, staked, d.automated ? null : d.args.amount, source);
+      if (staked === 0) t.apply(d.authority, 0, 0, d.signer, strategy, tx);
+      else t.hide(d.authority, staked === null ? null : staked > 0, staked, d.automated ? null : d.args.amount, d.signer, strategy, tx);
     }
   }
   return t.finish();
@@ -289,16 +285,19 @@ class TallyBuilder {
   private hiddenDeploys = 0;
   private hiddenLamports: number | null = 0;
 
+  /** `list`: keep every deploy in `applied` (a record each, which the history fill alone does not need). */
+  constructor(private readonly list: boolean) {}
+
   isHidden(authority: string): boolean {
     return this.hiddenMiners.has(authority);
   }
 
   /** A deploy that shows its squares; returns the squares it took. */
-  apply(authority: string, mask: number, amount: number, source: DeploySource): number {
+  apply(authority: string, mask: number, amount: number, signer: string, strategy: RoundDeploy['strategy'], tx: OreTransaction): number {
     const before = this.held.get(authority) ?? 0;
     const effective = amount > 0 ? mask & ~before : 0;
     this.deploys++;
-    this.applied.push({ authority, signer: source.signer, strategy: source.strategy, slot: source.slot, signature: source.signature, squares: effective, amount });
+    if (this.list) this.applied.push({ authority, signer, strategy, slot: tx.slot, signature: tx.signature, squares: effective, amount });
     if (effective === 0) {
       if (!this.held.has(authority)) this.held.set(authority, 0);
       return 0;
@@ -313,9 +312,9 @@ class TallyBuilder {
   }
 
   /** A deploy that does not show its squares: whether it took any (null: not shown), what it staked and per square (null: not shown). */
-  hide(authority: string, tookSquares: boolean | null, lamports: number | null, amount: number | null, source: DeploySource): void {
+  hide(authority: string, tookSquares: boolean | null, lamports: number | null, amount: number | null, signer: string, strategy: RoundDeploy['strategy'], tx: OreTransaction): void {
     this.deploys++;
-    this.applied.push({ authority, signer: source.signer, strategy: source.strategy, slot: source.slot, signature: source.signature, squares: null, amount });
+    if (this.list) this.applied.push({ authority, signer, strategy, slot: tx.slot, signature: tx.signature, squares: null, amount });
     this.hiddenDeploys++;
     this.hiddenLamports = this.hiddenLamports === null || lamports === null ? null : this.hiddenLamports + lamports;
     const known = this.hiddenMiners.get(authority);
@@ -335,8 +334,8 @@ class TallyBuilder {
   }
 }
 
-function newTally(): TallyBuilder {
-  return new TallyBuilder();
+function newTally(list: boolean): TallyBuilder {
+  return new TallyBuilder(list);
 }
 
 function popcount(mask: number): number {

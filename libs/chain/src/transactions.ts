@@ -190,14 +190,12 @@ export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransac
   const slot = tx.slot;
   const blockTime = typeof tx.blockTime === 'number' ? tx.blockTime : null;
   const payer: unknown = message.accountKeys[0];
-  const paid = {
-    feePayer: typeof payer === 'string' ? payer : typeof (payer as ParsedAccountKeyJson | undefined)?.pubkey === 'string' ? (payer as ParsedAccountKeyJson).pubkey : null,
-    fee: typeof meta?.fee === 'number' && Number.isSafeInteger(meta.fee) && meta.fee >= 0 ? meta.fee : null,
-    signatures: tx.transaction.signatures.length,
-  };
+  const feePayer = typeof payer === 'string' ? payer : typeof (payer as ParsedAccountKeyJson | undefined)?.pubkey === 'string' ? (payer as ParsedAccountKeyJson).pubkey : null;
+  const fee = typeof meta?.fee === 'number' && Number.isSafeInteger(meta.fee) && meta.fee >= 0 ? meta.fee : null;
+  const signatures = tx.transaction.signatures.length;
   // A failed transaction changes no round, but its fee was paid all the same.
   if (meta === null || meta === undefined || (meta.err !== null && meta.err !== undefined)) {
-    return { signature, slot, blockTime, failed: true, ...paid, events: [], deploys: [], varValue: null, created: [], skipped: [] };
+    return { signature, slot, blockTime, failed: true, feePayer, fee, signatures, events: [], deploys: [], varValue: null, created: [], skipped: [] };
   }
   const writable = meta.loadedAddresses?.writable ?? [];
   const readOnly = meta.loadedAddresses?.readonly ?? [];
@@ -221,7 +219,9 @@ export function readOreTransaction(tx: TransactionJson, ids: OreIds): OreTransac
     slot,
     blockTime,
     failed: false,
-    ...paid,
+    feePayer,
+    fee,
+    signatures,
     events: read.events,
     deploys: read.deploys,
     varValue: varValueFromLogs(meta.logMessages, ids.programId),
