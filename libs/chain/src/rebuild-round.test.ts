@@ -204,7 +204,7 @@ describe('rebuildRound', () => {
         // Unasked, the round alone: no list.
         expect(rebuild(txs, null, false)).toMatchObject({ ok: true, applied: [] });
         expect(rebuilt.applied).toEqual(
-          s.deploys.map((d, i) => ({ authority: address(`miner-${d.miner}`), signer: address(`miner-${d.miner}`), strategy: null, slot: 1000 + i, signature: txs[i + 1]!.transaction.signatures[0], squares: effective[i], amount: d.amount })),
+          s.deploys.map((d, i) => ({ authority: address(`miner-${d.miner}`), signer: address(`miner-${d.miner}`), strategy: null, slot: 1000 + i, slotsLeft: 150 - i, signature: txs[i + 1]!.transaction.signatures[0], squares: effective[i], amount: d.amount })),
         );
       }),
       { numRuns: 300 },
@@ -389,8 +389,8 @@ describe('rebuildRound, a round whose automated deploys do not show their square
     // Each deploy as it ran: miner-b's signed by its executor, its squares and amount not shown.
     const rebuilt = rebuild(transactions([manualA, automatedB], reset));
     expect(rebuilt.ok && rebuilt.applied.map(({ signature: _, ...d }) => d)).toEqual([
-      { authority: address('miner-a'), signer: address('miner-a'), strategy: null, slot: 1000, squares: 0b011, amount: 1000 },
-      { authority: address('miner-b'), signer: address('executor'), strategy: 'automated', slot: 1001, squares: null, amount: null },
+      { authority: address('miner-a'), signer: address('miner-a'), strategy: null, slot: 1000, slotsLeft: 150, squares: 0b011, amount: 1000 },
+      { authority: address('miner-b'), signer: address('executor'), strategy: 'automated', slot: 1001, slotsLeft: 149, squares: null, amount: null },
     ]);
   });
 
@@ -443,8 +443,8 @@ describe('rebuildRound, a round whose automated deploys do not show their square
     // The automation's event tells its strategy and amount, not its squares; the manual deploy after it keeps its amount, its squares unknown.
     const rebuilt = rebuild(transactions(calls, { ...reset, totalDeployed: 11_002, numWinners: 1 }));
     expect(rebuilt.ok && rebuilt.applied.map(({ signature: _, ...d }) => d)).toEqual([
-      { authority: address('miner-a'), signer: address('executor'), strategy: 1, slot: 1000, squares: null, amount: 5001 },
-      { authority: address('miner-a'), signer: address('miner-a'), strategy: null, slot: 1001, squares: null, amount: 1000 },
+      { authority: address('miner-a'), signer: address('executor'), strategy: 1, slot: 1000, slotsLeft: 150, squares: null, amount: 5001 },
+      { authority: address('miner-a'), signer: address('miner-a'), strategy: null, slot: 1001, slotsLeft: 149, squares: null, amount: 1000 },
     ]);
   });
 
@@ -457,8 +457,8 @@ describe('rebuildRound, a round whose automated deploys do not show their square
     expect(round).toMatchObject({ source: 'transactions', totalMiners: 2, deployed: [6_001, 1_000, 5_001, ...new Array<number>(22).fill(0)], count: [2, 1, 1, ...new Array<number>(22).fill(0)] });
     const rebuilt = rebuild(transactions(events, { ...reset, length: 144, deployedWinningSquare: 6_001 }));
     expect(rebuilt.ok && rebuilt.applied.map(({ signature: _, ...d }) => d)).toEqual([
-      { authority: address('miner-a'), signer: address('miner-a'), strategy: null, slot: 1000, squares: 0b011, amount: 1000 },
-      { authority: address('miner-b'), signer: address('executor'), strategy: 0, slot: 1001, squares: 0b101, amount: 5001 },
+      { authority: address('miner-a'), signer: address('miner-a'), strategy: null, slot: 1000, slotsLeft: 150, squares: 0b011, amount: 1000 },
+      { authority: address('miner-b'), signer: address('executor'), strategy: 0, slot: 1001, slotsLeft: 149, squares: 0b101, amount: 5001 },
     ]);
   });
 

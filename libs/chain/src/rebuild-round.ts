@@ -72,6 +72,8 @@ export interface RoundDeploy {
   /** null: manual; a number: the automation's strategy as its event logged it; `automated`: an automation's, before events logged which. */
   readonly strategy: number | 'automated' | null;
   readonly slot: number;
+  /** Slots from its deploy to the round's end (`end_slot - slot`: the board's end, as the reset logged it). */
+  readonly slotsLeft: number;
   readonly signature: string;
   /** Squares it took (bit i = square i: a square the miner already held is skipped); null where the chain does not show them. */
   readonly squares: number | null;
@@ -164,7 +166,7 @@ export function rebuildRound(input: RebuildInput): RebuildResult {
   // The 136-byte ResetEvent (2026-01-13) came after the DeployEvent's mask became the squares taken (2025-12-30).
   const masksShowSquares = reset.length >= 136;
   const list = input.listDeploys === true;
-  const tally = withEvents ? tallyEvents(ok, roundId, masksShowSquares, list) : tallyInstructions(ok, input.roundAddress, list);
+  const tally = withEvents ? tallyEvents(ok, roundId, masksShowSquares, newTally(list, reset.endSlot)) : tallyInstructions(ok, input.roundAddress, newTally(list, reset.endSlot));
   if (typeof tally === 'string') return refuse('mismatch', `round ${roundId}: ${tally}`);
   const settledAt = resetTx.blockTime === null ? null : new Date(resetTx.blockTime * 1000);
   const from = withEvents ? 'events' : 'instructions';
@@ -217,8 +219,7 @@ function layoutOf(transactions: readonly OreTransaction[], roundAddress: string)
  * an automated deploy whatever its executor passed: the event's `amount` and
  * `total_squares` are still what it staked.)
  */
-function tallyEvents(transactions: readonly OreTransaction[], roundId: number, masksShowSquares: boolean, list: boolean): Tally | string {
-  const t = newTally(list);
+function tallyEvents(transactions: readonly OreTransaction[], roundId: number, masksShowSquares: boolean, t: TallyBuilder): Tally | string {
   for (const tx of transactions) {
     for (const e of tx.events) {
       if (e.kind !== 'deploy' || e.roundId !== roundId) continue;
@@ -250,8 +251,7 @@ function tallyEvents(transactions: readonly OreTransaction[], roundId: number, m
  * transaction, when that is its only deploy to the round (the automation pays the round
  * directly, and nothing else pays a round before its reset).
  */
-function tallyInstructions(transactions: readonly OreTransaction[], roundAddress: string, list: boolean): Tally {
-  const t = newTally(list);
+function tallyInstructions(transactions: readonly OreTransaction[], roundAddress: string, t: TallyBuilder): Tally {
   for (const tx of transactions) {
     let calls = 0;
     for (const d of tx.deploys) if (d.rounds.includes(roundAddress)) calls++;
@@ -286,7 +286,11 @@ class TallyBuilder {
   private hiddenLamports: number | null = 0;
 
   /** `list`: keep every deploy in `applied` (a record each, which the history fill alone does not need). */
-  constructor(private readonly list: boolean) {}
+  constructor(
+    private readonly list: boolean,
+    /** The round's end slot, which each listed deploy's `slotsLeft` counts to. */
+    private readonly endSlot: number,
+  ) {}
 
   isHidden(authority: string): boolean {
     return this.hiddenMiners.has(authority);
@@ -297,7 +301,7 @@ class TallyBuilder {
     const before = this.held.get(authority) ?? 0;
     const effective = amount > 0 ? mask & ~before : 0;
     this.deploys++;
-    if (this.list) this.applied.push({ authority, signer, strategy, slot: tx.slot, signature: tx.signature, squares: effective, amount });
+    if (this.list) this.applied.push({ authority, signer, strategy, slot: tx.slot, slotsLeft: this.endSlot - tx.slot, signature: tx.signature, squares: effective, amount });
     if (effective === 0) {
       if (!this.held.has(authority)) this.held.set(authority, 0);
       return 0;
@@ -314,7 +318,7 @@ class TallyBuilder {
   /** A deploy that does not show its squares: whether it took any (null: not shown), what it staked and per square (null: not shown). */
   hide(authority: string, tookSquares: boolean | null, lamports: number | null, amount: number | null, signer: string, strategy: RoundDeploy['strategy'], tx: OreTransaction): void {
     this.deploys++;
-    if (this.list) this.applied.push({ authority, signer, strategy, slot: tx.slot, signature: tx.signature, squares: null, amount });
+    if (this.list) this.applied.push({ authority, signer, strategy, slot: tx.slot, slotsLeft: this.endSlot - tx.slot, signature: tx.signature, squares: null, amount });
     this.hiddenDeploys++;
     this.hiddenLamports = this.hiddenLamports === null || lamports === null ? null : this.hiddenLamports + lamports;
     const known = this.hiddenMiners.get(authority);
@@ -334,8 +338,8 @@ class TallyBuilder {
   }
 }
 
-function newTally(list: boolean): TallyBuilder {
-  return new TallyBuilder(list);
+function newTally(list: boolean, endSlot: number): TallyBuilder {
+  return new TallyBuilder(list, endSlot);
 }
 
 function popcount(mask: number): number {
