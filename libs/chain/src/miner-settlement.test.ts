@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { playDeploys, settleMiners, type RoundDraw } from './miner-settlement';
+import { networkFees, playDeploys, settleMiners, type RoundDraw } from './miner-settlement';
 
 interface GoldenMiner {
   readonly authority: string;
@@ -70,6 +70,46 @@ describe('every miner of a round, as the program deploys and checkpoints it (gol
         adminFee: n(m.adminFee),
         protocolFee: n(m.protocolFee),
       })),
+    );
+  });
+});
+
+describe('what each wallet paid the network for its deploys', () => {
+  const tx = (signature: string, feePayer: string, fee: number | null, signatures = 1) => ({ signature, feePayer, fee, signatures });
+
+  it('counts each transaction a wallet paid once, splitting the base fee (5,000 a signature) from the priority it bid', () => {
+    const fees = networkFees(
+      [
+        { authority: 'A', signature: 't1' },
+        { authority: 'A', signature: 't1' }, // a second deploy in the same transaction
+        { authority: 'A', signature: 't2' },
+        { authority: 'B', signature: 't3' },
+      ],
+      [tx('t1', 'A', 5000 + 1234), tx('t2', 'A', 10_000, 2), tx('t3', 'B', 5000)],
+    );
+    expect(fees).toEqual(
+      new Map([
+        ['A', { base: 5000 + 10_000, priority: 1234 }],
+        ['B', { base: 5000, priority: 0 }],
+      ]),
+    );
+  });
+
+  it('charges an executor\'s transaction to nobody it deployed for, and says when a fee is not known', () => {
+    const fees = networkFees(
+      [
+        { authority: 'A', signature: 'batch' },
+        { authority: 'B', signature: 'batch' },
+        { authority: 'C', signature: 'own' },
+      ],
+      [tx('batch', 'executor', 90_000), tx('own', 'C', null)],
+    );
+    expect(fees).toEqual(
+      new Map([
+        ['A', { base: 0, priority: 0 }],
+        ['B', { base: 0, priority: 0 }],
+        ['C', null],
+      ]),
     );
   });
 });

@@ -163,3 +163,45 @@ function sum(values: readonly number[]): number {
   for (const v of values) total += v;
   return total;
 }
+
+/** Lamports a wallet paid the network for the transactions that carried its deploys. */
+export interface NetworkFees {
+  /** 5,000 lamports a signature. */
+  readonly base: number;
+  /** The rest of the fee: the priority the payer bid. */
+  readonly priority: number;
+}
+
+/** Lamports a signature costs (the network's `lamports_per_signature`). */
+export const LAMPORTS_PER_SIGNATURE = 5000;
+
+/**
+ * What each wallet that deployed paid the network for it: the fee of every transaction
+ * that carried one of its deploys and that it paid (it was the fee payer), each
+ * transaction once however many deploys it carried. A wallet whose deploys an executor
+ * sent paid none. Null when a transaction it paid does not say its fee. Failed
+ * transactions carry no deploys and are not counted here.
+ */
+export function networkFees(
+  deploys: readonly { readonly authority: string; readonly signature: string }[],
+  transactions: readonly { readonly signature: string; readonly feePayer: string | null; readonly fee: number | null; readonly signatures: number }[],
+): Map<string, NetworkFees | null> {
+  const bySignature = new Map(transactions.map((tx) => [tx.signature, tx]));
+  const fees = new Map<string, NetworkFees | null>();
+  const counted = new Set<string>();
+  for (const d of deploys) {
+    if (!fees.has(d.authority)) fees.set(d.authority, { base: 0, priority: 0 });
+    const tx = bySignature.get(d.signature);
+    if (tx === undefined || tx.feePayer !== d.authority || counted.has(tx.signature)) continue;
+    counted.add(tx.signature);
+    const sum = fees.get(d.authority)!;
+    if (sum === null) continue;
+    if (tx.fee === null) {
+      fees.set(d.authority, null);
+      continue;
+    }
+    const base = Math.min(tx.fee, LAMPORTS_PER_SIGNATURE * tx.signatures);
+    fees.set(d.authority, { base: sum.base + base, priority: sum.priority + tx.fee - base });
+  }
+  return fees;
+}
