@@ -1,5 +1,7 @@
+-- Every miner's ledger, the tables as measured in docs/miner-ledger-storage.md. Not among the
+-- indexer's migrations: nothing writes or reads them yet. Written in node-pg-migrate's form
+-- (this part creates, the part after "Down Migration" drops).
 -- Up Migration
--- Every miner's ledger (docs/miner-ledger-storage.md): not wired into anything yet.
 -- Recent rounds are stored one row per miner and round (miner_rounds_recent); each closed
 -- UTC day (1,440 rounds) is compacted into one row per wallet (miner_blocks, its rows
 -- packed column by column in a compressed bytea), partitioned by round range so that old
