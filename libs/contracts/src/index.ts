@@ -8,6 +8,7 @@ import { Kind, type TSchema } from '@sinclair/typebox';
 import * as billing from './billing';
 import * as http from './http';
 import * as lab from './lab';
+import * as miners from './miners';
 import * as rounds from './schemas';
 import * as strategies from './strategies';
 import { addSchemas } from './validate';
@@ -20,6 +21,7 @@ export { dateTimeMs, isDateTime } from './date-time';
 export { LAMPORTS_PER_SOL, ORE_BASE_UNITS } from './units';
 export { Type, nullable, literals, described, type Static, type TSchema } from './kit';
 export * from './http';
+export * from './miners';
 export {
   API,
   API_OPERATIONS,
@@ -65,7 +67,7 @@ export {
 } from './bus';
 
 /** Every named wire shape (a schema with an `$id`): the documents' components, and what `$ref`s resolve to. */
-export const NAMED_SCHEMAS: readonly TSchema[] = [rounds, billing, lab, strategies, http].flatMap((module) =>
+export const NAMED_SCHEMAS: readonly TSchema[] = [rounds, billing, lab, strategies, http, miners].flatMap((module) =>
   Object.values(module).filter((v): v is TSchema => typeof v === 'object' && v !== null && Kind in v && typeof (v as TSchema).$id === 'string'),
 );
 addSchemas(NAMED_SCHEMAS);

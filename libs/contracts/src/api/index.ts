@@ -1,6 +1,7 @@
 import { billingOperations } from './billing';
 import { eventsOperations } from './events';
 import { labOperations } from './lab';
+import { minersOperations } from './miners';
 import type { Access, OperationSpec } from './operation';
 import { roundsOperations } from './rounds';
 import { sessionOperations } from './session';
@@ -10,7 +11,7 @@ import { sessionOperations } from './session';
  * declared. tools/api-docs writes the OpenAPI document's paths from it; the gateway binds
  * each operation's handler, parameter checks, access and rate-limit cost to it.
  */
-export const API = { ...roundsOperations, ...billingOperations, ...eventsOperations, ...labOperations, ...sessionOperations } as const;
+export const API = { ...roundsOperations, ...billingOperations, ...eventsOperations, ...labOperations, ...minersOperations, ...sessionOperations } as const;
 
 export type Api = typeof API;
 export type OperationId = keyof Api;
@@ -25,6 +26,7 @@ export const API_OPERATIONS: readonly (OperationSpec & { readonly operationId: O
 export const API_TAGS: readonly { readonly name: string; readonly description: string }[] = [
   { name: 'live', description: 'The live round, from the gateway\'s memory: its snapshot, expected values and stream.' },
   { name: 'rounds', description: 'Stored rounds, whole-history statistics, per-square figures and the bulk export.' },
+  { name: 'miners', description: "Every wallet's side of every round: its ledger, summary, performance, the top miners, and who played a round." },
   { name: 'events', description: 'The event log (SPEC 6), polled or streamed.' },
   { name: 'billing', description: 'Pricing, subscriptions and key rotation: public, answered by billing.' },
   { name: 'lab', description: 'The Strategy Lab: backtests, analytics, strategies, forward tests and the leaderboard.' },

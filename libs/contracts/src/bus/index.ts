@@ -1,5 +1,6 @@
 import * as billing from '../billing';
 import * as lab from '../lab';
+import * as miners from '../miners';
 import * as rounds from '../schemas';
 import * as strategies from '../strategies';
 import { validatorOf, type Validator } from '../validate';
@@ -218,6 +219,21 @@ export const EVENTS = {
     stream: 'rounds',
     description: 'JetStream stream ROUNDS; Nats-Msg-Id = "opened-<round id>".',
     publisher: { service: 'indexer', summary: 'announces a new round when the board advances' },
+  }),
+  minersSettled: event({
+    subject: 'grid.miners.settled',
+    payload: message(miners.roundMinersSchema, "Every wallet's side of a settled round, once the indexer has read the round's transactions and stored its miner rows (a round's miners may follow its `grid.round.settled` by a few seconds, or much later when history is filled)."),
+    stream: 'rounds',
+    description: 'JetStream stream ROUNDS; Nats-Msg-Id = "miners-<round id>".',
+    publisher: { service: 'indexer', summary: "publishes a round's miner rows once they are stored" },
+    receivers: [{ service: 'api-gateway', summary: "pushes each wallet's row to its /miners/{address}/stream clients (a plain subscription on every replica)" }],
+  }),
+  minerDeployed: event({
+    subject: 'grid.miners.deployed',
+    payload: message(miners.minerDeployedSchema),
+    description: "Core NATS, fire and forget: each deploy of the live round as the indexer reads it from its finalized transaction (it polls the round's signatures).",
+    publisher: { service: 'indexer', summary: 'publishes each deploy of the live round it reads' },
+    receivers: [{ service: 'api-gateway', summary: "pushes it to the deploying wallet's /miners/{address}/stream clients" }],
   }),
   liveUpdated: event({
     subject: 'grid.live.updated',

@@ -1,0 +1,5 @@
+/**
+ * Every miner's ledger (docs/miner-ledger-storage.md): one row per wallet and settled
+ * round, in the indexer's schema. The indexer writes; the gateway reads.
+ */
+export type { MinerLedgerReads, MinerRoundPage } from './ports';
