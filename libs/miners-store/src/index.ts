@@ -3,3 +3,6 @@
  * round, in the indexer's schema. The indexer writes; the gateway reads.
  */
 export type { MinerLedgerReads, MinerRoundPage } from './ports';
+export { MinerLedgerStore } from './ledger-reads';
+export { MinerLedgerWriter, PARTITION_ROUNDS, type LedgerRound } from './ledger-writer';
+export { BLOCK_ROUNDS } from './block';

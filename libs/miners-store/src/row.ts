@@ -1,0 +1,160 @@
+import type { MinerRound, PayoutRule } from '@gridlab/contracts';
+
+// A miner-round as stored (ids for addresses, a mask for squares, flags for the booleans)
+// and its wire form, MinerRound. Nulls stay nulls: the chain did not prove the figure.
+
+export const FLAG_TOP_MINER = 1;
+export const FLAG_SPLIT = 2;
+export const FLAG_HELD_WINNER = 4;
+/** The outcome (SOL back, ORE, top miner, the winning square) is known. */
+export const FLAG_KNOWN = 8;
+export const FLAG_PARIMUTUEL = 16;
+
+export const STRATEGY_MANUAL = -1;
+/** Automated, the strategy not logged (DeployEvents before 2025-12-08 did not say). */
+export const STRATEGY_AUTOMATED = -2;
+
+const SQUARES = 25;
+/** The stored slots-left columns are int2. */
+const MAX_SLOTS = 32767;
+
+export interface StoredRow {
+  readonly roundId: number;
+  readonly minerId: number;
+  readonly signerId: number;
+  /** Bit s: square s; null: not shown. */
+  readonly squares: number | null;
+  /** Lamports per square when the same on every square; null: see `amounts`, or not known. */
+  readonly amount: number | null;
+  /** Per set bit of `squares`, in square order, when the amounts differ. */
+  readonly amounts: readonly number[] | null;
+  readonly solBack: number | null;
+  /** The top-miner reward or the split share (`flags` say which). */
+  readonly ore: number | null;
+  readonly oreMotherlode: number | null;
+  readonly adminFee: number | null;
+  readonly protocolFee: number | null;
+  readonly oreValue: number | null;
+  readonly networkFee: number | null;
+  readonly priorityFee: number | null;
+  readonly executorFee: number | null;
+  readonly checkpointDeposit: number | null;
+  readonly slotsLeft: number;
+  readonly slotsLeftLast: number;
+  readonly deploys: number;
+  readonly strategy: number;
+  readonly flags: number;
+}
+
+export function popcount(mask: number): number {
+  let n = 0;
+  for (let m = mask; m !== 0; m &= m - 1) n++;
+  return n;
+}
+
+/** The lamports a row staked (null: not known). */
+export function stakeOf(row: Pick<StoredRow, 'squares' | 'amount' | 'amounts'>): number | null {
+  if (row.squares === null) return null;
+  if (row.amount !== null) return row.amount * popcount(row.squares);
+  if (row.amounts === null) return null;
+  let sum = 0;
+  for (const a of row.amounts) sum += a;
+  return sum;
+}
+
+/** The stored form of a wire row, its addresses already given ids. */
+export function toStored(m: MinerRound, minerId: number, signerId: number, oreValue: number | null): StoredRow {
+  let squares: number | null = null;
+  let amount: number | null = null;
+  let amounts: number[] | null = null;
+  if (m.squares !== null && m.amounts !== null) {
+    squares = 0;
+    // In square order, whatever order the wire row listed them in.
+    const bySquare = new Array<number>(SQUARES).fill(-1);
+    m.squares.forEach((s, i) => {
+      squares! |= 1 << s;
+      bySquare[s] = m.amounts![i]!;
+    });
+    const ordered = bySquare.filter((a) => a >= 0);
+    amount = ordered.length > 0 && ordered.every((a) => a === ordered[0]) ? ordered[0]! : null;
+    amounts = amount === null && ordered.length > 0 ? ordered : null;
+    if (ordered.length === 0) amount = 0;
+  }
+  const known = m.solBack !== null;
+  const flags =
+    (m.topMiner === true ? FLAG_TOP_MINER : 0) |
+    ((m.oreSplit ?? 0) > 0 ? FLAG_SPLIT : 0) |
+    (m.heldWinningSquare === true ? FLAG_HELD_WINNER : 0) |
+    (known ? FLAG_KNOWN : 0) |
+    (m.payoutRule === 'parimutuel' ? FLAG_PARIMUTUEL : 0);
+  return {
+    roundId: m.roundId,
+    minerId,
+    signerId,
+    squares,
+    amount,
+    amounts,
+    solBack: m.solBack,
+    ore: m.oreSplit !== null && m.oreSplit > 0 ? m.oreSplit : m.oreTopMiner,
+    oreMotherlode: m.oreMotherlode,
+    adminFee: m.adminFee,
+    protocolFee: m.protocolFee,
+    oreValue,
+    networkFee: m.networkFee,
+    priorityFee: m.priorityFee,
+    executorFee: m.executorFee,
+    checkpointDeposit: m.checkpointDeposit,
+    slotsLeft: clampSlots(m.slotsLeft),
+    slotsLeftLast: clampSlots(m.slotsLeftLast),
+    deploys: m.deploys,
+    strategy: !m.automated ? STRATEGY_MANUAL : (m.automationStrategy ?? STRATEGY_AUTOMATED),
+    flags,
+  };
+}
+
+function clampSlots(slots: number): number {
+  return Math.max(-MAX_SLOTS, Math.min(MAX_SLOTS, slots));
+}
+
+/** The wire form of a stored row. */
+export function toWire(row: StoredRow, address: string, signer: string, settledAt: string): MinerRound {
+  const known = (row.flags & FLAG_KNOWN) !== 0;
+  const squares: number[] | null = row.squares === null ? null : [];
+  if (squares !== null) for (let s = 0; s < SQUARES; s++) if ((row.squares! & (1 << s)) !== 0) squares.push(s);
+  const amounts = squares === null ? null : row.amount !== null ? squares.map(() => row.amount!) : row.amounts === null ? null : [...row.amounts];
+  const deployed = stakeOf(row);
+  const split = (row.flags & FLAG_SPLIT) !== 0;
+  const rule: PayoutRule = (row.flags & FLAG_PARIMUTUEL) !== 0 ? 'parimutuel' : 'returns';
+  const net =
+    deployed === null || row.solBack === null || row.networkFee === null || row.priorityFee === null || row.executorFee === null
+      ? null
+      : row.solBack - deployed - row.networkFee - row.priorityFee - row.executorFee;
+  return {
+    roundId: row.roundId,
+    address,
+    settledAt,
+    payoutRule: rule,
+    squares: amounts === null ? null : squares,
+    amounts,
+    deployed,
+    deploys: row.deploys,
+    signer,
+    automated: row.strategy !== STRATEGY_MANUAL,
+    automationStrategy: row.strategy >= 0 ? row.strategy : null,
+    slotsLeft: row.slotsLeft,
+    slotsLeftLast: row.slotsLeftLast,
+    solBack: row.solBack,
+    oreTopMiner: !known ? null : split ? 0 : row.ore,
+    oreSplit: !known ? null : split ? row.ore : 0,
+    oreMotherlode: known ? row.oreMotherlode : null,
+    topMiner: known ? (row.flags & FLAG_TOP_MINER) !== 0 : null,
+    heldWinningSquare: known ? (row.flags & FLAG_HELD_WINNER) !== 0 : null,
+    adminFee: row.adminFee,
+    protocolFee: row.protocolFee,
+    networkFee: row.networkFee,
+    priorityFee: row.priorityFee,
+    executorFee: row.executorFee,
+    checkpointDeposit: row.checkpointDeposit,
+    net,
+  };
+}

@@ -1,0 +1,219 @@
+/**
+ * The ledger through PostgreSQL: rows written per round come back the same from every
+ * read, before and after their blocks are packed (also when history lands in a packed
+ * block late), the summary and the top miners agree with a plain fold of the rows, and a
+ * round is written once.
+ */
+import { randomBytes } from 'node:crypto';
+import type { MinerRound } from '@gridlab/contracts';
+import { createPool, runMigrations, type Pool } from '@gridlab/db';
+import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
+import { createTestDatabase, type TestDatabase } from '@gridlab/testing';
+import bs58 from 'bs58';
+import { BLOCK_ROUNDS, MinerLedgerStore, MinerLedgerWriter } from '../src';
+
+const T0 = Date.parse('2026-11-01T00:00:00Z');
+const wallets = Array.from({ length: 6 }, () => bs58.encode(randomBytes(32)));
+const executor = bs58.encode(randomBytes(32));
+
+/** Deterministic pseudo-random figures (mulberry32). */
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A round's rows: wallet i plays when (round + i) % 3 != 0; some rows partly unknown, some with per-square amounts. */
+function roundRows(roundId: number, settledAt: string, random: () => number): MinerRound[] {
+  const rows: MinerRound[] = [];
+  wallets.forEach((address, i) => {
+    if ((roundId + i) % 3 === 0) return;
+    const unknown = (roundId + i) % 17 === 0;
+    const squares = [...new Set([i, (roundId * 7 + i) % 25, (roundId + 3 * i) % 25])].sort((a, b) => a - b);
+    const uniform = (roundId + i) % 5 !== 0;
+    const amounts = squares.map((_, k) => (uniform ? 1_000_000 * (i + 1) : 1_000_000 * (i + 1) + k * 137));
+    const deployed = amounts.reduce((a, b) => a + b, 0);
+    const solBack = unknown ? null : Math.floor(deployed * random() * 1.8);
+    const held = squares.includes(roundId % 25);
+    const automated = i === 5;
+    rows.push({
+      roundId,
+      address,
+      settledAt,
+      payoutRule: roundId % 2 === 0 ? 'returns' : 'parimutuel',
+      squares: unknown && i % 2 === 0 ? null : squares,
+      amounts: unknown && i % 2 === 0 ? null : amounts,
+      deployed: unknown && i % 2 === 0 ? null : deployed,
+      deploys: 1 + (roundId % 2),
+      signer: automated ? executor : address,
+      automated,
+      automationStrategy: automated ? (roundId % 4 === 0 ? null : 1) : null,
+      slotsLeft: automated ? 1 : 10 + ((roundId * 13 + i) % 140),
+      slotsLeftLast: automated ? 0 : 5,
+      solBack,
+      oreTopMiner: unknown ? null : held && i === 1 ? 100_000_000_000 : 0,
+      oreSplit: unknown ? null : held && i === 2 ? 12_345 : 0,
+      oreMotherlode: unknown ? null : held && roundId % 11 === 0 ? 7_000_000 : 0,
+      topMiner: unknown ? null : held && i === 1,
+      heldWinningSquare: unknown ? null : held,
+      adminFee: unknown ? null : Math.floor(deployed / 100),
+      protocolFee: unknown ? null : Math.floor(deployed / 50),
+      networkFee: automated ? 0 : 5000,
+      priorityFee: automated ? 0 : (roundId % 7) * 1000,
+      executorFee: automated ? 2500 : 0,
+      checkpointDeposit: roundId === 0 ? 10_000 : 0,
+      net: null,
+    });
+    const row = rows[rows.length - 1]!;
+    rows[rows.length - 1] = {
+      ...row,
+      net: row.deployed === null || row.solBack === null ? null : row.solBack - row.deployed - row.networkFee! - row.priorityFee! - row.executorFee!,
+    };
+  });
+  return rows;
+}
+
+describe('the miner ledger in PostgreSQL', () => {
+  let db: TestDatabase;
+  let pool: Pool;
+  let writer: MinerLedgerWriter;
+  let store: MinerLedgerStore;
+  const all: MinerRound[] = [];
+  // Rounds 0..3,100 except 1,500..1,520 (filled "late", after compaction) and the
+  // rounds of one hour each day, settled a minute apart from T0.
+  const ROUNDS = 3100;
+  const late = new Set(Array.from({ length: 21 }, (_, i) => 1500 + i));
+  const settledAt = (id: number) => new Date(T0 + id * 60_000);
+  const now = settledAt(ROUNDS);
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
+    pool = createPool(db.url);
+    writer = new MinerLedgerWriter(pool);
+    store = new MinerLedgerStore(pool);
+    const random = prng(7);
+    for (let id = 0; id < ROUNDS; id++) {
+      const rows = roundRows(id, settledAt(id).toISOString(), random);
+      all.push(...rows);
+      if (!late.has(id)) await writer.writeRound({ id, settledAt: settledAt(id), productionCost: 50_000_000 }, rows);
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await pool.end();
+    await db.drop();
+  });
+
+  const ledgerOf = (address: string, stored: (id: number) => boolean) =>
+    all.filter((r) => r.address === address && stored(r.roundId)).sort((a, b) => b.roundId - a.roundId);
+
+  it('writes a round once', async () => {
+    expect(await writer.writeRound({ id: 5, settledAt: settledAt(5), productionCost: null }, roundRows(5, settledAt(5).toISOString(), prng(1)))).toBe(false);
+  });
+
+  it('pages a wallet\'s ledger newest first, every row as written', async () => {
+    const expected = ledgerOf(wallets[1]!, (id) => !late.has(id));
+    const got: MinerRound[] = [];
+    let before: number | undefined;
+    for (;;) {
+      const page = await store.rounds(wallets[1]!, { limit: 250, ...(before === undefined ? {} : { before }) });
+      got.push(...page!.rounds);
+      if (page!.nextBefore === null) break;
+      before = page!.nextBefore;
+    }
+    expect(got).toEqual(expected);
+  });
+
+  it('answers null for a wallet it never saw, and for a malformed address', async () => {
+    expect(await store.summary(bs58.encode(randomBytes(32)), now)).toBeNull();
+    expect(await store.rounds('not-an-address', { limit: 5 })).toBeNull();
+  });
+
+  it('sums the summary windows as a plain fold of the rows does', async () => {
+    const w = wallets[2]!;
+    const fold = (rows: MinerRound[]) => {
+      const known = rows.filter((r) => r.solBack !== null && r.deployed !== null);
+      const sum = (f: (r: MinerRound) => number) => known.reduce((a, r) => a + f(r), 0);
+      return {
+        rounds: rows.length,
+        unknownRounds: rows.length - known.length,
+        deployed: sum((r) => r.deployed!),
+        solBack: sum((r) => r.solBack!),
+        networkFee: rows.reduce((a, r) => a + (r.networkFee ?? 0), 0),
+        priorityFee: rows.reduce((a, r) => a + (r.priorityFee ?? 0), 0),
+        oreSplit: sum((r) => r.oreSplit!),
+        wins: known.filter((r) => r.heldWinningSquare).length,
+        firstRound: Math.min(...rows.map((r) => r.roundId)),
+        lastRound: Math.max(...rows.map((r) => r.roundId)),
+      };
+    };
+    const mine = ledgerOf(w, (id) => !late.has(id));
+    const summary = await store.summary(w, now);
+    expect(summary!.all).toMatchObject(fold(mine));
+    const hourAgo = Math.floor(now.getTime() / 3_600_000) - 24;
+    expect(summary!['24h']).toMatchObject(fold(mine.filter((r) => Math.floor(Date.parse(r.settledAt) / 3_600_000) > hourAgo)));
+    expect(summary!['24h'].rounds).toBeLessThan(summary!.all.rounds);
+  });
+
+  it('ranks the top miners by net and by rounds as the rows say', async () => {
+    const stored = all.filter((r) => !late.has(r.roundId));
+    const byWallet = new Map<string, { net: number; rounds: number }>();
+    for (const r of stored) {
+      const s = byWallet.get(r.address) ?? { net: 0, rounds: 0 };
+      s.rounds++;
+      if (r.solBack !== null && r.deployed !== null) s.net += r.solBack - r.deployed;
+      s.net -= r.networkFee! + r.priorityFee! + r.executorFee!;
+      byWallet.set(r.address, s);
+    }
+    const top = await store.top('net', 'all', 3, now);
+    const expected = [...byWallet.entries()].sort((a, b) => b[1].net - a[1].net).slice(0, 3);
+    expect(top.miners.map((m) => [m.address, m.net])).toEqual(expected.map(([a, s]) => [a, s.net]));
+    const byRounds = await store.top('rounds', '7d', 6, now);
+    expect(byRounds.miners.map((m) => m.rounds)).toEqual([...byWallet.values()].map((s) => s.rounds).sort((a, b) => b - a));
+  });
+
+  it('reads the same after packing closed blocks, and merges history filled into a packed block late', async () => {
+    const before = await store.rounds(wallets[3]!, { limit: 5000 });
+    const round = await store.roundMiners(1000);
+    const packed = await writer.compact(ROUNDS - 1);
+    expect(packed).toBeGreaterThan(0);
+    const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int4 AS n FROM indexer.miner_rounds_recent WHERE round_id < $1', [BLOCK_ROUNDS]);
+    expect(rows[0]!.n).toBe(0);
+    expect(await store.rounds(wallets[3]!, { limit: 5000 })).toEqual(before);
+    expect(await store.roundMiners(1000)).toEqual(round);
+    // The late rounds arrive now, inside the packed block [1440, 2880).
+    for (const id of late) await writer.writeRound({ id, settledAt: settledAt(id), productionCost: null }, all.filter((r) => r.roundId === id));
+    const merged = await store.rounds(wallets[3]!, { limit: 5000 });
+    expect(merged!.rounds).toEqual(ledgerOf(wallets[3]!, () => true));
+    await writer.compact(ROUNDS - 1);
+    expect(await store.rounds(wallets[3]!, { limit: 5000 })).toEqual(merged);
+  });
+
+  it('exports a whole ledger in batches, newest first', async () => {
+    const rows: MinerRound[] = [];
+    for await (const batch of (await store.exportRounds(wallets[4]!))!) rows.push(...batch);
+    expect(rows).toEqual(ledgerOf(wallets[4]!, () => true));
+    const below: MinerRound[] = [];
+    for await (const batch of (await store.exportRounds(wallets[4]!, 2000))!) below.push(...batch);
+    expect(below).toEqual(ledgerOf(wallets[4]!, (id) => id < 2000));
+  });
+
+  it("lists a round's miners in the order they were written", async () => {
+    const got = await store.roundMiners(1505);
+    expect(got).toEqual({ roundId: 1505, count: got!.miners.length, miners: all.filter((r) => r.roundId === 1505) });
+    expect(await store.roundMiners(999_999)).toBeNull();
+  });
+
+  it('draws the daily series with running totals', async () => {
+    const perf = await store.performance(wallets[0]!, 'day');
+    const rows = ledgerOf(wallets[0]!, () => true);
+    const known = rows.filter((r) => r.solBack !== null && r.deployed !== null);
+    const fees = rows.reduce((a, r) => a + r.networkFee! + r.priorityFee! + r.executorFee!, 0);
+    expect(perf!.points.at(-1)!.cumulativeNet).toBe(known.reduce((a, r) => a + r.solBack! - r.deployed!, 0) - fees);
+    expect(perf!.points.map((p) => p.start)).toEqual([...perf!.points.map((p) => p.start)].sort());
+  });
+});
