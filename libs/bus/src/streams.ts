@@ -14,7 +14,7 @@ export const STREAM_MAX_AGE_MS = 7 * 24 * 3600_000;
 export const STREAM_MAX_BYTES = 1024 ** 3;
 
 /**
- * Creates the ROUNDS stream (settled and opened rounds, deduplicated by Nats-Msg-Id
+ * Creates the ROUNDS stream (settled and opened rounds and their miners, deduplicated by Nats-Msg-Id
  * over 15 minutes, kept on file) or brings an existing one to this configuration.
  */
 /** How JetStream keeps Gridlab's streams: replicas across the cluster's servers (1 on a single server). */
@@ -23,7 +23,7 @@ export interface StreamSettings {
 }
 
 export async function ensureRoundsStream(nc: NatsConnection, names: NatsNames, settings: StreamSettings = {}): Promise<void> {
-  await ensureStream(nc, names.streams.rounds, [names.subjects.roundSettled, names.subjects.roundOpened], settings);
+  await ensureStream(nc, names.streams.rounds, [names.subjects.roundSettled, names.subjects.roundOpened, names.subjects.minersSettled], settings);
 }
 
 /** The BILLING stream of subscription and tier facts (same durability and deduplication). */

@@ -98,6 +98,16 @@ interface DeployCall {
    * its reset).
    */
   readonly roundGains: readonly (number | null)[];
+  /**
+   * Lamports the account just before each of `rounds` gained: the miner's PDA where that
+   * position holds the round (its checkpoint deposit, and its rent when created here).
+   */
+  readonly minerGains: readonly (number | null)[];
+  /** The accounts whose gains `minerGains` are. */
+  readonly miners: readonly string[];
+  /** Lamports the authority (second account) and the automation (third) gained; null without balances or the account. */
+  readonly authorityGain: number | null;
+  readonly automationGain: number | null;
 }
 
 /** An account a transaction created through the system program. */
@@ -105,6 +115,8 @@ interface CreatedAccount {
   readonly address: string;
   readonly space: number;
   readonly owner: string;
+  /** Lamports it was funded with (its rent); null when the parsed form did not say. */
+  readonly lamports: number | null;
 }
 
 /** Why part of a transaction was not read. */
@@ -284,7 +296,10 @@ class Reader {
       const rounds: string[] = [];
       for (const at of DEPLOY_ROUND_POSITIONS) if (at < accounts.length) rounds.push(accounts[at]!);
       const automated = accounts[0] !== accounts[1] || (accounts.length > 2 && (this.gain(accounts[2]!) ?? 0) < 0);
-      this.deploys.push({ authority: accounts[1]!, signer: accounts[0]!, args, rounds, roundGains: rounds.map((r) => this.gain(r)), automated });
+      const miners = DEPLOY_ROUND_POSITIONS.filter((at) => at < accounts.length).map((at) => accounts[at - 1]!);
+      const minerGains = miners.map((m) => this.gain(m));
+      const automationGain = accounts.length > 2 ? this.gain(accounts[2]!) : null;
+      this.deploys.push({ authority: accounts[1]!, signer: accounts[0]!, args, rounds, roundGains: rounds.map((r) => this.gain(r)), miners, minerGains, authorityGain: this.gain(accounts[1]!), automationGain, automated });
     }
   }
 
@@ -360,17 +375,17 @@ function createdAccount(ix: Resolved): CreatedAccount | null {
   if (data.length !== CREATE_ACCOUNT_LENGTH || ix.accounts.length < 2) return null;
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   if (view.getUint32(0, true) !== 0) return null;
-  return { address: ix.accounts[1]!, space: Number(view.getBigUint64(12, true)), owner: encodeBase58(data.subarray(20, 52)) };
+  return { address: ix.accounts[1]!, space: Number(view.getBigUint64(12, true)), owner: encodeBase58(data.subarray(20, 52)), lamports: Number(view.getBigUint64(4, true)) };
 }
 
 /** `jsonParsed`'s CreateAccount: `{ type: 'createAccount', info: { newAccount, space, owner, ... } }`. */
 function parsedCreatedAccount(parsed: unknown): CreatedAccount | null {
   if (parsed === null || typeof parsed !== 'object') return null;
-  const { type, info } = parsed as { type?: unknown; info?: { newAccount?: unknown; space?: unknown; owner?: unknown } };
+  const { type, info } = parsed as { type?: unknown; info?: { newAccount?: unknown; space?: unknown; owner?: unknown; lamports?: unknown } };
   if (type !== 'createAccount' || info === undefined || info === null) return null;
-  const { newAccount, space, owner } = info;
+  const { newAccount, space, owner, lamports } = info;
   if (typeof newAccount !== 'string' || typeof space !== 'number' || typeof owner !== 'string') return null;
-  return { address: newAccount, space, owner };
+  return { address: newAccount, space, owner, lamports: typeof lamports === 'number' ? lamports : null };
 }
 
 /** The system program's CreateAccount data (for the devnet and tests). */

@@ -1,7 +1,7 @@
 import type { RoundLayout } from '@gridlab/chain';
-import type { PayoutRule, Round } from '@gridlab/contracts';
+import type { MinerRound, PayoutRule, Round } from '@gridlab/contracts';
 import { isGridlabError } from '@gridlab/errors';
-import { storedRound, type FetchedRound, type TransactionHistory } from './transaction-history';
+import { ledgerRows, storedRound, type FetchedRound, type TransactionHistory } from './transaction-history';
 
 /** A round that was not stored this time, and why (it is tried again later). */
 export interface RefusedRound {
@@ -26,6 +26,14 @@ export interface FillStore {
   refusedAmong(ids: readonly number[]): Promise<number[]>;
   /** The payout rule of the nearest stored round before `id`. */
   ruleBefore(id: number): Promise<PayoutRule | null>;
+  /** Stores the miners of rounds just stored (when the history reads the ledger); idempotent. */
+  insertMiners?(rounds: readonly RoundWithMiners[]): Promise<void>;
+}
+
+/** A stored round and its miners' rows. */
+export interface RoundWithMiners {
+  readonly round: Round;
+  readonly miners: readonly MinerRound[];
 }
 
 /** How a fill is going. */
@@ -125,9 +133,10 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
     };
   };
   /** Stores a chunk's rounds and refusals; the counters and the progress move once it is. */
-  const storeChunk = async (rounds: Round[], refusals: RefusedRound[], retriedIds: ReadonlySet<number>): Promise<void> => {
+  const storeChunk = async (rounds: Round[], miners: RoundWithMiners[], refusals: RefusedRound[], retriedIds: ReadonlySet<number>): Promise<void> => {
     if (rounds.length > 0) {
       await store.insert(rounds);
+      if (miners.length > 0) await store.insertMiners?.(miners);
       await options.onStored?.(rounds);
     }
     if (refusals.length > 0) {
@@ -156,6 +165,7 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
       // Told to stop while the chunk before was stored (its progress report may have told it): this chunk is dropped.
       if (fetched === null || options.signal?.aborted) break;
       const rounds: Round[] = [];
+      const miners: RoundWithMiners[] = [];
       const refusals: RefusedRound[] = [];
       let previous: { id: number; rule: PayoutRule } | null = null;
       for (const f of fetched) {
@@ -179,10 +189,12 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
         lastLayout = f.result.account.layout;
         previous = { id: f.id, rule: round.round.payoutRule };
         rounds.push(round.round);
+        const rows = ledgerRows(f, round.round);
+        if (rows !== null) miners.push({ round: round.round, miners: rows });
       }
       lastId = ids[ids.length - 1]!;
       from = lastId + 1;
-      storing = storeChunk(rounds, refusals, retriedIds);
+      storing = storeChunk(rounds, miners, refusals, retriedIds);
       // Awaited before the next chunk's rounds (or at the end); a failure is thrown there.
       storing.catch(() => undefined);
     }

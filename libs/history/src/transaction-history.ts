@@ -1,14 +1,16 @@
 import {
   inferPayoutRule,
+  minerRounds,
   readOreTransaction,
   rebuildRound,
   toSettledRound,
   type OrePdas,
   type RebuildResult,
+  type OreTransaction,
   type RoundLayout,
   type SolanaRpc,
 } from '@gridlab/chain';
-import type { PayoutRule, Round } from '@gridlab/contracts';
+import type { MinerRound, PayoutRule, Round } from '@gridlab/contracts';
 import { ChainError } from '@gridlab/errors';
 
 /** `getSignaturesForAddress` returns at most this many signatures a page. */
@@ -24,6 +26,8 @@ export interface FetchedRound {
   readonly transactions: number;
   /** RPC calls made (signature pages and transaction batches). */
   readonly calls: number;
+  /** With the ledger on: the round's address and successful transactions, which its miners' rows are read from (`ledgerRows`). */
+  readonly ledger?: { readonly roundAddress: string; readonly transactions: readonly OreTransaction[] };
 }
 
 /**
@@ -36,6 +40,8 @@ export class TransactionHistory {
   constructor(
     private readonly rpc: SolanaRpc,
     private readonly pdas: OrePdas,
+    /** `ledger`: keep every deploy and the transactions, for the miners' rows (the rounds alone do not need them). */
+    private readonly options: { readonly ledger?: boolean } = {},
   ) {}
 
   /** How many transactions touched round `id`'s address (one page read: at most 1,000). */
@@ -69,8 +75,9 @@ export class TransactionHistory {
     const result: RebuildResult =
       seen === 0
         ? { ok: false, reason: 'not_settled', detail: `round ${id}: no transaction touched its address ${address}`, skipped: 0, skippedReasons: {} }
-        : rebuildRound({ roundId: id, roundAddress: address, transactions, fallbackLayout });
-    return { id, result, signatures: seen, transactions: transactions.length, calls };
+        : rebuildRound({ roundId: id, roundAddress: address, transactions, fallbackLayout, listDeploys: this.options.ledger === true });
+    const read = { id, result, signatures: seen, transactions: transactions.length, calls };
+    return this.options.ledger === true ? { ...read, ledger: { roundAddress: address, transactions } } : read;
   }
 }
 
@@ -88,4 +95,14 @@ export function storedRound(
   const inference = inferPayoutRule(account, previous);
   if (!inference.ok) return { ok: false, detail: inference.detail };
   return { ok: true, round: toSettledRound(account, settledAt ?? fallbackAt, { payoutRule: inference.rule, productionCost: null, source: 'transactions', unknown }) };
+}
+
+/**
+ * The miners' rows of a round read with the ledger on, settled under the stored round's
+ * rule and time; null when the round was read without it or not rebuilt.
+ */
+export function ledgerRows(fetched: FetchedRound, round: Pick<Round, 'payoutRule' | 'settledAt'>): MinerRound[] | null {
+  if (fetched.ledger === undefined || !fetched.result.ok) return null;
+  const { account, unknown, applied } = fetched.result;
+  return minerRounds({ account, unknown, applied, roundAddress: fetched.ledger.roundAddress, transactions: fetched.ledger.transactions, settledAt: round.settledAt, payoutRule: round.payoutRule });
 }

@@ -125,6 +125,24 @@ export class MinerLedgerWriter {
     });
   }
 
+  /** Stored rounds in [fromId, toId] whose miners are not stored, newest first, at most `limit`, none of `skip`. */
+  async pendingRounds(fromId: number, toId: number, limit: number, skip: readonly number[] = []): Promise<number[]> {
+    const { rows } = await this.pool.query<{ id: number }>(
+      `SELECT id FROM indexer.rounds r WHERE id BETWEEN $1 AND $2 AND NOT (id = ANY($4::int8[]))
+         AND NOT EXISTS (SELECT 1 FROM indexer.miner_round_sets s WHERE s.round_id = r.id)
+       ORDER BY id DESC LIMIT $3`,
+      [fromId, toId, limit, skip],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** The oldest and newest stored round ids; null when none is stored. */
+  async storedRoundRange(): Promise<{ first: number; last: number } | null> {
+    const { rows } = await this.pool.query<{ first: number | null; last: number | null }>('SELECT min(id) AS first, max(id) AS last FROM indexer.rounds');
+    const r = rows[0]!;
+    return r.first === null || r.last === null ? null : { first: r.first, last: r.last };
+  }
+
   /** Which of `ids` have their miners stored. */
   async storedRounds(ids: readonly number[]): Promise<Set<number>> {
     const { rows } = await this.pool.query<{ round_id: number }>('SELECT round_id FROM indexer.miner_round_sets WHERE round_id = ANY($1::int4[])', [ids]);

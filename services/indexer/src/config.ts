@@ -36,6 +36,10 @@ const SCHEMA = {
     'The lowest round id the history fill rebuilds; auto: the oldest round the indexer found on chain when it first started (kept), so every round from then on is kept however long it is away',
   ),
   HISTORY_CONCURRENCY: int({ default: 4, min: 1, max: 64, doc: 'Rounds the history fill fetches at once' }),
+  MINER_LEDGER: bool({
+    default: true,
+    doc: "Read every settled round's transactions for its miners' rows (the ledger, /miners) and the live round's for its deploys: about one getTransaction per deploy",
+  }),
   LIVE_EV_STAKE_LAMPORTS: int({ default: 100_000_000, min: 1, max: 1_000_000_000_000_000, doc: 'The stake the live snapshot shows each square\'s EV per SOL for' }),
   WS_PING_MS: int({ default: 30_000, min: 1000, max: 600_000, doc: 'How often the account feed pings its WebSocket' }),
 };

@@ -7,8 +7,9 @@
  * tests and benches, without signal handling or ops server.
  */
 import { OrePdas, SolanaRpc, type RpcLimits, type RpcObserver } from '@gridlab/chain';
-import { TransactionHistory } from '@gridlab/history';
-import { natsNames } from '@gridlab/contracts';
+import { TransactionHistory, type RoundWithMiners } from '@gridlab/history';
+import { MinerLedgerWriter } from '@gridlab/miners-store';
+import { natsNames, type Round } from '@gridlab/contracts';
 import { ensureRoundsStream, openLiveBucket } from '@gridlab/bus';
 import { holdWriterLock, startPlatform, type Platform, type PlatformOptions } from '@gridlab/platform';
 import type { Logger } from '@gridlab/logger';
@@ -16,6 +17,7 @@ import type { Pool } from '@gridlab/db';
 import { ChainIdentityStore, HistoryStore, historyFillStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository, type GapRange } from '@gridlab/rounds-store';
 import type { Registry } from 'prom-client';
 import { AccountFeed } from './adapters/chain/account-feed';
+import { liveDeploys } from './adapters/chain/live-deploys';
 import { RoundPublisher } from './adapters/nats/round-publisher';
 import type { ChainVerdict } from './domain/chain-identity';
 import { checkChain } from './app/chain-guard';
@@ -23,6 +25,7 @@ import { HistoryFill, type HistoryFillStore } from './app/history-fill';
 import { LeaderSession } from './app/leader-session';
 import { Leadership, type LeadershipPorts, type Role } from './app/leadership';
 import { indexerMetrics, type IndexerMetrics } from './app/metrics';
+import { MinerLedgerFollower } from './app/miner-ledger';
 
 export interface IndexerSettings {
   readonly databaseUrl: string;
@@ -56,6 +59,10 @@ export interface IndexerSettings {
   readonly wsPingMs?: number;
   /** The stake the live snapshot's EV per square is figured for (LIVE_EV_STAKE_LAMPORTS; default 0.1 SOL). */
   readonly evStakeLamports?: number;
+  /** Every settled round's miners and the live round's deploys, from their transactions (MINER_LEDGER; default on). */
+  readonly minerLedger?: boolean;
+  /** How often the leader looks for new rounds' miners and live deploys (default: the poll interval). */
+  readonly ledgerIntervalMs?: number;
 }
 
 export interface IndexerDeps {
@@ -105,11 +112,19 @@ interface Chain {
   readonly rpc: SolanaRpc;
   readonly pdas: OrePdas;
   readonly history: TransactionHistory | undefined;
+  /** Rounds read with every deploy kept, for their miners (null: the ledger is off). */
+  readonly ledger: TransactionHistory | null;
 }
+/** Rounds the ledger reads per pass, and ids its walk down the stored history covers per pass. */
+const LEDGER_BATCH = 20;
+const LEDGER_BACKFILL_SPAN = 1000;
+/** How often closed blocks of the ledger are packed and old hourly rollups dropped. */
+const LEDGER_MAINTAIN_MS = 10 * 60_000;
 
 /** What the leader writes through, on the platform's connections. */
 interface Stores {
   readonly repo: RoundRepository;
+  readonly miners: MinerLedgerWriter;
   readonly publisher: RoundPublisher;
   readonly counters: IndexerMetrics;
   readonly logger: Logger;
@@ -126,8 +141,17 @@ export function createIndexer(settings: IndexerSettings, options: { readonly now
   let observe: RpcObserver | undefined;
   const rpc = new SolanaRpc(settings.rpcUrl, { ...settings.rpc, observe: (...seen) => observe?.(...seen) });
   const pdas = new OrePdas(settings.programId);
-  const chain: Chain = { rpc, pdas, history: settings.history === undefined ? undefined : new TransactionHistory(rpc, pdas) };
-  const leadership = new Leadership({ chainCheckMs: settings.chainCheckMs ?? CHAIN_CHECK_MS, gapCheckMs: GAP_CHECK_MS, linesIntervalMs: LINES_INTERVAL_MS, lineBatch: LINE_BATCH });
+  const ledgerOn = settings.minerLedger ?? true;
+  const ledger = ledgerOn ? new TransactionHistory(rpc, pdas, { ledger: true }) : null;
+  // With the ledger on, the history fill reads every deploy too and writes the miners of the rounds it rebuilds.
+  const chain: Chain = { rpc, pdas, history: settings.history === undefined ? undefined : (ledger ?? new TransactionHistory(rpc, pdas)), ledger };
+  const leadership = new Leadership({
+    chainCheckMs: settings.chainCheckMs ?? CHAIN_CHECK_MS,
+    gapCheckMs: GAP_CHECK_MS,
+    linesIntervalMs: LINES_INTERVAL_MS,
+    lineBatch: LINE_BATCH,
+    ledgerIntervalMs: settings.ledgerIntervalMs ?? settings.pollIntervalMs,
+  });
   return {
     start: async (platform) => {
       const counters = indexerMetrics(platform.metrics);
@@ -154,7 +178,7 @@ async function leadershipPorts(settings: IndexerSettings, platform: Pick<Platfor
   const streams = { replicas: settings.streamReplicas ?? 1 };
   await ensureRoundsStream(nc, names, streams);
   const kv = await openLiveBucket(nc, names, streams);
-  const stores: Stores = { repo, publisher: new RoundPublisher(nc, kv, names, logger.child({ component: 'publisher' })), counters, logger };
+  const stores: Stores = { repo, miners: new MinerLedgerWriter(pool), publisher: new RoundPublisher(nc, kv, names, logger.child({ component: 'publisher' })), counters, logger };
   return {
     checkChain: () => checkChain({ rpc: chain.rpc, identities, repo, pdas: chain.pdas, logger }),
     holdLock: (signal, onLost) =>
@@ -168,9 +192,44 @@ async function leadershipPorts(settings: IndexerSettings, platform: Pick<Platfor
     openSession: () => leaderSession(settings, chain, stores, now),
     openHistoryFill: historyFillOf(settings, chain, stores, pool),
     rounds: repo,
+    ledger: ledgerFollower(chain, stores, now),
     metrics: counters,
     logger,
   };
+}
+
+/** The miner ledger's follower on the chain, the ledger tables and the publisher; null when the ledger is off. */
+function ledgerFollower({ rpc, pdas, ledger }: Chain, { repo, miners, publisher, counters, logger }: Stores, now: () => Date): MinerLedgerFollower | null {
+  if (ledger === null) return null;
+  return new MinerLedgerFollower(
+    {
+      pending: async (fromId, toId, limit, skip = []) => {
+        const ids = await miners.pendingRounds(fromId, toId, limit, skip);
+        if (ids.length === 0) return [];
+        const rounds = await repo.getRounds({ fromId: ids[ids.length - 1]!, toId: ids[0]! });
+        const wanted = new Set(ids);
+        return rounds.filter((r) => wanted.has(r.id)).sort((a, b) => b.id - a.id);
+      },
+      storedRange: () => miners.storedRoundRange(),
+      fetch: (id) => ledger.fetch(id, null),
+      write: (round, rows) => miners.writeRound(ledgerRound(round), rows),
+      publish: (rows) => publisher.miners(rows),
+      compact: (newest) => miners.compact(newest),
+      expireHours: (at) => miners.expireHours(at),
+      liveDeploys: (roundId, after) => liveDeploys(rpc, pdas, roundId, after),
+      publishDeploy: (deploy) => {
+        publisher.deployed(deploy);
+        counters.minerDeploysPublished.inc();
+      },
+    },
+    counters,
+    logger.child({ component: 'ledger' }),
+    { batch: LEDGER_BATCH, backfillSpan: LEDGER_BACKFILL_SPAN, maintainEveryMs: LEDGER_MAINTAIN_MS, now },
+  );
+}
+
+function ledgerRound(round: Round): { id: number; settledAt: Date; productionCost: number | null } {
+  return { id: round.id, settledAt: new Date(round.settledAt), productionCost: round.productionCost };
 }
 
 /** A leader session: the account feed (WebSocket and polling), the store and the publisher. */
@@ -201,9 +260,19 @@ function leaderSession(settings: IndexerSettings, { rpc, pdas, history }: Chain,
 }
 
 /** Opens the leader's history fill from its floor; with history from transactions off, records that there is no floor. */
-function historyFillOf(settings: IndexerSettings, { history }: Chain, { repo, publisher, counters, logger }: Stores, pool: Pool): LeadershipPorts['openHistoryFill'] {
+function historyFillOf(settings: IndexerSettings, { history }: Chain, { repo, miners, publisher, counters, logger }: Stores, pool: Pool): LeadershipPorts['openHistoryFill'] {
   const historyStore = new HistoryStore(pool);
-  const store: HistoryFillStore = historyFillStore(pool);
+  const store: HistoryFillStore = {
+    ...historyFillStore(pool),
+    insertMiners: async (rounds: readonly RoundWithMiners[]) => {
+      for (const { round, miners: rows } of rounds) {
+        if (await miners.writeRound(ledgerRound(round), rows)) {
+          counters.minerRows.inc(rows.length);
+          await publisher.miners({ roundId: round.id, count: rows.length, miners: [...rows] });
+        }
+      }
+    },
+  };
   const fill = settings.history;
   if (fill === undefined || history === undefined) return async () => (await store.setFloor(null).catch(() => undefined), null);
   return async (settledUpTo) =>

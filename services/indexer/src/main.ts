@@ -27,5 +27,6 @@ function indexerSettings(config: IndexerConfig): IndexerSettings {
     ...(config.HISTORY_FILL ? { history: { fromRound: config.HISTORY_FROM_ROUND, concurrency: config.HISTORY_CONCURRENCY } } : {}),
     wsPingMs: config.WS_PING_MS,
     evStakeLamports: config.LIVE_EV_STAKE_LAMPORTS,
+    minerLedger: config.MINER_LEDGER,
   };
 }

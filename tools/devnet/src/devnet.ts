@@ -15,7 +15,7 @@ import { GameTransactionBuilder } from './chain/game-transactions';
 import { Ledger, type TxRecord } from './chain/ledger';
 import { LEDGER_FILE_NAME, LedgerFileError, readLedgerFile, writeLedgerFile, type Genesis, type LedgerSnapshot } from './chain/ledger-file';
 import { GENESIS_SLOT } from './game/chain-time';
-import { EXPIRY_SLOTS, deployAt } from './game/derive-round';
+import { EXPIRY_SLOTS, deployAt, minerKey } from './game/derive-round';
 import { logData, resetEvent } from './program/events';
 import { Game, eraStarts, type EraSetting, type GameConfig, type GameWrite } from './game/game';
 import { GameStateVersionError, restoreGameState } from './game/game-state';
@@ -27,6 +27,18 @@ import { PubSubServer } from './rpc/ws-server';
 import { RealGame, RealProgramError, realProgramRefusal, type LiveProgram } from './real/real-game';
 import { blockTimeOf } from './game/chain-time';
 import { installPaymentToken, mintTransaction, paymentTokenAccount } from './token';
+
+/** A deploy as the devnet played it (`Devnet.roundDeployList`). */
+export interface DevnetDeploy {
+  readonly authority: string;
+  readonly squares: number;
+  readonly amount: number;
+  readonly automated: boolean;
+  /** The automation's strategy (0 Random, 1 Preferred); null for a manual deploy. */
+  readonly strategy: number | null;
+  readonly executorFee: number;
+  readonly slot: number;
+}
 
 export interface DevnetOptions {
   host?: string;
@@ -121,6 +133,12 @@ export interface Devnet {
    * use it to tell what a reader of the chain can prove of a round.
    */
   roundDeploys(id: number): { readonly automatedWithSquares: number; readonly resetEventLength: 128 | 144 } | null;
+  /**
+   * Round `id`'s deploys in the order they landed, as the devnet's own reading of the
+   * program applied them (null: a round the port did not play): whose, the squares taken
+   * (bit s: square s), lamports a square, automated or not, and the executor's fee.
+   */
+  roundDeployList(id: number): readonly DevnetDeploy[] | null;
   /** Requests served and refused per RPC method, and the most served within any window of its budget. */
   rpcStats(): Record<string, MethodStats>;
   currentRoundId(): number;
@@ -550,6 +568,14 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       let automatedWithSquares = 0;
       for (let i = 0; i < round.deploys.length; i++) if (deployAt(round.deploys, i).automated && round.deploys.deployed[i] !== 0) automatedWithSquares++;
       return { automatedWithSquares, resetEventLength: round.events.resetLength };
+    },
+    roundDeployList: (id) => {
+      if (!chronicle.has(id)) return null;
+      const { deploys } = chronicle.derive(id);
+      return Array.from({ length: deploys.length }, (_, i) => {
+        const d = deployAt(deploys, i);
+        return { authority: bs58.encode(minerKey(d.miner)), squares: d.deployed, amount: d.amount, automated: d.automated, strategy: d.automated ? d.strategy : null, executorFee: d.executorFee, slot: d.slot };
+      });
     },
     rpcStats: () => budgets.stats(),
     currentRoundId,

@@ -3,5 +3,5 @@
  * ORE v3 game with a seeded miner model and hosting the payment token. A development
  * and test tool: never part of a production deployment.
  */
-export { startDevnet, type Devnet, type DevnetOptions } from './devnet';
+export { startDevnet, type Devnet, type DevnetDeploy, type DevnetOptions } from './devnet';
 export { PAYMENT_DECIMALS } from './token';

@@ -4,6 +4,7 @@ import type { GapRange } from '@gridlab/rounds-store';
 import type { ChainVerdict } from '../domain/chain-identity';
 import type { HistoryFill } from './history-fill';
 import type { LeaderSession } from './leader-session';
+import type { MinerLedgerFollower } from './miner-ledger';
 import type { IndexerMetrics } from './metrics';
 import type { HeldLock, RoundStore } from './ports';
 
@@ -21,6 +22,8 @@ export interface LeadershipPorts {
   /** The history fill (not started) of a session settled up to `settledUpTo`; null when history from transactions is off. */
   readonly openHistoryFill: (settledUpTo: number | null) => Promise<HistoryFill | null>;
   readonly rounds: Pick<RoundStore, 'findGaps' | 'writeLines'>;
+  /** Every settled round's miners and the live round's deploys; null when the ledger is off. */
+  readonly ledger: MinerLedgerFollower | null;
   readonly metrics: IndexerMetrics;
   readonly logger: Logger;
 }
@@ -33,6 +36,8 @@ export interface LeadershipTiming {
   readonly linesIntervalMs: number;
   /** Rounds per line-writing transaction. */
   readonly lineBatch: number;
+  /** How often the leader reads new rounds' miners and the live round's deploys. */
+  readonly ledgerIntervalMs: number;
 }
 
 /**
@@ -52,6 +57,7 @@ export class Leadership {
   /** The refusal reason logged last: each is logged once until the chain is right again. */
   private refusalLogged: string | null = null;
   private writingLines = false;
+  private followingLedger = false;
   private ports: LeadershipPorts | null = null;
   private readonly abort = new AbortController();
   private readonly timers: NodeJS.Timeout[] = [];
@@ -76,6 +82,7 @@ export class Leadership {
       setInterval(() => void this.writeLines(ports).catch((error: unknown) => logger.warn('storing round lines failed; retrying', { err: error })), this.timing.linesIntervalMs),
       setInterval(() => void this.verifyChain(ports), this.timing.chainCheckMs),
       setInterval(() => void this.refreshGaps(ports).catch((error: unknown) => logger.warn('gap check failed', { err: error })), this.timing.gapCheckMs),
+      setInterval(() => void this.followLedger(ports).catch((error: unknown) => logger.warn('miner ledger pass failed; retrying', { err: error })), this.timing.ledgerIntervalMs),
     );
     void this.lead(ports);
   }
@@ -201,6 +208,21 @@ export class Leadership {
     this.gaps = await ports.rounds.findGaps(100);
     ports.metrics.gapRounds.set(this.gaps.reduce((n, g) => n + g.toId - g.fromId + 1, 0));
     if (this.gaps.length > 0) ports.logger.warn('gaps in stored rounds', { gaps: this.gaps.slice(0, 5), ranges: this.gaps.length });
+  }
+
+  /** One pass of the miner ledger while leading (passes never overlap): the live round's new deploys, then rounds without their miners. */
+  private async followLedger(ports: LeadershipPorts): Promise<void> {
+    const ledger = ports.ledger;
+    const session = this.session;
+    if (ledger === null || session === null || this.role !== 'leader' || this.followingLedger) return;
+    this.followingLedger = true;
+    try {
+      const settled = session.settledUpTo();
+      await ledger.followLive(settled === null ? null : settled + 1);
+      await ledger.pass();
+    } finally {
+      this.followingLedger = false;
+    }
   }
 
   /**

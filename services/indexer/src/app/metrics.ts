@@ -36,6 +36,14 @@ export function indexerMetrics(registry: Registry) {
     historyRetried: new Counter({ name: 'indexer_history_rounds_retried_total', help: 'Refused rounds tried again once their back-off was over', registers: [registry] }),
     historyRecovered: new Counter({ name: 'indexer_history_rounds_recovered_total', help: 'Refused rounds stored on a retry', registers: [registry] }),
     historyRefusedWaiting: new Gauge({ name: 'indexer_history_rounds_refused', help: 'Refused rounds waiting for their next retry (rows of indexer.unrecoverable_rounds), by reason', labelNames: ['reason'], registers: [registry] }),
+    minerRows: new Counter({ name: 'indexer_miner_rows_total', help: "Miner-round rows stored (every wallet's side of a settled round)", registers: [registry] }),
+    minerRoundsDeferred: new Counter({
+      name: 'indexer_miner_rounds_deferred_total',
+      help: "Settled rounds whose transactions did not give their miners yet (not finalized, or refused), by reason; tried again with back-off",
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    minerDeploysPublished: new Counter({ name: 'indexer_miner_deploys_published_total', help: "Deploys of the live round read from their transactions and published", registers: [registry] }),
     historySkipped: new Counter({ name: 'indexer_history_skipped_total', help: 'Instructions and events of rounds\' transactions that did not decode and were skipped, by reason', labelNames: ['reason'], registers: [registry] }),
   };
 }

@@ -1,4 +1,4 @@
-import { type LiveSnapshot, type NatsNames, type Round, type RoundOpened } from '@gridlab/contracts';
+import { type LiveSnapshot, type MinerDeployed, type NatsNames, type Round, type RoundMiners, type RoundOpened } from '@gridlab/contracts';
 import { encodeEvent, jetStreamOf, publishDurable, type JetStreamClient, type KV, type NatsConnection } from '@gridlab/bus';
 import type { Logger } from '@gridlab/logger';
 import type { RoundSink } from '../../app/ports';
@@ -29,6 +29,30 @@ export class RoundPublisher implements RoundSink {
   /** Resolves once JetStream stored it (or recognised it as a duplicate). */
   async settled(round: Round): Promise<void> {
     await publishDurable(this.js, this.names.subjects.roundSettled, encodeEvent('roundSettled', round), String(round.id));
+  }
+
+  /**
+   * A round's miners, in one message when they fit the server's max payload, else in
+   * several (each with some of them, `count` its own), so a round of any size is published.
+   */
+  async miners(miners: RoundMiners): Promise<void> {
+    const limit = (this.nc.info?.max_payload ?? 1024 * 1024) - 4096;
+    const whole = encodeEvent('minersSettled', miners);
+    if (whole.length <= limit) {
+      await publishDurable(this.js, this.names.subjects.minersSettled, whole, `miners-${miners.roundId}`);
+      return;
+    }
+    const parts = Math.ceil(whole.length / limit) + 1;
+    const size = Math.ceil(miners.miners.length / parts);
+    for (let from = 0; from < miners.miners.length; from += size) {
+      const slice = miners.miners.slice(from, from + size);
+      await publishDurable(this.js, this.names.subjects.minersSettled, encodeEvent('minersSettled', { roundId: miners.roundId, count: slice.length, miners: slice }), `miners-${miners.roundId}-${from}`);
+    }
+  }
+
+  /** Fire and forget, like the snapshots: a deploy missed here is in the settled rows a minute later. */
+  deployed(deploy: MinerDeployed): void {
+    this.nc.publish(this.names.subjects.minerDeployed, encodeEvent('minerDeployed', deploy));
   }
 
   async opened(opened: RoundOpened): Promise<void> {

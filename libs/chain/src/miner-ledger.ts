@@ -1,0 +1,202 @@
+/**
+ * Every wallet's side of a settled round, from the round as its transactions rebuilt it:
+ * the deploys each wallet made (in the order they ran), what its checkpoint pays and what
+ * the fees took (./miner-settlement.ts), and what its deploys' transactions cost it
+ * (network and priority fees, the automation's executor fee, the checkpoint deposit).
+ */
+import type { MinerRound, PayoutRule } from '@gridlab/contracts';
+import { playDeploys, settleMiners, networkFees, type MinerOutcome, type PlayedRound, type RoundDraw } from './miner-settlement';
+import { SPLIT_ADDRESS, SQUARES } from './ore-layout';
+import type { RoundDeploy, UnknownFigures } from './rebuild-round';
+import { slotHashRng, winningSquare } from './rng';
+import type { RoundAccount } from './round.codec';
+import type { OreTransaction } from './transactions';
+
+export interface LedgerInput {
+  readonly account: RoundAccount;
+  readonly roundAddress: string;
+  readonly settledAt: string;
+  readonly payoutRule: PayoutRule;
+  readonly unknown: UnknownFigures;
+  /** Every deploy of the round in the order it ran (`rebuildRound(..., listDeploys: true)`). */
+  readonly applied: readonly RoundDeploy[];
+  /** The round's successful transactions. */
+  readonly transactions: readonly OreTransaction[];
+}
+
+/** `reverse_bits` of a u64. */
+function reverseBits(v: bigint): bigint {
+  let out = 0n;
+  let x = v;
+  for (let i = 0; i < 64; i++) {
+    out = (out << 1n) | (x & 1n);
+    x >>= 1n;
+  }
+  return out;
+}
+
+/** What the reset drew (round.rs: `top_miner_sample = reverse_bits(rng) % deployed[w]`). */
+export function roundDraw(account: RoundAccount, rule: PayoutRule): RoundDraw {
+  const w = winningSquare(account.slotHash);
+  const split = account.split ?? account.topMiner === SPLIT_ADDRESS;
+  const onWinner = w === null ? 0 : account.deployed[w]!;
+  const sample = w === null || split || onWinner === 0 ? null : Number(reverseBits(slotHashRng(account.slotHash)) % BigInt(onWinner));
+  return { rule, winningSquare: w, topMinerSample: sample, split, topMinerReward: account.topMinerReward, motherlode: account.motherlode };
+}
+
+function popcount(mask: number): number {
+  let n = 0;
+  for (let m = mask; m !== 0; m &= m - 1) n++;
+  return n;
+}
+
+interface WalletDeploys {
+  readonly address: string;
+  readonly deploys: RoundDeploy[];
+}
+
+/**
+ * The ledger rows of a settled round, one per wallet in the order of its first deploy.
+ * Where a deploy does not show its squares (automated deploys before 2025-12-30) the
+ * round's per-square stakes are not all known, so no wallet's outcome is: those figures
+ * are null for every wallet of the round, never estimated.
+ */
+export function minerRounds(input: LedgerInput): MinerRound[] {
+  const wallets = new Map<string, WalletDeploys>();
+  for (const d of input.applied) {
+    let w = wallets.get(d.authority);
+    if (w === undefined) wallets.set(d.authority, (w = { address: d.authority, deploys: [] }));
+    w.deploys.push(d);
+  }
+  const partial = input.unknown.deployed !== 0 || input.unknown.count !== 0 || input.applied.some((d) => d.squares === null || d.amount === null);
+  let played: PlayedRound | null = null;
+  let outcomes = new Map<string, MinerOutcome>();
+  if (!partial) {
+    played = playDeploys(input.applied.map((d) => ({ authority: d.authority, amount: d.amount!, squares: squaresOf(d.squares!) })));
+    const voided = winningSquare(input.account.slotHash) === null;
+    // The program's own figures must be what the deploys add up to (a voided 952-byte round's are zeroed).
+    const agrees = voided || played.deployed.every((v, s) => v === input.account.deployed[s]);
+    if (agrees) outcomes = new Map(settleMiners(roundDraw(input.account, input.payoutRule), played).map((o) => [o.authority, o]));
+    else played = null;
+  }
+  const fees = networkFees(input.applied, input.transactions);
+  const paid = transactionCosts(input);
+  const rows: MinerRound[] = [];
+  for (const w of wallets.values()) {
+    const first = w.deploys[0]!;
+    const last = w.deploys[w.deploys.length - 1]!;
+    const stake = played?.miners.find((m) => m.authority === w.address)?.deployed ?? (played === null ? null : new Array<number>(SQUARES).fill(0));
+    const shown = stakeShown(w.deploys);
+    const perSquare = stake ?? shown;
+    const squares = perSquare === null ? null : perSquare.flatMap((v, s) => (v > 0 ? [s] : []));
+    const amounts = perSquare === null || squares === null ? null : squares.map((s) => perSquare[s]!);
+    const deployed = amounts === null ? null : amounts.reduce((a, b) => a + b, 0);
+    const outcome = played === null ? null : (outcomes.get(w.address) ?? ZERO_OUTCOME);
+    const network = fees.get(w.address) ?? null;
+    const cost = paid.get(w.address);
+    const automated = w.deploys.some((d) => d.strategy !== null);
+    const strategy = w.deploys.find((d) => typeof d.strategy === 'number')?.strategy;
+    // A wallet none of whose transactions touched the round's deploys paid nothing; null stays null.
+    const executorFee = cost === undefined ? 0 : cost.executorFee;
+    const net =
+      outcome === null || deployed === null || network === null || executorFee === null ? null : outcome.solBack - deployed - network.base - network.priority - executorFee;
+    const winner = winningSquare(input.account.slotHash);
+    rows.push({
+      roundId: input.account.id,
+      address: w.address,
+      settledAt: input.settledAt,
+      payoutRule: input.payoutRule,
+      squares,
+      amounts,
+      deployed,
+      deploys: w.deploys.length,
+      signer: first.signer,
+      automated,
+      automationStrategy: typeof strategy === 'number' ? strategy : null,
+      slotsLeft: first.slotsLeft,
+      slotsLeftLast: last.slotsLeft,
+      solBack: outcome?.solBack ?? null,
+      oreTopMiner: outcome?.oreTopMiner ?? null,
+      oreSplit: outcome?.oreSplit ?? null,
+      oreMotherlode: outcome?.oreMotherlode ?? null,
+      topMiner: outcome?.topMiner ?? null,
+      heldWinningSquare: outcome === null || perSquare === null ? null : winner !== null && perSquare[winner]! > 0,
+      adminFee: outcome?.adminFee ?? null,
+      protocolFee: outcome?.protocolFee ?? null,
+      networkFee: network?.base ?? null,
+      priorityFee: network?.priority ?? null,
+      executorFee,
+      checkpointDeposit: cost === undefined ? 0 : cost.checkpointDeposit,
+      net,
+    });
+  }
+  return rows;
+}
+
+const ZERO_OUTCOME: Omit<MinerOutcome, 'authority'> = { solBack: 0, oreTopMiner: 0, oreSplit: 0, oreMotherlode: 0, topMiner: false, adminFee: 0, protocolFee: 0 };
+
+function squaresOf(mask: number): number[] {
+  const out: number[] = [];
+  for (let s = 0; s < SQUARES; s++) if ((mask & (1 << s)) !== 0) out.push(s);
+  return out;
+}
+
+/** A wallet's stake per square from its deploys that show their squares (a square at its first deploy only); null when one does not. */
+function stakeShown(deploys: readonly RoundDeploy[]): number[] | null {
+  const stake = new Array<number>(SQUARES).fill(0);
+  for (const d of deploys) {
+    if (d.squares === null || d.amount === null) return null;
+    for (let s = 0; s < SQUARES; s++) if ((d.squares & (1 << s)) !== 0 && stake[s] === 0) stake[s] = d.amount;
+  }
+  return stake;
+}
+
+interface TransactionCosts {
+  /** Lamports the wallet's Automation paid an executor other than the wallet; null when the balances do not show it. */
+  executorFee: number | null;
+  /** Lamports put into the wallet's Miner account for its checkpoint; null when not shown. */
+  checkpointDeposit: number | null;
+}
+
+/**
+ * From each transaction's balances: what the wallet's Miner account gained beyond its rent
+ * (deploy.rs: `miner_info.collect(CHECKPOINT_FEE, signer)` when the account holds none),
+ * and what its Automation lost beyond the stake it moved into the round and the balance a
+ * closing automation returned to the wallet (deploy.rs: `automation_info.send(fee, signer)`).
+ */
+function transactionCosts(input: LedgerInput): Map<string, TransactionCosts> {
+  const costs = new Map<string, TransactionCosts>();
+  const stakeIn = new Map<string, number | null>();
+  for (const d of input.applied) {
+    const key = `${d.signature}:${d.authority}`;
+    const prior = stakeIn.has(key) ? stakeIn.get(key)! : 0;
+    stakeIn.set(key, prior === null || d.squares === null || d.amount === null ? null : prior + d.amount * popcount(d.squares));
+  }
+  for (const tx of input.transactions) {
+    if (tx.failed) continue;
+    const minersSeen = new Set<string>();
+    const automationsSeen = new Set<string>();
+    for (const call of tx.deploys) {
+      const at = call.rounds.indexOf(input.roundAddress);
+      if (at < 0) continue;
+      const cost = costs.get(call.authority) ?? { executorFee: 0, checkpointDeposit: 0 };
+      costs.set(call.authority, cost);
+      if (!minersSeen.has(call.authority)) {
+        minersSeen.add(call.authority);
+        const gain = call.minerGains[at] ?? null;
+        const created = tx.created.find((c) => c.address === call.miners[at]);
+        const rent = created === undefined ? 0 : created.lamports;
+        cost.checkpointDeposit = cost.checkpointDeposit === null || gain === null || rent === null ? null : cost.checkpointDeposit + Math.max(0, gain - rent);
+      }
+      if (call.automated && call.signer !== call.authority && !automationsSeen.has(call.authority)) {
+        automationsSeen.add(call.authority);
+        const stake = stakeIn.get(`${tx.signature}:${call.authority}`) ?? null;
+        const lost = call.automationGain === null ? null : -call.automationGain;
+        const returned = call.authorityGain === null ? null : Math.max(0, call.authorityGain);
+        const fee = lost === null || stake === null || returned === null ? null : lost - stake - returned;
+        cost.executorFee = cost.executorFee === null || fee === null || fee < 0 ? null : cost.executorFee + fee;
+      }
+    }
+  }
+  return costs;
+}
