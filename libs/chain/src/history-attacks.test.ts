@@ -248,7 +248,8 @@ describe('the transactions built here', () => {
     expect(reset.events).toEqual([expect.objectContaining({ kind: 'reset', roundId: 52697, length: 128 })]);
     const event = reset.events[0]!;
     expect(event.kind === 'reset' && event.winningSquare).toBe(winningSquare(reset.varValue!));
-    expect(reset.created).toEqual([{ address: 'EXFeUJgAhPjoGL54oYix2USbDM4y7yaQz1AsbotDL6wS', space: 560, owner: PROGRAM }]);
+    // Funded rent-exempt: (560 + 128) bytes x 6,960 lamports (3,480 a byte-year, two years) = 4,788,480.
+    expect(reset.created).toEqual([{ address: 'EXFeUJgAhPjoGL54oYix2USbDM4y7yaQz1AsbotDL6wS', space: 560, owner: PROGRAM, lamports: 4_788_480 }]);
   });
 });
 
