@@ -53,7 +53,7 @@ export function minerRound(roundId: number, address = WALLET, overrides: Partial
   };
 }
 
-export function minerWindow(rounds: number): MinerWindow {
+function minerWindow(rounds: number): MinerWindow {
   return {
     rounds,
     deploys: rounds,
