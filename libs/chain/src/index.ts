@@ -49,5 +49,6 @@ export { readOreTransaction, createAccountData, SYSTEM_PROGRAM, type Transaction
 export { rebuildRound, ROUND_EXPIRY_SLOTS, type RebuildInput, type RebuildResult, type RebuildRefusal, type RoundDeploy, type UnknownFigures } from './rebuild-round';
 export { distributionMask, isSplitSquare, isSplitByRng } from './distribution';
 export { squareEv, boardEv, bestSquares, expectedOre, MOTHERLODE_ODDS, type EvRound, type SquareEv } from './expected-value';
+export { decodeMinerClaims, MINER_DISCRIMINATOR, type MinerClaims } from './miner.codec';
 export { decodeTreasury, encodeTreasury, TREASURY_DISCRIMINATOR, type TreasuryAccount } from './treasury.codec';
 export { rpcEndpoint, type RpcEndpoint } from './rpc-endpoint';

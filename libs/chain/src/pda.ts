@@ -3,6 +3,7 @@ import { PublicKey } from '@solana/web3.js';
 const BOARD_SEED = Buffer.from('board');
 const ROUND_SEED = Buffer.from('round');
 const TREASURY_SEED = Buffer.from('treasury');
+const MINER_SEED = Buffer.from('miner');
 
 function u64Le(value: number): Buffer {
   const b = Buffer.alloc(8);
@@ -25,5 +26,11 @@ export class OrePdas {
   /** `["round", u64 LE id]` under the program id. */
   round(id: number): PublicKey {
     return PublicKey.findProgramAddressSync([ROUND_SEED, u64Le(id)], this.programId)[0];
+  }
+
+  /** A wallet's Miner account: `["miner", authority]` under the program id. */
+  miner(authority: PublicKey | string): PublicKey {
+    const key = typeof authority === 'string' ? new PublicKey(authority) : authority;
+    return PublicKey.findProgramAddressSync([MINER_SEED, key.toBuffer()], this.programId)[0];
   }
 }

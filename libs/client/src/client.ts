@@ -1,5 +1,6 @@
 import { GridlabApiError, type RateLimit } from './errors.ts';
 import { OPERATIONS } from './generated/operations.ts';
+import { MINER_EXPORT_MEDIA, type MinerDeployed, type MinerExportFormat, type MinerStreamEvent } from './miners.ts';
 import { INITIAL_WATCH_STATE, roundEvents, type RoundWatchEvent } from './rounds.ts';
 import { SseParser, ndjsonLines, textChunks, type SseMessage } from './sse.ts';
 import { Transport, sleep, type CallOptions, type QueryValue, type RawRequest, type TransportOptions } from './transport.ts';
@@ -9,6 +10,7 @@ import type {
   EventKind,
   LiveView,
   LogEvent,
+  MinerRound,
   OperationAnswer,
   OperationArgs,
   OperationId,
@@ -54,6 +56,16 @@ export interface DumpOptions extends CallOptions {
   readonly to?: number;
   /** Resume after a dropped connection from the round after the last one received (default true). */
   readonly resume?: boolean;
+}
+
+export interface MinerExportOptions extends CallOptions {
+  /** Rounds below this id only (default: the whole ledger). */
+  readonly before?: number;
+}
+
+export interface MinerStreamOptions extends StreamOptions {
+  /** Send the wallet's settled rounds after this round id first (as Last-Event-ID). */
+  readonly after?: number;
 }
 
 const DEFAULT_IDLE_MS = 45_000;
@@ -268,6 +280,70 @@ export class GridlabClient {
         }
         yield event;
       }
+    }
+  }
+
+  // --- Miners ----------------------------------------------------------------------------
+
+  /** GET /miners/{address}: a wallet's summary (all time, 24 h, 7 d, 30 d) and what it can claim now. */
+  miner(address: string, opts?: CallOptions): Promise<OperationAnswer<'getMiner'>> {
+    return this.call('getMiner', { path: { address } }, opts);
+  }
+
+  /** GET /miners/{address}/rounds: a page of its ledger, newest first (`nextBefore` for the next). */
+  minerRounds(address: string, query: OperationQuery<'listMinerRounds'> = {}, opts?: CallOptions): Promise<OperationAnswer<'listMinerRounds'>> {
+    return this.call('listMinerRounds', { path: { address }, query }, opts);
+  }
+
+  /**
+   * GET /miners/{address}/rounds as NDJSON: its whole ledger below `before`, newest first,
+   * one row at a time as it arrives (constant memory).
+   */
+  async *exportMinerRounds(address: string, options: MinerExportOptions = {}): AsyncGenerator<MinerRound> {
+    const { before, ...opts } = options;
+    const res = await this.http.send({ ...this.requestOf('listMinerRounds', { path: { address }, query: { before } }), accept: MINER_EXPORT_MEDIA.ndjson }, opts);
+    for await (const line of ndjsonLines(res.body!)) yield JSON.parse(line) as MinerRound;
+  }
+
+  /** The same export as the server writes it (NDJSON or CSV with its header line), in text chunks, to save as a file. */
+  async *exportMinerRoundsText(address: string, format: MinerExportFormat, options: MinerExportOptions = {}): AsyncGenerator<string> {
+    const { before, ...opts } = options;
+    const res = await this.http.send({ ...this.requestOf('listMinerRounds', { path: { address }, query: { before } }), accept: MINER_EXPORT_MEDIA[format] }, opts);
+    yield* textChunks(res.body!);
+  }
+
+  /** GET /miners/{address}/performance: per hour (48 h) or per day (all time), with running totals. */
+  minerPerformance(address: string, query: OperationQuery<'getMinerPerformance'> = {}, opts?: CallOptions): Promise<OperationAnswer<'getMinerPerformance'>> {
+    return this.call('getMinerPerformance', { path: { address }, query }, opts);
+  }
+
+  /** GET /miners: the top miners of a window by net, ORE, SOL deployed or rounds. */
+  topMiners(query: OperationQuery<'listTopMiners'> = {}, opts?: CallOptions): Promise<OperationAnswer<'listTopMiners'>> {
+    return this.call('listTopMiners', { query }, opts);
+  }
+
+  /** GET /rounds/{id}/miners: every wallet of a settled round and how each came out. */
+  roundMiners(id: number, opts?: CallOptions): Promise<OperationAnswer<'getRoundMiners'>> {
+    return this.call('getRoundMiners', { path: { id } }, opts);
+  }
+
+  /**
+   * GET /miners/{address}/stream as an async iterator: the wallet's deploys in the live
+   * round and its row of each round it played as it settles (with `after`, the rounds
+   * since then first). Reconnects with Last-Event-ID: no settled round is lost or repeated
+   * (deploys made while disconnected are not sent again).
+   */
+  async *minerStream(address: string, options: MinerStreamOptions = {}): AsyncGenerator<MinerStreamEvent> {
+    let last = options.after ?? null;
+    // Each connection resumes after the last round delivered (the ids are round ids).
+    const messages = this.resumable(() => this.requestOf('streamMiner', { path: { address }, ...(last === null ? {} : { headers: { 'Last-Event-ID': last } }) }), options);
+    for await (const message of messages) {
+      if (message.event === 'deploy') yield { type: 'deploy', deploy: JSON.parse(message.data) as MinerDeployed };
+      if (message.event !== 'round') continue;
+      const round = JSON.parse(message.data) as MinerRound;
+      if (last !== null && round.roundId <= last) continue;
+      last = round.roundId;
+      yield { type: 'round', round };
     }
   }
 

@@ -26,6 +26,8 @@ const REQUEST_ONLY: Partial<Record<OperationId, string>> = Object.fromEntries(
   ]),
 );
 
+const WALLET = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
+
 async function drain(items: AsyncIterable<unknown>): Promise<void> {
   for await (const _ of items) continue;
 }
@@ -61,6 +63,14 @@ const METHODS: Readonly<Record<string, (client: GridlabClient) => Promise<unknow
   analytics: (c) => c.analytics({} as AnalyticsRequest),
   leaderboard: (c) => c.leaderboard(),
   leaderboardEntry: (c) => c.leaderboardEntry('stg_1'),
+  miner: (c) => c.miner(WALLET),
+  minerRounds: (c) => c.minerRounds(WALLET),
+  exportMinerRounds: (c) => drain(c.exportMinerRounds(WALLET)),
+  exportMinerRoundsText: (c) => drain(c.exportMinerRoundsText(WALLET, 'csv')),
+  minerPerformance: (c) => c.minerPerformance(WALLET),
+  topMiners: (c) => c.topMiners(),
+  roundMiners: (c) => c.roundMiners(1),
+  minerStream: (c) => drain(c.minerStream(WALLET, { reconnect: false })),
 };
 
 /** A client whose requests are recorded as the operations they reach, each answered with an empty body of the type asked for. */

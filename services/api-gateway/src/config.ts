@@ -1,3 +1,4 @@
+import { ORE_PROGRAM_ID } from '@gridlab/chain';
 import { int, list, loadConfig, oneOf, serviceFields, str, type Env } from '@gridlab/config';
 import { DEFAULT_LEASE_POLICY } from './domain/token-lease';
 
@@ -84,6 +85,13 @@ const SCHEMA = {
     format: 'an origin: scheme://host[:port], no path',
     doc: "Public origin of the API and dashboard (the same as billing's): the origin /api/live requests must come from, the domain and URI of Sign-In With Solana messages, and the domain of a signed PUT /subscribe message",
   }),
+  SOLANA_RPC_URL: str({
+    default: '',
+    minLength: 0,
+    secret: true,
+    doc: "Solana JSON-RPC endpoint the gateway reads a wallet's Miner account from for GET /miners/{address} (`claimable`, cached 5 s per wallet); empty: claimable is null",
+  }),
+  ORE_PROGRAM_ID: str({ default: ORE_PROGRAM_ID, doc: 'ORE program id (the Miner accounts are its PDAs)' }),
   WEB_ROOT: str({ default: '', minLength: 0, doc: 'Directory of the built dashboard served at / (default: apps/web/dist of this checkout)' }),
   POSITIVE_KEY_CACHE_SIZE: int({ default: 100_000, min: 100, max: 10_000_000, doc: 'Entries of that positive cache per process (oldest evicted first)' }),
 };

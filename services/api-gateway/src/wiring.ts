@@ -1,15 +1,20 @@
 /** The gateway's parts, built and owned by the platform in the order main.ts lists them. */
 import { resolve } from 'node:path';
 import { KeyStore, SiwsNonceLedger } from '@gridlab/billing-store';
+import { OrePdas, SolanaRpc } from '@gridlab/chain';
 import { encodeEvent } from '@gridlab/bus';
 import { natsNames } from '@gridlab/contracts';
 import { createPool } from '@gridlab/db';
 import { EventRepository } from '@gridlab/events-store';
+import type { MinerLedgerReads } from '@gridlab/miners-store';
+import { UnavailableError } from '@gridlab/errors';
 import type { Platform, PlatformOptions } from '@gridlab/platform';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { advisory, redisCheck } from '@gridlab/runtime';
 import { Redis } from 'ioredis';
 import { eventReplayPages, gatewayMetrics } from './adapters/metrics';
+import { NO_MINER_CLAIMS, RpcMinerClaims, type MinerClaimsReader } from './adapters/chain/miner-claims';
+import { followMiners } from './adapters/nats/miner-feed';
 import { BillingClient } from './adapters/nats/billing-client';
 import { EventFeed } from './adapters/nats/event-feed';
 import { LabClient } from './adapters/nats/lab-client';
@@ -32,6 +37,7 @@ import { createApp, type AppDeps } from './http/app';
 import { clientAddress, trustedProxies } from './http/client-address';
 import { Dashboard } from './http/dashboard';
 import { EventStream } from './http/event-stream';
+import { MinerStream } from './http/miner-stream';
 import { createGatewayServer } from './http/server';
 import { SnapshotStream } from './http/sse';
 
@@ -212,6 +218,8 @@ export interface Sources {
   readonly events: Events;
   readonly dumps: RoundRepository;
   readonly sessionKeys: SessionKeys;
+  /** Every wallet's ledger: libs/miners-store's reads over the main pool. */
+  readonly miners: MinerLedgerReads;
 }
 
 /** The HTTP API and its streams; stopping closes idle and streaming connections at once. */
@@ -220,7 +228,9 @@ export async function serveHttp(platform: Platform, config: GatewayConfig, sourc
   const replayPages = eventReplayPages(platform.metrics);
   const eventStream = new EventStream(sources.events.repository, sources.events.feed, () => replayPages.inc());
   const stream = new SnapshotStream(deps.live);
-  const server = createGatewayServer(createApp(deps), deps, stream, eventStream);
+  const minerStream = new MinerStream(deps.miners);
+  platform.own('miner feed', followMiners(platform.nc, natsNames(config.NATS_PREFIX), minerStream, platform.logger.child({ component: 'miners' })), (stop) => stop());
+  const server = createGatewayServer(createApp(deps), deps, stream, eventStream, minerStream);
   server.on('close', () => stream.close());
   server.keepAliveTimeout = 65_000;
   platform.own('http', server, (s) =>
@@ -230,6 +240,7 @@ export async function serveHttp(platform: Platform, config: GatewayConfig, sourc
       s.closeIdleConnections();
       stream.close();
       eventStream.close();
+      minerStream.close();
     }),
   );
   await new Promise<void>((listening, failed) => {
@@ -239,7 +250,7 @@ export async function serveHttp(platform: Platform, config: GatewayConfig, sourc
   platform.logger.info('gateway listening', { url: `http://${config.HOST}:${config.PORT}` });
 }
 
-function appDeps(platform: Platform, config: GatewayConfig, { access: control, clients, live, events, dumps, sessionKeys }: Sources): AppDeps {
+function appDeps(platform: Platform, config: GatewayConfig, { access: control, clients, live, events, dumps, sessionKeys, miners }: Sources): AppDeps {
   const { logger, metrics, pool } = platform;
   const proxies = trustedProxies(config.TRUSTED_PROXIES);
   const dashboard = new Dashboard({
@@ -274,9 +285,32 @@ function appDeps(platform: Platform, config: GatewayConfig, { access: control, c
     ...clients,
     events: events.repository,
     live,
+    miners,
+    minerClaims: minerClaims(platform, config),
     logger,
     metrics,
     readiness: platform.readiness,
     trustedProxies: proxies,
   };
+}
+
+/** A Miner account read per wallet summary (cached), over SOLANA_RPC_URL; none without it. */
+function minerClaims(platform: Platform, config: GatewayConfig): MinerClaimsReader {
+  if (config.SOLANA_RPC_URL === '') return NO_MINER_CLAIMS;
+  // A summary does not wait long for the chain, nor through a provider's rate limiting: claimable is null then.
+  const rpc = platform.own('solana rpc', new SolanaRpc(config.SOLANA_RPC_URL, { timeoutMs: 2_000, rateLimitedRetries: 0 }), (r) => r.close());
+  return new RpcMinerClaims(rpc, new OrePdas(config.ORE_PROGRAM_ID), platform.logger.child({ component: 'miner-claims' }));
+}
+
+/**
+ * The miner ledger's reads until libs/miners-store provides them (its
+ * `createMinerLedgerReads(pool)`): main.ts passes this to serveHttp, and the wiring must
+ * pass the store's reads instead. Every read answers 503 miner_ledger_unavailable; no
+ * data is made up.
+ */
+export function minerLedgerNotWired(): MinerLedgerReads {
+  const unavailable = async (): Promise<never> => {
+    throw new UnavailableError('the miner ledger is not wired into this gateway yet', { code: 'miner_ledger_unavailable', retryAfterSeconds: 60 });
+  };
+  return { summary: unavailable, rounds: unavailable, exportRounds: unavailable, performance: unavailable, top: unavailable, roundMiners: unavailable };
 }

@@ -9,6 +9,7 @@ import { registerApi } from './commands/api';
 import { registerBackfill } from './commands/backfill';
 import { registerDevnet } from './commands/devnet';
 import { registerImport } from './commands/import';
+import { registerMiners } from './commands/miners';
 import { registerRead } from './commands/read';
 import { registerWallet } from './commands/wallet';
 
@@ -16,7 +17,7 @@ const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 
 const program = new Command('gridlab')
-  .description('Gridlab commands: API users (live, stats, backtest, strategies, api), subscribers (keygen, subscribe, reissue), operators (import, backfill, admin), devnet helpers')
+  .description('Gridlab commands: API users (live, stats, miner, miners, backtest, strategies, api), subscribers (keygen, subscribe, reissue), operators (import, backfill, admin), devnet helpers')
   .showHelpAfterError()
   .exitOverride();
 
@@ -25,6 +26,7 @@ registerBackfill(program);
 registerAdmin(program);
 registerWallet(program);
 registerRead(program);
+registerMiners(program);
 registerApi(program);
 registerDevnet(program);
 

@@ -455,6 +455,137 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/miners/{address}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the wallet (base58) */
+                address: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A wallet's summary: all time, 24 h, 7 d and 30 d
+         * @description From rollups kept per wallet, hour and day (no scan of its rounds): rounds played, SOL staked and back, every fee by kind, net SOL, ORE by source and its value, win rate, top-miner wins, motherlode hits, the median slots left at its deploys, first and last round; and what its Miner account holds to claim now (read from the chain, cached a few seconds).
+         */
+        get: operations["getMiner"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/miners/{address}/rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the wallet (base58) */
+                address: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A wallet's ledger, newest first
+         * @description A page of `limit` rows before round `before` (exclusive), with `nextBefore` for the next. With `Accept: application/x-ndjson` (one MinerRound a line) or `text/csv` (a header line, then one row a line; squares and amounts as `;`-separated lists) the whole ledger below `before` is streamed instead, newest first: at most DUMPS_PER_KEY concurrent exports per key, as /dump.
+         */
+        get: operations["listMinerRounds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/miners/{address}/performance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the wallet (base58) */
+                address: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A wallet's results as a time series
+         * @description Per hour (the last 48 hours) or per UTC day (all time), oldest first, with running totals of net SOL and ORE for charts.
+         */
+        get: operations["getMinerPerformance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/miners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The top miners of a window
+         * @description Wallets by net SOL, ORE won, SOL deployed or rounds played over the last 24 hours, 7 or 30 UTC days, or all time; from the hourly, daily and all-time rollups.
+         */
+        get: operations["listTopMiners"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rounds/{id}/miners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** Who deployed in a round and how each came out */
+        get: operations["getRoundMiners"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/miners/{address}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the wallet (base58) */
+                address: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Server-sent events of a wallet's deploys and settled rounds
+         * @description `event: deploy` (`data: <MinerDeployed JSON>`) for each of its deploys in the live round, as the indexer reads them from their transactions; `event: round` (`id: <roundId>`, `data: <MinerRound JSON>`) when a round it played settles. With `Last-Event-ID` (a round id) the settled rounds after it are sent first. `: ping` every 15 s. Counted, capped and ended like /stream (429 too_many_streams, too_many_streams_from_address).
+         */
+        get: operations["streamMiner"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/live/config": {
         parameters: {
             query?: never;
@@ -1061,6 +1192,148 @@ export interface components {
             /** @description roundId of the withdrawn event */
             roundId: number;
         });
+        MinerPerformance: {
+            /** @description base58 public key */
+            address: string;
+            /** @enum {string} */
+            bucket: "hour" | "day";
+            /** @description oldest first; buckets in which it did not play are left out */
+            points: {
+                /** Format: date-time */
+                start: string;
+                rounds: number;
+                deployed: number;
+                solBack: number;
+                /** @description admin, protocol, network, priority and executor fees */
+                fees: number;
+                net: number;
+                ore: number;
+                /** @description net summed from the first point of the series */
+                cumulativeNet: number;
+                cumulativeOre: number;
+            }[];
+        };
+        /** @description One wallet's side of one settled round. */
+        MinerRound: {
+            roundId: number;
+            /** @description the miner: the deploys' authority */
+            address: string;
+            /** Format: date-time */
+            settledAt: string;
+            /**
+             * @description How a round paid its miners (SPEC 3): SOL shared by the winning square, or returned per square.
+             * @enum {string}
+             */
+            payoutRule: "parimutuel" | "returns";
+            /** @description squares it took, ascending (the program skips a square the miner already held this round); null where the chain does not show them */
+            squares: number[] | null;
+            /** @description lamports it put on each of `squares`, in the same order */
+            amounts: number[] | null;
+            /** @description lamports it staked in all */
+            deployed: number | null;
+            /** @description deploy instructions of the round that were its */
+            deploys: number;
+            /** @description who signed its first deploy: the wallet, or an automation's executor */
+            signer: string;
+            /** @description an automation deployed for it (its executor signed, or its Automation account paid) */
+            automated: boolean;
+            /** @description the automation's strategy as the DeployEvent logged it (0 Random, 1 Preferred, 2 Discretionary, 3 DiscretionaryBps); null when manual or not logged */
+            automationStrategy: number | null;
+            /** @description slots from its first deploy to the round's end */
+            slotsLeft: number;
+            /** @description slots from its last deploy to the end */
+            slotsLeftLast: number;
+            /** @description lamports its checkpoint pays back (a voided round: its whole stake) */
+            solBack: number | null;
+            /** @description ORE base units of the top-miner reward, when the draw landed in its range */
+            oreTopMiner: number | null;
+            /** @description ORE base units of a split reward, floor(reward * x / T) */
+            oreSplit: number | null;
+            /** @description ORE base units of its motherlode share, floor(motherlode * x / T) */
+            oreMotherlode: number | null;
+            /** @description the top-miner draw (`reverse_bits(rng) % deployed[w]`) landed in its cumulative range on the winning square */
+            topMiner: boolean | null;
+            /** @description it had a stake on the winning square */
+            heldWinningSquare: boolean | null;
+            /** @description lamports of its stakes the admin fee took */
+            adminFee: number | null;
+            /** @description lamports of its stakes the protocol fee took (`returns`) */
+            protocolFee: number | null;
+            /** @description base network fees (5,000 lamports a signature) of the transactions that carried its deploys and that it paid */
+            networkFee: number | null;
+            /** @description priority fees of those transactions */
+            priorityFee: number | null;
+            /** @description lamports its Automation paid the executor (the strategy's fee), 0 for a manual or self-executed deploy */
+            executorFee: number | null;
+            /** @description lamports deposited into its Miner account for the checkpoint (10,000 when the account held none; refunded by its own checkpoint, paid to a bot that checkpoints for it) */
+            checkpointDeposit: number | null;
+            /** @description solBack - deployed - networkFee - priorityFee - executorFee (the deposit is returned, ORE is apart); null when a term is */
+            net: number | null;
+        };
+        MinerRoundList: {
+            count: number;
+            rounds: components["schemas"]["MinerRound"][];
+            /** @description pass as `before` for the next page; null on the last */
+            nextBefore: number | null;
+        };
+        MinerSummary: {
+            /** @description base58 public key */
+            address: string;
+            all: components["schemas"]["MinerWindow"];
+            /** @description the last 24 whole hours and this one */
+            "24h": components["schemas"]["MinerWindow"];
+            /** @description the last 7 UTC days, today included */
+            "7d": components["schemas"]["MinerWindow"];
+            /** @description the last 30 UTC days, today included */
+            "30d": components["schemas"]["MinerWindow"];
+            /** @description from its Miner account now: `rewards_sol`, `rewards_ore` and `refined_ore` (claiming the ORE takes the 10% refining fee from `ore`), and the last round it checkpointed; null when it has no Miner account or the chain did not answer */
+            claimable: {
+                sol: number;
+                ore: number;
+                refinedOre: number;
+                checkpointedRound: number;
+            } | null;
+        };
+        /** @description A wallet's figures over one window. */
+        MinerWindow: {
+            rounds: number;
+            deploys: number;
+            deployed: number;
+            solBack: number;
+            adminFee: number;
+            protocolFee: number;
+            networkFee: number;
+            priorityFee: number;
+            executorFee: number;
+            checkpointDeposits: number;
+            /** @description solBack - deployed - network, priority and executor fees */
+            net: number;
+            oreTopMiner: number;
+            oreSplit: number;
+            oreMotherlode: number;
+            /** @description ORE base units won, all sources */
+            ore: number;
+            /** @description what the program's 10% refining fee takes of `ore` when it is claimed (floor(ore / 10)) */
+            oreRefiningFee: number;
+            /** @description lamports: each round's ORE at the price of its day (the operator's price series, else the round's production cost; unpriced ORE counts 0) */
+            oreValue: number;
+            /** @description net + oreValue - the refining fee at the same prices */
+            netWithOre: number;
+            /** @description rounds in which it held the winning square */
+            wins: number;
+            winRate: number | null;
+            topMinerWins: number;
+            motherlodeHits: number;
+            /** @description the bucket of slots left holding the median deploy (max null: the open-ended last bucket) */
+            medianSlotsLeft: {
+                min: number;
+                max: number | null;
+            } | null;
+            firstRound: number | null;
+            lastRound: number | null;
+            /** @description rounds whose stake or outcome the chain does not prove: counted in rounds, left out of every sum */
+            unknownRounds: number;
+        };
         Pricing: {
             activeSubs: number;
             tokenNow: number;
@@ -1144,6 +1417,13 @@ export interface components {
         RoundList: {
             count: number;
             rounds: components["schemas"]["Round"][];
+        };
+        /** @description Every wallet that deployed in a settled round and how each came out. */
+        RoundMiners: {
+            roundId: number;
+            count: number;
+            /** @description in the order of their first deploy */
+            miners: components["schemas"]["MinerRound"][];
         };
         /** @description A round with the ids of the stored rounds before and after it. */
         RoundWithNeighbours: {
@@ -1430,6 +1710,22 @@ export interface components {
             };
             /** Format: date-time */
             expiresAt: string;
+        };
+        /** @description Wallets by the figure asked for, highest first (net: SOL back less stakes, before transaction fees). */
+        TopMiners: {
+            /** @enum {string} */
+            window: "24h" | "7d" | "30d" | "all";
+            /** @enum {string} */
+            sort: "net" | "ore" | "deployed" | "rounds";
+            miners: {
+                rank: number;
+                /** @description base58 public key */
+                address: string;
+                rounds: number;
+                deployed: number;
+                net: number;
+                ore: number;
+            }[];
         };
     };
     responses: {
@@ -2524,6 +2820,216 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["Timeout"];
+        };
+    };
+    getMiner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the wallet (base58) */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Summary */
+            200: {
+                headers: {
+                    "RateLimit-Limit"?: number;
+                    "RateLimit-Remaining"?: number;
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MinerSummary"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description miner_not_found: no settled round of this wallet is indexed */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listMinerRounds: {
+        parameters: {
+            query?: {
+                /** @description rounds below this id (default: all) */
+                before?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the wallet (base58) */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page, or the whole ledger as NDJSON or CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MinerRoundList"];
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description miner_not_found: no settled round of this wallet is indexed */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getMinerPerformance: {
+        parameters: {
+            query?: {
+                bucket?: "hour" | "day";
+            };
+            header?: never;
+            path: {
+                /** @description the wallet (base58) */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Time series */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MinerPerformance"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description miner_not_found: no settled round of this wallet is indexed */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listTopMiners: {
+        parameters: {
+            query?: {
+                sort?: "net" | "ore" | "deployed" | "rounds";
+                window?: "24h" | "7d" | "30d" | "all";
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Top miners */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopMiners"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getRoundMiners: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The round's miners */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoundMiners"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description round_not_found: the round is not indexed, or its miners are not yet */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    streamMiner: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Last-Event-ID"?: number;
+            };
+            path: {
+                /** @description the wallet (base58) */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            429: components["responses"]["RateLimited"];
         };
     };
     getDashboardConfig: {

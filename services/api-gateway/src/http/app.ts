@@ -7,6 +7,8 @@ import compression from 'compression';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { EventRepository } from '@gridlab/events-store';
+import type { MinerLedgerReads } from '@gridlab/miners-store';
+import type { MinerClaimsReader } from '../adapters/chain/miner-claims';
 import type { BillingClient } from '../adapters/nats/billing-client';
 import type { LabClient } from '../adapters/nats/lab-client';
 import type { StrategiesClient } from '../adapters/nats/strategies-client';
@@ -30,6 +32,10 @@ export interface AppDeps {
   readonly strategies: StrategiesClient;
   readonly events: EventRepository;
   readonly live: LiveCache;
+  /** Every wallet's ledger (libs/miners-store). */
+  readonly miners: MinerLedgerReads;
+  /** What a wallet's Miner account holds to claim (SOLANA_RPC_URL; null without it). */
+  readonly minerClaims: MinerClaimsReader;
   readonly logger: Logger;
   readonly metrics: Registry;
   readonly readiness: () => Promise<ReadinessReport>;

@@ -7,22 +7,47 @@ import { sendError, type AppDeps } from './app';
 import { requestId } from './request-id';
 import type { EventStream } from './event-stream';
 import type { SnapshotStream } from './sse';
+import type { MinerStream } from './miner-stream';
 import { isDashboardPath, isOpenDashboardPath } from './dashboard';
 import { RAW_OPERATIONS, rawHandlers, type RawHandlers } from './operations';
 
 interface RawRoute {
   readonly method: string;
-  readonly path: string;
-  /** `path?`: the path with a query. */
-  readonly withQuery: string;
+  /** The path (and an optional query); its `{name}` segments captured. */
+  readonly pattern: RegExp;
+  readonly names: readonly string[];
   readonly handle: RawHandlers[keyof RawHandlers];
+}
+
+/** `/api/v1/miners/{address}/stream` as a pattern of the request URL: each `{name}` one segment, then the end or a query. */
+function routePattern(path: string): { pattern: RegExp; names: string[] } {
+  const names: string[] = [];
+  const source = path
+    .split(/(\{\w+\})/)
+    .map((part) => {
+      const name = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (name === undefined) return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+      names.push(name);
+      return '([^/?#]+)';
+    })
+    .join('');
+  return { pattern: new RegExp(`^${source}(?:\\?|$)`), names };
+}
+
+/** A path segment decoded; as sent when it is not valid percent-encoding (its parameter check refuses it). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** The raw operations' method and path, from the table, in its order (GET /live first). */
 function rawRoutes(handlers: RawHandlers): readonly RawRoute[] {
   return API_OPERATIONS.flatMap((op) => {
     const id = RAW_OPERATIONS.find((raw) => raw === op.operationId);
-    return id === undefined ? [] : [{ method: op.method.toUpperCase(), path: op.path, withQuery: `${op.path}?`, handle: handlers[id] }];
+    return id === undefined ? [] : [{ method: op.method.toUpperCase(), ...routePattern(op.path), handle: handlers[id] }];
   });
 }
 
@@ -31,16 +56,17 @@ function rawRoutes(handlers: RawHandlers): readonly RawRoute[] {
  * and the SSE streams are answered here (./operations/live.ts); everything else goes to
  * the Express app.
  */
-export function createGatewayServer(app: Express, deps: AppDeps, stream: SnapshotStream, events: EventStream): Server {
-  const routes = rawRoutes(rawHandlers(deps, stream, events));
+export function createGatewayServer(app: Express, deps: AppDeps, stream: SnapshotStream, events: EventStream, miners: MinerStream): Server {
+  const routes = rawRoutes(rawHandlers(deps, stream, events, miners));
 
   const dispatch = (req: IncomingMessage, res: ServerResponse, id: string): void => {
     const url = req.url ?? '/';
     for (const route of routes) {
-      if (req.method === route.method && (url === route.path || url.startsWith(route.withQuery))) {
-        route.handle(req, res, id);
-        return;
-      }
+      if (req.method !== route.method) continue;
+      const match = route.pattern.exec(url);
+      if (match === null) continue;
+      route.handle(req, res, id, Object.fromEntries(route.names.map((name, i) => [name, decodeSegment(match[i + 1]!)])));
+      return;
     }
     res.setHeader('X-Request-Id', id);
     app(req, res);

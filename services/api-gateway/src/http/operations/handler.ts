@@ -6,9 +6,9 @@ import type { AppDeps } from '../app';
 
 /**
  * The operations the raw server answers before Express (server.ts): GET /live, polled
- * every second or two by every client, and the two SSE streams.
+ * every second or two by every client, and the SSE streams.
  */
-export const RAW_OPERATIONS = ['getLive', 'streamLive', 'streamEvents'] as const;
+export const RAW_OPERATIONS = ['getLive', 'streamLive', 'streamEvents', 'streamMiner'] as const;
 export type RawOperationId = (typeof RAW_OPERATIONS)[number];
 export type RoutedOperationId = Exclude<OperationId, RawOperationId>;
 
@@ -28,6 +28,6 @@ type Handler<Id extends OperationId> = (ctx: Ctx<Id>) => void | Promise<void>;
 /** The handlers of a group of operations. */
 export type Handlers<Ids extends RoutedOperationId> = { readonly [K in Ids]: Handler<K> };
 
-/** A raw operation's handler: the node request and response, and the request id. */
-type RawHandler = (req: IncomingMessage, res: ServerResponse, requestId: string) => void;
+/** A raw operation's handler: the node request and response, the request id and the path's `{name}` segments (decoded, unchecked). */
+type RawHandler = (req: IncomingMessage, res: ServerResponse, requestId: string, path: Readonly<Record<string, string>>) => void;
 export type RawHandlers = { readonly [K in RawOperationId]: RawHandler };

@@ -7,6 +7,7 @@ import { billingHandlers } from './billing';
 import { eventsHandlers } from './events';
 import { RAW_OPERATIONS, type Handlers, type RawOperationId, type RoutedOperationId } from './handler';
 import { labHandlers } from './lab';
+import { minersHandlers } from './miners';
 import { compileParameters } from './parameters';
 import { roundsHandlers } from './rounds';
 import { sessionHandlers } from './session';
@@ -15,7 +16,7 @@ export { RAW_OPERATIONS, type RawHandlers } from './handler';
 export { rawHandlers } from './live';
 
 /** The handlers of every operation the Express app serves, by operationId. */
-export const ROUTED_HANDLERS: Handlers<RoutedOperationId> = { ...roundsHandlers, ...billingHandlers, ...eventsHandlers, ...labHandlers, ...sessionHandlers };
+export const ROUTED_HANDLERS: Handlers<RoutedOperationId> = { ...roundsHandlers, ...billingHandlers, ...eventsHandlers, ...labHandlers, ...minersHandlers, ...sessionHandlers };
 
 const NO_PARAMS = Object.freeze({ path: {}, query: {}, header: {} });
 

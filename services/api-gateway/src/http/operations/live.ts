@@ -5,6 +5,7 @@ import type { Caller } from '../../app/access';
 import { addRateLimitHeaders, authorize, authorizeNow, liveUnavailable, rateLimitHeaders, sendError, type AppDeps } from '../app';
 import { admitStream } from '../caps';
 import type { EventStream } from '../event-stream';
+import type { MinerStream } from '../miner-stream';
 import type { SnapshotStream } from '../sse';
 import type { RawHandlers } from './handler';
 import { compileParameters } from './parameters';
@@ -14,14 +15,16 @@ const GZIP_MIN_BYTES = 1024;
 const LIVE_COST = API.getLive.cost;
 const STREAM_COST = API.streamLive.cost;
 const EVENTS_STREAM_COST = API.streamEvents.cost;
+const MINER_STREAM_COST = API.streamMiner.cost;
 
 /**
  * The operations the raw server answers. GET /live is answered from the cached bytes with
  * only what it needs (auth, rate limit, optional gzip; it has no parameters to check); a
  * stream pays its token at connect.
  */
-export function rawHandlers(deps: AppDeps, stream: SnapshotStream, events: EventStream): RawHandlers {
+export function rawHandlers(deps: AppDeps, stream: SnapshotStream, events: EventStream, miners: MinerStream): RawHandlers {
   const eventsParams = compileParameters(API.streamEvents)!;
+  const minerParams = compileParameters(API.streamMiner)!;
   let gzipFor: { seq: number; stale: boolean; bytes: Buffer } | null = null;
   const gzipped = (seq: number, stale: boolean, bytes: Buffer): Buffer => {
     if (gzipFor?.seq !== seq || gzipFor.stale !== stale) gzipFor = { seq, stale, bytes: gzipSync(bytes) };
@@ -73,6 +76,14 @@ export function rawHandlers(deps: AppDeps, stream: SnapshotStream, events: Event
     await events.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) }, since, query.kind);
   };
 
+  const followMiner = async (req: IncomingMessage, res: ServerResponse, id: string, path: Readonly<Record<string, string>>): Promise<void> => {
+    // Parameters first: a bad address costs no token.
+    const params = minerParams({ path, headers: req.headers });
+    const caller = await authorize(deps, req, MINER_STREAM_COST);
+    admitStream(deps.streams, caller, req, res);
+    await miners.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) }, params.path.address, params.header['Last-Event-ID'] ?? null);
+  };
+
   return {
     getLive: (req, res, id) => {
       // A leased key is answered in this turn, with no promise; otherwise after the lookup.
@@ -94,6 +105,10 @@ export function rawHandlers(deps: AppDeps, stream: SnapshotStream, events: Event
     streamEvents: (req, res, id) => {
       res.setHeader('X-Request-Id', id);
       followEvents(req, res, id).catch(fail(res, id));
+    },
+    streamMiner: (req, res, id, path) => {
+      res.setHeader('X-Request-Id', id);
+      followMiner(req, res, id, path).catch(fail(res, id));
     },
   };
 }

@@ -1,14 +1,13 @@
-import { pipeline } from 'node:stream/promises';
 import type { DumpPage, Grid, LiveEv, RoundList, RoundWithNeighbours, Stats } from '@gridlab/contracts';
 import { InputError, NotFoundError, UnavailableError } from '@gridlab/errors';
 import type { Response } from 'express';
-import { DumpPace } from '../../domain/dump-pace';
 import { computeGrid } from '../../domain/grid';
 import { liveEv } from '../../domain/live-ev';
 import { computeStats } from '../../domain/stats';
 import { liveUnavailable, type DumpSettings } from '../app';
 import { admitDump } from '../caps';
 import { openApiJson } from '../openapi';
+import { pipePaced } from '../paced-pipe';
 import type { Handlers } from './handler';
 
 const NDJSON = 'application/x-ndjson';
@@ -71,30 +70,14 @@ export const roundsHandlers: Handlers<'getLiveEv' | 'getStats' | 'listRounds' | 
  * Streams every round of the range as NDJSON straight from a binary COPY over the dump
  * pool, with backpressure from the client's socket back to PostgreSQL: constant memory
  * whatever the range. A client that reads too slowly stalls the COPY and holds a dump slot
- * and a snapshot: one that moved less than the minimum rate over the last window (nothing,
- * or a few KB now and then), or a dump past its maximum duration, is destroyed and its
- * connection discarded.
+ * and a snapshot: it is dropped by the dump rules (../paced-pipe.ts) and its connection discarded.
  */
 async function streamDump(dumps: DumpSettings, range: { from: number; to: number }, res: Response): Promise<void> {
   const { stream, release } = await dumps.rounds.exportNdjson(range.from, range.to);
   res.status(200).type(NDJSON).set('Cache-Control', 'no-store');
-  const tickMs = Math.max(100, Math.floor(dumps.idleTimeoutMs / 4));
-  const pace = new DumpPace({
-    windowTicks: Math.max(1, Math.round(dumps.idleTimeoutMs / tickMs)),
-    minBytesPerWindow: (dumps.minBytesPerSecond * dumps.idleTimeoutMs) / 1000,
-    maxTicks: Math.max(1, Math.ceil(dumps.maxDurationMs / tickMs)),
-  });
-  // What the socket has taken is read off it at each tick: no extra stream stage on the hot path.
-  const watchdog = setInterval(() => {
-    if (pace.tick(res.socket?.bytesWritten ?? 0) !== 'continue') res.destroy();
-  }, tickMs);
   try {
-    await pipeline(stream, res);
-  } catch (error) {
-    // A client that hangs up (or is dropped) mid-stream is not an error worth a 500 (headers are sent).
-    if (!res.destroyed) throw error;
+    await pipePaced(dumps, stream, res);
   } finally {
-    clearInterval(watchdog);
     release();
   }
 }
