@@ -6,7 +6,7 @@ import { runService } from '@gridlab/platform';
 import { loadGatewayConfig } from './config';
 import { LiveCache } from './adapters/nats/live-feed';
 import { parseSessionSecrets } from './domain/session';
-import { connectRedis, controlAccess, closeRevokedStreams, dumpPool, followEvents, followLiveSnapshots, minerLedgerNotWired, natsClients, platformOptions, serveHttp } from './wiring';
+import { connectRedis, controlAccess, closeRevokedStreams, dumpPool, followEvents, followLiveSnapshots, minerLedger, natsClients, platformOptions, serveHttp } from './wiring';
 
 runService('api-gateway', async (start) => {
   const config = loadGatewayConfig(process.env);
@@ -29,8 +29,8 @@ runService('api-gateway', async (start) => {
   const events = await followEvents(platform, config);
   // The live snapshots the indexer publishes.
   await followLiveSnapshots(platform, config, live);
-  // Every wallet's ledger. TODO(miners-store): pass createMinerLedgerReads(platform.pool) once libs/miners-store has it.
-  const miners = minerLedgerNotWired();
+  // Every wallet's ledger, read from the indexer's miner tables.
+  const miners = minerLedger(platform);
   // Last, the HTTP API itself (and the miner feed its streams follow).
   await serveHttp(platform, config, { access, clients, live, events, dumps, sessionKeys, miners });
 });

@@ -6,8 +6,7 @@ import { encodeEvent } from '@gridlab/bus';
 import { natsNames } from '@gridlab/contracts';
 import { createPool } from '@gridlab/db';
 import { EventRepository } from '@gridlab/events-store';
-import type { MinerLedgerReads } from '@gridlab/miners-store';
-import { UnavailableError } from '@gridlab/errors';
+import { MinerLedgerStore, type MinerLedgerReads } from '@gridlab/miners-store';
 import type { Platform, PlatformOptions } from '@gridlab/platform';
 import { RoundRepository } from '@gridlab/rounds-store';
 import { advisory, redisCheck } from '@gridlab/runtime';
@@ -302,15 +301,7 @@ function minerClaims(platform: Platform, config: GatewayConfig): MinerClaimsRead
   return new RpcMinerClaims(rpc, new OrePdas(config.ORE_PROGRAM_ID), platform.logger.child({ component: 'miner-claims' }));
 }
 
-/**
- * The miner ledger's reads until libs/miners-store provides them (its
- * `createMinerLedgerReads(pool)`): main.ts passes this to serveHttp, and the wiring must
- * pass the store's reads instead. Every read answers 503 miner_ledger_unavailable; no
- * data is made up.
- */
-export function minerLedgerNotWired(): MinerLedgerReads {
-  const unavailable = async (): Promise<never> => {
-    throw new UnavailableError('the miner ledger is not wired into this gateway yet', { code: 'miner_ledger_unavailable', retryAfterSeconds: 60 });
-  };
-  return { summary: unavailable, rounds: unavailable, exportRounds: unavailable, performance: unavailable, top: unavailable, roundMiners: unavailable };
+/** Every wallet's ledger: the indexer's miner tables (rollups, packed blocks, recent rows). */
+export function minerLedger(platform: Platform): MinerLedgerReads {
+  return new MinerLedgerStore(platform.pool);
 }
