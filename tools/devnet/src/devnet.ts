@@ -62,9 +62,9 @@ export interface DevnetOptions {
   /** Deploys a round has on average (default 400, as on mainnet; tests use fewer). */
   deploysPerRound?: number;
   /**
-   * Share of the miner pool that mines through automations (default 0.15): an executor
-   * signs their deploys, and the squares and SOL come from the automation. 0: every
-   * deploy is manual.
+   * Share of the deploys that automations make (default 0.15): the automated wallets'
+   * executor signs them in the last slots of the round, and the squares and SOL come from
+   * the automation. 0: every deploy is manual.
    */
   automatedShare?: number;
   /**
@@ -187,7 +187,7 @@ export interface Devnet {
 const DEFAULT_PROGRAM_ID = 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv';
 const DEFAULT_TOKEN_MINT = 'oreoU2P8bN6jkk3jbaiVxYnG1dCXcYxwhwyK9jSybcp';
 const DEFAULT_WS_IDLE_S = 600;
-/** Share of the miner pool that mines through automations: mainnet's executors ran a good part of the deploys. */
+/** Share of the deploys that automations make: mainnet's executors ran a good part of them. */
 const DEFAULT_AUTOMATED_SHARE = 0.15;
 
 function seededKeypair(label: string, seed: number): Keypair {

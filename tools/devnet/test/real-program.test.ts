@@ -20,6 +20,8 @@ const FIRST_LIVE = HISTORY + 1;
 const LAST_LIVE = HISTORY + LIVE;
 const ORE = 'oreV3EG1i9BEgiAJ8b177Z2S2rMarzak4NMv1kULvWv';
 const ENTROPY = '3jSkUuYBoJzQPMEzTvkDFXCZUBksPamrVhrnHR9igu2X';
+/** The ORE program's Checkpoint instruction (its first data byte). */
+const CHECKPOINT = 2;
 /** 0.2 ORE: what every reset with someone on the winning square adds to the motherlode pool (reset.rs). */
 const MOTHERLODE_STEP = 20_000_000_000;
 
@@ -114,12 +116,20 @@ describe('the real ORE program plays the live rounds of a v3 devnet', () => {
         expect(tx.meta.logMessages[0]).toMatch(/^Program \w+ invoke \[1\]$/);
         return programs.includes(ENTROPY) ? 'entropy' : oreData.includes(9) ? 'reset' : oreData.at(-1) === 6 ? 'deploy' : `other ${oreData.join()}`;
       });
+      // A wallet back in a later round checkpoints this one in the transaction of its next deploy, which lists this round after its reset.
+      const settledAt = kinds.lastIndexOf('reset');
+      for (const tx of txs.slice(settledAt + 1)) {
+        const keys = tx.transaction.message.accountKeys;
+        const first = tx.transaction.message.instructions.find((ix) => keys[ix.programIdIndex] === ORE)!;
+        expect([bs58.decode(first.data)[0], keys[first.accounts[3]!]]).toEqual([CHECKPOINT, pdas.round(id).toBase58()]);
+      }
+      const own = kinds.slice(0, settledAt + 1);
       // The previous round's reset created this round's account (the history's for the first live round: derived, not listed here).
-      const body = id === FIRST_LIVE ? kinds : kinds.slice(1);
+      const body = id === FIRST_LIVE ? own : own.slice(1);
       if (id !== FIRST_LIVE) expect(kinds[0]).toBe('reset');
       expect(body.at(-1)).toBe('reset');
       expect(body.slice(0, -1).every((k) => k === 'deploy')).toBe(true);
-      const deploys = txs.filter((_, i) => kinds[i] === 'deploy');
+      const deploys = txs.filter((_, i) => i < settledAt && kinds[i] === 'deploy');
       expect(deploys.length).toBeGreaterThan(0);
       for (const tx of deploys) {
         // Paid and signed by the miner's own key (LiteSVM verified the signature).

@@ -1,16 +1,17 @@
 /**
- * The automated share of the miner pool. Each automated wallet lives in cycles: it
+ * The automated wallets of the population (population.ts). Each lives in cycles: it
  * Automates (deposits SOL for an executor to deploy), the executor deploys for it every
  * round until the balance runs out — the last deploy stops short (v3) or, in the program
  * of 2026-06 on, closes the automation without deploying — and the wallet then plays by
- * hand or not at all until its next cycle. Every setting and each cycle's deposit come from
- * the seed, and a cycle's balance before any of its rounds is closed-form (each round costs
+ * hand or not at all until its next cycle. Its executor deploys in the last slots of the
+ * round, as mainnet's executors do. Every setting and each cycle's deposit come from the
+ * seed, and a cycle's balance before any of its rounds is closed-form (each round costs
  * the same: `amount * squares + fee`), so any round is derived on its own, as the rest of
  * the game is.
  */
 import { createHash } from 'node:crypto';
 import { STRATEGY, type AutomationV3 } from '../program/automation';
-import { MINER_POOL } from './miner-model';
+import type { Population } from './population';
 import { Prng } from './prng';
 
 const SQUARES = 25;
@@ -18,9 +19,18 @@ const SQUARES = 25;
 const MAX_RANDOM_SQUARES = 12;
 /** Share of automations with the Random strategy (the rest Preferred). */
 const RANDOM_SHARE = 0.2;
-/** Full rounds an automation's deposit pays for, before the round it runs out in. */
-const MIN_RUN = 1;
-const MAX_RUN = 8;
+/** The smallest amount an automation puts on a square (lamports). */
+const MIN_AMOUNT = 10_000;
+/**
+ * Slots before the end of the round an executor deploys at (a deploy lands before
+ * `end_slot`: the last slot leaves 1): of every 20 automated wallets, 12 deploy in the last
+ * slot, 7 in the one before, 1 a little earlier. Dealt in turn rather than drawn, so the
+ * shares hold for the few dozen automated wallets of a small devnet too.
+ */
+const TIMING_CYCLE = 20;
+const LAST_SLOT = 12;
+const SECOND_LAST_SLOT = 7;
+const EARLIER_SLOTS = 6;
 
 /** An automated wallet's settings, fixed for the chain. */
 export interface AutomatedWallet {
@@ -59,27 +69,20 @@ export class Automations {
   readonly wallets: readonly AutomatedWallet[];
   /** `byMiner[m]`: the wallet's index in `wallets`, or -1 (a manual miner). */
   readonly byMiner: Int32Array;
-  /** Automated deploys a round has on average. */
-  readonly expectedPerRound: number;
 
-  constructor(seed: number, share: number, roundSlots: number, meanDeploys: number, readonly executor: Uint8Array) {
+  constructor(population: Population, seed: number, roundSlots: number, readonly executor: Uint8Array) {
     const r = new Prng(seed ^ 0x5eed_a070);
-    const count = Math.round(Math.max(0, Math.min(1, share)) * MINER_POOL);
-    // Each wallet is active about meanDeploys / MINER_POOL of the rounds: the automated deploys are `share` of all.
-    const duty = Math.min(1, meanDeploys / MINER_POOL);
-    const picked = new Set<number>();
-    while (picked.size < count) picked.add(r.int(MINER_POOL));
     const wallets: AutomatedWallet[] = [];
-    let expected = 0;
-    for (const miner of [...picked].sort((a, b) => a - b)) {
+    for (const [j, { miner, run, period, offset }] of population.automated.entries()) {
       const random = r.next() < RANDOM_SHARE;
-      const squares = random ? 1 + r.int(MAX_RANDOM_SQUARES) : r.next() < 0.1 ? SQUARES : 1 + r.int(6);
+      const habit = population.habit[miner]!;
+      const squares = random ? Math.min(habit, MAX_RANDOM_SQUARES) : habit;
       const mask = random ? randomMask(squares, r) : preferredMask(squares, r);
-      const amount = Math.floor(10 ** (4.5 + r.next() * 3));
+      // The wallet's own stake, spread on its squares.
+      const amount = Math.max(MIN_AMOUNT, Math.floor(population.stake[miner]! / squares));
       const fee = 5_000 + r.int(45_001);
-      const run = MIN_RUN + r.int(MAX_RUN - MIN_RUN + 1);
-      const period = Math.max(run + 1, Math.round(((run + 1) / duty) * (0.7 + 0.6 * r.next())));
-      expected += (run + 1) / period;
+      const turn = j % TIMING_CYCLE;
+      const before = turn < LAST_SLOT ? 0 : turn < LAST_SLOT + SECOND_LAST_SLOT ? 1 : 2 + r.int(EARLIER_SLOTS);
       wallets.push({
         miner,
         strategy: random ? STRATEGY.random : STRATEGY.preferred,
@@ -88,19 +91,18 @@ export class Automations {
         squares,
         fee,
         period,
-        offset: r.int(period),
+        offset,
         run,
         // Short of the squares asked for (all of them when it asks for one).
         tailSquares: squares === 1 ? 1 : 1 + r.int(squares - 1),
         tailExtra: r.int(amount),
-        slotOffset: r.int(roundSlots),
+        slotOffset: Math.max(0, roundSlots - 1 - before),
       });
     }
     wallets.sort((a, b) => a.slotOffset - b.slotOffset || a.miner - b.miner);
     this.wallets = wallets;
-    this.byMiner = new Int32Array(MINER_POOL).fill(-1);
+    this.byMiner = new Int32Array(population.size).fill(-1);
     wallets.forEach((w, i) => (this.byMiner[w.miner] = i));
-    this.expectedPerRound = expected;
   }
 
   /** Whether `wallets[i]` has its automation open in round `id`. */
@@ -169,17 +171,18 @@ function popcount(mask: number): number {
   return n;
 }
 
-const cache = new Map<string, Automations>();
+const cache = new Map<Population, Map<number, Automations>>();
 
-/** The chain's automated wallets (computed once per settings). */
-export function automationsOf(seed: number, share: number, roundSlots: number, meanDeploys: number, executor: Uint8Array): Automations {
-  const key = `${seed}:${share}:${roundSlots}:${meanDeploys}`;
-  let automations = cache.get(key);
-  if (automations === undefined) {
-    automations = new Automations(seed, share, roundSlots, meanDeploys, executor);
+/** The automated wallets of a population, for rounds of `roundSlots` slots (computed once per settings). */
+export function automationsOf(population: Population, seed: number, roundSlots: number, executor: Uint8Array): Automations {
+  let bySlots = cache.get(population);
+  if (bySlots === undefined) {
+    bySlots = new Map();
     if (cache.size > 8) cache.delete(cache.keys().next().value!);
-    cache.set(key, automations);
+    cache.set(population, bySlots);
   }
+  let automations = bySlots.get(roundSlots);
+  if (automations === undefined) bySlots.set(roundSlots, (automations = new Automations(population, seed, roundSlots, executor)));
   return automations;
 }
 

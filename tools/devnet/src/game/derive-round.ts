@@ -18,7 +18,8 @@ import { roundV3, roundV4 } from '../program/state';
 import { blockTimeOf } from './chain-time';
 import { type EraStarts, type EventEra, type RoundLayout, eventEraOf, layoutOf, ruleOf } from './eras';
 import { EXECUTOR_KEY, automationsOf } from './automations';
-import { DEFAULT_DEPLOYS, MINER_POOL, planRound } from './miner-model';
+import { DEFAULT_DEPLOYS, planRound } from './miner-model';
+import { MINER_POOL, populationOf } from './population';
 import { Prng } from './prng';
 
 /** Local, not imported: a hot loop reading an imported binding pays a getter per access once transpiled to CommonJS. */
@@ -53,7 +54,7 @@ export interface RoundContext {
   readonly eras: EraStarts;
   /** Deploys a round has on average (mainnet: about 400). */
   readonly deploysPerRound?: number;
-  /** Share of the miner pool that deploys through automations, and so of the deploys (absent: none). */
+  /** Share of the deploys that automations make, their executor signing (absent: none). */
   readonly automatedShare?: number;
 }
 
@@ -222,9 +223,10 @@ export function deriveRound(ctx: RoundContext, id: number, weights: Float64Array
   let miners = 0;
   const meanDeploys = ctx.deploysPerRound ?? DEFAULT_DEPLOYS;
   const share = ctx.automatedShare ?? 0;
-  const automations = share > 0 ? automationsOf(ctx.seed, share, ctx.roundSlots, meanDeploys, EXECUTOR_KEY) : null;
+  const population = populationOf(ctx.seed, meanDeploys, share);
   // The automations deploy their share; the crowd plays the rest by hand.
-  const plan = planRound(weights, streams.plan, ctx.roundSlots, automations === null ? ctx.deploysPerRound : Math.max(1, Math.round(meanDeploys - automations.expectedPerRound)));
+  const automations = share > 0 ? automationsOf(population, ctx.seed, ctx.roundSlots, EXECUTOR_KEY) : null;
+  const plan = planRound(population, weights, streams.plan, ctx.roundSlots);
   const wallets = automations?.wallets ?? [];
   // Automated wallets whose automation is open this round: their deploys are the executor's, never their own.
   const open = OPEN;

@@ -11,7 +11,7 @@
  */
 import type { RoundContext } from './derive-round';
 
-const GAME_STATE_VERSION = 5;
+const GAME_STATE_VERSION = 6;
 
 export interface GameState {
   readonly version: typeof GAME_STATE_VERSION;

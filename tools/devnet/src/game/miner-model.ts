@@ -1,4 +1,5 @@
 import type { Prng } from './prng';
+import { MEAN_ROUND_SOL, MIN_STAKE_LAMPORTS, MOOD_SIGMA, STAKE_NOISE_SIGMA, TIMING, type Population } from './population';
 
 /**
  * The Deploy instructions of a round, in the order they land (by slot offset; a miner's
@@ -16,33 +17,28 @@ export interface Plan {
 }
 
 const SQUARES = 25;
-/** Distinct miner wallets the model draws from (they come back round after round). */
-export const MINER_POOL = 3000;
 const LAMPORTS_PER_SOL = 1_000_000_000;
 const ALL_SQUARES_MASK = (1 << SQUARES) - 1;
-/** Median total stake of an ordinary round, in SOL. */
-const MEDIAN_ROUND_SOL = 15;
-const ROUND_SIGMA = 0.45;
-const WHALE_PROBABILITY = 0.03;
+/** Share of rounds with a whale bet: one whale puts down 4-19 times an ordinary round on its own. */
+const WHALE_ROUND_PROBABILITY = 0.03;
 /** How fast crowd preferences wander from round to round (log-weight random walk). */
 const PREFERENCE_DRIFT = 0.05;
 const PREFERENCE_PULL = 0.02;
-/**
- * Share of entries followed by a second deploy of the same miner later in the round, on
- * its squares and maybe more: the program then skips the squares already held, which is
- * what tells the requested mask from the deployed one in old DeployEvents.
- */
-const TOP_UP_PROBABILITY = 0.04;
+/** Share of a wallet's deploys that take its usual number of squares (the rest: one to five). */
+const HABIT_KEPT = 0.85;
 
 /*
- * A seeded model of the crowd: totals per round log-normal around ~15 SOL with
- * occasional whale rounds of 5-20x, several hundred deploys per round arriving over the
- * active slots (more towards the end, as players wait for information), per-square
- * preferences that drift slowly, and a miner pool whose members come back. Pure
- * functions of their Prng, so any round can be planned again from its own stream.
+ * A seeded model of the crowd's rounds, from the wallets of the population
+ * (population.ts): each wallet plays a round with its own chance, swung by the round's
+ * activity (from half to one and a half times it: busy and quiet rounds), deploys its own
+ * stake times the round's mood on its usual squares (picked by the crowd's per-square
+ * preferences, which drift slowly), at its own point of the round (more towards the end,
+ * as players wait for information), sometimes twice; now and then a whale bets several
+ * ordinary rounds at once. Pure functions of their Prng and the population, so any round
+ * can be planned again from its own stream.
  */
 
-/** Deploys of a round on average: uniform from half to one and a half times it (mainnet: several hundred). */
+/** Deploys of a round on average (mainnet: several hundred). */
 export const DEFAULT_DEPLOYS = 400;
 
 /** The crowd's per-square log-preferences before the first round. */
@@ -60,20 +56,21 @@ export function driftWeights(weights: Float64Array, random: Prng): void {
   }
 }
 
-/** The deploys of a round, sorted by slot offset within [0, roundSlots) (stable: a miner's top-up follows its deploy). */
-export function planRound(weights: Float64Array, random: Prng, roundSlots: number, meanDeploys = DEFAULT_DEPLOYS): Plan {
+/** Wallets playing the round being planned (scratch: planRound allocates only its plan). */
+let players = new Uint32Array(1024);
+
+/**
+ * The manual deploys of a round, sorted by slot offset within [0, roundSlots) (stable: a
+ * miner's top-up follows its deploy). Automated wallets are in it too: the round's
+ * derivation drops their deploys while their automation is open.
+ */
+export function planRound(population: Population, weights: Float64Array, random: Prng, roundSlots: number): Plan {
   const r = random;
-  let totalSol = MEDIAN_ROUND_SOL * Math.exp(r.normal() * ROUND_SIGMA);
-  if (r.next() < WHALE_PROBABILITY) totalSol *= 5 + r.next() * 15;
-  const entries = Math.floor(meanDeploys / 2) + r.int(meanDeploys);
-  // Cumulative preference weights: a square is picked by one binary search.
-  const cumulative = new Float64Array(SQUARES);
-  let acc = 0;
-  for (let s = 0; s < SQUARES; s++) cumulative[s] = acc += Math.exp(weights[s]!);
-  // Stakes per entry: heavy-tailed shares of the round total.
-  const shares = new Float64Array(entries);
-  let shareSum = 0;
-  for (let i = 0; i < entries; i++) shareSum += shares[i] = Math.exp(r.normal() * 1.1);
+  const swing = 0.5 + r.next();
+  const mood = Math.exp(MOOD_SIGMA * r.normal());
+  const whaleBet = r.next() < WHALE_ROUND_PROBABILITY ? 4 + 15 * r.next() : 0;
+  const entries = drawPlayers(population, swing, r);
+  const squaresTable = aliasTable(weights);
   // Generated in order: first deploys, then top-ups, so a stable sort keeps each top-up after its deploy.
   const cap = 2 * entries;
   const offset = new Uint16Array(cap);
@@ -83,20 +80,34 @@ export function planRound(weights: Float64Array, random: Prng, roundSlots: numbe
   let n = entries;
   let topUps = 0;
   const topUpOf = new Int32Array(entries);
+  let biggest = -1;
+  let biggestLamports = 0;
+  const { stake, habit, timing, topUp } = population;
+  // Local copies: a hot loop reading an imported binding pays a getter per access once transpiled to CommonJS.
+  const minStake = MIN_STAKE_LAMPORTS;
+  const noiseSigma = STAKE_NOISE_SIGMA;
+  const late = TIMING.late;
+  const uniform = TIMING.uniform;
   for (let i = 0; i < entries; i++) {
-    const lamports = Math.max(10_000, Math.floor((totalSol * LAMPORTS_PER_SOL * shares[i]!) / shareSum));
-    mask[i] = pickSquares(r, cumulative);
-    amount[i] = Math.max(1, Math.floor(lamports / popcount(mask[i]!)));
-    // sqrt of a uniform skews arrivals towards the end of the round.
-    offset[i] = Math.min(roundSlots - 1, Math.floor(Math.sqrt(r.next()) * roundSlots));
-    miner[i] = r.int(MINER_POOL);
-    if (r.next() < TOP_UP_PROBABILITY) topUpOf[topUps++] = i;
+    const m = players[i]!;
+    const lamports = Math.max(minStake, Math.floor(stake[m]! * mood * Math.exp(noiseSigma * r.normal())));
+    const squares = r.next() < HABIT_KEPT ? habit[m]! : 1 + r.int(5);
+    mask[i] = squares === SQUARES ? ALL_SQUARES_MASK : pickSquares(r, squaresTable, squares);
+    amount[i] = Math.max(1, Math.floor(lamports / squares));
+    // sqrt and cbrt of a uniform skew arrivals towards the end of the round (densities 2x and 3x^2).
+    const u = r.next();
+    const t = timing[m]!;
+    offset[i] = Math.min(roundSlots - 1, Math.floor((t === uniform ? u : t === late ? Math.sqrt(u) : Math.cbrt(u)) * roundSlots));
+    miner[i] = m;
+    if (r.next() < topUp[m]!) topUpOf[topUps++] = i;
+    if (lamports > biggestLamports) [biggest, biggestLamports] = [i, lamports];
   }
+  if (whaleBet > 0 && biggest >= 0) amount[biggest]! += Math.floor((whaleBet * mood * MEAN_ROUND_SOL * LAMPORTS_PER_SOL) / popcount(mask[biggest]!));
   for (let t = 0; t < topUps; t++) {
     const i = topUpOf[t]!;
     offset[n] = offset[i]! + r.int(roundSlots - offset[i]!);
     miner[n] = miner[i]!;
-    mask[n] = mask[i]! | pickSquares(r, cumulative);
+    mask[n] = mask[i]! | pickSquares(r, squaresTable, 1 + r.int(3));
     amount[n] = Math.max(1, Math.floor(amount[i]! / 2));
     n++;
   }
@@ -115,25 +126,80 @@ export function planRound(weights: Float64Array, random: Prng, roundSlots: numbe
   return plan;
 }
 
-/** Most miners pick one to five squares by preference; a few cover the whole board. */
-function pickSquares(r: Prng, cumulative: Float64Array): number {
-  const roll = r.next();
-  if (roll < 0.05) return ALL_SQUARES_MASK;
-  const k = roll < 0.55 ? 1 : 1 + r.int(5);
-  const total = cumulative[SQUARES - 1]!;
+/**
+ * Puts the round's players in `players` and returns how many: each wallet plays with
+ * chance `min(1, swing * rate)`, independently. Wallets are walked by classes of similar
+ * rate, jumping over the ones that do not play (geometric gaps at the class's highest
+ * chance, each landing kept at its own): the cost follows the players, not the pool.
+ */
+function drawPlayers(population: Population, swing: number, r: Prng): number {
+  const { rate, byRate, classStart } = population;
+  if (players.length < population.size) players = new Uint32Array(population.size);
+  let count = 0;
+  for (let c = 0; c + 1 < classStart.length; c++) {
+    const start = classStart[c]!;
+    const end = classStart[c + 1]!;
+    const top = swing * rate[byRate[start]!]!;
+    if (top <= 0) break;
+    if (top >= 1) {
+      for (let j = start; j < end; j++) if (r.next() < swing * rate[byRate[j]!]!) players[count++] = byRate[j]!;
+      continue;
+    }
+    const logMiss = Math.log(1 - top);
+    for (let j = start - 1; ; ) {
+      j += 1 + Math.floor(Math.log(1 - r.next()) / logMiss);
+      if (j >= end) break;
+      if (r.next() * top < swing * rate[byRate[j]!]!) players[count++] = byRate[j]!;
+    }
+  }
+  return count;
+}
+
+/**
+ * The crowd's preferences as an alias table (Vose): a square is then picked with one
+ * uniform draw, whatever the weights. `cut[s]` is the chance of keeping square `s` when
+ * its column is drawn, `alias[s]` the square taken otherwise.
+ */
+interface AliasTable {
+  readonly cut: Float64Array;
+  readonly alias: Uint8Array;
+}
+
+function aliasTable(weights: Float64Array): AliasTable {
+  const scaled = new Float64Array(SQUARES);
+  let total = 0;
+  for (let s = 0; s < SQUARES; s++) total += scaled[s] = Math.exp(weights[s]!);
+  for (let s = 0; s < SQUARES; s++) scaled[s]! *= SQUARES / total;
+  const cut = new Float64Array(SQUARES).fill(1);
+  const alias = new Uint8Array(SQUARES);
+  const small: number[] = [];
+  const large: number[] = [];
+  for (let s = 0; s < SQUARES; s++) (scaled[s]! < 1 ? small : large).push(s);
+  while (small.length > 0 && large.length > 0) {
+    const lo = small.pop()!;
+    const hi = large.at(-1)!;
+    cut[lo] = scaled[lo]!;
+    alias[lo] = hi;
+    scaled[hi] = scaled[hi]! + scaled[lo]! - 1;
+    if (scaled[hi] < 1) small.push(large.pop()!);
+  }
+  // Left over (rounding): kept whole.
+  for (const s of small) alias[s] = s;
+  for (const s of large) alias[s] = s;
+  return { cut, alias };
+}
+
+/** `k` distinct squares (below 25), each picked by the crowd's preferences. */
+function pickSquares(r: Prng, table: AliasTable, k: number): number {
+  const { cut, alias } = table;
   let mask = 0;
   let picked = 0;
   while (picked < k) {
-    const x = r.next() * total;
-    let lo = 0;
-    let hi = SQUARES - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cumulative[mid]! > x) hi = mid;
-      else lo = mid + 1;
-    }
-    if ((mask & (1 << lo)) === 0) {
-      mask |= 1 << lo;
+    const x = r.next() * SQUARES;
+    const column = Math.floor(x);
+    const square = x - column < cut[column]! ? column : alias[column]!;
+    if ((mask & (1 << square)) === 0) {
+      mask |= 1 << square;
       picked++;
     }
   }
