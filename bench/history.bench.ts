@@ -87,9 +87,8 @@ const bench: Bench = async () => {
     const ledgerStore: FillStore = {
       ...historyFillStore(ledgerPool),
       insertMiners: async (rounds) => {
-        for (const { round, miners } of rounds) {
-          if (await writer.writeRound({ id: round.id, settledAt: new Date(round.settledAt), productionCost: round.productionCost }, miners)) minerRows += miners.length;
-        }
+        const written = await writer.writeRounds(rounds.map(({ round, miners }) => ({ round: { id: round.id, settledAt: new Date(round.settledAt), productionCost: round.productionCost }, miners })));
+        for (const { round, miners } of rounds) if (written.has(round.id)) minerRows += miners.length;
       },
     };
     const ledgerStarted = performance.now();

@@ -4,5 +4,5 @@
  */
 export type { MinerLedgerReads, MinerRoundPage } from './ports';
 export { MinerLedgerStore } from './ledger-reads';
-export { MinerLedgerWriter, PARTITION_ROUNDS, type LedgerRound } from './ledger-writer';
+export { MinerLedgerWriter, PARTITION_ROUNDS, type LedgerEntry, type LedgerRound } from './ledger-writer';
 export { BLOCK_ROUNDS } from './block';

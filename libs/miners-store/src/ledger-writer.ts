@@ -2,7 +2,7 @@ import type { MinerRound } from '@gridlab/contracts';
 import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
 import bs58 from 'bs58';
 import { BLOCK_ROUNDS, blockStartOf, decodeBlock, encodeBlock } from './block';
-import { ROLLUP_COLUMNS, rollupOf, type Rollup } from './rollup';
+import { ROLLUP_COLUMNS, addRollup, rollupOf, type Rollup } from './rollup';
 import { toStored, type StoredRow } from './row';
 
 /** What the ledger needs of a settled round besides its miners. */
@@ -71,18 +71,41 @@ function rollupValues(r: Rollup): unknown[] {
   ];
 }
 
-/** One round's rollup rows into `table` keyed by `key` (null: the all-time table): one statement. */
-function rollupUpsert(table: string, key: { readonly column: string; readonly value: number } | null, rollups: readonly { minerId: number; rollup: Rollup }[]): { text: string; values: unknown[] } {
-  const columns = rollupValues(rollups[0]!.rollup).map((_, i) => rollups.map((r) => rollupValues(r.rollup)[i]));
-  const params = [rollups.map((r) => r.minerId), ...columns];
-  const select = `SELECT ${key === null ? '' : `${key.value}::int4, `}m, ${ROLLUP_COLUMNS.map((c, i) => (c === 'slots_hist' ? `c${i}::int4[]` : `c${i}`)).join(', ')}
-    FROM unnest($1::int4[], ${ROLLUP_TYPES.map((t, i) => `$${i + 2}::${t}[]`).join(', ')}) AS u(m, ${ROLLUP_COLUMNS.map((_, i) => `c${i}`).join(', ')})`;
-  const conflict = key === null ? '(miner_id)' : `(miner_id, ${key.column})`;
+/**
+ * Rollup rows into `table`, one statement: `keys[i]` the hour or day of `rollups[i]` (null:
+ * the all-time table). Each (key, wallet) must appear once (ON CONFLICT updates a row once).
+ */
+function rollupUpsert(table: string, column: string | null, rollups: readonly { key: number | null; minerId: number; rollup: Rollup }[]): { text: string; values: unknown[] } {
+  const rowsOf = rollups.map((r) => rollupValues(r.rollup));
+  const columns = ROLLUP_COLUMNS.map((_, i) => rowsOf.map((row) => row[i]));
+  const params = [rollups.map((r) => r.key ?? 0), rollups.map((r) => r.minerId), ...columns];
+  const select = `SELECT ${column === null ? '' : 'k, '}m, ${ROLLUP_COLUMNS.map((c, i) => (c === 'slots_hist' ? `c${i}::int4[]` : `c${i}`)).join(', ')}
+    FROM unnest($1::int4[], $2::int4[], ${ROLLUP_TYPES.map((t, i) => `$${i + 3}::${t}[]`).join(', ')}) AS u(k, m, ${ROLLUP_COLUMNS.map((_, i) => `c${i}`).join(', ')})`;
+  const conflict = column === null ? '(miner_id)' : `(miner_id, ${column})`;
   return {
-    text: `INSERT INTO indexer.${table} AS t (${key === null ? '' : `${key.column}, `}miner_id, ${ROLLUP_COLUMNS.join(', ')}) ${select}
+    text: `INSERT INTO indexer.${table} AS t (${column === null ? '' : `${column}, `}miner_id, ${ROLLUP_COLUMNS.join(', ')}) ${select}
       ON CONFLICT ${conflict} DO UPDATE SET ${ROLLUP_SET}`,
     values: params,
   };
+}
+
+/** Rows' rollups summed per (key, wallet). */
+function sumRollups(rows: readonly StoredRow[], keyOf: (row: StoredRow) => number | null): { key: number | null; minerId: number; rollup: Rollup }[] {
+  const sums = new Map<string, { key: number | null; minerId: number; rollup: Rollup }>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const id = `${key}:${row.minerId}`;
+    const sum = sums.get(id);
+    if (sum === undefined) sums.set(id, { key, minerId: row.minerId, rollup: rollupOf(row) });
+    else addRollup(sum.rollup, rollupOf(row));
+  }
+  return [...sums.values()];
+}
+
+/** A settled round and its miners' rows. */
+export interface LedgerEntry {
+  readonly round: LedgerRound;
+  readonly miners: readonly MinerRound[];
 }
 
 /**
@@ -91,37 +114,63 @@ function rollupUpsert(table: string, key: { readonly column: string; readonly va
  * compaction of closed blocks; the hourly rollups' expiry.
  */
 export class MinerLedgerWriter {
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    /** The clock the 48 hours of hourly rollups count from. */
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   /** Stores a settled round's miners; false when they were stored already. */
   async writeRound(round: LedgerRound, miners: readonly MinerRound[]): Promise<boolean> {
+    return (await this.writeRounds([{ round, miners }])).has(round.id);
+  }
+
+  /**
+   * Stores rounds' miners in one transaction (the history fill writes a chunk at a time),
+   * each round once: returns the ids of the rounds written now, not those already stored.
+   */
+  async writeRounds(entries: readonly LedgerEntry[]): Promise<Set<number>> {
+    if (entries.length === 0) return new Set();
     return withTransaction(this.pool, async (client) => {
       const addresses = new Set<string>();
-      for (const m of miners) addresses.add(m.address).add(m.signer);
+      for (const e of entries) for (const m of e.miners) addresses.add(m.address).add(m.signer);
       const ids = await walletIds(client, [...addresses]);
-      const minerIds = miners.map((m) => ids.get(m.address)!);
-      const { rowCount } = await client.query('INSERT INTO indexer.miner_round_sets (round_id, settled_at, miner_ids) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
-        round.id,
-        round.settledAt,
-        minerIds,
-      ]);
-      if (rowCount === 0) return false;
-      if (miners.length === 0) return true;
-      const day = Math.floor(round.settledAt.getTime() / 86_400_000);
-      const hour = Math.floor(round.settledAt.getTime() / 3_600_000);
-      const price = await orePrice(client, day, round.productionCost);
-      const rows = miners.map((m, i) => {
-        const ore = m.oreTopMiner === null ? null : (m.oreTopMiner ?? 0) + (m.oreSplit ?? 0) + (m.oreMotherlode ?? 0);
-        const value = ore === null ? null : price === null ? 0 : Math.floor((ore * price) / ONE_ORE);
-        return toStored(m, minerIds[i]!, ids.get(m.signer)!, value);
-      });
-      const values = storedValues(rows[0]!).map((_, c) => rows.map((r) => storedValues(r)[c]));
-      await client.query(`INSERT INTO indexer.miner_rounds_recent (${STORED_COLUMN_LIST}) ${UNNEST_ROWS}`, values);
-      const rollups = rows.map((r) => ({ minerId: r.minerId, rollup: rollupOf(r) }));
-      for (const q of [rollupUpsert('miner_days', { column: 'day', value: day }, rollups), rollupUpsert('miner_hours', { column: 'hour', value: hour }, rollups), rollupUpsert('miner_totals', null, rollups)]) {
-        await client.query(q.text, q.values);
+      const { rows: fresh } = await client.query<{ round_id: number }>(
+        `INSERT INTO indexer.miner_round_sets (round_id, settled_at, miner_ids)
+         SELECT r, t, string_to_array(m, ',')::int4[] FROM unnest($1::int4[], $2::timestamptz[], $3::text[]) AS u(r, t, m)
+         ON CONFLICT DO NOTHING RETURNING round_id`,
+        [entries.map((e) => e.round.id), entries.map((e) => e.round.settledAt), entries.map((e) => e.miners.map((m) => ids.get(m.address)!).join(','))],
+      );
+      const written = new Set(fresh.map((r) => r.round_id));
+      const rows: StoredRow[] = [];
+      const dayOf = new Map<number, number>();
+      const hourOf = new Map<number, number>();
+      const prices = await orePrices(client, entries.map((e) => Math.floor(e.round.settledAt.getTime() / 86_400_000)));
+      for (const e of entries) {
+        if (!written.has(e.round.id)) continue;
+        const day = Math.floor(e.round.settledAt.getTime() / 86_400_000);
+        dayOf.set(e.round.id, day);
+        hourOf.set(e.round.id, Math.floor(e.round.settledAt.getTime() / 3_600_000));
+        const price = prices.get(day) ?? e.round.productionCost;
+        for (const m of e.miners) {
+          const ore = m.oreTopMiner === null ? null : (m.oreTopMiner ?? 0) + (m.oreSplit ?? 0) + (m.oreMotherlode ?? 0);
+          const value = ore === null ? null : price === null ? 0 : Math.floor((ore * price) / ONE_ORE);
+          rows.push(toStored(m, ids.get(m.address)!, ids.get(m.signer)!, value));
+        }
       }
-      return true;
+      if (rows.length === 0) return written;
+      const tuples = rows.map(storedValues);
+      await client.query(
+        `INSERT INTO indexer.miner_rounds_recent (${STORED_COLUMN_LIST}) ${UNNEST_ROWS}`,
+        STORED_COLUMNS.map((_, c) => tuples.map((t) => t[c])),
+      );
+      // Hourly rollups are kept for 48 hours: older rounds (history) go to the days and totals only.
+      const oldestHour = Math.floor(this.now().getTime() / 3_600_000) - HOURS_KEPT;
+      const recentRows = rows.filter((r) => hourOf.get(r.roundId)! >= oldestHour);
+      const upserts = [rollupUpsert('miner_days', 'day', sumRollups(rows, (r) => dayOf.get(r.roundId)!)), rollupUpsert('miner_totals', null, sumRollups(rows, () => null))];
+      if (recentRows.length > 0) upserts.push(rollupUpsert('miner_hours', 'hour', sumRollups(recentRows, (r) => hourOf.get(r.roundId)!)));
+      for (const q of upserts) await client.query(q.text, q.values);
+      return written;
     });
   }
 
@@ -239,9 +288,10 @@ async function walletIds(client: PoolClient, addresses: readonly string[]): Prom
   return ids;
 }
 
-async function orePrice(client: PoolClient, day: number, productionCost: number | null): Promise<number | null> {
-  const { rows } = await client.query<{ lamports_per_ore: number }>('SELECT lamports_per_ore FROM indexer.ore_prices WHERE day = $1', [day]);
-  return rows[0]?.lamports_per_ore ?? productionCost;
+/** The operator's ORE prices of `days` (lamports per ORE), where given. */
+async function orePrices(client: PoolClient, days: readonly number[]): Promise<Map<number, number>> {
+  const { rows } = await client.query<{ day: number; lamports_per_ore: number }>('SELECT day, lamports_per_ore FROM indexer.ore_prices WHERE day = ANY($1::int4[])', [[...new Set(days)]]);
+  return new Map(rows.map((r) => [r.day, r.lamports_per_ore]));
 }
 
 /** A `miner_rounds_recent` row as pg returns it. */

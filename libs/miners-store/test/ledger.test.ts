@@ -94,14 +94,23 @@ describe('the miner ledger in PostgreSQL', () => {
     db = await createTestDatabase();
     await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
     pool = createPool(db.url);
-    writer = new MinerLedgerWriter(pool);
+    writer = new MinerLedgerWriter(pool, () => now);
     store = new MinerLedgerStore(pool);
     const random = prng(7);
+    // Chunks of seven rounds in one write (as the history fill writes), every hundredth round alone (as the live path).
+    let chunk: { round: { id: number; settledAt: Date; productionCost: number }; miners: MinerRound[] }[] = [];
     for (let id = 0; id < ROUNDS; id++) {
       const rows = roundRows(id, settledAt(id).toISOString(), random);
       all.push(...rows);
-      if (!late.has(id)) await writer.writeRound({ id, settledAt: settledAt(id), productionCost: 50_000_000 }, rows);
+      if (late.has(id)) continue;
+      if (id % 100 === 0) await writer.writeRound({ id, settledAt: settledAt(id), productionCost: 50_000_000 }, rows);
+      else chunk.push({ round: { id, settledAt: settledAt(id), productionCost: 50_000_000 }, miners: rows });
+      if (chunk.length === 7) {
+        await writer.writeRounds(chunk);
+        chunk = [];
+      }
     }
+    await writer.writeRounds(chunk);
   }, 120_000);
   afterAll(async () => {
     await pool.end();
@@ -113,6 +122,7 @@ describe('the miner ledger in PostgreSQL', () => {
 
   it('writes a round once', async () => {
     expect(await writer.writeRound({ id: 5, settledAt: settledAt(5), productionCost: null }, roundRows(5, settledAt(5).toISOString(), prng(1)))).toBe(false);
+    expect(await writer.writeRounds([5, 100].map((id) => ({ round: { id, settledAt: settledAt(id), productionCost: null }, miners: roundRows(id, settledAt(id).toISOString(), prng(1)) })))).toEqual(new Set());
   });
 
   it('pages a wallet\'s ledger newest first, every row as written', async () => {

@@ -178,7 +178,7 @@ async function leadershipPorts(settings: IndexerSettings, platform: Pick<Platfor
   const streams = { replicas: settings.streamReplicas ?? 1 };
   await ensureRoundsStream(nc, names, streams);
   const kv = await openLiveBucket(nc, names, streams);
-  const stores: Stores = { repo, miners: new MinerLedgerWriter(pool), publisher: new RoundPublisher(nc, kv, names, logger.child({ component: 'publisher' })), counters, logger };
+  const stores: Stores = { repo, miners: new MinerLedgerWriter(pool, now), publisher: new RoundPublisher(nc, kv, names, logger.child({ component: 'publisher' })), counters, logger };
   return {
     checkChain: () => checkChain({ rpc: chain.rpc, identities, repo, pdas: chain.pdas, logger }),
     holdLock: (signal, onLost) =>
@@ -265,11 +265,11 @@ function historyFillOf(settings: IndexerSettings, { history }: Chain, { repo, mi
   const store: HistoryFillStore = {
     ...historyFillStore(pool),
     insertMiners: async (rounds: readonly RoundWithMiners[]) => {
+      const written = await miners.writeRounds(rounds.map((r) => ({ round: ledgerRound(r.round), miners: r.miners })));
       for (const { round, miners: rows } of rounds) {
-        if (await miners.writeRound(ledgerRound(round), rows)) {
-          counters.minerRows.inc(rows.length);
-          await publisher.miners({ roundId: round.id, count: rows.length, miners: [...rows] });
-        }
+        if (!written.has(round.id)) continue;
+        counters.minerRows.inc(rows.length);
+        await publisher.miners({ roundId: round.id, count: rows.length, miners: [...rows] });
       }
     },
   };
