@@ -218,6 +218,19 @@ describe('the miner ledger in PostgreSQL', () => {
     expect(await store.roundMiners(999_999)).toBeNull();
   });
 
+  it("values a round's ORE at the operator's price of its day, else at the round's production cost", async () => {
+    const w = bs58.encode(randomBytes(32));
+    const row = (roundId: number): MinerRound => ({ ...roundRows(roundId, settledAt(roundId).toISOString(), prng(3)).find((r) => r.solBack !== null)!, address: w, signer: w, oreTopMiner: 100_000_000_000, oreSplit: 0, oreMotherlode: 0 });
+    const day = new Date(T0 + 40 * 86_400_000).toISOString().slice(0, 10);
+    await writer.setOrePrices([{ day, lamportsPerOre: 300_000_000 }]);
+    const priced = 40 * 1440 + 7;
+    await writer.writeRound({ id: priced, settledAt: settledAt(priced), productionCost: 50_000_000 }, [row(priced)]);
+    const costed = 41 * 1440 + 7;
+    await writer.writeRound({ id: costed, settledAt: settledAt(costed), productionCost: 50_000_000 }, [row(costed)]);
+    // One ORE at 0.3 SOL, then one at the production cost of 0.05 SOL.
+    expect((await store.summary(w, now))!.all.oreValue).toBe(300_000_000 + 50_000_000);
+  });
+
   it('draws the daily series with running totals', async () => {
     const perf = await store.performance(wallets[0]!, 'day');
     const rows = ledgerOf(wallets[0]!, () => true);

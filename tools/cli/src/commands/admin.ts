@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { Redis } from 'ioredis';
 import { apiKeySecret, loadCliConfig } from '../config';
 import { registerChain } from './chain';
+import { registerOrePrices } from './ore-prices';
 
 const MAX_GRANT_DAYS = 3650;
 
@@ -56,6 +57,7 @@ async function withKeyStore<T>(fn: (keys: KeyStore, tombstone: (hash: Buffer) =>
 export function registerAdmin(program: Command): void {
   const admin = program.command('admin').description('operator commands for subscriptions, API keys and the indexed chain');
   registerChain(admin);
+  registerOrePrices(admin);
 
   admin
     .command('grant')
