@@ -224,7 +224,7 @@ export const EVENTS = {
     subject: 'grid.miners.settled',
     payload: message(miners.roundMinersSchema, "Every wallet's side of a settled round, once the indexer has read the round's transactions and stored its miner rows (a round's miners may follow its `grid.round.settled` by a few seconds, or much later when history is filled)."),
     stream: 'rounds',
-    description: 'JetStream stream ROUNDS; Nats-Msg-Id = "miners-<round id>".',
+    description: 'JetStream stream ROUNDS; Nats-Msg-Id = "miners-<round id>"; a round whose miners do not fit the server\'s max payload comes in several messages, each with some of them ("miners-<round id>-<offset of its first>").',
     publisher: { service: 'indexer', summary: "publishes a round's miner rows once they are stored" },
     receivers: [{ service: 'api-gateway', summary: "pushes each wallet's row to its /miners/{address}/stream clients (a plain subscription on every replica)" }],
   }),
