@@ -36,6 +36,10 @@ export function indexerSettings(devnet: Devnet, db: TestDatabase, ns: TestNamesp
     pollIntervalMs: 200,
     slotSeconds,
     leaderRetryMs: 100,
+    // Off unless a test is about it: the devnet runs in the test's process, at rounds a hundred
+    // times mainnet's pace, and reading every deploy's transaction would load the process the
+    // timing of the other tests depends on.
+    minerLedger: false,
   };
 }
 

@@ -36,7 +36,8 @@ async function run(devnet: Devnet, overrides: Partial<IndexerSettings> = {}): Pr
   const db = await createTestDatabase();
   const ns = testNamespace();
   const pool = createPool(db.url);
-  const settings: IndexerSettings = { ...indexerSettings(devnet, db, ns, CHAIN.slotMs / 1000), history: { fromRound: 1, recheckMs: 500 }, ...overrides };
+  // With the ledger, as an indexer runs by default: the fill reads every deploy and writes each round's miners too.
+  const settings: IndexerSettings = { ...indexerSettings(devnet, db, ns, CHAIN.slotMs / 1000), history: { fromRound: 1, recheckMs: 500 }, minerLedger: true, ...overrides };
   const r: Run = { devnet, db, ns, pool, repo: new RoundRepository(pool), settings, indexer: null };
   runs.push(r);
   return r;

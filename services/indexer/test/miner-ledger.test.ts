@@ -77,7 +77,7 @@ describe("every miner's ledger, indexed from the chain", () => {
     bus.subscribe(names.subjects.minersSettled, { callback: (_e, msg) => void settled.push(decodeEvent('minersSettled', msg.data)) });
     bus.subscribe(names.subjects.minerDeployed, { callback: (_e, msg) => void deployed.push(decodeEvent('minerDeployed', msg.data)) });
     indexer = await startIndexer(
-      { ...indexerSettings(devnet, db, ns, CHAIN.slotMs / 1000), history: { fromRound: 1, recheckMs: 500 } },
+      { ...indexerSettings(devnet, db, ns, CHAIN.slotMs / 1000), history: { fromRound: 1, recheckMs: 500 }, minerLedger: true },
       { logger, metrics: new Registry() },
     );
     const upTo = HISTORY + 15;
