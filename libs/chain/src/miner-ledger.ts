@@ -81,11 +81,13 @@ export function minerRounds(input: LedgerInput): MinerRound[] {
   }
   const fees = networkFees(input.applied, input.transactions);
   const paid = transactionCosts(input);
+  const stakes = new Map(played?.miners.map((m) => [m.authority, m.deployed]));
+  const winner = winningSquare(input.account.slotHash);
   const rows: MinerRound[] = [];
   for (const w of wallets.values()) {
     const first = w.deploys[0]!;
     const last = w.deploys[w.deploys.length - 1]!;
-    const stake = played?.miners.find((m) => m.authority === w.address)?.deployed ?? (played === null ? null : new Array<number>(SQUARES).fill(0));
+    const stake = played === null ? null : (stakes.get(w.address) ?? NO_STAKE);
     const shown = stakeShown(w.deploys);
     const perSquare = stake ?? shown;
     const squares = perSquare === null ? null : perSquare.flatMap((v, s) => (v > 0 ? [s] : []));
@@ -100,7 +102,6 @@ export function minerRounds(input: LedgerInput): MinerRound[] {
     const executorFee = cost === undefined ? 0 : cost.executorFee;
     const net =
       outcome === null || deployed === null || network === null || executorFee === null ? null : outcome.solBack - deployed - network.base - network.priority - executorFee;
-    const winner = winningSquare(input.account.slotHash);
     rows.push({
       roundId: input.account.id,
       address: w.address,
@@ -132,6 +133,9 @@ export function minerRounds(input: LedgerInput): MinerRound[] {
   }
   return rows;
 }
+
+/** A wallet whose deploys all took nothing. */
+const NO_STAKE: readonly number[] = new Array<number>(SQUARES).fill(0);
 
 const ZERO_OUTCOME: Omit<MinerOutcome, 'authority'> = { solBack: 0, oreTopMiner: 0, oreSplit: 0, oreMotherlode: 0, topMiner: false, adminFee: 0, protocolFee: 0 };
 

@@ -1,6 +1,10 @@
 import type { MinerRound } from '@gridlab/contracts';
 import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import bs58 from 'bs58';
+import { from as copyFrom } from 'pg-copy-streams';
+import { copyRows } from './copy-rows';
 import { BLOCK_ROUNDS, blockStartOf, decodeBlock, encodeBlock } from './block';
 import { ROLLUP_COLUMNS, addRollup, rollupOf, type Rollup } from './rollup';
 import { toStored, type StoredRow } from './row';
@@ -16,29 +20,15 @@ export interface LedgerRound {
 const ONE_ORE = 100_000_000_000;
 /** Weekly partitions of the blocks: 7 blocks of 1,440 rounds. */
 export const PARTITION_ROUNDS = 7 * BLOCK_ROUNDS;
+/** Wallet ids the writer keeps in memory (~100 bytes each): a month of mainnet's wallets. */
+const WALLETS_CACHED = 200_000;
 /** Hourly rollups are kept this long (the 24 h window and the hourly series). */
 const HOURS_KEPT = 48;
 
-const STORED_COLUMNS = [
-  ['amount', 'int8'], ['sol_back', 'int8'], ['ore', 'int8'], ['ore_motherlode', 'int8'], ['admin_fee', 'int8'], ['protocol_fee', 'int8'], ['ore_value', 'int8'],
-  ['round_id', 'int4'], ['miner_id', 'int4'], ['squares', 'int4'], ['signer_id', 'int4'], ['network_fee', 'int4'], ['priority_fee', 'int4'],
-  ['executor_fee', 'int4'], ['checkpoint_deposit', 'int4'], ['slots_left', 'int2'], ['slots_left_last', 'int2'], ['deploys', 'int2'],
-  ['strategy', 'int2'], ['flags', 'int2'], ['amounts', 'bytea'],
-] as const;
-
-function storedValues(r: StoredRow): unknown[] {
-  return [
-    r.amount, r.solBack, r.ore, r.oreMotherlode, r.adminFee, r.protocolFee, r.oreValue, r.roundId, r.minerId, r.squares, r.signerId, r.networkFee,
-    r.priorityFee, r.executorFee, r.checkpointDeposit, r.slotsLeft, r.slotsLeftLast, r.deploys, r.strategy, r.flags,
-    r.amounts === null ? null : amountsBytes(r.amounts),
-  ];
-}
-
-function amountsBytes(amounts: readonly number[]): Buffer {
-  const b = Buffer.alloc(8 * amounts.length);
-  amounts.forEach((a, i) => b.writeBigInt64BE(BigInt(a), 8 * i));
-  return b;
-}
+/** Columns of `miner_rounds_recent` widest first, in the order `copyRows` writes them. */
+export const STORED_COLUMN_LIST =
+  'amount, sol_back, ore, ore_motherlode, admin_fee, protocol_fee, ore_value, round_id, miner_id, squares, signer_id, network_fee, priority_fee, ' +
+  'executor_fee, checkpoint_deposit, slots_left, slots_left_last, deploys, strategy, flags, amounts';
 
 export function amountsOf(bytes: Buffer | null): number[] | null {
   if (bytes === null) return null;
@@ -47,10 +37,7 @@ export function amountsOf(bytes: Buffer | null): number[] | null {
   return out;
 }
 
-/** Columns of `miner_rounds_recent`, in the order `storedValues` gives them. */
-export const STORED_COLUMN_LIST = STORED_COLUMNS.map(([c]) => c).join(', ');
 
-const UNNEST_ROWS = `SELECT * FROM unnest(${STORED_COLUMNS.map(([, t], i) => `$${i + 1}::${t}[]`).join(', ')})`;
 const ROLLUP_TYPES = ['int4', 'int4', 'int4', 'int4', 'int4', 'int4', 'int4', 'int4', 'int8', 'int8', 'int8', 'int8', 'int8', 'int8', 'int8', 'int8', 'int8', 'int8', 'int8', 'int8', 'text'] as const;
 
 /** `t.c + excluded.c` for every summed column; first/last round by least/greatest; the histogram element-wise. */
@@ -75,10 +62,10 @@ function rollupValues(r: Rollup): unknown[] {
  * Rollup rows into `table`, one statement: `keys[i]` the hour or day of `rollups[i]` (null:
  * the all-time table). Each (key, wallet) must appear once (ON CONFLICT updates a row once).
  */
-function rollupUpsert(table: string, column: string | null, rollups: readonly { key: number | null; minerId: number; rollup: Rollup }[]): { text: string; values: unknown[] } {
+function rollupUpsert(table: string, column: string | null, rollups: readonly { key: number; minerId: number; rollup: Rollup }[]): { text: string; values: unknown[] } {
   const rowsOf = rollups.map((r) => rollupValues(r.rollup));
   const columns = ROLLUP_COLUMNS.map((_, i) => rowsOf.map((row) => row[i]));
-  const params = [rollups.map((r) => r.key ?? 0), rollups.map((r) => r.minerId), ...columns];
+  const params = [rollups.map((r) => r.key), rollups.map((r) => r.minerId), ...columns];
   const select = `SELECT ${column === null ? '' : 'k, '}m, ${ROLLUP_COLUMNS.map((c, i) => (c === 'slots_hist' ? `c${i}::int4[]` : `c${i}`)).join(', ')}
     FROM unnest($1::int4[], $2::int4[], ${ROLLUP_TYPES.map((t, i) => `$${i + 3}::${t}[]`).join(', ')}) AS u(k, m, ${ROLLUP_COLUMNS.map((_, i) => `c${i}`).join(', ')})`;
   const conflict = column === null ? '(miner_id)' : `(miner_id, ${column})`;
@@ -89,15 +76,16 @@ function rollupUpsert(table: string, column: string | null, rollups: readonly { 
   };
 }
 
-/** Rows' rollups summed per (key, wallet). */
-function sumRollups(rows: readonly StoredRow[], keyOf: (row: StoredRow) => number | null): { key: number | null; minerId: number; rollup: Rollup }[] {
-  const sums = new Map<string, { key: number | null; minerId: number; rollup: Rollup }>();
-  for (const row of rows) {
+/** Rows' rollups summed per (key, wallet): an hour or a day, or 0 for all time. */
+function sumRollups(rows: readonly { readonly row: StoredRow; readonly rollup: Rollup }[], keyOf: (row: StoredRow) => number): { key: number; minerId: number; rollup: Rollup }[] {
+  // Keys below 2^21 (hours until the year 2209) and wallet ids below 2^31: one exact number each.
+  const sums = new Map<number, { key: number; minerId: number; rollup: Rollup }>();
+  for (const { row, rollup } of rows) {
     const key = keyOf(row);
-    const id = `${key}:${row.minerId}`;
+    const id = key * 2 ** 31 + row.minerId;
     const sum = sums.get(id);
-    if (sum === undefined) sums.set(id, { key, minerId: row.minerId, rollup: rollupOf(row) });
-    else addRollup(sum.rollup, rollupOf(row));
+    if (sum === undefined) sums.set(id, { key, minerId: row.minerId, rollup: { ...rollup, slotsHist: [...rollup.slotsHist] } });
+    else addRollup(sum.rollup, rollup);
   }
   return [...sums.values()];
 }
@@ -114,6 +102,9 @@ export interface LedgerEntry {
  * compaction of closed blocks; the hourly rollups' expiry.
  */
 export class MinerLedgerWriter {
+  /** Wallet ids already read (an id never changes): a round's wallets are mostly ones seen before. */
+  private readonly walletIds = new Map<string, number>();
+
   constructor(
     private readonly pool: Pool,
     /** The clock the 48 hours of hourly rollups count from. */
@@ -131,10 +122,12 @@ export class MinerLedgerWriter {
    */
   async writeRounds(entries: readonly LedgerEntry[]): Promise<Set<number>> {
     if (entries.length === 0) return new Set();
-    return withTransaction(this.pool, async (client) => {
+    // Ids of wallets read or inserted in the transaction, kept once it commits (a rolled back insert's id names nothing).
+    const seen = new Map<string, number>();
+    const stored = await withTransaction(this.pool, async (client) => {
       const addresses = new Set<string>();
       for (const e of entries) for (const m of e.miners) addresses.add(m.address).add(m.signer);
-      const ids = await walletIds(client, [...addresses]);
+      const ids = await this.idsOf(client, [...addresses], seen);
       const { rows: fresh } = await client.query<{ round_id: number }>(
         `INSERT INTO indexer.miner_round_sets (round_id, settled_at, miner_ids)
          SELECT r, t, string_to_array(m, ',')::int4[] FROM unnest($1::int4[], $2::timestamptz[], $3::text[]) AS u(r, t, m)
@@ -159,19 +152,19 @@ export class MinerLedgerWriter {
         }
       }
       if (rows.length === 0) return written;
-      const tuples = rows.map(storedValues);
-      await client.query(
-        `INSERT INTO indexer.miner_rounds_recent (${STORED_COLUMN_LIST}) ${UNNEST_ROWS}`,
-        STORED_COLUMNS.map((_, c) => tuples.map((t) => t[c])),
-      );
+      await pipeline(Readable.from([copyRows(rows)]), client.query(copyFrom(`COPY indexer.miner_rounds_recent (${STORED_COLUMN_LIST}) FROM STDIN (FORMAT binary)`)));
       // Hourly rollups are kept for 48 hours: older rounds (history) go to the days and totals only.
       const oldestHour = Math.floor(this.now().getTime() / 3_600_000) - HOURS_KEPT;
-      const recentRows = rows.filter((r) => hourOf.get(r.roundId)! >= oldestHour);
-      const upserts = [rollupUpsert('miner_days', 'day', sumRollups(rows, (r) => dayOf.get(r.roundId)!)), rollupUpsert('miner_totals', null, sumRollups(rows, () => null))];
-      if (recentRows.length > 0) upserts.push(rollupUpsert('miner_hours', 'hour', sumRollups(recentRows, (r) => hourOf.get(r.roundId)!)));
+      const each = rows.map((r) => ({ row: r, rollup: rollupOf(r) }));
+      const upserts = [rollupUpsert('miner_days', 'day', sumRollups(each, (r) => dayOf.get(r.roundId)!)), rollupUpsert('miner_totals', null, sumRollups(each, () => 0))];
+      const recent = each.filter((e) => hourOf.get(e.row.roundId)! >= oldestHour);
+      if (recent.length > 0) upserts.push(rollupUpsert('miner_hours', 'hour', sumRollups(recent, (r) => hourOf.get(r.roundId)!)));
       for (const q of upserts) await client.query(q.text, q.values);
       return written;
     });
+    if (this.walletIds.size + seen.size > WALLETS_CACHED) this.walletIds.clear();
+    for (const [a, id] of seen) this.walletIds.set(a, id);
+    return stored;
   }
 
   /** Stored rounds in [fromId, toId] whose miners are not stored, newest first, at most `limit`, none of `skip`. */
@@ -190,6 +183,23 @@ export class MinerLedgerWriter {
     const { rows } = await this.pool.query<{ first: number | null; last: number | null }>('SELECT min(id) AS first, max(id) AS last FROM indexer.rounds');
     const r = rows[0]!;
     return r.first === null || r.last === null ? null : { first: r.first, last: r.last };
+  }
+
+  /** The wallets' ids, from memory or PostgreSQL (inserting new wallets); those read from PostgreSQL also go to `seen`. */
+  private async idsOf(client: PoolClient, addresses: readonly string[], seen: Map<string, number>): Promise<Map<string, number>> {
+    const ids = new Map<string, number>();
+    const unknown: string[] = [];
+    for (const a of addresses) {
+      const id = this.walletIds.get(a);
+      if (id === undefined) unknown.push(a);
+      else ids.set(a, id);
+    }
+    if (unknown.length === 0) return ids;
+    for (const [a, id] of await walletIds(client, unknown)) {
+      ids.set(a, id);
+      seen.set(a, id);
+    }
+    return ids;
   }
 
   /** Which of `ids` have their miners stored. */
@@ -278,13 +288,16 @@ export class MinerLedgerWriter {
 }
 
 async function walletIds(client: PoolClient, addresses: readonly string[]): Promise<Map<string, number>> {
-  const bytes = addresses.map((a) => Buffer.from(bs58.decode(a)));
-  // Sorted, so concurrent writers take the unique index's locks in one order.
-  const order = bytes.map((_, i) => i).sort((a, b) => Buffer.compare(bytes[a]!, bytes[b]!));
-  await client.query('INSERT INTO indexer.wallets (address) SELECT unnest($1::bytea[]) ON CONFLICT (address) DO NOTHING', [order.map((i) => bytes[i])]);
-  const { rows } = await client.query<{ id: number; address: Buffer }>('SELECT id, address FROM indexer.wallets WHERE address = ANY($1::bytea[])', [bytes]);
   const ids = new Map<string, number>();
-  for (const r of rows) ids.set(bs58.encode(r.address), r.id);
+  const bytes = addresses.map((a) => Buffer.from(bs58.decode(a)));
+  const { rows: known } = await client.query<{ id: number; address: Buffer }>('SELECT id, address FROM indexer.wallets WHERE address = ANY($1::bytea[])', [bytes]);
+  for (const r of known) ids.set(bs58.encode(r.address), r.id);
+  // Sorted, so concurrent writers take the unique index's locks in one order.
+  const missing = bytes.filter((_, i) => !ids.has(addresses[i]!)).sort(Buffer.compare);
+  if (missing.length === 0) return ids;
+  await client.query('INSERT INTO indexer.wallets (address) SELECT unnest($1::bytea[]) ON CONFLICT (address) DO NOTHING', [missing]);
+  const { rows: added } = await client.query<{ id: number; address: Buffer }>('SELECT id, address FROM indexer.wallets WHERE address = ANY($1::bytea[])', [missing]);
+  for (const r of added) ids.set(bs58.encode(r.address), r.id);
   return ids;
 }
 

@@ -111,7 +111,7 @@ export function addRollup(into: Rollup, r: Rollup): Rollup {
   into.oreSplit += r.oreSplit;
   into.oreMotherlode += r.oreMotherlode;
   into.oreValue += r.oreValue;
-  r.slotsHist.forEach((v, i) => (into.slotsHist[i]! += v));
+  for (let i = 0; i < r.slotsHist.length; i++) into.slotsHist[i]! += r.slotsHist[i]!;
   return into;
 }
 
