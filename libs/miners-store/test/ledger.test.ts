@@ -231,6 +231,17 @@ describe('the miner ledger in PostgreSQL', () => {
     expect((await store.summary(w, now))!.all.oreValue).toBe(300_000_000 + 50_000_000);
   });
 
+  it('forgets the id of a wallet whose first write rolled back', async () => {
+    const w = bs58.encode(randomBytes(32));
+    const id = 70_000;
+    const good = { ...roundRows(id, settledAt(id).toISOString(), prng(4))[0]!, address: w, signer: w };
+    // A row the table cannot hold (a deploy count beyond int2) fails the write after the wallet was inserted.
+    await expect(writer.writeRound({ id, settledAt: settledAt(id), productionCost: null }, [{ ...good, deploys: 1e6 }])).rejects.toThrow();
+    expect(await store.summary(w, now)).toBeNull();
+    expect(await writer.writeRound({ id, settledAt: settledAt(id), productionCost: null }, [good])).toBe(true);
+    expect((await store.roundMiners(id))!.miners.map((m) => [m.address, m.signer])).toEqual([[w, w]]);
+  });
+
   it('draws the daily series with running totals', async () => {
     const perf = await store.performance(wallets[0]!, 'day');
     const rows = ledgerOf(wallets[0]!, () => true);
