@@ -19,7 +19,7 @@ function cssVar(name: string): string {
  * A uPlot line (or bar) chart sized to its container, redrawn when the data or the width
  * changes. `label` names it for assistive technology; `summary` is read instead of the canvas.
  */
-export function Chart({ x, series, label, summary, height = 220, xLabel, yLabel, testId }: {
+export function Chart({ x, series, label, summary, height = 220, xLabel, yLabel, testId, time = false }: {
   x: readonly number[];
   series: readonly Series[];
   label: string;
@@ -28,6 +28,8 @@ export function Chart({ x, series, label, summary, height = 220, xLabel, yLabel,
   xLabel?: string;
   yLabel?: string;
   testId?: string;
+  /** x holds Unix seconds: the axis shows dates and times. */
+  time?: boolean;
 }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -40,7 +42,7 @@ export function Chart({ x, series, label, summary, height = 220, xLabel, yLabel,
       height,
       legend: { show: series.length > 1 },
       cursor: { drag: { x: true, y: false } },
-      scales: { x: { time: false } },
+      scales: { x: { time } },
       axes: [
         { stroke: axis, grid: { stroke: grid }, ...(xLabel === undefined ? {} : { label: xLabel }) },
         { stroke: axis, grid: { stroke: grid }, size: 70, ...(yLabel === undefined ? {} : { label: yLabel }) },
@@ -67,7 +69,7 @@ export function Chart({ x, series, label, summary, height = 220, xLabel, yLabel,
       resize.disconnect();
       plot.destroy();
     };
-  }, [x, series, height]);
+  }, [x, series, height, time]);
   return (
     <figure class="chart" {...(testId === undefined ? {} : { 'data-testid': testId })}>
       <div ref={box} role="img" aria-label={`${label}: ${summary}`} />
