@@ -16,6 +16,15 @@ function cssVar(name: string): string {
 }
 
 /**
+ * The y axis's tick labels with as many decimals as the step between ticks needs (uPlot's
+ * default keeps 3, so a curve of a few thousandths of a SOL read 0, −0, −0).
+ */
+function tickLabels(_plot: uPlot, splits: number[], _axis: number, _space: number, step: number): string[] {
+  const decimals = Math.min(9, Math.max(0, -Math.floor(Math.log10(step))));
+  return splits.map((v) => v.toLocaleString('en-US', { maximumFractionDigits: decimals }));
+}
+
+/**
  * A uPlot line (or bar) chart sized to its container, redrawn when the data or the width
  * changes. `label` names it for assistive technology; `summary` is read instead of the canvas.
  */
@@ -44,8 +53,9 @@ export function Chart({ x, series, label, summary, height = 220, xLabel, yLabel,
       cursor: { drag: { x: true, y: false } },
       scales: { x: { time } },
       axes: [
-        { stroke: axis, grid: { stroke: grid }, ...(xLabel === undefined ? {} : { label: xLabel }) },
-        { stroke: axis, grid: { stroke: grid }, size: 70, ...(yLabel === undefined ? {} : { label: yLabel }) },
+        // Dates and times are wider than numbers: more room between their ticks.
+        { stroke: axis, grid: { stroke: grid }, ...(time ? { space: 90 } : {}), ...(xLabel === undefined ? {} : { label: xLabel }) },
+        { stroke: axis, grid: { stroke: grid }, size: 70, values: tickLabels, ...(yLabel === undefined ? {} : { label: yLabel }) },
       ],
       series: [
         {},

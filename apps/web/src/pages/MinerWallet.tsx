@@ -31,8 +31,9 @@ function slotsRange(range: MinerWindow['medianSlotsLeft']): string {
   return range.max === null ? `≥ ${int(range.min)} slots` : `${int(range.min)}–${int(range.max)} slots`;
 }
 
+/** A signed SOL result, to the lamport-thousand (devnet and small wallets net fractions of a cent). */
 function Net({ lamports }: { lamports: number }) {
-  return <span class={lamports >= 0 ? 'good' : 'error'}>{signedSol(lamports / 1e9)}</span>;
+  return <span class={lamports >= 0 ? 'good' : 'error'}>{signedSol(lamports / 1e9, 6)}</span>;
 }
 
 function SummaryCards({ summary }: { summary: MinerSummary }) {
@@ -123,7 +124,7 @@ function Performance({ address }: { address: string }) {
               x={curve.x}
               series={[{ label: 'Net SOL', values: curve.y, fill: true }]}
               label="Cumulative net SOL"
-              summary={`${p.points.length} ${p.bucket === 'day' ? 'days' : 'hours'} played, ${signedSol(last.cumulativeNet / 1e9)} in all, ${ore(last.cumulativeOre, 4)} ORE won`}
+              summary={`${p.points.length} ${p.bucket === 'day' ? 'day' : 'hour'}${p.points.length === 1 ? '' : 's'} played, ${signedSol(last.cumulativeNet / 1e9, 6)} in all, ${ore(last.cumulativeOre, 4)} ORE won`}
               yLabel="SOL"
             />
           );
@@ -140,7 +141,7 @@ function SquaresHeat({ rows }: { rows: readonly MinerRound[] }) {
     <section aria-labelledby="squares-title">
       <h2 id="squares-title">Its squares</h2>
       <p class="muted">
-        From the {int(heat.known)} rounds loaded below{heat.unknown > 0 ? ` (${int(heat.unknown)} more whose squares the chain does not show)` : ''}: load more rounds to widen it.
+        From the {heat.known === 1 ? 'round' : `${int(heat.known)} rounds`} loaded below{heat.unknown > 0 ? ` (${int(heat.unknown)} more whose squares the chain does not show)` : ''}: load more rounds to widen it.
       </p>
       <Switch
         legend="Colour the squares by"

@@ -94,13 +94,13 @@ function TopMiners() {
                     <tr key={m.address}>
                       <td class="num">{m.rank}</td>
                       <th scope="row">
-                        <a href={minerHref(m.address)} title={m.address} aria-label={`Wallet ${m.address}`}>
+                        <a href={minerHref(m.address)} title={m.address}>
                           <code>{shortAddress(m.address)}</code>
                         </a>
                       </th>
                       <td class="num">{int(m.rounds)}</td>
                       <td class="num">{sol(m.deployed)}</td>
-                      <td class={`num ${m.net >= 0 ? 'good' : 'error'}`}>{signedSol(m.net / 1e9)}</td>
+                      <td class={`num ${m.net >= 0 ? 'good' : 'error'}`}>{signedSol(m.net / 1e9, 6)}</td>
                       <td class="num">{ore(m.ore, 4)} ORE</td>
                     </tr>
                   ))}
