@@ -40,7 +40,7 @@ function amountsBytes(amounts: readonly number[]): Buffer {
   return b;
 }
 
-export function amountsOf(bytes: Buffer | null): number[] | null {
+function amountsOf(bytes: Buffer | null): number[] | null {
   if (bytes === null) return null;
   const out: number[] = [];
   for (let o = 0; o + 8 <= bytes.length; o += 8) out.push(Number(bytes.readBigInt64BE(o)));
