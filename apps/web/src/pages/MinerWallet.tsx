@@ -154,7 +154,7 @@ function SquaresHeat({ rows }: { rows: readonly MinerRound[] }) {
         onChange={setBy}
       />
       <Grid
-        cells={heat.lamports.map((deployed, i) => ({ deployed, miners: null, note: `${int(heat.rounds[i] ?? 0)} rounds` }))}
+        cells={heat.lamports.map((deployed, i) => ({ deployed, miners: null, note: `${int(heat.rounds[i] ?? 0)} round${heat.rounds[i] === 1 ? '' : 's'}` }))}
         caption={`${by === 'sol' ? 'SOL this wallet deployed' : 'Rounds this wallet played'} on each square, over the ${heat.known} rounds loaded`}
         {...(by === 'rounds' ? { metric: { values: heat.rounds, format: (n: number) => `${int(n)}×` } } : {})}
       />
