@@ -25,7 +25,7 @@ const SECRET = 'dashboard-secret-0123456789abcdef';
 const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const SHOTS = join(WORKSPACE_ROOT, '.gridlab', 'screenshots');
-const PAGES = ['live', 'history', 'events', 'lab', 'strategies', 'leaderboard', 'subscribe'] as const;
+const PAGES = ['live', 'history', 'miners', 'events', 'lab', 'strategies', 'leaderboard', 'subscribe'] as const;
 
 const haveChromium = existsSync(CHROMIUM);
 const NO_CHROMIUM = `no Chromium at ${CHROMIUM} (scripts/ensure-browser.sh installs Debian's chromium; CHROMIUM_PATH overrides)`;
@@ -449,13 +449,80 @@ describeBrowser('the dashboard in a real browser', () => {
     await context.close();
   });
 
+  it('opens a wallet from the top miners: its summary, P&L chart, squares and ledger, exported as CSV through the session', async () => {
+    // The indexer fills the miner tables as the devnet's rounds settle; a returning wallet
+    // with a few rounds makes a ledger worth reading (the devnet's whales play most rounds).
+    await waitUntil(
+      'the indexer to store a miner with a few rounds',
+      async () => {
+        const res = await fetch(`${base}/api/v1/miners?window=all&sort=rounds&limit=1`, { headers: { authorization: `Bearer ${apiKey}` } });
+        return res.ok ? ((await res.json()) as { miners: { rounds: number }[] }).miners[0]?.rounds ?? 0 : 0;
+      },
+      (rounds) => rounds >= 5,
+      { timeoutMs: 120_000, everyMs: 2000 },
+    );
+    const { context, page } = await openPage({ signIn: true });
+    await go(page, 'miners');
+    await page.getByLabel('Window', { exact: true }).selectOption('all');
+    await page.getByLabel('Sort by').selectOption('rounds');
+    const top = page.getByTestId('top-miners');
+    // The table of the sort and window chosen (the previous one stays until it comes).
+    await top.locator('caption', { hasText: 'by Rounds played, All time' }).waitFor({ timeout: 20_000 });
+    // A mistyped address is refused at its field, before any request.
+    await page.getByLabel('Wallet address').fill('0xnot-an-address');
+    await page.getByRole('button', { name: 'Open wallet' }).click();
+    expect(await page.getByTestId('error-miner-address').textContent()).toContain('is not a base58 character');
+    expect(await page.getByLabel('Wallet address').getAttribute('aria-invalid')).toBe('true');
+
+    const link = top.locator('tbody tr').first().getByRole('link');
+    const address = (await link.getAttribute('title'))!;
+    await link.click();
+    const summary = page.getByTestId('miner-summary');
+    await summary.waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId('miner-address').textContent()).toBe(address);
+    expect(await summary.textContent()).toMatch(/Rounds[\d,]+Deployed[\d.,]+ SOLSOL back[\d.,]+ SOLNet SOL[+−]?[\d.,]+ SOL/);
+    expect(await page.getByTestId('miner-ore').textContent()).toMatch(/ORE won[\d.,]+ ORE/);
+    await waitUntil('the P&L curve to be drawn', () => canvasDrawn(page, 'pnl-chart'), (drawn) => drawn, { timeoutMs: 20_000 });
+    const rows = page.locator('[data-testid=miner-ledger] tbody tr');
+    await rows.first().waitFor({ timeout: 20_000 });
+    // Newest first.
+    const ids = (await rows.locator('th').allTextContents()).map(Number);
+    expect(ids.length).toBeGreaterThan(0);
+    expect([...ids].sort((a, b) => b - a)).toEqual(ids);
+    // The heat map counts the rounds loaded on the squares they took.
+    await page.getByTestId('heat-rounds').check();
+    const played = await page.locator('[data-testid=grid] td').evaluateAll((cells) => cells.reduce((sum, c) => sum + Number(c.getAttribute('data-value')), 0));
+    expect(played).toBeGreaterThan(0);
+    // The export downloads the server's CSV through the session (the page never holds the key).
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe(`gridlab-miner-${address}.csv`);
+    const csv = (await readFile(await download.path(), 'utf8')).trim().split('\n');
+    expect(csv[0]).toMatch(/^roundId,address,settledAt,payoutRule/);
+    expect(csv.length).toBeGreaterThan(1);
+    expect(csv[1]).toContain(address);
+    await page.getByTestId('heat-sol').check();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'miners.png'), fullPage: true });
+    await context.close();
+
+    const narrow = await openPage({ signIn: true, width: 360 });
+    await narrow.page.goto(`${base}/#/miners?address=${address}`);
+    await narrow.page.getByTestId('miner-summary').waitFor({ timeout: 20_000 });
+    await narrow.page.locator('[data-testid=miner-ledger] tbody tr').first().waitFor({ timeout: 20_000 });
+    await waitUntil('the P&L curve at 360 px', () => canvasDrawn(narrow.page, 'pnl-chart'), (drawn) => drawn, { timeoutMs: 20_000 });
+    expect(await narrow.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+    await narrow.page.screenshot({ path: join(SHOTS, 'miners-360.png'), fullPage: true });
+    await narrow.context.close();
+  });
+
   it('has no serious accessibility violation on any page, fits 360 px, and follows a dark system theme', async () => {
     const { context, page } = await openPage({ signIn: true });
     const found: Record<string, string[]> = {};
     for (const route of PAGES) {
       await go(page, route);
       await loaded(page);
-      await page.screenshot({ path: join(SHOTS, `${route}.png`), fullPage: true });
+      // miners.png is a wallet's page (the Miners test); here the page opens on the top miners.
+      await page.screenshot({ path: join(SHOTS, `${route === 'miners' ? 'miners-top' : route}.png`), fullPage: true });
       const violations = await axeViolations(page);
       if (violations.length > 0) found[route] = violations;
     }
@@ -478,6 +545,10 @@ describeBrowser('the dashboard in a real browser', () => {
     const background = await dark.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(background).toBe('rgb(14, 17, 22)');
     await dark.page.screenshot({ path: join(SHOTS, 'live-dark.png'), fullPage: true });
+    expect(await axeViolations(dark.page)).toEqual([]);
+    await go(dark.page, 'miners');
+    await loaded(dark.page);
+    await dark.page.screenshot({ path: join(SHOTS, 'miners-dark.png'), fullPage: true });
     expect(await axeViolations(dark.page)).toEqual([]);
     await dark.context.close();
   });

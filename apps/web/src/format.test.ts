@@ -7,6 +7,8 @@ describe('format', () => {
     expect(sol(123_456_789_000)).toBe('123.4568 SOL');
     expect(signedSol(0.5)).toBe('+0.5 SOL');
     expect(signedSol(-0.25)).toBe('−0.25 SOL');
+    expect(signedSol(-0.00004)).toBe('0 SOL');
+    expect(signedSol(-0.00004, 6)).toBe('−0.00004 SOL');
   });
 
   it('formats percentages, countdowns, p-values and heat', () => {

@@ -19,7 +19,9 @@ export function ore(baseUnits: number, digits = 2): string {
 /** A signed SOL amount (already in SOL): `+0.12 SOL`, `−0.5 SOL`. */
 export function signedSol(value: number, digits = 4): string {
   const abs = Math.abs(value).toLocaleString('en-US', { maximumFractionDigits: digits });
-  return `${value > 0 ? '+' : value < 0 ? '−' : ''}${abs} SOL`;
+  // What rounds to 0 is shown unsigned (not `−0 SOL`).
+  const sign = abs === '0' ? '' : value > 0 ? '+' : value < 0 ? '−' : '';
+  return `${sign}${abs} SOL`;
 }
 
 /** A fraction as a percentage: 0.1234 → `12.34%`. */

@@ -9,6 +9,7 @@ import { HistoryPage } from './pages/History';
 import { LabPage } from './pages/Lab';
 import { LeaderboardPage } from './pages/Leaderboard';
 import { LivePage } from './pages/Live';
+import { MinersPage } from './pages/Miners';
 import { SignInPage } from './pages/SignIn';
 import { StrategiesPage } from './pages/Strategies';
 import { SubscribePage } from './pages/Subscribe';
@@ -18,6 +19,7 @@ import './styles.css';
 const PAGES = [
   { path: '/', label: 'Live', needsSession: true },
   { path: '/history', label: 'History', needsSession: true },
+  { path: '/miners', label: 'Miners', needsSession: true },
   { path: '/events', label: 'Events', needsSession: true },
   { path: '/lab', label: 'Strategy Lab', needsSession: true },
   { path: '/strategies', label: 'My strategies', needsSession: true },
@@ -72,6 +74,9 @@ function App() {
         break;
       case '/history':
         content = <HistoryPage roundId={roundParam === null || !/^\d+$/.test(roundParam) ? null : Number(roundParam)} />;
+        break;
+      case '/miners':
+        content = <MinersPage address={route.params.get('address')} />;
         break;
       case '/events':
         content = <EventsPage />;

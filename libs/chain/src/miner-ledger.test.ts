@@ -55,7 +55,7 @@ function account(rng: bigint): RoundAccount {
     mass: null,
     rewards: null,
     split: false,
-  } as RoundAccount;
+  };
 }
 
 const deploy = (authority: string, signer: string, signature: string, squares: number | null, amount: number | null, slotsLeft: number, strategy: RoundDeploy['strategy'] = null): RoundDeploy => ({
@@ -98,7 +98,7 @@ function tx(signature: string, feePayer: string, fee: number, call: Partial<OreT
         automationGain: 0,
         automated: call.signer !== call.authority,
         ...call,
-      } as OreTransaction['deploys'][number],
+      },
     ],
     varValue: null,
     created,

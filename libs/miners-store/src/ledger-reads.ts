@@ -110,11 +110,12 @@ export class MinerLedgerStore implements MinerLedgerReads {
   async exportRounds(address: string, before?: number): Promise<AsyncIterable<readonly MinerRound[]> | null> {
     const id = await this.minerId(address);
     if (id === null) return null;
-    const self = this;
+    const stored = () => this.storedRows(id, before ?? EVERY_ROUND, Infinity);
+    const wire = (rows: StoredRow[]) => this.toWire(address, rows);
     return {
       async *[Symbol.asyncIterator]() {
-        for await (const batch of self.storedRows(id, before ?? EVERY_ROUND, Infinity)) {
-          for (let i = 0; i < batch.length; i += EXPORT_BATCH) yield await self.toWire(address, batch.slice(i, i + EXPORT_BATCH));
+        for await (const batch of stored()) {
+          for (let i = 0; i < batch.length; i += EXPORT_BATCH) yield await wire(batch.slice(i, i + EXPORT_BATCH));
         }
       },
     };

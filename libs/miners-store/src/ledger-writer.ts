@@ -30,7 +30,7 @@ export const STORED_COLUMN_LIST =
   'amount, sol_back, ore, ore_motherlode, admin_fee, protocol_fee, ore_value, round_id, miner_id, squares, signer_id, network_fee, priority_fee, ' +
   'executor_fee, checkpoint_deposit, slots_left, slots_left_last, deploys, strategy, flags, amounts';
 
-export function amountsOf(bytes: Buffer | null): number[] | null {
+function amountsOf(bytes: Buffer | null): number[] | null {
   if (bytes === null) return null;
   const out: number[] = [];
   for (let o = 0; o + 8 <= bytes.length; o += 8) out.push(Number(bytes.readBigInt64BE(o)));

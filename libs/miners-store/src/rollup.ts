@@ -5,9 +5,9 @@ import { FLAG_HELD_WINNER, FLAG_KNOWN, FLAG_SPLIT, FLAG_TOP_MINER, stakeOf, type
  * Slots-left buckets of the rollups' histogram (lower bounds): exact below 4 slots, where
  * automated wallets deploy, then widening. The median is given as its bucket.
  */
-export const SLOT_BUCKETS = [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192] as const;
+const SLOT_BUCKETS = [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192] as const;
 
-export function slotBucket(slots: number): number {
+function slotBucket(slots: number): number {
   let b = 0;
   while (b + 1 < SLOT_BUCKETS.length && slots >= SLOT_BUCKETS[b + 1]!) b++;
   return b;

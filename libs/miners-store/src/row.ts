@@ -8,11 +8,11 @@ export const FLAG_SPLIT = 2;
 export const FLAG_HELD_WINNER = 4;
 /** The outcome (SOL back, ORE, top miner, the winning square) is known. */
 export const FLAG_KNOWN = 8;
-export const FLAG_PARIMUTUEL = 16;
+const FLAG_PARIMUTUEL = 16;
 
-export const STRATEGY_MANUAL = -1;
+const STRATEGY_MANUAL = -1;
 /** Automated, the strategy not logged (DeployEvents before 2025-12-08 did not say). */
-export const STRATEGY_AUTOMATED = -2;
+const STRATEGY_AUTOMATED = -2;
 
 const SQUARES = 25;
 /** The stored slots-left columns are int2. */

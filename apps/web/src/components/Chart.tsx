@@ -16,10 +16,19 @@ function cssVar(name: string): string {
 }
 
 /**
+ * The y axis's tick labels with as many decimals as the step between ticks needs (uPlot's
+ * default keeps 3, so a curve of a few thousandths of a SOL read 0, −0, −0).
+ */
+function tickLabels(_plot: uPlot, splits: number[], _axis: number, _space: number, step: number): string[] {
+  const decimals = Math.min(9, Math.max(0, -Math.floor(Math.log10(step))));
+  return splits.map((v) => v.toLocaleString('en-US', { maximumFractionDigits: decimals }));
+}
+
+/**
  * A uPlot line (or bar) chart sized to its container, redrawn when the data or the width
  * changes. `label` names it for assistive technology; `summary` is read instead of the canvas.
  */
-export function Chart({ x, series, label, summary, height = 220, xLabel, yLabel, testId }: {
+export function Chart({ x, series, label, summary, height = 220, xLabel, yLabel, testId, time = false }: {
   x: readonly number[];
   series: readonly Series[];
   label: string;
@@ -28,6 +37,8 @@ export function Chart({ x, series, label, summary, height = 220, xLabel, yLabel,
   xLabel?: string;
   yLabel?: string;
   testId?: string;
+  /** x holds Unix seconds: the axis shows dates and times. */
+  time?: boolean;
 }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -40,10 +51,11 @@ export function Chart({ x, series, label, summary, height = 220, xLabel, yLabel,
       height,
       legend: { show: series.length > 1 },
       cursor: { drag: { x: true, y: false } },
-      scales: { x: { time: false } },
+      scales: { x: { time } },
       axes: [
-        { stroke: axis, grid: { stroke: grid }, ...(xLabel === undefined ? {} : { label: xLabel }) },
-        { stroke: axis, grid: { stroke: grid }, size: 70, ...(yLabel === undefined ? {} : { label: yLabel }) },
+        // Dates and times are wider than numbers: more room between their ticks.
+        { stroke: axis, grid: { stroke: grid }, ...(time ? { space: 90 } : {}), ...(xLabel === undefined ? {} : { label: xLabel }) },
+        { stroke: axis, grid: { stroke: grid }, size: 70, values: tickLabels, ...(yLabel === undefined ? {} : { label: yLabel }) },
       ],
       series: [
         {},
@@ -67,7 +79,7 @@ export function Chart({ x, series, label, summary, height = 220, xLabel, yLabel,
       resize.disconnect();
       plot.destroy();
     };
-  }, [x, series, height]);
+  }, [x, series, height, time]);
   return (
     <figure class="chart" {...(testId === undefined ? {} : { 'data-testid': testId })}>
       <div ref={box} role="img" aria-label={`${label}: ${summary}`} />
