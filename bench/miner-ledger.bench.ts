@@ -176,7 +176,7 @@ const bench: Bench = async () => {
       const dayRows: StoredRow[] = [];
       const sets: { round: number; miners: number[] }[] = [];
       for (let round = day * ROUNDS_PER_DAY; round < (day + 1) * ROUNDS_PER_DAY; round++) {
-        const ids = placed.wallet.subarray(placed.start[round]!, placed.start[round + 1]!);
+        const ids = placed.wallet.subarray(placed.start[round], placed.start[round + 1]);
         const made = makeRound(rng, wallets, round, ids).map(stored);
         sets.push({ round, miners: made.map((r) => r.minerId) });
         for (const r of made) {

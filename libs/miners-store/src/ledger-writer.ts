@@ -293,7 +293,7 @@ async function walletIds(client: PoolClient, addresses: readonly string[]): Prom
   const { rows: known } = await client.query<{ id: number; address: Buffer }>('SELECT id, address FROM indexer.wallets WHERE address = ANY($1::bytea[])', [bytes]);
   for (const r of known) ids.set(bs58.encode(r.address), r.id);
   // Sorted, so concurrent writers take the unique index's locks in one order.
-  const missing = bytes.filter((_, i) => !ids.has(addresses[i]!)).sort(Buffer.compare);
+  const missing = bytes.filter((_, i) => !ids.has(addresses[i]!)).sort((a, b) => Buffer.compare(a, b));
   if (missing.length === 0) return ids;
   await client.query('INSERT INTO indexer.wallets (address) SELECT unnest($1::bytea[]) ON CONFLICT (address) DO NOTHING', [missing]);
   const { rows: added } = await client.query<{ id: number; address: Buffer }>('SELECT id, address FROM indexer.wallets WHERE address = ANY($1::bytea[])', [missing]);
