@@ -5,7 +5,8 @@
  * as rows, the rollups), then the production reads and writes measured on it:
  * bytes a row on disk, a wallet's summary, its ledger export against a raw COPY of the
  * same rows from a one-row-per-miner-round table, the top miners of every window and sort,
- * one round's write with its rollups, and the compaction of a day.
+ * one round's write with its rollups, and the compaction of a day. MINER_BENCH_KEEP_DB=1
+ * keeps the database (its URL is printed) to look into a query by hand.
  */
 import { randomBytes } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
@@ -292,7 +293,11 @@ const bench: Bench = async () => {
     if (exported !== whale.n) throw new Error(`exported ${exported} rows of ${whale.n}`);
     const raw = percentile(rawMs, 50);
     const exp = percentile(exportMs, 50);
-    // Top miners: every window and sort, five times each; the slowest of each.
+    // Top miners: every window and sort, five times each, after the indexer's minute sums; the slowest.
+    const writer = new MinerLedgerWriter(pool, () => now);
+    const refreshStarted = performance.now();
+    await writer.refreshTops(now);
+    const refreshMs = performance.now() - refreshStarted;
     let topWorst = 0;
     for (const window of ['24h', '7d', '30d', 'all'] as const) {
       for (const sort of ['net', 'ore', 'deployed', 'rounds'] as const) {
@@ -300,12 +305,12 @@ const bench: Bench = async () => {
           const t = performance.now();
           const top = await store.top(sort, window, 100, now);
           if (k > 0) topWorst = Math.max(topWorst, performance.now() - t);
+          if (k === 4 && process.env['MINER_BENCH_KEEP_DB'] === '1') process.stderr.write(`top ${window} ${sort}: ${(performance.now() - t).toFixed(1)} ms\n`);
           if (top.miners.length === 0) throw new Error(`no top miners for ${window}/${sort}`);
         }
       }
     }
     // Writes: rounds after the loaded ones, 400 wallets each, through the indexer's writer.
-    const writer = new MinerLedgerWriter(pool);
     const writeMs: number[] = [];
     for (let k = 0; k < 30; k++) {
       const round = ROUNDS + k;
@@ -367,14 +372,16 @@ const bench: Bench = async () => {
         target: '>= 0.5',
         met: raw / exp >= 0.5,
       },
-      { key: 'miners.topWorstMs', label: 'miner ledger: top miners, slowest of every window (24h, 7d, 30d, all) and sort', value: Math.round(topWorst * 10) / 10, unit: 'ms', target: '< 100', met: topWorst < 100 },
+      { key: 'miners.topWorstMs', label: 'miner ledger: top miners as the gateway reads them, slowest of every window (24h, 7d, 30d, all) and sort', value: Math.round(topWorst * 10) / 10, unit: 'ms', target: '< 100', met: topWorst < 100 },
+      { key: 'miners.topsRefreshMs', label: 'miner ledger: the top lists of 24 h, 7 d and 30 d summed again from the rollups (the indexer, each minute)', value: Math.round(refreshMs), unit: 'ms' },
       { key: 'miners.writeRoundP50', label: 'miner ledger: one round written (400 rows and their rollups), p50 of 30', value: percentile(writeMs, 50), unit: 'ms' },
       { key: 'miners.writeRoundP99', label: 'miner ledger: one round written, p99 of 30', value: percentile(writeMs, 99), unit: 'ms' },
       { key: 'miners.compactSeconds', label: `miner ledger: a day's rows packed into blocks (${packed.toLocaleString('en')} rows)`, value: Math.round(compactSeconds * 100) / 100, unit: 's' },
     ];
   } finally {
     await pool.end();
-    await db.drop();
+    if (process.env['MINER_BENCH_KEEP_DB'] === '1') process.stderr.write(`miner ledger bench: database kept at ${db.url}\n`);
+    else await db.drop();
   }
 };
 

@@ -148,6 +148,7 @@ export const topMinersSchema = Type.Object(
   {
     window: literals(MINER_WINDOWS),
     sort: literals(MINER_SORTS),
+    asOf: described(Type.String({ format: 'date-time' }), 'when the figures were summed: the lists of 24 h, 7 d and 30 d are summed by the indexer each minute, all time is read live'),
     miners: Type.Array(
       Type.Object(
         { rank: Type.Integer({ minimum: 1 }), address, rounds: Type.Integer({ minimum: 0 }), deployed: lamports, net: signed, ore: lamports },

@@ -6,6 +6,7 @@ import { STORED_COLUMN_LIST, fromSql } from './ledger-writer';
 import type { MinerLedgerReads, MinerRoundPage } from './ports';
 import { ROLLUP_COLUMNS, addRollup, emptyRollup, toWindow, type Rollup } from './rollup';
 import { toWire, type StoredRow } from './row';
+import { SORT_CODES, WINDOW_CODES, windowTopSql } from './tops';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -45,13 +46,6 @@ function rollupFrom(r: RollupSql): Rollup {
   };
 }
 
-/** The sort expressions of the top miners, over a rollup row (summed for a window). */
-const SORTS: Readonly<Record<MinerSort, string>> = {
-  net: 'sol_back - deployed - network_fee - priority_fee - executor_fee',
-  ore: 'ore_top + ore_split + ore_motherlode',
-  deployed: 'deployed',
-  rounds: 'rounds',
-};
 
 /** The gateway's reads of the ledger (docs/miner-ledger-storage.md, "Reads"). */
 export class MinerLedgerStore implements MinerLedgerReads {
@@ -166,10 +160,17 @@ export class MinerLedgerStore implements MinerLedgerReads {
     if (rows.length === 0) return [];
     const signers = addresses ?? (await this.addresses([...new Set(rows.map((r) => r.signerId))]));
     const addressOf = (r: StoredRow): string => (typeof address === 'string' ? address : address.get(r.minerId)!);
-    const { rows: sets } = await this.pool.query<{ round_id: number; settled_at: Date }>(
-      'SELECT round_id, settled_at FROM indexer.miner_round_sets WHERE round_id = ANY($1::int4[])',
-      [rows.map((r) => r.roundId)],
-    );
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const r of rows) {
+      lo = Math.min(lo, r.roundId);
+      hi = Math.max(hi, r.roundId);
+    }
+    // A wallet that played most rounds of a span reads the span (one index range); one whose rounds lie far apart, its rounds.
+    const { rows: sets } =
+      hi - lo < 4 * rows.length
+        ? await this.pool.query<{ round_id: number; settled_at: Date }>('SELECT round_id, settled_at FROM indexer.miner_round_sets WHERE round_id BETWEEN $1 AND $2', [lo, hi])
+        : await this.pool.query<{ round_id: number; settled_at: Date }>('SELECT round_id, settled_at FROM indexer.miner_round_sets WHERE round_id = ANY($1::int4[])', [rows.map((r) => r.roundId)]);
     const settled = new Map(sets.map((s) => [s.round_id, s.settled_at.toISOString()]));
     return rows.map((r) => toWire(r, addressOf(r), signers.get(r.signerId)!, settled.get(r.roundId)!));
   }
@@ -206,28 +207,27 @@ export class MinerLedgerStore implements MinerLedgerReads {
     return { address, bucket, points };
   }
 
+  /**
+   * The top miners: of all time read live (expression indexes), of a window from the lists
+   * the indexer's leader sums each minute (`miner_tops`), or summed now before its first.
+   */
   async top(sort: MinerSort, window: MinerWindowName, limit: number, now: Date): Promise<TopMiners> {
-    const expr = SORTS[sort];
-    let sql: string;
-    let params: unknown[];
-    if (window === 'all') {
-      // The expression indexes on miner_totals give the order without a sort.
-      sql = `SELECT miner_id, rounds, deployed, ${SORTS.net} AS net, ${SORTS.ore} AS ore FROM indexer.miner_totals ORDER BY ${expr} DESC, miner_id LIMIT $1`;
-      params = [limit];
-    } else {
-      const hours = window === '24h';
-      const from = hours ? Math.floor(now.getTime() / HOUR_MS) - 24 : Math.floor(now.getTime() / DAY_MS) - (window === '7d' ? 7 : 30);
-      const sum = (c: string) => `sum(${c})::int8`;
-      sql = `SELECT miner_id, ${sum('rounds')} AS rounds, ${sum('deployed')} AS deployed, ${sum(SORTS.net)} AS net, ${sum(SORTS.ore)} AS ore
-        FROM indexer.${hours ? 'miner_hours' : 'miner_days'} WHERE ${hours ? 'hour' : 'day'} > $1
-        GROUP BY miner_id ORDER BY ${sort === 'net' || sort === 'ore' ? sort : sum(sort)} DESC, miner_id LIMIT $2`;
-      params = [from, limit];
+    type Top = { miner_id: number; rounds: number; deployed: number; net: number; ore: number; as_of?: Date };
+    let rows: Top[] = [];
+    let asOf = now;
+    if (window !== 'all') {
+      ({ rows } = await this.pool.query<Top>(
+        'SELECT miner_id, rounds, deployed, net, ore, refreshed_at AS as_of FROM indexer.miner_tops WHERE win = $1 AND sort = $2 ORDER BY rank LIMIT $3',
+        [WINDOW_CODES[window], SORT_CODES[sort], limit],
+      ));
+      if (rows.length > 0) asOf = rows[0]!.as_of!;
     }
-    const { rows } = await this.pool.query<{ miner_id: number; rounds: number; deployed: number; net: number; ore: number }>(sql, params);
+    if (rows.length === 0) ({ rows } = await this.pool.query<Top>(windowTopSql(sort, window, limit, now)));
     const addresses = await this.addresses(rows.map((r) => r.miner_id));
     return {
       window,
       sort,
+      asOf: asOf.toISOString(),
       miners: rows.map((r, i) => ({ rank: i + 1, address: addresses.get(r.miner_id)!, rounds: Number(r.rounds), deployed: r.deployed, net: r.net, ore: r.ore })),
     };
   }

@@ -1,10 +1,11 @@
-import type { MinerRound } from '@gridlab/contracts';
+import type { MinerRound, MinerSort } from '@gridlab/contracts';
 import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import bs58 from 'bs58';
 import { from as copyFrom } from 'pg-copy-streams';
 import { copyRows } from './copy-rows';
+import { SORT_CODES, SUMMED_WINDOWS, TOP_MAX, WINDOW_CODES, windowTopSql } from './tops';
 import { BLOCK_ROUNDS, blockStartOf, decodeBlock, encodeBlock } from './block';
 import { ROLLUP_COLUMNS, addRollup, rollupOf, type Rollup } from './rollup';
 import { toStored, type StoredRow } from './row';
@@ -267,6 +268,31 @@ export class MinerLedgerWriter {
     await this.pool.query(
       `CREATE TABLE IF NOT EXISTS indexer.miner_blocks_r${from} PARTITION OF indexer.miner_blocks FOR VALUES FROM (${from}) TO (${from + PARTITION_ROUNDS}) WITH (toast_tuple_target = 128)`,
     );
+  }
+
+  /**
+   * Sums the top miners of every window (24 h, 7 d, 30 d) and sort from the rollups at `now`
+   * and replaces the lists the gateway reads, in one transaction: a window's top is then one
+   * index read, however many wallets played in it.
+   */
+  async refreshTops(now: Date): Promise<void> {
+    const lists: { win: number; sort: number; rows: { miner_id: number; rounds: number; deployed: number; net: number; ore: number }[] }[] = [];
+    for (const window of SUMMED_WINDOWS) {
+      for (const sort of Object.keys(SORT_CODES) as MinerSort[]) {
+        const { rows } = await this.pool.query<{ miner_id: number; rounds: number; deployed: number; net: number; ore: number }>(windowTopSql(sort, window, TOP_MAX, now));
+        lists.push({ win: WINDOW_CODES[window], sort: SORT_CODES[sort], rows });
+      }
+    }
+    await withTransaction(this.pool, async (client) => {
+      await client.query('DELETE FROM indexer.miner_tops');
+      const flat = lists.flatMap((l) => l.rows.map((r, i) => ({ ...r, win: l.win, sort: l.sort, rank: i + 1 })));
+      if (flat.length === 0) return;
+      await client.query(
+        `INSERT INTO indexer.miner_tops (win, sort, rank, miner_id, rounds, deployed, net, ore, refreshed_at)
+         SELECT w, s, k, m, r, d, n, o, $9 FROM unnest($1::int2[], $2::int2[], $3::int2[], $4::int4[], $5::int4[], $6::int8[], $7::int8[], $8::int8[]) AS u(w, s, k, m, r, d, n, o)`,
+        [flat.map((r) => r.win), flat.map((r) => r.sort), flat.map((r) => r.rank), flat.map((r) => r.miner_id), flat.map((r) => r.rounds), flat.map((r) => r.deployed), flat.map((r) => r.net), flat.map((r) => r.ore), now],
+      );
+    });
   }
 
   /** Drops the hourly rollups older than 48 hours; how many rows. */

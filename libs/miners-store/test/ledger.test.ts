@@ -186,6 +186,23 @@ describe('the miner ledger in PostgreSQL', () => {
     expect(byRounds.miners.map((m) => m.rounds)).toEqual([...byWallet.values()].map((s) => s.rounds).sort((a, b) => b - a));
   });
 
+  it("serves a window's top miners from the lists summed last, as they were then", async () => {
+    const live = await store.top('deployed', '30d', 4, now);
+    expect(live.asOf).toBe(now.toISOString());
+    const at = new Date(now.getTime() + 1000);
+    await writer.refreshTops(at);
+    const served = await store.top('deployed', '30d', 4, now);
+    expect(served).toEqual({ ...live, asOf: at.toISOString() });
+    // A round written after the sums shows in them only once they are summed again.
+    const id = 80_000;
+    const fresh = bs58.encode(randomBytes(32));
+    const whale = { ...roundRows(id, settledAt(ROUNDS - 1).toISOString(), prng(5))[0]!, address: fresh, signer: fresh, amounts: [9e15], squares: [0], deployed: 9e15, solBack: 0 };
+    await writer.writeRound({ id, settledAt: settledAt(ROUNDS - 1), productionCost: null }, [whale]);
+    expect((await store.top('deployed', '30d', 1, now)).miners[0]!.address).toBe(live.miners[0]!.address);
+    await writer.refreshTops(at);
+    expect((await store.top('deployed', '30d', 1, now)).miners[0]).toMatchObject({ address: whale.address, deployed: expect.any(Number) });
+  });
+
   it('reads the same after packing closed blocks, and merges history filled into a packed block late', async () => {
     const before = await store.rounds(wallets[3]!, { limit: 5000 });
     const round = await store.roundMiners(1000);

@@ -151,7 +151,7 @@ export class MemoryLedger implements MinerLedgerReads {
 
   async top(sort: MinerSort, window: MinerWindowName, limit: number): Promise<TopMiners> {
     this.calls.top.push({ sort, window, limit });
-    return { sort, window, miners: [{ rank: 1, address: WALLET, rounds: 3, deployed: 9_000_000, net: -105_000, ore: 0 }] };
+    return { sort, window, asOf: '2026-11-01T00:00:00.000Z', miners: [{ rank: 1, address: WALLET, rounds: 3, deployed: 9_000_000, net: -105_000, ore: 0 }] };
   }
 
   async roundMiners(roundId: number): Promise<RoundMiners | null> {

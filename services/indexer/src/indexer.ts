@@ -120,6 +120,8 @@ const LEDGER_BATCH = 20;
 const LEDGER_BACKFILL_SPAN = 1000;
 /** How often closed blocks of the ledger are packed and old hourly rollups dropped. */
 const LEDGER_MAINTAIN_MS = 10 * 60_000;
+/** How often the top miners of each window are summed again (the gateway serves the last sums). */
+const LEDGER_TOPS_MS = 60_000;
 
 /** What the leader writes through, on the platform's connections. */
 interface Stores {
@@ -216,6 +218,7 @@ function ledgerFollower({ rpc, pdas, ledger }: Chain, { repo, miners, publisher,
       publish: (rows) => publisher.miners(rows),
       compact: (newest) => miners.compact(newest),
       expireHours: (at) => miners.expireHours(at),
+      refreshTops: (at) => miners.refreshTops(at),
       liveDeploys: (roundId, after) => liveDeploys(rpc, pdas, roundId, after),
       publishDeploy: (deploy) => {
         publisher.deployed(deploy);
@@ -224,7 +227,7 @@ function ledgerFollower({ rpc, pdas, ledger }: Chain, { repo, miners, publisher,
     },
     counters,
     logger.child({ component: 'ledger' }),
-    { batch: LEDGER_BATCH, backfillSpan: LEDGER_BACKFILL_SPAN, maintainEveryMs: LEDGER_MAINTAIN_MS, now },
+    { batch: LEDGER_BATCH, backfillSpan: LEDGER_BACKFILL_SPAN, maintainEveryMs: LEDGER_MAINTAIN_MS, topsEveryMs: LEDGER_TOPS_MS, now },
   );
 }
 

@@ -1717,6 +1717,11 @@ export interface components {
             window: "24h" | "7d" | "30d" | "all";
             /** @enum {string} */
             sort: "net" | "ore" | "deployed" | "rounds";
+            /**
+             * Format: date-time
+             * @description when the figures were summed: the lists of 24 h, 7 d and 30 d are summed by the indexer each minute, all time is read live
+             */
+            asOf: string;
             miners: {
                 rank: number;
                 /** @description base58 public key */

@@ -17,6 +17,8 @@ export interface MinerLedgerPorts {
   /** Packs closed blocks of the ledger; rows packed. */
   compact(newestRound: number): Promise<number>;
   expireHours(now: Date): Promise<number>;
+  /** Sums the top miners of every window again. */
+  refreshTops(now: Date): Promise<void>;
   /** The live round's deploys after `after` (a signature; null: from the round's first), oldest first, and the newest signature seen. */
   liveDeploys(roundId: number, after: string | null): Promise<{ readonly deploys: readonly MinerDeployed[]; readonly newest: string | null }>;
   publishDeploy(deploy: MinerDeployed): void;
@@ -29,6 +31,8 @@ export interface MinerLedgerOptions {
   readonly backfillSpan: number;
   /** How often closed blocks are packed and old hourly rollups dropped. */
   readonly maintainEveryMs: number;
+  /** How often the top miners of each window are summed again. */
+  readonly topsEveryMs: number;
   readonly now: () => Date;
 }
 
@@ -53,6 +57,7 @@ export class MinerLedgerFollower {
   private freshFrom: number | null = null;
   private readonly deferred = new Map<number, Deferred>();
   private lastMaintained = 0;
+  private lastTops = 0;
   private live: { roundId: number; after: string | null } | null = null;
 
   constructor(
@@ -120,6 +125,10 @@ export class MinerLedgerFollower {
 
   private async maintain(newest: number): Promise<void> {
     const now = this.options.now();
+    if (now.getTime() - this.lastTops >= this.options.topsEveryMs) {
+      await this.ports.refreshTops(now);
+      this.lastTops = now.getTime();
+    }
     if (now.getTime() - this.lastMaintained < this.options.maintainEveryMs) return;
     const packed = await this.ports.compact(newest);
     const expired = await this.ports.expireHours(now);
