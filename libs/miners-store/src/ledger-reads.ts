@@ -105,7 +105,9 @@ export class MinerLedgerStore implements MinerLedgerReads {
     const id = await this.minerId(address);
     if (id === null) return null;
     const stored = () => this.storedRows(id, before ?? EVERY_ROUND, Infinity);
-    const wire = (rows: StoredRow[]) => this.toWire(address, rows);
+    // The signers of a wallet's rows are a handful (itself, its executors): read once for the whole export.
+    const signers = new Map<number, string>();
+    const wire = (rows: StoredRow[]) => this.toWire(address, rows, signers);
     return {
       async *[Symbol.asyncIterator]() {
         for await (const batch of stored()) {
@@ -155,10 +157,12 @@ export class MinerLedgerStore implements MinerLedgerReads {
     }
   }
 
-  /** Wire rows: their signers' addresses and rounds' settlement times read in one query each. */
-  private async toWire(address: string | ReadonlyMap<number, string>, rows: readonly StoredRow[], addresses?: ReadonlyMap<number, string>): Promise<MinerRound[]> {
+  /** Wire rows: their signers' addresses (those `signers` lacks, added to it) and rounds' settlement times read in one query each. */
+  private async toWire(address: string | ReadonlyMap<number, string>, rows: readonly StoredRow[], signers: Map<number, string> = new Map()): Promise<MinerRound[]> {
     if (rows.length === 0) return [];
-    const signers = addresses ?? (await this.addresses([...new Set(rows.map((r) => r.signerId))]));
+    const unknown = new Set<number>();
+    for (const r of rows) if (!signers.has(r.signerId)) unknown.add(r.signerId);
+    if (unknown.size > 0) for (const [id, a] of await this.addresses([...unknown])) signers.set(id, a);
     const addressOf = (r: StoredRow): string => (typeof address === 'string' ? address : address.get(r.minerId)!);
     let lo = Infinity;
     let hi = -Infinity;
@@ -253,7 +257,7 @@ export class MinerLedgerStore implements MinerLedgerReads {
     }
     const rows = order.map((id) => found.get(id)).filter((r): r is StoredRow => r !== undefined);
     const addresses = await this.addresses([...new Set([...order, ...rows.map((r) => r.signerId)])]);
-    const miners = await this.toWire(addresses, rows, addresses);
+    const miners = await this.toWire(addresses, rows, new Map(addresses));
     return { roundId, count: miners.length, miners };
   }
 }
