@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
-import { MinerLedgerStore, MinerLedgerWriter } from '@gridlab/miners-store';
+import { MinerLedgerStore, MinerLedgerWriter, ndjsonLine } from '@gridlab/miners-store';
 import {
   BLOCK_ROUNDS,
   FLAG_KNOWN,
@@ -284,7 +284,7 @@ const bench: Bench = async () => {
       exported = 0;
       for await (const batch of (await store.exportRounds(addressOf(whale.miner_id)))!) {
         let text = '';
-        for (const row of batch) text += `${JSON.stringify(row)}\n`;
+        for (const row of batch) text += ndjsonLine(row);
         exported += batch.length;
         if (text.length === 0) throw new Error('empty batch');
       }

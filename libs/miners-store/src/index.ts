@@ -6,3 +6,4 @@ export type { MinerLedgerReads, MinerRoundPage } from './ports';
 export { MinerLedgerStore } from './ledger-reads';
 export { MinerLedgerWriter, PARTITION_ROUNDS, type LedgerEntry, type LedgerRound } from './ledger-writer';
 export { BLOCK_ROUNDS } from './block';
+export { ndjsonLine } from './ndjson';

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { MinerRound, MinerRoundList, MinerSummary } from '@gridlab/contracts';
 import { NotFoundError } from '@gridlab/errors';
+import { ndjsonLine } from '@gridlab/miners-store';
 import type { Response } from 'express';
 import { minerCsvHeader, minerCsvRow } from '../../domain/miner-csv';
 import type { DumpSettings } from '../app';
@@ -65,7 +66,7 @@ async function* exportLines(batches: AsyncIterable<readonly MinerRound[]>, forma
   if (format === CSV) yield Buffer.from(minerCsvHeader());
   for await (const batch of batches) {
     let text = '';
-    for (const row of batch) text += format === CSV ? minerCsvRow(row) : `${JSON.stringify(row)}\n`;
+    for (const row of batch) text += format === CSV ? minerCsvRow(row) : ndjsonLine(row);
     if (text !== '') yield Buffer.from(text);
   }
 }
