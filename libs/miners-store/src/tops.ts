@@ -6,7 +6,7 @@ const DAY_MS = 86_400_000;
 export const TOP_MAX = 100;
 
 /** The sort expressions of the top miners over a rollup row (summed for a window). */
-export const SORTS: Readonly<Record<MinerSort, string>> = {
+const SORTS: Readonly<Record<MinerSort, string>> = {
   net: 'sol_back - deployed - network_fee - priority_fee - executor_fee',
   ore: 'ore_top + ore_split + ore_motherlode',
   deployed: 'deployed',
