@@ -123,7 +123,9 @@ export class MinerLedgerStore implements MinerLedgerReads {
    * packed waits in the recent table until the next compaction), then the recent rows
    * newer than every block. Stops once `want` rows were given.
    */
-  private async *storedRows(minerId: number, before: number, want: number): AsyncGenerator<StoredRow[]> {
+  private async *storedRows(minerId: number, beforeAsked: number, want: number): AsyncGenerator<StoredRow[]> {
+    // Below an id past int4 is below every round.
+    const before = Math.min(beforeAsked, EVERY_ROUND);
     const { rows: recentRows } = await this.pool.query<Record<string, unknown>>(
       `SELECT ${STORED_COLUMN_LIST} FROM indexer.miner_rounds_recent WHERE miner_id = $1 AND round_id < $2 ORDER BY round_id DESC`,
       [minerId, before],
@@ -237,6 +239,8 @@ export class MinerLedgerStore implements MinerLedgerReads {
   }
 
   async roundMiners(roundId: number): Promise<RoundMiners | null> {
+    // Round ids are int4 in the ledger: a larger id (the API takes any up to 2^53) names no stored round.
+    if (roundId > EVERY_ROUND) return null;
     const { rows: sets } = await this.pool.query<{ miner_ids: number[] }>('SELECT miner_ids FROM indexer.miner_round_sets WHERE round_id = $1', [roundId]);
     if (sets.length === 0) return null;
     const order = sets[0]!.miner_ids;

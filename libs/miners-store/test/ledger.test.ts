@@ -227,12 +227,15 @@ describe('the miner ledger in PostgreSQL', () => {
     const below: MinerRound[] = [];
     for await (const batch of (await store.exportRounds(wallets[4]!, 2000))!) below.push(...batch);
     expect(below).toEqual(ledgerOf(wallets[4]!, (id) => id < 2000));
+    expect((await store.rounds(wallets[4]!, { before: Number.MAX_SAFE_INTEGER, limit: 3 }))!.rounds).toEqual(rows.slice(0, 3));
   });
 
   it("lists a round's miners in the order they were written", async () => {
     const got = await store.roundMiners(1505);
     expect(got).toEqual({ roundId: 1505, count: got!.miners.length, miners: all.filter((r) => r.roundId === 1505) });
     expect(await store.roundMiners(999_999)).toBeNull();
+    // The API takes ids up to 2^53; the ledger's are int4.
+    expect(await store.roundMiners(Number.MAX_SAFE_INTEGER)).toBeNull();
   });
 
   it("values a round's ORE at the operator's price of its day, else at the round's production cost", async () => {
