@@ -132,7 +132,7 @@ export interface Devnet {
    * squares, and the length of its ResetEvent (null: a round the port did not play). Tests
    * use it to tell what a reader of the chain can prove of a round.
    */
-  roundDeploys(id: number): { readonly automatedWithSquares: number; readonly resetEventLength: 128 | 144 } | null;
+  roundDeploys(id: number): { readonly automatedWithSquares: number; readonly resetEventLength: 128 | 144; readonly shown: readonly number[] } | null;
   /**
    * Round `id`'s deploys in the order they landed, as the devnet's own reading of the
    * program applied them (null: a round the port did not play): whose, the squares taken
@@ -566,8 +566,19 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       if (!chronicle.has(id)) return null;
       const round = chronicle.derive(id);
       let automatedWithSquares = 0;
-      for (let i = 0; i < round.deploys.length; i++) if (deployAt(round.deploys, i).automated && round.deploys.deployed[i] !== 0) automatedWithSquares++;
-      return { automatedWithSquares, resetEventLength: round.events.resetLength };
+      const shown = new Array<number>(25).fill(0);
+      const hiding = new Set<number>();
+      for (let i = 0; i < round.deploys.length; i++) {
+        const d = deployAt(round.deploys, i);
+        // An automated deploy that took nothing hides nothing; one that took squares hides them, and which its wallet's later deploys skipped.
+        if (d.automated && d.deployed !== 0) {
+          automatedWithSquares++;
+          hiding.add(d.miner);
+        }
+        if (d.automated || hiding.has(d.miner)) continue;
+        for (let s = 0; s < 25; s++) if ((d.deployed & (1 << s)) !== 0) shown[s]! += d.amount;
+      }
+      return { automatedWithSquares, resetEventLength: round.events.resetLength, shown };
     },
     roundDeployList: (id) => {
       if (!chronicle.has(id)) return null;
