@@ -165,7 +165,11 @@ describe('a key bursting concurrent requests', () => {
           const allowed = await burst(apiKey, size, (i) => replicas[count === 2 && split[i] === true ? 1 : 0]!);
           const ended = Date.now();
           expect({ fallbacks }).toEqual({ fallbacks: 0 });
-          expect(allowed).toBeGreaterThanOrEqual(Math.min(size, low));
+          // Over two replicas one of them may hold a lease (at most maxTokens) that the requests
+          // routed to the other cannot reach: the accepted case of docs/decisions.md ("Rate limits
+          // by lease"), which a replica that saw one request of a split burst also meets.
+          const outOfReach = count === 2 ? DEFAULT_LEASE_POLICY.maxTokens : 0;
+          expect(allowed).toBeGreaterThanOrEqual(Math.min(size, Math.max(0, low - outOfReach)));
           expect(allowed).toBeLessThanOrEqual(Math.min(size, Math.floor(bounds.highAtTime(ended) + 1e-9)));
           bounds.spent(allowed, size, started, ended);
           total += allowed;
