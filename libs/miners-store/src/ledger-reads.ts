@@ -104,10 +104,15 @@ export class MinerLedgerStore implements MinerLedgerReads {
   async exportRounds(address: string, before?: number): Promise<AsyncIterable<readonly MinerRound[]> | null> {
     const id = await this.minerId(address);
     if (id === null) return null;
-    const stored = () => this.storedRows(id, before ?? EVERY_ROUND, Infinity);
+    const below = Math.min(before ?? EVERY_ROUND, EVERY_ROUND);
+    const stored = () => this.storedRows(id, below, Infinity);
     // The signers of a wallet's rows are a handful (itself, its executors): read once for the whole export.
     const signers = new Map<number, string>();
-    const wire = (rows: StoredRow[]) => this.toWire(address, rows, signers);
+    // A wallet that played most rounds of its span (the ledgers worth streaming) has every settlement time read at once.
+    const { rows: span } = await this.pool.query<{ first_round: number; last_round: number; rounds: number }>('SELECT first_round, last_round, rounds FROM indexer.miner_totals WHERE miner_id = $1', [id]);
+    const s = span[0];
+    const settled = s !== undefined && 4 * s.rounds >= Math.min(s.last_round + 1, below) - s.first_round ? await this.settledTimes(s.first_round, Math.min(s.last_round, below - 1)) : undefined;
+    const wire = (rows: StoredRow[]) => this.toWire(address, rows, signers, settled);
     return {
       async *[Symbol.asyncIterator]() {
         for await (const batch of stored()) {
@@ -160,25 +165,34 @@ export class MinerLedgerStore implements MinerLedgerReads {
   }
 
   /** Wire rows: their signers' addresses (those `signers` lacks, added to it) and rounds' settlement times read in one query each. */
-  private async toWire(address: string | ReadonlyMap<number, string>, rows: readonly StoredRow[], signers: Map<number, string> = new Map()): Promise<MinerRound[]> {
+  private async toWire(address: string | ReadonlyMap<number, string>, rows: readonly StoredRow[], signers: Map<number, string> = new Map(), known?: ReadonlyMap<number, string>): Promise<MinerRound[]> {
     if (rows.length === 0) return [];
     const unknown = new Set<number>();
     for (const r of rows) if (!signers.has(r.signerId)) unknown.add(r.signerId);
     if (unknown.size > 0) for (const [id, a] of await this.addresses([...unknown])) signers.set(id, a);
     const addressOf = (r: StoredRow): string => (typeof address === 'string' ? address : address.get(r.minerId)!);
-    let lo = Infinity;
-    let hi = -Infinity;
-    for (const r of rows) {
-      lo = Math.min(lo, r.roundId);
-      hi = Math.max(hi, r.roundId);
+    let settled = known;
+    if (settled === undefined || rows.some((r) => !settled!.has(r.roundId))) {
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const r of rows) {
+        lo = Math.min(lo, r.roundId);
+        hi = Math.max(hi, r.roundId);
+      }
+      // A wallet that played most rounds of a span reads the span (one index range); one whose rounds lie far apart, its rounds.
+      settled = hi - lo < 4 * rows.length ? await this.settledTimes(lo, hi) : await this.settledTimes(rows.map((r) => r.roundId));
     }
-    // A wallet that played most rounds of a span reads the span (one index range); one whose rounds lie far apart, its rounds.
-    const { rows: sets } =
-      hi - lo < 4 * rows.length
-        ? await this.pool.query<{ round_id: number; settled_at: Date }>('SELECT round_id, settled_at FROM indexer.miner_round_sets WHERE round_id BETWEEN $1 AND $2', [lo, hi])
-        : await this.pool.query<{ round_id: number; settled_at: Date }>('SELECT round_id, settled_at FROM indexer.miner_round_sets WHERE round_id = ANY($1::int4[])', [rows.map((r) => r.roundId)]);
-    const settled = new Map(sets.map((s) => [s.round_id, s.settled_at.toISOString()]));
     return rows.map((r) => toWire(r, addressOf(r), signers.get(r.signerId)!, settled.get(r.roundId)!));
+  }
+
+  /** Rounds' settlement times as the wire writes them (formatted by PostgreSQL: no Date a row), of a range or a list of rounds. */
+  private async settledTimes(...range: [number, number] | [readonly number[]]): Promise<Map<number, string>> {
+    const iso = `to_char(settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+    const { rows } =
+      range.length === 2
+        ? await this.pool.query<{ round_id: number; at: string }>(`SELECT round_id, ${iso} AS at FROM indexer.miner_round_sets WHERE round_id BETWEEN $1 AND $2`, range)
+        : await this.pool.query<{ round_id: number; at: string }>(`SELECT round_id, ${iso} AS at FROM indexer.miner_round_sets WHERE round_id = ANY($1::int4[])`, [range[0]]);
+    return new Map(rows.map((r) => [r.round_id, r.at]));
   }
 
   private async addresses(ids: readonly number[]): Promise<Map<number, string>> {
