@@ -21,7 +21,7 @@ export { networkFees, playDeploys, settleMiners, LAMPORTS_PER_SIGNATURE, type Mi
 export { inferPayoutRule, ruleFromTotals, type RuleInference, type RuleBasis } from './payout-rule';
 export { OrePdas } from './pda';
 export { toSettledRound, type SettlementContext } from './settled-round';
-export { minerRounds, roundDraw, type LedgerInput } from './miner-ledger';
+export { minerFacts, minerRounds, roundDraw, settleMinerFacts, type LedgerInput, type MinerFacts } from './miner-ledger';
 export { toHex } from './bytes';
 export { decodeBase58, encodeBase58 } from './base58';
 export { SolanaRpc, retryAfterMs, type RawAccount, type SignatureInfo, type Commitment, type RpcOutcome, type RpcObserver, type SolanaRpcOptions } from './rpc-client';

@@ -5,7 +5,7 @@
  * (network and priority fees, the automation's executor fee, the checkpoint deposit).
  */
 import type { MinerRound, PayoutRule } from '@gridlab/contracts';
-import { playDeploys, settleMiners, networkFees, type MinerOutcome, type PlayedRound, type RoundDraw } from './miner-settlement';
+import { playDeploys, settleMiners, networkFees, type MinerOutcome, type NetworkFees, type PlayedRound, type RoundDraw } from './miner-settlement';
 import { SPLIT_ADDRESS, SQUARES } from './ore-layout';
 import type { RoundDeploy, UnknownFigures } from './rebuild-round';
 import { slotHashRng, winningSquare } from './rng';
@@ -56,12 +56,27 @@ interface WalletDeploys {
 }
 
 /**
- * The ledger rows of a settled round, one per wallet in the order of its first deploy.
- * Where a deploy does not show its squares (automated deploys before 2025-12-30) the
- * round's per-square stakes are not all known, so no wallet's outcome is: those figures
- * are null for every wallet of the round, never estimated.
+ * What a round's transactions say of its wallets before a payout rule settles them:
+ * their deploys, the stakes the program took (null when a deploy hides its squares),
+ * and what their transactions cost them. Small next to the transactions it is read
+ * from, which need not be kept once it is.
  */
-export function minerRounds(input: LedgerInput): MinerRound[] {
+export interface MinerFacts {
+  readonly account: RoundAccount;
+  readonly wallets: ReadonlyMap<string, WalletDeploys>;
+  /** Every deploy replayed under the program's rules; null when one hides its squares or the replay disagrees with the account. */
+  readonly played: PlayedRound | null;
+  readonly fees: ReadonlyMap<string, NetworkFees | null>;
+  readonly paid: ReadonlyMap<string, TransactionCosts>;
+}
+
+/**
+ * Reads a round's wallets from its deploys and transactions (./miner-settlement.ts
+ * replays the deploys). Where a deploy does not show its squares (automated deploys
+ * before 2025-12-30) the round's per-square stakes are not all known, so no wallet's
+ * outcome is: `played` is null and so are those figures of every wallet, never estimated.
+ */
+export function minerFacts(input: Omit<LedgerInput, 'settledAt' | 'payoutRule'>): MinerFacts {
   const wallets = new Map<string, WalletDeploys>();
   for (const d of input.applied) {
     let w = wallets.get(d.authority);
@@ -70,21 +85,28 @@ export function minerRounds(input: LedgerInput): MinerRound[] {
   }
   const partial = input.unknown.deployed !== 0 || input.unknown.count !== 0 || input.applied.some((d) => d.squares === null || d.amount === null);
   let played: PlayedRound | null = null;
-  let outcomes = new Map<string, MinerOutcome>();
   if (!partial) {
     played = playDeploys(input.applied.map((d) => ({ authority: d.authority, amount: d.amount!, squares: squaresOf(d.squares!) })));
     const voided = winningSquare(input.account.slotHash) === null;
     // The program's own figures must be what the deploys add up to (a voided 952-byte round's are zeroed).
-    const agrees = voided || played.deployed.every((v, s) => v === input.account.deployed[s]);
-    if (agrees) outcomes = new Map(settleMiners(roundDraw(input.account, input.payoutRule), played).map((o) => [o.authority, o]));
-    else played = null;
+    if (!voided && !played.deployed.every((v, s) => v === input.account.deployed[s])) played = null;
   }
-  const fees = networkFees(input.applied, input.transactions);
-  const paid = transactionCosts(input);
+  return { account: input.account, wallets, played, fees: networkFees(input.applied, input.transactions), paid: transactionCosts(input) };
+}
+
+/** The ledger rows of a settled round, one per wallet in the order of its first deploy. */
+export function minerRounds(input: LedgerInput): MinerRound[] {
+  return settleMinerFacts(minerFacts(input), input);
+}
+
+/** The ledger rows of a round read by `minerFacts`, settled under its payout rule. */
+export function settleMinerFacts(facts: MinerFacts, settled: { readonly settledAt: string; readonly payoutRule: PayoutRule }): MinerRound[] {
+  const { account, played, fees, paid } = facts;
+  const outcomes = played === null ? new Map<string, MinerOutcome>() : new Map(settleMiners(roundDraw(account, settled.payoutRule), played).map((o) => [o.authority, o]));
   const stakes = new Map(played?.miners.map((m) => [m.authority, m.deployed]));
-  const winner = winningSquare(input.account.slotHash);
+  const winner = winningSquare(account.slotHash);
   const rows: MinerRound[] = [];
-  for (const w of wallets.values()) {
+  for (const w of facts.wallets.values()) {
     const first = w.deploys[0]!;
     const last = w.deploys[w.deploys.length - 1]!;
     const stake = played === null ? null : (stakes.get(w.address) ?? NO_STAKE);
@@ -103,10 +125,10 @@ export function minerRounds(input: LedgerInput): MinerRound[] {
     const net =
       outcome === null || deployed === null || network === null || executorFee === null ? null : outcome.solBack - deployed - network.base - network.priority - executorFee;
     rows.push({
-      roundId: input.account.id,
+      roundId: account.id,
       address: w.address,
-      settledAt: input.settledAt,
-      payoutRule: input.payoutRule,
+      settledAt: settled.settledAt,
+      payoutRule: settled.payoutRule,
       squares,
       amounts,
       deployed,
@@ -168,7 +190,7 @@ interface TransactionCosts {
  * and what its Automation lost beyond the stake it moved into the round and the balance a
  * closing automation returned to the wallet (deploy.rs: `automation_info.send(fee, signer)`).
  */
-function transactionCosts(input: LedgerInput): Map<string, TransactionCosts> {
+function transactionCosts(input: Pick<LedgerInput, 'applied' | 'transactions' | 'roundAddress'>): Map<string, TransactionCosts> {
   const costs = new Map<string, TransactionCosts>();
   const stakeIn = new Map<string, number | null>();
   for (const d of input.applied) {

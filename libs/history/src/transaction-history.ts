@@ -1,12 +1,13 @@
 import {
   inferPayoutRule,
-  minerRounds,
+  minerFacts,
+  settleMinerFacts,
+  type MinerFacts,
   readOreTransaction,
   rebuildRound,
   toSettledRound,
   type OrePdas,
   type RebuildResult,
-  type OreTransaction,
   type RoundLayout,
   type SolanaRpc,
 } from '@gridlab/chain';
@@ -26,8 +27,8 @@ export interface FetchedRound {
   readonly transactions: number;
   /** RPC calls made (signature pages and transaction batches). */
   readonly calls: number;
-  /** With the ledger on: the round's address and successful transactions, which its miners' rows are read from (`ledgerRows`). */
-  readonly ledger?: { readonly roundAddress: string; readonly transactions: readonly OreTransaction[] };
+  /** With the ledger on: what the round's transactions say of its wallets, which its miners' rows are settled from (`ledgerRows`). */
+  readonly ledger?: MinerFacts;
 }
 
 /**
@@ -77,7 +78,9 @@ export class TransactionHistory {
         ? { ok: false, reason: 'not_settled', detail: `round ${id}: no transaction touched its address ${address}`, skipped: 0, skippedReasons: {} }
         : rebuildRound({ roundId: id, roundAddress: address, transactions, fallbackLayout, listDeploys: this.options.ledger === true });
     const read = { id, result, signatures: seen, transactions: transactions.length, calls };
-    return this.options.ledger === true ? { ...read, ledger: { roundAddress: address, transactions } } : read;
+    // Read now, so the round's transactions are not kept until it is settled.
+    if (this.options.ledger !== true || !result.ok) return read;
+    return { ...read, ledger: minerFacts({ account: result.account, unknown: result.unknown, applied: result.applied, roundAddress: address, transactions }) };
   }
 }
 
@@ -103,6 +106,5 @@ export function storedRound(
  */
 export function ledgerRows(fetched: FetchedRound, round: Pick<Round, 'payoutRule' | 'settledAt'>): MinerRound[] | null {
   if (fetched.ledger === undefined || !fetched.result.ok) return null;
-  const { account, unknown, applied } = fetched.result;
-  return minerRounds({ account, unknown, applied, roundAddress: fetched.ledger.roundAddress, transactions: fetched.ledger.transactions, settledAt: round.settledAt, payoutRule: round.payoutRule });
+  return settleMinerFacts(fetched.ledger, round);
 }

@@ -7,7 +7,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { copyRows } from './copy-rows';
 import { SORT_CODES, SUMMED_WINDOWS, TOP_MAX, WINDOW_CODES, windowTopSql } from './tops';
 import { BLOCK_ROUNDS, blockStartOf, decodeBlock, encodeBlock } from './block';
-import { ROLLUP_COLUMNS, addRollup, rollupOf, type Rollup } from './rollup';
+import { ROLLUP_COLUMNS, SLOT_BUCKET_COUNT, rollupOf, slotsOf, type Rollup } from './rollup';
 import { toStored, type StoredRow } from './row';
 
 /** What the ledger needs of a settled round besides its miners. */
@@ -39,8 +39,6 @@ function amountsOf(bytes: Buffer | null): number[] | null {
 }
 
 
-const ROLLUP_TYPES = ['int4', 'int4', 'int4', 'int4', 'int4', 'int4', 'int4', 'int4', 'int8', 'int8', 'int8', 'int8', 'int8', 'int8', 'int8', 'int8', 'int8', 'int8', 'int8', 'int8', 'text'] as const;
-
 /** `t.c + excluded.c` for every summed column; first/last round by least/greatest; the histogram element-wise. */
 const ROLLUP_SET = ROLLUP_COLUMNS.map((c) =>
   c === 'first_round'
@@ -52,43 +50,68 @@ const ROLLUP_SET = ROLLUP_COLUMNS.map((c) =>
         : `${c} = t.${c} + excluded.${c}`,
 ).join(', ');
 
-function rollupValues(r: Rollup): unknown[] {
-  return [
-    r.rounds, r.deploys, r.wins, r.topWins, r.motherlodeHits, r.unknown, r.firstRound, r.lastRound, r.deployed, r.solBack, r.adminFee, r.protocolFee,
-    r.networkFee, r.priorityFee, r.executorFee, r.checkpointDeposits, r.oreTop, r.oreSplit, r.oreMotherlode, r.oreValue, `{${r.slotsHist.join(',')}}`,
-  ];
+type RollupColumn = (typeof ROLLUP_COLUMNS)[number];
+/** The figures each row sends: what it adds to every summed column (the count, round range and histogram are derived from the row in SQL). */
+const SUMMED: readonly { readonly column: RollupColumn; readonly type: 'int4' | 'int8'; readonly of: (r: Rollup) => number }[] = [
+  { column: 'deploys', type: 'int4', of: (r) => r.deploys },
+  { column: 'wins', type: 'int4', of: (r) => r.wins },
+  { column: 'top_wins', type: 'int4', of: (r) => r.topWins },
+  { column: 'motherlode_hits', type: 'int4', of: (r) => r.motherlodeHits },
+  { column: 'unknown', type: 'int4', of: (r) => r.unknown },
+  { column: 'deployed', type: 'int8', of: (r) => r.deployed },
+  { column: 'sol_back', type: 'int8', of: (r) => r.solBack },
+  { column: 'admin_fee', type: 'int8', of: (r) => r.adminFee },
+  { column: 'protocol_fee', type: 'int8', of: (r) => r.protocolFee },
+  { column: 'network_fee', type: 'int8', of: (r) => r.networkFee },
+  { column: 'priority_fee', type: 'int8', of: (r) => r.priorityFee },
+  { column: 'executor_fee', type: 'int8', of: (r) => r.executorFee },
+  { column: 'checkpoint_deposits', type: 'int8', of: (r) => r.checkpointDeposits },
+  { column: 'ore_top', type: 'int8', of: (r) => r.oreTop },
+  { column: 'ore_split', type: 'int8', of: (r) => r.oreSplit },
+  { column: 'ore_motherlode', type: 'int8', of: (r) => r.oreMotherlode },
+  { column: 'ore_value', type: 'int8', of: (r) => r.oreValue },
+];
+
+/** Each rollup column of a group of rows, in `ROLLUP_COLUMNS`' order. */
+const ROLLUP_AGGREGATES = ROLLUP_COLUMNS.map((c) => {
+  if (c === 'rounds') return 'count(*)::int4';
+  if (c === 'first_round') return 'min(r)';
+  if (c === 'last_round') return 'max(r)';
+  if (c === 'slots_hist') return `ARRAY[${Array.from({ length: SLOT_BUCKET_COUNT }, (_, b) => `sum((b1 = ${b})::int4 + (b2 = ${b})::int4 * n2)::int4`).join(', ')}]`;
+  const summed = SUMMED.find((x) => x.column === c)!;
+  return `sum(${c})::${summed.type}`;
+}).join(', ');
+
+function upsertFrom(table: string, key: string | null, select: string): string {
+  const conflict = key === null ? '(miner_id)' : `(miner_id, ${key})`;
+  return `INSERT INTO indexer.${table} AS t (${key === null ? '' : `${key}, `}miner_id, ${ROLLUP_COLUMNS.join(', ')}) ${select} ON CONFLICT ${conflict} DO UPDATE SET ${ROLLUP_SET}`;
 }
 
 /**
- * Rollup rows into `table`, one statement: `keys[i]` the hour or day of `rollups[i]` (null:
- * the all-time table). Each (key, wallet) must appear once (ON CONFLICT updates a row once).
+ * Every row's part of the rollups, one statement: each row's figures go once, as array
+ * literals (quicker to write than pg's per-element arrays), and PostgreSQL sums them per
+ * day, per hour (rows of the last `HOURS_KEPT` hours) and in all.
  */
-function rollupUpsert(table: string, column: string | null, rollups: readonly { key: number; minerId: number; rollup: Rollup }[]): { text: string; values: unknown[] } {
-  const rowsOf = rollups.map((r) => rollupValues(r.rollup));
-  const columns = ROLLUP_COLUMNS.map((_, i) => rowsOf.map((row) => row[i]));
-  const params = [rollups.map((r) => r.key), rollups.map((r) => r.minerId), ...columns];
-  const select = `SELECT ${column === null ? '' : 'k, '}m, ${ROLLUP_COLUMNS.map((c, i) => (c === 'slots_hist' ? `c${i}::int4[]` : `c${i}`)).join(', ')}
-    FROM unnest($1::int4[], $2::int4[], ${ROLLUP_TYPES.map((t, i) => `$${i + 3}::${t}[]`).join(', ')}) AS u(k, m, ${ROLLUP_COLUMNS.map((_, i) => `c${i}`).join(', ')})`;
-  const conflict = column === null ? '(miner_id)' : `(miner_id, ${column})`;
-  return {
-    text: `INSERT INTO indexer.${table} AS t (${column === null ? '' : `${column}, `}miner_id, ${ROLLUP_COLUMNS.join(', ')}) ${select}
-      ON CONFLICT ${conflict} DO UPDATE SET ${ROLLUP_SET}`,
-    values: params,
-  };
-}
+const ROLLUPS_SQL = `WITH u AS MATERIALIZED (
+    SELECT * FROM unnest($1::int4[], $2::int4[], $3::int4[], $4::int4[], $5::int4[], $6::int4[], $7::int4[], ${SUMMED.map((x, i) => `$${i + 8}::${x.type}[]`).join(', ')})
+      AS u(d, h, m, r, b1, b2, n2, ${SUMMED.map((x) => x.column).join(', ')})
+  ), days AS (
+    ${upsertFrom('miner_days', 'day', `SELECT d, m, ${ROLLUP_AGGREGATES} FROM u GROUP BY d, m`)}
+  ), hours AS (
+    ${upsertFrom('miner_hours', 'hour', `SELECT h, m, ${ROLLUP_AGGREGATES} FROM u WHERE h >= $${SUMMED.length + 8} GROUP BY h, m`)}
+  )
+  ${upsertFrom('miner_totals', null, `SELECT m, ${ROLLUP_AGGREGATES} FROM u GROUP BY m`)}`;
 
-/** Rows' rollups summed per (key, wallet): an hour or a day, or 0 for all time. */
-function sumRollups(rows: readonly { readonly row: StoredRow; readonly rollup: Rollup }[], keyOf: (row: StoredRow) => number): { key: number; minerId: number; rollup: Rollup }[] {
-  // Keys below 2^21 (hours until the year 2209) and wallet ids below 2^31: one exact number each.
-  const sums = new Map<number, { key: number; minerId: number; rollup: Rollup }>();
-  for (const { row, rollup } of rows) {
-    const key = keyOf(row);
-    const id = key * 2 ** 31 + row.minerId;
-    const sum = sums.get(id);
-    if (sum === undefined) sums.set(id, { key, minerId: row.minerId, rollup: { ...rollup, slotsHist: [...rollup.slotsHist] } });
-    else addRollup(sum.rollup, rollup);
+function rollupsStatement(rows: readonly StoredRow[], dayOf: ReadonlyMap<number, number>, hourOf: ReadonlyMap<number, number>, oldestHour: number): { text: string; values: unknown[] } {
+  const columns: number[][] = Array.from({ length: SUMMED.length + 7 }, () => []);
+  for (const row of rows) {
+    const rollup = rollupOf(row);
+    const slots = slotsOf(row);
+    const head = [dayOf.get(row.roundId)!, hourOf.get(row.roundId)!, row.minerId, row.roundId, slots.first, slots.last, slots.laterDeploys];
+    for (let i = 0; i < head.length; i++) columns[i]!.push(head[i]!);
+    for (let i = 0; i < SUMMED.length; i++) columns[i + 7]!.push(SUMMED[i]!.of(rollup));
   }
-  return [...sums.values()];
+  return { text: ROLLUPS_SQL, values: [...columns.map((c) => `{${c.join(',')}}`), oldestHour] };
 }
 
 /** A settled round and its miners' rows. */
@@ -156,11 +179,8 @@ export class MinerLedgerWriter {
       await pipeline(Readable.from([copyRows(rows)]), client.query(copyFrom(`COPY indexer.miner_rounds_recent (${STORED_COLUMN_LIST}) FROM STDIN (FORMAT binary)`)));
       // Hourly rollups are kept for 48 hours: older rounds (history) go to the days and totals only.
       const oldestHour = Math.floor(this.now().getTime() / 3_600_000) - HOURS_KEPT;
-      const each = rows.map((r) => ({ row: r, rollup: rollupOf(r) }));
-      const upserts = [rollupUpsert('miner_days', 'day', sumRollups(each, (r) => dayOf.get(r.roundId)!)), rollupUpsert('miner_totals', null, sumRollups(each, () => 0))];
-      const recent = each.filter((e) => hourOf.get(e.row.roundId)! >= oldestHour);
-      if (recent.length > 0) upserts.push(rollupUpsert('miner_hours', 'hour', sumRollups(recent, (r) => hourOf.get(r.roundId)!)));
-      for (const q of upserts) await client.query(q.text, q.values);
+      const rollups = rollupsStatement(rows, dayOf, hourOf, oldestHour);
+      await client.query(rollups.text, rollups.values);
       return written;
     });
     if (this.walletIds.size + seen.size > WALLETS_CACHED) this.walletIds.clear();

@@ -13,6 +13,14 @@ function slotBucket(slots: number): number {
   return b;
 }
 
+/** Buckets of the slots histogram (`slots_hist` has one element each). */
+export const SLOT_BUCKET_COUNT = SLOT_BUCKETS.length;
+
+/** What a row adds to the slots histogram: its first deploy to one bucket, each later one to its last deploy's. */
+export function slotsOf(row: Pick<StoredRow, 'slotsLeft' | 'slotsLeftLast' | 'deploys'>): { first: number; last: number; laterDeploys: number } {
+  return { first: slotBucket(row.slotsLeft), last: slotBucket(row.slotsLeftLast), laterDeploys: Math.max(0, row.deploys - 1) };
+}
+
 /** One rollup row's figures (a wallet over an hour, a day, all time, or a window). */
 export interface Rollup {
   rounds: number;
@@ -49,8 +57,9 @@ export function rollupOf(row: StoredRow): Rollup {
   const stake = stakeOf(row);
   const known = stake !== null && (row.flags & FLAG_KNOWN) !== 0;
   const hist = new Array<number>(SLOT_BUCKETS.length).fill(0);
-  hist[slotBucket(row.slotsLeft)]! += 1;
-  if (row.deploys > 1) hist[slotBucket(row.slotsLeftLast)]! += row.deploys - 1;
+  const slots = slotsOf(row);
+  hist[slots.first]! += 1;
+  hist[slots.last]! += slots.laterDeploys;
   const k = (v: number | null): number => (known ? (v ?? 0) : 0);
   const split = (row.flags & FLAG_SPLIT) !== 0;
   return {

@@ -6,7 +6,7 @@
  * ops server serves its checks) and starts it on the platform; startIndexer does both for
  * tests and benches, without signal handling or ops server.
  */
-import { OrePdas, SolanaRpc, type RpcLimits, type RpcObserver } from '@gridlab/chain';
+import { OrePdas, SolanaRpc, type RpcObserver, type SolanaRpcOptions } from '@gridlab/chain';
 import { TransactionHistory, type RoundWithMiners } from '@gridlab/history';
 import { MinerLedgerWriter } from '@gridlab/miners-store';
 import { natsNames, type Round } from '@gridlab/contracts';
@@ -49,7 +49,7 @@ export interface IndexerSettings {
   /** Replicas of the ROUNDS stream and the LIVE bucket (NATS_STREAM_REPLICAS). */
   readonly streamReplicas?: number;
   /** The RPC provider's budgets, calls per batch and requests in flight (RPC_LIMITS, RPC_BATCH_MAX, RPC_CONCURRENCY). */
-  readonly rpc?: { readonly limits?: RpcLimits; readonly batchMax?: number; readonly concurrency?: number };
+  readonly rpc?: Pick<SolanaRpcOptions, 'limits' | 'batchMax' | 'concurrency' | 'limitMarginMs'>;
   /**
    * History from transactions (HISTORY_FROM_ROUND): every round from `fromRound` up that
    * is not stored is rebuilt from its transactions. Absent: off (a closed round stays a gap).
