@@ -8,6 +8,7 @@ import {
   toSettledRound,
   type OrePdas,
   type RebuildResult,
+  type OreTransaction,
   type RoundLayout,
   type SolanaRpc,
 } from '@gridlab/chain';
@@ -16,6 +17,12 @@ import { ChainError } from '@gridlab/errors';
 
 /** `getSignaturesForAddress` returns at most this many signatures a page. */
 const PAGE = 1000;
+/** Transactions decoded between turns of the event loop (about a millisecond's work). */
+const DECODE_SLICE = 64;
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 /** One round read from its transactions. */
 export interface FetchedRound {
@@ -69,10 +76,13 @@ export class TransactionHistory {
     const fetched = await this.rpc.getTransactions(signatures);
     calls += Math.ceil(signatures.length / Math.max(1, this.rpc.batchSizeFor('getTransaction')));
     const ids = { programId: this.pdas.programId.toBase58(), board: this.pdas.board.toBase58() };
-    const transactions = fetched.map((tx, i) => {
+    const transactions: OreTransaction[] = [];
+    for (const [i, tx] of fetched.entries()) {
       if (tx === null) throw new ChainError(`round ${id}: the RPC node has no transaction ${signatures[i]} it listed for the round's address`);
-      return readOreTransaction(tx, ids);
-    });
+      // A round is hundreds of transactions: decoded a slice at a time, the live path is not held up behind it.
+      if (i > 0 && i % DECODE_SLICE === 0) await nextTurn();
+      transactions.push(readOreTransaction(tx, ids));
+    }
     const result: RebuildResult =
       seen === 0
         ? { ok: false, reason: 'not_settled', detail: `round ${id}: no transaction touched its address ${address}`, skipped: 0, skippedReasons: {} }
