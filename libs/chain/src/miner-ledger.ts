@@ -110,11 +110,22 @@ export function settleMinerFacts(facts: MinerFacts, settled: { readonly settledA
     const first = w.deploys[0]!;
     const last = w.deploys[w.deploys.length - 1]!;
     const stake = played === null ? null : (stakes.get(w.address) ?? NO_STAKE);
-    const shown = stakeShown(w.deploys);
-    const perSquare = stake ?? shown;
-    const squares = perSquare === null ? null : perSquare.flatMap((v, s) => (v > 0 ? [s] : []));
-    const amounts = perSquare === null || squares === null ? null : squares.map((s) => perSquare[s]!);
-    const deployed = amounts === null ? null : amounts.reduce((a, b) => a + b, 0);
+    const perSquare = stake ?? stakeShown(w.deploys);
+    let squares: number[] | null = null;
+    let amounts: number[] | null = null;
+    let deployed: number | null = null;
+    if (perSquare !== null) {
+      squares = [];
+      amounts = [];
+      deployed = 0;
+      for (let s = 0; s < SQUARES; s++) {
+        const v = perSquare[s]!;
+        if (v <= 0) continue;
+        squares.push(s);
+        amounts.push(v);
+        deployed += v;
+      }
+    }
     const outcome = played === null ? null : (outcomes.get(w.address) ?? ZERO_OUTCOME);
     const network = fees.get(w.address) ?? null;
     const cost = paid.get(w.address);
