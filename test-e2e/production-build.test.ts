@@ -130,7 +130,9 @@ beforeAll(async () => {
       await startNode(s, ['dist/main.js'], join(work, s), { ...serviceEnv, OPS_PORT: String(opsPorts[s]) }, () => answersOk(`http://127.0.0.1:${opsPorts[s]}/healthz`), 60_000, user),
     );
   }
-}, 300_000);
+  // The build, an install and eight deploys: about two minutes alone, over five beside the
+  // other heavy test files on two cores. The bound is for a hang, not for a slow machine.
+}, 900_000);
 
 afterAll(async () => {
   await Promise.all(running.reverse().map((p) => p.stop()));
