@@ -1,6 +1,6 @@
+import { decodeBase58, encodeBase58 } from '@gridlab/chain';
 import type { MinerBucket, MinerPerformance, MinerRound, MinerSort, MinerSummary, MinerWindowName, RoundMiners, TopMiners } from '@gridlab/contracts';
 import type { Pool } from '@gridlab/db';
-import bs58 from 'bs58';
 import { blockStartOf, decodeBlock } from './block';
 import { STORED_COLUMN_LIST, fromSql } from './ledger-writer';
 import type { MinerLedgerReads, MinerRoundPage } from './ports';
@@ -54,7 +54,7 @@ export class MinerLedgerStore implements MinerLedgerReads {
   private async minerId(address: string): Promise<number | null> {
     let bytes: Uint8Array;
     try {
-      bytes = bs58.decode(address);
+      bytes = decodeBase58(address);
     } catch {
       return null;
     }
@@ -197,7 +197,7 @@ export class MinerLedgerStore implements MinerLedgerReads {
 
   private async addresses(ids: readonly number[]): Promise<Map<number, string>> {
     const { rows } = await this.pool.query<{ id: number; address: Buffer }>('SELECT id, address FROM indexer.wallets WHERE id = ANY($1::int4[])', [ids]);
-    return new Map(rows.map((r) => [r.id, bs58.encode(r.address)]));
+    return new Map(rows.map((r) => [r.id, encodeBase58(r.address)]));
   }
 
   async performance(address: string, bucket: MinerBucket): Promise<MinerPerformance | null> {

@@ -1,8 +1,8 @@
+import { decodeBase58, encodeBase58 } from '@gridlab/chain';
 import type { MinerRound, MinerSort } from '@gridlab/contracts';
 import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import bs58 from 'bs58';
 import { from as copyFrom } from 'pg-copy-streams';
 import { copyRows } from './copy-rows';
 import { SORT_CODES, SUMMED_WINDOWS, TOP_MAX, WINDOW_CODES, windowTopSql } from './tops';
@@ -335,15 +335,15 @@ export class MinerLedgerWriter {
 
 async function walletIds(client: PoolClient, addresses: readonly string[]): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
-  const bytes = addresses.map((a) => Buffer.from(bs58.decode(a)));
+  const bytes = addresses.map((a) => Buffer.from(decodeBase58(a)));
   const { rows: known } = await client.query<{ id: number; address: Buffer }>('SELECT id, address FROM indexer.wallets WHERE address = ANY($1::bytea[])', [bytes]);
-  for (const r of known) ids.set(bs58.encode(r.address), r.id);
+  for (const r of known) ids.set(encodeBase58(r.address), r.id);
   // Sorted, so concurrent writers take the unique index's locks in one order.
   const missing = bytes.filter((_, i) => !ids.has(addresses[i]!)).sort((a, b) => Buffer.compare(a, b));
   if (missing.length === 0) return ids;
   await client.query('INSERT INTO indexer.wallets (address) SELECT unnest($1::bytea[]) ON CONFLICT (address) DO NOTHING', [missing]);
   const { rows: added } = await client.query<{ id: number; address: Buffer }>('SELECT id, address FROM indexer.wallets WHERE address = ANY($1::bytea[])', [missing]);
-  for (const r of added) ids.set(bs58.encode(r.address), r.id);
+  for (const r of added) ids.set(encodeBase58(r.address), r.id);
   return ids;
 }
 
