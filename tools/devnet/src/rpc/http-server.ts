@@ -13,7 +13,11 @@ const UNLIMITED_PREFIX = 'devnet_';
 
 type Handled = { readonly body: unknown; readonly retryAfterS: number | null };
 
-async function handleOne(methods: Record<string, RpcMethod>, budgets: RpcBudgets, request: JsonRpcRequest): Promise<Handled> {
+/**
+ * Checks a request and takes its budget now, as a provider counts a batch's items on
+ * arrival; returns its answer when that is all (an error, a refusal), else how to run it.
+ */
+function admit(methods: Record<string, RpcMethod>, budgets: RpcBudgets, request: JsonRpcRequest): Handled | (() => Promise<Handled>) {
   const id = request.id ?? null;
   try {
     if (typeof request.method !== 'string') throw new RpcError(INVALID_REQUEST, 'Invalid request');
@@ -27,12 +31,21 @@ async function handleOne(methods: Record<string, RpcMethod>, budgets: RpcBudgets
     }
     const params = request.params === undefined ? [] : request.params;
     if (!Array.isArray(params)) throw new RpcError(INVALID_REQUEST, 'params must be an array');
-    return { body: { jsonrpc: '2.0', id, result: await method(params) }, retryAfterS: null };
+    return async () => {
+      try {
+        return { body: { jsonrpc: '2.0', id, result: await method(params) }, retryAfterS: null };
+      } catch (error) {
+        return failed(id, error);
+      }
+    };
   } catch (error) {
-    const rpc: RpcErrorType =
-      error instanceof RpcError ? error : new RpcError(-32603, error instanceof Error ? error.message : 'Internal error');
-    return { body: { jsonrpc: '2.0', id, error: { code: rpc.code, message: rpc.message, ...(rpc.data === undefined ? {} : { data: rpc.data }) } }, retryAfterS: null };
+    return failed(id, error);
   }
+}
+
+function failed(id: JsonRpcRequest['id'], error: unknown): Handled {
+  const rpc: RpcErrorType = error instanceof RpcError ? error : new RpcError(-32603, error instanceof Error ? error.message : 'Internal error');
+  return { body: { jsonrpc: '2.0', id, error: { code: rpc.code, message: rpc.message, ...(rpc.data === undefined ? {} : { data: rpc.data }) } }, retryAfterS: null };
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -133,16 +146,18 @@ export async function startHttpRpc(host: string, port: number, methods: Record<s
         if (Array.isArray(parsed)) {
           // A slice at a time, as a node serving many clients interleaves them: in tests and
           // benches the devnet shares the reader's process, which a whole batch would hold up.
-          const handled: Awaited<ReturnType<typeof handleOne>>[] = [];
-          for (const [i, r] of parsed.entries()) {
+          const admitted = parsed.map((r) => admit(methods, budgets, (r ?? {}) as JsonRpcRequest));
+          const handled: Handled[] = [];
+          for (const [i, a] of admitted.entries()) {
             if (i > 0 && i % SERVE_SLICE === 0) await nextTurn();
-            handled.push(await handleOne(methods, budgets, (r ?? {}) as JsonRpcRequest));
+            handled.push(typeof a === 'function' ? await a() : a);
           }
           const waits = handled.map((h) => h.retryAfterS ?? 0);
           const wait = Math.max(0, ...waits);
           return send(200, handled.map((h) => h.body), wait > 0 ? wait : null);
         }
-        const one = await handleOne(methods, budgets, (parsed ?? {}));
+        const single = admit(methods, budgets, parsed ?? {});
+        const one = typeof single === 'function' ? await single() : single;
         return send(one.retryAfterS === null ? 200 : 429, one.body, one.retryAfterS);
       },
       () => send(413, { error: 'body too large' }),
