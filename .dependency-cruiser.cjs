@@ -5,13 +5,13 @@
 /** Modules that do I/O: pure code (the strategy engine, every domain/) imports none of them. */
 const IO_CORE = '^(node:)?(fs|fs/promises|net|http|https|http2|tls|dgram|dns|child_process|cluster|worker_threads|readline)$';
 const IO_PACKAGES = 'node_modules/(pg|pg-copy-streams|ioredis|express|ws|@nats-io/[a-z-]+|@solana/web3[.]js|@solana/spl-token|prom-client|node-pg-migrate)/';
-const IO_LIBS = '^libs/(db|bus|runtime|platform|key-cache|rounds-store|miners-store|billing-store|lab-store|events-store|testing|devnet|webhooks)/';
+const IO_LIBS = '^libs/(db|bus|runtime|platform|key-cache|rounds-store|miners-store|billing-store|lab-store|events-store|alerts-store|testing|devnet|webhooks)/';
 const TESTS = '(\\.test\\.ts$|/test/|/src/testing/)';
 /**
  * What a service's app/ reaches only through its ports: PostgreSQL, Redis and NATS clients
  * (and the workspace's wrappers of them), and the store libraries, whose code is their SQL.
  */
-const APP_IO = ['node_modules/(pg|pg-copy-streams|ioredis|@nats-io/[a-z-]+)/', '^libs/(db|bus|rounds-store|miners-store|billing-store|lab-store|events-store)/'];
+const APP_IO = ['node_modules/(pg|pg-copy-streams|ioredis|@nats-io/[a-z-]+)/', '^libs/(db|bus|rounds-store|miners-store|billing-store|lab-store|events-store|alerts-store)/'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
