@@ -27,6 +27,8 @@ export type TargetFormat = 'standard' | 'discord' | 'slack';
 export interface Claimed {
   readonly firingId: number;
   readonly ruleId: string;
+  /** The rule's name, which heads a Discord or Slack message; null: none given. */
+  readonly ruleName: string | null;
   readonly webhookId: string;
   readonly payload: unknown;
   readonly firedAt: Date;
@@ -124,6 +126,7 @@ export class DeliveryQueue {
     const { rows } = await this.pool.query<{
       firing_id: string;
       rule_id: string;
+      rule_name: string | null;
       webhook_id: string;
       payload: unknown;
       fired_at: Date;
@@ -141,7 +144,7 @@ export class DeliveryQueue {
          FROM due WHERE d.firing_id = due.firing_id
          RETURNING d.firing_id, d.rule_id, d.attempts
        )
-       SELECT t.firing_id, t.rule_id, f.webhook_id, f.payload, f.fired_at, t.attempts, r.target_url, r.target_format,
+       SELECT t.firing_id, t.rule_id, r.name AS rule_name, f.webhook_id, f.payload, f.fired_at, t.attempts, r.target_url, r.target_format,
               (SELECT array_agg(s.secret ORDER BY s.created_at DESC) FROM alerts.rule_secrets s
                 WHERE s.rule_id = t.rule_id AND (s.retires_at IS NULL OR s.retires_at > now())) AS secrets
        FROM taken t JOIN alerts.firings f ON f.id = t.firing_id JOIN alerts.rules r ON r.id = t.rule_id
@@ -151,6 +154,7 @@ export class DeliveryQueue {
     return rows.map((r) => ({
       firingId: Number(r.firing_id),
       ruleId: r.rule_id,
+      ruleName: r.rule_name,
       webhookId: r.webhook_id,
       payload: r.payload,
       firedAt: r.fired_at,
