@@ -153,7 +153,8 @@ export function createEvaluator(rules: readonly Rule[], state?: EvaluatorState):
     let round = deploys.get(deploy.roundId);
     if (round === undefined) {
       round = new Map();
-      deploys.set(deploy.roundId, round);
+      // Bounded even if settled rounds stop coming: the oldest round's deploys go first.
+      remember(deploys, deploy.roundId, round);
     }
     const held = round.get(deploy.address) ?? { squares: new Set<number>() };
     round.set(deploy.address, held);
