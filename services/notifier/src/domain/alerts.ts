@@ -15,7 +15,7 @@ interface Head<K extends RuleKind> {
 }
 
 /** The pool reached the rule's bar (once per climb: see the README). */
-export interface MotherlodeAlert extends Head<'motherlode'> {
+interface MotherlodeAlert extends Head<'motherlode'> {
   /** The rule's bar, whole ORE. */
   readonly minOre: number;
   /** The pool, ORE base units (1 ORE = 10^11). */
@@ -60,7 +60,7 @@ export interface WalletAlert extends Head<'wallet'> {
 }
 
 /** An event of the log passed the rule's kind and filters. */
-export interface EventAlert extends Omit<Head<'event'>, 'roundId'> {
+interface EventAlert extends Omit<Head<'event'>, 'roundId'> {
   readonly roundId: number | null;
   /** The event as the log carries it (GET /events). */
   readonly event: LogEvent;

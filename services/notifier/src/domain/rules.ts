@@ -9,18 +9,16 @@ import { EVENT_KINDS, ORE_BASE_UNITS, STRATEGY_ID_RE, type EventKind } from '@gr
 import type { FieldError } from '@gridlab/errors';
 import { eventFilterProblems, type EventFilter } from './event-filters';
 
-export type { EventFilter };
-
 /** The five kinds of rule. */
-export const RULE_KINDS = ['motherlode', 'square_ev', 'wallet', 'event', 'strategy_signal'] as const;
+const RULE_KINDS = ['motherlode', 'square_ev', 'wallet', 'event', 'strategy_signal'] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];
 
 /** How a firing is posted: the payload itself, or a Discord or Slack incoming-webhook message. */
-export const TARGET_FORMATS = ['standard', 'discord', 'slack'] as const;
+const TARGET_FORMATS = ['standard', 'discord', 'slack'] as const;
 export type TargetFormat = (typeof TARGET_FORMATS)[number];
 
 /** What a watched wallet can do that a wallet rule reports. */
-export const WALLET_TRIGGERS = ['deploy', 'win', 'top_miner', 'motherlode'] as const;
+const WALLET_TRIGGERS = ['deploy', 'win', 'top_miner', 'motherlode'] as const;
 export type WalletTrigger = (typeof WALLET_TRIGGERS)[number];
 
 const SQUARES = 25;
@@ -45,10 +43,10 @@ export interface RuleLimits {
   readonly addressesPerRule: number;
 }
 
-export const DEFAULT_RULE_LIMITS: RuleLimits = { rulesPerKey: 20, addressesPerRule: 50 };
+const DEFAULT_RULE_LIMITS: RuleLimits = { rulesPerKey: 20, addressesPerRule: 50 };
 
 /** Where firings are posted. A rule without one is followed over server-sent events only. */
-export interface Target {
+interface Target {
   /** Checked here for its form only; the app runs @gridlab/webhooks' checkTarget and resolveTarget on it. */
   readonly url: string;
   readonly format: TargetFormat;
@@ -64,14 +62,14 @@ interface RuleCommon {
 }
 
 /** The motherlode pool holds at least `minOre`. */
-export interface MotherlodeSpec extends RuleCommon {
+interface MotherlodeSpec extends RuleCommon {
   readonly kind: 'motherlode';
   /** Whole ORE, decimal; compared in base units, rounded to the nearest (ORE has 11 decimals). */
   readonly minOre: number;
 }
 
 /** Some square of the live round returns at least `minEvPerSol` per SOL for the stake. */
-export interface SquareEvSpec extends RuleCommon {
+interface SquareEvSpec extends RuleCommon {
   readonly kind: 'square_ev';
   /** e.g. 0.05: the stake is expected to bring back 5% more than it costs. */
   readonly minEvPerSol: number;
@@ -85,7 +83,7 @@ export interface SquareEvSpec extends RuleCommon {
 }
 
 /** A watched wallet deploys, wins, is the top miner or shares the motherlode. */
-export interface WalletSpec extends RuleCommon {
+interface WalletSpec extends RuleCommon {
   readonly kind: 'wallet';
   /** Base58 public keys, distinct, in the order given. */
   readonly addresses: readonly string[];
@@ -94,14 +92,14 @@ export interface WalletSpec extends RuleCommon {
 }
 
 /** An event-log event of `eventKind` whose fields pass every filter. */
-export interface EventSpec extends RuleCommon {
+interface EventSpec extends RuleCommon {
   readonly kind: 'event';
   readonly eventKind: EventKind;
   readonly filters: readonly EventFilter[];
 }
 
 /** A saved strategy's decision for the next round. Its owner is checked by the app. */
-export interface StrategySignalSpec extends RuleCommon {
+interface StrategySignalSpec extends RuleCommon {
   readonly kind: 'strategy_signal';
   readonly strategyId: string;
 }

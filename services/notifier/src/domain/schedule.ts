@@ -13,12 +13,12 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
 /** Delays between attempts: after the first try, 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, then 2 h each. */
-export const RETRY_DELAYS_MS: readonly number[] = [5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE, HOUR];
+const RETRY_DELAYS_MS: readonly number[] = [5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE, HOUR];
 const LATER_DELAY_MS = 2 * HOUR;
 /** No attempt is made later than this after the first. */
 export const RETRY_WINDOW_MS = 24 * HOUR;
 /** An endpoint that has failed every delivery for this long is disabled. */
-export const DISABLE_AFTER_MS = 24 * HOUR;
+const DISABLE_AFTER_MS = 24 * HOUR;
 /**
  * Jitter stretches the last delay by up to this fraction, so the many firings of one round
  * that failed together do not all come back in the same second. Below the 1/0.2 ratio of
