@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { nextAttemptAt, RETRY_WINDOW_MS, shouldDisable } from './schedule';
+import { nextAttemptAt, RETRY_WINDOW_MS } from './schedule';
 
 const FIRST = new Date('2026-03-01T12:00:00.000Z');
 const offset = (d: Date | null): number | null => (d === null ? null : d.getTime() - FIRST.getTime());
@@ -51,14 +51,5 @@ describe('nextAttemptAt', () => {
     expect(() => nextAttemptAt(FIRST, 0, 0)).toThrow(RangeError);
     expect(() => nextAttemptAt(FIRST, 1, 1.5)).toThrow(RangeError);
     expect(() => nextAttemptAt(FIRST, 1, Number.NaN)).toThrow(RangeError);
-  });
-});
-
-describe('shouldDisable', () => {
-  it('disables an endpoint failing for 24 h, not one failing for less or not at all', () => {
-    const since = new Date('2026-03-01T00:00:00.000Z');
-    expect(shouldDisable(null, new Date('2026-04-01T00:00:00.000Z'))).toBe(false);
-    expect(shouldDisable(since, new Date('2026-03-01T23:59:59.999Z'))).toBe(false);
-    expect(shouldDisable(since, new Date('2026-03-02T00:00:00.000Z'))).toBe(true);
   });
 });

@@ -17,8 +17,13 @@ const RETRY_DELAYS_MS: readonly number[] = [5 * SECOND, 30 * SECOND, 2 * MINUTE,
 const LATER_DELAY_MS = 2 * HOUR;
 /** No attempt is made later than this after the first. */
 export const RETRY_WINDOW_MS = 24 * HOUR;
-/** An endpoint that has failed every delivery for this long is disabled. */
-const DISABLE_AFTER_MS = 24 * HOUR;
+/**
+ * An endpoint whose deliveries have all failed for this long is disabled: by then every
+ * firing it missed has had its whole schedule, so disabling it loses nothing a retry would
+ * still have delivered. The queue decides it by the database's clock (replicas' clocks
+ * need not agree); its owner enables the rule again.
+ */
+export const DISABLE_AFTER_MS = 24 * HOUR;
 /**
  * Jitter stretches the last delay by up to this fraction, so the many firings of one round
  * that failed together do not all come back in the same second. Below the 1/0.2 ratio of
@@ -51,14 +56,4 @@ export function nextAttemptAt(firstAt: Date, attempts: number, jitter: number): 
   if (nominal > RETRY_WINDOW_MS) return null;
   const jittered = nominal + delay(attempts - 1) * JITTER_SPREAD * jitter;
   return new Date(firstAt.getTime() + Math.min(jittered, RETRY_WINDOW_MS));
-}
-
-/**
- * Whether an endpoint whose deliveries have all failed since `failingSince` (null: its
- * last delivery went through) should be disabled at `now`: after 24 h of failures, the
- * time a firing is retried, so a disabled endpoint lost nothing a retry would still have
- * delivered. Its owner enables it again.
- */
-export function shouldDisable(failingSince: Date | null, now: Date): boolean {
-  return failingSince !== null && now.getTime() - failingSince.getTime() >= DISABLE_AFTER_MS;
 }
