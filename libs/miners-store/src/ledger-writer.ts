@@ -31,6 +31,10 @@ export const STORED_COLUMN_LIST =
   'amount, sol_back, ore, ore_motherlode, admin_fee, protocol_fee, ore_value, round_id, miner_id, squares, signer_id, network_fee, priority_fee, ' +
   'executor_fee, checkpoint_deposit, slots_left, slots_left_last, deploys, strategy, flags, amounts';
 
+/** The UTC day and hour (since the epoch) a round's rows are rolled up in. */
+const dayOf = (at: Date) => Math.floor(at.getTime() / 86_400_000);
+const hourOf = (at: Date) => Math.floor(at.getTime() / 3_600_000);
+
 function amountsOf(bytes: Buffer | null): number[] | null {
   if (bytes === null) return null;
   const out: number[] = [];
@@ -130,27 +134,27 @@ const STAKE_SQL = `CASE WHEN x.squares IS NULL THEN NULL
   ELSE coalesce((SELECT sum(('x' || encode(substr(x.amounts, i, 8), 'hex'))::bit(64)::int8) FROM generate_series(1, length(x.amounts), 8) AS i), 0)::int8 END`;
 
 /**
- * Stored rows of the rounds `$1` added to the rollups, their figures computed from the
- * stored columns as `rollupOf` and `slotsOf` compute them, day and hour from the round's
- * settlement as the rows written with their rollups take them.
+ * Stored rows of the rounds `$1` (UTC days `$2`, hours `$3`, as `dayOf` and `hourOf` give
+ * them) added to the rollups, their figures computed from the stored columns as `rollupOf`
+ * and `slotsOf` compute them. The rounds come as parameters, not from a join with the
+ * round sets: on Citus the rows' shards (by wallet) are then read each on its own.
  */
 const FOLD_SQL = rollupsSql(
-  `SELECT floor(extract(epoch FROM s.settled_at) / 86400)::int4 AS d, floor(extract(epoch FROM s.settled_at) / 3600)::int4 AS h, x.miner_id AS m, x.round_id AS r,
+  `SELECT c.d, c.h, x.miner_id AS m, x.round_id AS r,
       ${slotBucketSql('x.slots_left')} AS b1, ${slotBucketSql('x.slots_left_last')} AS b2, greatest(0, x.deploys - 1)::int4 AS n2,
       ${SUMMED.map((c) => `${c.sql} AS ${c.column}`).join(', ')}
-    FROM indexer.miner_rounds_recent x JOIN indexer.miner_round_sets s ON s.round_id = x.round_id
+    FROM unnest($1::int4[], $2::int4[], $3::int4[]) AS c(round_id, d, h) JOIN indexer.miner_rounds_recent x ON x.round_id = c.round_id
       CROSS JOIN LATERAL (SELECT ${STAKE_SQL} AS stake) st
-      CROSS JOIN LATERAL (SELECT st.stake IS NOT NULL AND x.flags & ${FLAG_KNOWN} <> 0 AS known) k
-    WHERE x.round_id = ANY($1::int4[])`,
-  '$2',
+      CROSS JOIN LATERAL (SELECT st.stake IS NOT NULL AND x.flags & ${FLAG_KNOWN} <> 0 AS known) k`,
+  '$4',
 );
 
-function rollupsStatement(rows: readonly StoredRow[], dayOf: ReadonlyMap<number, number>, hourOf: ReadonlyMap<number, number>, oldestHour: number): { text: string; values: unknown[] } {
+function rollupsStatement(rows: readonly StoredRow[], days: ReadonlyMap<number, number>, hours: ReadonlyMap<number, number>, oldestHour: number): { text: string; values: unknown[] } {
   const columns: number[][] = Array.from({ length: SUMMED.length + 7 }, () => []);
   for (const row of rows) {
     const rollup = rollupOf(row);
     const slots = slotsOf(row);
-    const head = [dayOf.get(row.roundId)!, hourOf.get(row.roundId)!, row.minerId, row.roundId, slots.first, slots.last, slots.laterDeploys];
+    const head = [days.get(row.roundId)!, hours.get(row.roundId)!, row.minerId, row.roundId, slots.first, slots.last, slots.laterDeploys];
     for (let i = 0; i < head.length; i++) columns[i]!.push(head[i]!);
     for (let i = 0; i < SUMMED.length; i++) columns[i + 7]!.push(SUMMED[i]!.of(rollup));
   }
@@ -208,14 +212,14 @@ export class MinerLedgerWriter {
       );
       const written = new Set(fresh.map((r) => r.round_id));
       const rows: StoredRow[] = [];
-      const dayOf = new Map<number, number>();
-      const hourOf = new Map<number, number>();
-      const prices = await orePrices(client, entries.map((e) => Math.floor(e.round.settledAt.getTime() / 86_400_000)));
+      const days = new Map<number, number>();
+      const hours = new Map<number, number>();
+      const prices = await orePrices(client, entries.map((e) => dayOf(e.round.settledAt)));
       for (const e of entries) {
         if (!written.has(e.round.id)) continue;
-        const day = Math.floor(e.round.settledAt.getTime() / 86_400_000);
-        dayOf.set(e.round.id, day);
-        hourOf.set(e.round.id, Math.floor(e.round.settledAt.getTime() / 3_600_000));
+        const day = dayOf(e.round.settledAt);
+        days.set(e.round.id, day);
+        hours.set(e.round.id, hourOf(e.round.settledAt));
         const price = prices.get(day) ?? e.round.productionCost;
         for (const m of e.miners) {
           const ore = m.oreTopMiner === null ? null : (m.oreTopMiner ?? 0) + (m.oreSplit ?? 0) + (m.oreMotherlode ?? 0);
@@ -226,12 +230,12 @@ export class MinerLedgerWriter {
       if (rows.length === 0) return written;
       await pipeline(Readable.from([copyRows(rows)]), client.query(copyFrom(`COPY indexer.miner_rounds_recent (${STORED_COLUMN_LIST}) FROM STDIN (FORMAT binary)`)));
       if (options.deferRollups === true) {
-        await client.query('INSERT INTO indexer.miner_unfolded_rounds (round_id) SELECT unnest($1::int4[])', [[...dayOf.keys()]]);
+        await client.query('INSERT INTO indexer.miner_unfolded_rounds (round_id) SELECT unnest($1::int4[])', [[...days.keys()]]);
         return written;
       }
       // Hourly rollups are kept for 48 hours: older rounds (history) go to the days and totals only.
-      const oldestHour = Math.floor(this.now().getTime() / 3_600_000) - HOURS_KEPT;
-      const rollups = rollupsStatement(rows, dayOf, hourOf, oldestHour);
+      const oldestHour = hourOf(this.now()) - HOURS_KEPT;
+      const rollups = rollupsStatement(rows, days, hours, oldestHour);
       await client.query(rollups.text, rollups.values);
       return written;
     });
@@ -251,8 +255,16 @@ export class MinerLedgerWriter {
     return withTransaction(this.pool, async (client) => {
       const { rows: claimed } = await client.query<{ round_id: number }>('DELETE FROM indexer.miner_unfolded_rounds RETURNING round_id');
       if (claimed.length === 0) return 0;
-      const oldestHour = Math.floor(this.now().getTime() / 3_600_000) - HOURS_KEPT;
-      const { rows } = await client.query<{ n: number }>(FOLD_SQL, [claimed.map((r) => r.round_id), oldestHour]);
+      const { rows: rounds } = await client.query<{ round_id: number; settled_at: Date }>(
+        'SELECT round_id, settled_at FROM indexer.miner_round_sets WHERE round_id = ANY($1::int4[])',
+        [claimed.map((r) => r.round_id)],
+      );
+      const { rows } = await client.query<{ n: number }>(FOLD_SQL, [
+        rounds.map((r) => r.round_id),
+        rounds.map((r) => dayOf(r.settled_at)),
+        rounds.map((r) => hourOf(r.settled_at)),
+        hourOf(this.now()) - HOURS_KEPT,
+      ]);
       return rows[0]!.n;
     });
   }
@@ -389,7 +401,7 @@ export class MinerLedgerWriter {
 
   /** Drops the hourly rollups older than 48 hours; how many rows. */
   async expireHours(now: Date): Promise<number> {
-    const { rowCount } = await this.pool.query('DELETE FROM indexer.miner_hours WHERE hour < $1', [Math.floor(now.getTime() / 3_600_000) - HOURS_KEPT]);
+    const { rowCount } = await this.pool.query('DELETE FROM indexer.miner_hours WHERE hour < $1', [hourOf(now) - HOURS_KEPT]);
     return rowCount ?? 0;
   }
 
