@@ -71,7 +71,7 @@ const SUMMED: readonly { readonly column: RollupColumn; readonly type: 'int4' | 
   { column: 'top_wins', type: 'int4', of: (r) => r.topWins, sql: knownFlag(FLAG_TOP_MINER) },
   { column: 'motherlode_hits', type: 'int4', of: (r) => r.motherlodeHits, sql: '(known AND coalesce(x.ore_motherlode, 0) > 0)::int4' },
   { column: 'unknown', type: 'int4', of: (r) => r.unknown, sql: '(NOT known)::int4' },
-  { column: 'deployed', type: 'int8', of: (r) => r.deployed, sql: 'CASE WHEN known THEN stake ELSE 0 END' },
+  { column: 'deployed', type: 'int8', of: (r) => r.deployed, sql: 'CASE WHEN known THEN x.stake ELSE 0 END' },
   { column: 'sol_back', type: 'int8', of: (r) => r.solBack, sql: known('sol_back') },
   { column: 'admin_fee', type: 'int8', of: (r) => r.adminFee, sql: known('admin_fee') },
   { column: 'protocol_fee', type: 'int8', of: (r) => r.protocolFee, sql: known('protocol_fee') },
@@ -93,6 +93,15 @@ const ROLLUP_AGGREGATES = ROLLUP_COLUMNS.map((c) => {
   if (c === 'slots_hist') return `ARRAY[${Array.from({ length: SLOT_BUCKET_COUNT }, (_, b) => `sum((b1 = ${b})::int4 + (b2 = ${b})::int4 * n2)::int4`).join(', ')}]`;
   const summed = SUMMED.find((x) => x.column === c)!;
   return `sum(${c})::${summed.type}`;
+});
+
+/** Each rollup column of a group of rollup rows (a wallet's days to its total), in `ROLLUP_COLUMNS`' order. */
+const ROLLUP_SUMS = ROLLUP_COLUMNS.map((c) => {
+  if (c === 'rounds') return 'sum(rounds)::int4';
+  if (c === 'first_round') return 'min(first_round)';
+  if (c === 'last_round') return 'max(last_round)';
+  if (c === 'slots_hist') return `ARRAY[${Array.from({ length: SLOT_BUCKET_COUNT }, (_, b) => `sum(slots_hist[${b + 1}])::int4`).join(', ')}]`;
+  return `sum(${c})::${SUMMED.find((x) => x.column === c)!.type}`;
 }).join(', ');
 
 function upsertFrom(table: string, key: string | null, select: string): string {
@@ -103,18 +112,22 @@ function upsertFrom(table: string, key: string | null, select: string): string {
 /**
  * Rows' parts of the rollups, one statement: `rows` gives each row's day, hour, wallet,
  * round, histogram buckets and summed figures (`u(d, h, m, r, b1, b2, n2, ...SUMMED)`), and
- * PostgreSQL sums them per day, per hour (rows from hour `oldestHour` on) and in all. How
- * many rows it summed. Each table's rows go in in key order, so two rollup writes at once
- * (the live round's and a fold) lock the rows they share in one order and cannot deadlock.
+ * PostgreSQL sums them per day and per hour (rows from hour `oldestHour` on), and the
+ * wallets' days in all (a wallet plays many rounds a day: summing its few day sums is
+ * cheaper than its rows again). How many rows it summed. Each table's rows go in in key
+ * order, so two rollup writes at once (the live round's and a fold) lock the rows they
+ * share in one order and cannot deadlock.
  */
 function rollupsSql(rows: string, oldestHour: string): string {
-  return `WITH u AS MATERIALIZED (${rows}), days AS (
-    ${upsertFrom('miner_days', 'day', `SELECT d, m, ${ROLLUP_AGGREGATES} FROM u GROUP BY d, m ORDER BY m, d`)}
+  return `WITH u AS MATERIALIZED (${rows}), dm AS MATERIALIZED (
+    SELECT d, m, ${ROLLUP_AGGREGATES.map((a, i) => `${a} AS ${ROLLUP_COLUMNS[i]}`).join(', ')} FROM u GROUP BY d, m
+  ), days AS (
+    ${upsertFrom('miner_days', 'day', 'SELECT * FROM dm ORDER BY m, d')}
   ), hours AS (
-    ${upsertFrom('miner_hours', 'hour', `SELECT h, m, ${ROLLUP_AGGREGATES} FROM u WHERE h >= ${oldestHour} GROUP BY h, m ORDER BY m, h`)}
+    ${upsertFrom('miner_hours', 'hour', `SELECT h, m, ${ROLLUP_AGGREGATES.join(', ')} FROM u WHERE h >= ${oldestHour} GROUP BY h, m ORDER BY m, h`)}
   ), totals AS (
-    ${upsertFrom('miner_totals', null, `SELECT m, ${ROLLUP_AGGREGATES} FROM u GROUP BY m ORDER BY m`)}
-  ) SELECT count(*)::int4 AS n FROM u`;
+    ${upsertFrom('miner_totals', null, `SELECT m, ${ROLLUP_SUMS} FROM dm GROUP BY m ORDER BY m`)}
+  ) SELECT coalesce(sum(rounds), 0)::int4 AS n FROM dm`;
 }
 
 /** Rows written with their rollups: each row's figures go once, as array literals (quicker to write than pg's per-element arrays). */
@@ -125,27 +138,29 @@ const ROLLUPS_SQL = rollupsSql(
 );
 
 /**
- * The lamports a stored row staked (`stakeOf`): the uniform amount times the squares taken,
- * else the per-square amounts (big-endian int8s) summed; NULL when not known.
+ * The lamports a stored row (`y`) staked (`stakeOf`): the uniform amount times the squares
+ * taken, else the per-square amounts (big-endian int8s) summed; NULL when not known.
  */
-const STAKE_SQL = `CASE WHEN x.squares IS NULL THEN NULL
-  WHEN x.amount IS NOT NULL THEN x.amount * bit_count(x.squares::bit(32))
-  WHEN x.amounts IS NULL THEN NULL
-  ELSE coalesce((SELECT sum(('x' || encode(substr(x.amounts, i, 8), 'hex'))::bit(64)::int8) FROM generate_series(1, length(x.amounts), 8) AS i), 0)::int8 END`;
+const STAKE_SQL = `CASE WHEN y.squares IS NULL THEN NULL
+  WHEN y.amount IS NOT NULL THEN y.amount * bit_count(y.squares::bit(32))
+  WHEN y.amounts IS NULL THEN NULL
+  ELSE coalesce((SELECT sum(('x' || encode(substr(y.amounts, i, 8), 'hex'))::bit(64)::int8) FROM generate_series(1, length(y.amounts), 8) AS i), 0)::int8 END`;
 
 /**
  * Stored rows of the rounds `$1` (UTC days `$2`, hours `$3`, as `dayOf` and `hourOf` give
  * them) added to the rollups, their figures computed from the stored columns as `rollupOf`
  * and `slotsOf` compute them. The rounds come as parameters, not from a join with the
- * round sets: on Citus the rows' shards (by wallet) are then read each on its own.
+ * round sets: on Citus the rows' shards (by wallet) are then read each on its own. The
+ * stake is computed in a subquery kept apart (`OFFSET 0`): flattened, PostgreSQL would
+ * compute it again in every figure that reads it.
  */
 const FOLD_SQL = rollupsSql(
-  `SELECT c.d, c.h, x.miner_id AS m, x.round_id AS r,
+  `SELECT x.d, x.h, x.miner_id AS m, x.round_id AS r,
       ${slotBucketSql('x.slots_left')} AS b1, ${slotBucketSql('x.slots_left_last')} AS b2, greatest(0, x.deploys - 1)::int4 AS n2,
       ${SUMMED.map((c) => `${c.sql} AS ${c.column}`).join(', ')}
-    FROM unnest($1::int4[], $2::int4[], $3::int4[]) AS c(round_id, d, h) JOIN indexer.miner_rounds_recent x ON x.round_id = c.round_id
-      CROSS JOIN LATERAL (SELECT ${STAKE_SQL} AS stake) st
-      CROSS JOIN LATERAL (SELECT st.stake IS NOT NULL AND x.flags & ${FLAG_KNOWN} <> 0 AS known) k`,
+    FROM (SELECT c.d, c.h, y.*, ${STAKE_SQL} AS stake
+            FROM unnest($1::int4[], $2::int4[], $3::int4[]) AS c(round_id, d, h) JOIN indexer.miner_rounds_recent y ON y.round_id = c.round_id OFFSET 0) x
+      CROSS JOIN LATERAL (SELECT x.stake IS NOT NULL AND x.flags & ${FLAG_KNOWN} <> 0 AS known) k`,
   '$4',
 );
 
@@ -255,6 +270,10 @@ export class MinerLedgerWriter {
     return withTransaction(this.pool, async (client) => {
       const { rows: claimed } = await client.query<{ round_id: number }>('DELETE FROM indexer.miner_unfolded_rounds RETURNING round_id');
       if (claimed.length === 0) return 0;
+      // A thousand rounds' rows (~450,000 on mainnet) in one statement: its estimated cost
+      // sets off JIT compilation, which took longer (~4 s) than the statement; and its
+      // per-wallet sums (~10 MB) spilled to disk at the default work_mem.
+      await client.query("SET LOCAL jit = off; SET LOCAL work_mem = '64MB'");
       const { rows: rounds } = await client.query<{ round_id: number; settled_at: Date }>(
         'SELECT round_id, settled_at FROM indexer.miner_round_sets WHERE round_id = ANY($1::int4[])',
         [claimed.map((r) => r.round_id)],

@@ -5,10 +5,12 @@
  * failed, or two folds at once.
  */
 import type { MinerRound } from '@gridlab/contracts';
+import bs58 from 'bs58';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
 import { createTestDatabase, type TestDatabase } from '@gridlab/testing';
 import { BLOCK_ROUNDS, MinerLedgerStore, MinerLedgerWriter, type LedgerEntry } from '../src';
+import { SLOT_BUCKET_COUNT, slotsOf } from '../src/rollup';
 import { prng, roundRows, T0, wallets } from './rows';
 
 /** 3,000 rounds 90 s apart: 75 hours, the last 48 of them in the hourly rollups, two and a bit blocks. */
@@ -118,6 +120,21 @@ describe('miner rows folded into the rollups after they are written', () => {
     expect(folded).toBe(ROWS - rowsOf(1000, 1001));
     expect(await listed(pool)).toBe(0);
     expect(await rollups(pool)).toEqual(expected);
+    // The histogram as the rows' slots give it in TypeScript, apart from both ways of summing it in SQL.
+    const hist = new Map<string, number[]>();
+    for (const e of entries.slice(0, ROUNDS)) {
+      for (const m of e.miners) {
+        const h = hist.get(m.address) ?? new Array<number>(SLOT_BUCKET_COUNT).fill(0);
+        const slots = slotsOf(m);
+        h[slots.first]! += 1;
+        h[slots.last]! += slots.laterDeploys;
+        hist.set(m.address, h);
+      }
+    }
+    const { rows: totals } = await pool.query<{ address: Buffer; slots_hist: number[] }>(
+      'SELECT w.address, t.slots_hist FROM indexer.miner_totals t JOIN indexer.wallets w ON w.id = t.miner_id',
+    );
+    expect(new Map(totals.map((t) => [bs58.encode(t.address), t.slots_hist]))).toEqual(hist);
     expect(await writer.foldRollups()).toBe(0);
     expect(await rollups(pool)).toEqual(expected);
   });
