@@ -26,8 +26,13 @@ export interface FillStore {
   refusedAmong(ids: readonly number[]): Promise<number[]>;
   /** The payout rule of the nearest stored round before `id`. */
   ruleBefore(id: number): Promise<PayoutRule | null>;
-  /** Stores the miners of rounds just stored (when the history reads the ledger); idempotent. */
+  /**
+   * Stores the miners of rounds just stored (when the history reads the ledger); idempotent.
+   * May leave them out of the miners' rollups until `foldMiners`.
+   */
   insertMiners?(rounds: readonly RoundWithMiners[]): Promise<void>;
+  /** Adds the miners stored by `insertMiners` and not yet in the rollups to them. */
+  foldMiners?(): Promise<void>;
 }
 
 /** A stored round and its miners' rows. */
@@ -79,10 +84,18 @@ export interface FillOptions {
   readonly onRetrying?: (ids: readonly number[]) => void;
   /** A fetch failed for a reason worth retrying (RPC down, a transaction the node lacks); the fill waits `retryInMs` and tries again. */
   readonly onRetry?: (id: number, error: unknown, retryInMs: number) => void;
+  /** Rounds whose miners are stored between two `foldMiners` (and one at the end). Default 1,000. */
+  readonly foldEvery?: number;
   readonly now?: () => number;
 }
 
 const MAX_RETRY_MS = 30_000;
+/**
+ * Rounds' miners stored between folds: a fold rewrites each wallet's day and total once,
+ * however many rounds it adds (~0.6 s for 1,000 mainnet rounds), and the summaries lag
+ * the stored rows by at most this many rounds.
+ */
+const FOLD_EVERY = 1000;
 
 /**
  * Rebuilds every round of [fromId, toId] that is not stored, from its transactions, in
@@ -97,6 +110,7 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
   const now = options.now ?? Date.now;
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const chunkSize = Math.max(1, options.chunk ?? 100);
+  const foldEvery = Math.max(1, options.foldEvery ?? FOLD_EVERY);
   const started = now();
   const total = await store.missingCount(range.fromId, range.toId);
   let stored = 0;
@@ -109,6 +123,8 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
   let calls = 0;
   let lastId: number | null = null;
   let lastLayout: RoundLayout | null = null;
+  /** Rounds whose miners were stored since the last fold. */
+  let unfolded = 0;
   const progress = (): FillProgress => {
     const elapsedSeconds = (now() - started) / 1000;
     const done = stored + refused;
@@ -137,6 +153,12 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
     if (rounds.length > 0) {
       await store.insert(rounds);
       if (miners.length > 0) await store.insertMiners?.(miners);
+      unfolded += miners.length;
+      if (unfolded >= foldEvery) {
+        // Here, while the next chunk is fetched: the fold's database work overlaps the reading.
+        await store.foldMiners?.();
+        unfolded = 0;
+      }
       await options.onStored?.(rounds);
     }
     if (refusals.length > 0) {
@@ -199,6 +221,9 @@ export async function fillHistory(range: { readonly fromId: number; readonly toI
       storing.catch(() => undefined);
     }
     await storing;
+    // Also when stopped early: what was stored counts in the rollups. A failed fill leaves
+    // its rounds for the next fold (the ledger follower folds when it maintains).
+    if (unfolded > 0) await store.foldMiners?.();
   } catch (error) {
     // Nothing is left writing behind the caller's back.
     await storing.catch(() => undefined);

@@ -160,3 +160,35 @@ describe('a refused round', () => {
     expect(later!.nextAttemptAt.getTime() - later!.at.getTime()).toBe(24 * 60 * MINUTE);
   });
 });
+
+describe("a fill's miners", () => {
+  let own: TestDatabase;
+  let ownPool: Pool;
+
+  beforeAll(async () => {
+    own = await createTestDatabase();
+    await runMigrations({ databaseUrl: own.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
+    ownPool = createPool(own.url);
+  });
+
+  afterAll(async () => {
+    await ownPool.end();
+    await own.drop();
+  });
+
+  it('are folded into the rollups once enough rounds wait, and at the end: every round stored is folded before the fill returns', async () => {
+    const fetcher = new TransactionHistory(rpc, new OrePdas(devnet.programId), { ledger: true });
+    let inserted = 0;
+    /** Rounds whose miners were inserted when each fold came. */
+    const folds: number[] = [];
+    const fillStore: FillStore = {
+      ...historyFillStore(ownPool),
+      insertMiners: async (rounds) => void (inserted += rounds.length),
+      foldMiners: async () => void folds.push(inserted),
+    };
+    const result = await fillHistory({ fromId: 1, toId: 35 }, fetcher, fillStore, { chunk: 10, foldEvery: 15 });
+    expect(result).toMatchObject({ stored: 35 });
+    expect(inserted).toBe(35);
+    expect(folds).toEqual([20, 35]);
+  });
+});

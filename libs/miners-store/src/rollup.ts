@@ -16,6 +16,14 @@ function slotBucket(slots: number): number {
 /** Buckets of the slots histogram (`slots_hist` has one element each). */
 export const SLOT_BUCKET_COUNT = SLOT_BUCKETS.length;
 
+/**
+ * `slotBucket` of an integer column in SQL: width_bucket counts the lower bounds above the
+ * first at or below the value, 0 below 1 slot (negative slots too), as `slotBucket` does.
+ */
+export function slotBucketSql(column: string): string {
+  return `width_bucket(${column}, ARRAY[${SLOT_BUCKETS.slice(1).join(', ')}])`;
+}
+
 /** What a row adds to the slots histogram: its first deploy to one bucket, each later one to its last deploy's. */
 export function slotsOf(row: Pick<StoredRow, 'slotsLeft' | 'slotsLeftLast' | 'deploys'>): { first: number; last: number; laterDeploys: number } {
   return { first: slotBucket(row.slotsLeft), last: slotBucket(row.slotsLeftLast), laterDeploys: Math.max(0, row.deploys - 1) };

@@ -216,6 +216,7 @@ function ledgerFollower({ rpc, pdas, ledger }: Chain, { repo, miners, publisher,
       fetch: (id) => ledger.fetch(id, null),
       write: (round, rows) => miners.writeRound(ledgerRound(round), rows),
       publish: (rows) => publisher.miners(rows),
+      fold: () => miners.foldRollups(),
       compact: (newest) => miners.compact(newest),
       expireHours: (at) => miners.expireHours(at),
       refreshTops: (at) => miners.refreshTops(at),
@@ -267,14 +268,16 @@ function historyFillOf(settings: IndexerSettings, { history }: Chain, { repo, mi
   const historyStore = new HistoryStore(pool);
   const store: HistoryFillStore = {
     ...historyFillStore(pool),
+    // History lands a chunk at a time: its rows reach the rollups when the fill folds them (every thousand rounds and at the end).
     insertMiners: async (rounds: readonly RoundWithMiners[]) => {
-      const written = await miners.writeRounds(rounds.map((r) => ({ round: ledgerRound(r.round), miners: r.miners })));
+      const written = await miners.writeRounds(rounds.map((r) => ({ round: ledgerRound(r.round), miners: r.miners })), { deferRollups: true });
       for (const { round, miners: rows } of rounds) {
         if (!written.has(round.id)) continue;
         counters.minerRows.inc(rows.length);
         await publisher.miners({ roundId: round.id, count: rows.length, miners: [...rows] });
       }
     },
+    foldMiners: async () => void (await miners.foldRollups()),
   };
   const fill = settings.history;
   if (fill === undefined || history === undefined) return async () => (await store.setFloor(null).catch(() => undefined), null);

@@ -88,6 +88,14 @@ describe("every miner's ledger, indexed from the chain", () => {
       const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int4 AS n FROM indexer.miner_round_sets WHERE round_id BETWEEN 1 AND $1', [upTo]);
       return rows[0]!.n === upTo;
     });
+    // The history's rows, written a chunk at a time, are in the rollups once its fill ends: every stored row counts once.
+    await waitFor('every stored row in the rollups', async () => {
+      const { rows } = await pool.query<{ counted: boolean }>(
+        `SELECT (SELECT sum(rounds) FROM indexer.miner_totals) = (SELECT count(*) FROM indexer.miner_rounds_recent)
+            AND NOT EXISTS (SELECT 1 FROM indexer.miner_unfolded_rounds) AS counted`,
+      );
+      return rows[0]!.counted;
+    });
     const rounds: Round[] = await repo.getRounds({ fromId: 1, toId: upTo, limit: upTo });
     let checkedWallets = 0;
     let automatedWallets = 0;

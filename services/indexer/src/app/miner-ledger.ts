@@ -14,7 +14,9 @@ export interface MinerLedgerPorts {
   /** Stores a round's miners; false when they were already. */
   write(round: Round, miners: readonly MinerRound[]): Promise<boolean>;
   publish(miners: RoundMiners): Promise<void>;
-  /** Packs closed blocks of the ledger; rows packed. */
+  /** Adds the rows written without their rollups (history) to them; rows added. */
+  fold(): Promise<number>;
+  /** Packs closed blocks of the ledger (rows not yet folded stay); rows packed. */
   compact(newestRound: number): Promise<number>;
   expireHours(now: Date): Promise<number>;
   /** Sums the top miners of every window again. */
@@ -130,10 +132,12 @@ export class MinerLedgerFollower {
       this.lastTops = now.getTime();
     }
     if (now.getTime() - this.lastMaintained < this.options.maintainEveryMs) return;
+    // The history fill folds what it writes; this takes what a fill that failed or stopped left, so it counts and can be packed.
+    const folded = await this.ports.fold();
     const packed = await this.ports.compact(newest);
     const expired = await this.ports.expireHours(now);
     this.lastMaintained = now.getTime();
-    if (packed > 0 || expired > 0) this.logger.info('miner ledger packed', { rowsPacked: packed, hourRowsExpired: expired });
+    if (folded > 0 || packed > 0 || expired > 0) this.logger.info('miner ledger packed', { rowsFolded: folded, rowsPacked: packed, hourRowsExpired: expired });
   }
 
   /** Publishes the live round's deploys that appeared since the last call. */
