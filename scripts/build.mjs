@@ -28,6 +28,7 @@ const TARGETS = {
   billing: { dir: 'services/billing', assets: ['libs/billing-store/migrations'] },
   'event-log': { dir: 'services/event-log', assets: ['libs/events-store/migrations'] },
   'lab-forward': { dir: 'services/lab-forward', assets: ['libs/lab-store/migrations'] },
+  notifier: { dir: 'services/notifier', assets: ['libs/alerts-store/migrations'] },
   'lab-backtest': {
     dir: 'services/lab-backtest',
     assets: [],

@@ -69,6 +69,7 @@ const ALL: readonly ProcessSpec[] = [
     // The round history on transparent huge pages, as k8s/base/lab-backtest.yaml runs it.
     env: { GLIBC_TUNABLES: process.env['GLIBC_TUNABLES'] ?? 'glibc.malloc.hugetlb=1' },
   },
+  { name: 'notifier', entry: 'services/notifier/src/main.ts' },
 ];
 const ONLY = process.env['GRIDLAB_SUITE']?.split(',').map((n) => n.trim());
 const REPLICAS = Number(process.env['GRIDLAB_REPLICAS'] ?? '1');

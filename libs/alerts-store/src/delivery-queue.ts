@@ -230,6 +230,34 @@ export class DeliveryQueue {
     return (rowCount ?? 0) > 0;
   }
 
+  /**
+   * Logs a delivery made outside the queue (its owner's test ping) as a firing of the rule
+   * with its one attempt, so the delivery log shows it; never retried.
+   */
+  async logTest(ruleId: string, webhookId: string, payload: unknown, outcome: AttemptOutcome): Promise<void> {
+    await withTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{ id: string }>(
+        `INSERT INTO alerts.firings (rule_id, owner, dedup_key, webhook_id, payload, fired_at)
+         SELECT id, owner, $2, $3, $4, now() FROM alerts.rules WHERE id = $1 RETURNING id`,
+        [ruleId, `${ruleId}:test:${webhookId}`, webhookId, JSON.stringify(payload)],
+      );
+      const firingId = rows[0]?.id;
+      if (firingId === undefined) return;
+      await client.query(
+        `INSERT INTO alerts.deliveries (firing_id, rule_id, state, attempts, next_at, delivered_at)
+         VALUES ($1, $2, $3, 1, now(), CASE WHEN $3 = 'delivered' THEN now() END)`,
+        [firingId, ruleId, outcome.delivered ? 'delivered' : 'expired'],
+      );
+      await client.query('INSERT INTO alerts.attempts (firing_id, attempt, status, latency_ms, excerpt, error) VALUES ($1, 1, $2, $3, $4, $5)', [
+        firingId,
+        outcome.status,
+        Math.round(outcome.latencyMs),
+        outcome.excerpt,
+        outcome.error,
+      ]);
+    });
+  }
+
   /** Deliveries due now (waiting for a replica), and the age of the oldest, for the metrics. */
   async depth(): Promise<{ readonly due: number; readonly oldestMs: number }> {
     const { rows } = await this.pool.query<{ due: number; oldest_ms: number | null }>(

@@ -139,6 +139,15 @@ export class RuleStore {
     return (rowCount ?? 0) > 0;
   }
 
+  /** The secrets signing a rule's deliveries now, newest first. */
+  async liveSecrets(id: string): Promise<string[]> {
+    const { rows } = await this.pool.query<{ secret: string }>(
+      'SELECT secret FROM alerts.rule_secrets WHERE rule_id = $1 AND (retires_at IS NULL OR retires_at > now()) ORDER BY created_at DESC',
+      [id],
+    );
+    return rows.map((r) => r.secret);
+  }
+
   /**
    * Gives an owner's rule a new signing secret; the secrets it had keep signing beside it
    * for `overlapMs` (a receiver switches without missing a delivery). False when the owner

@@ -5,6 +5,8 @@ import { INITIAL_WATCH_STATE, roundEvents, type RoundWatchEvent } from './rounds
 import { SseParser, ndjsonLines, textChunks, type SseMessage } from './sse.ts';
 import { Transport, sleep, type CallOptions, type QueryValue, type RawRequest, type TransportOptions } from './transport.ts';
 import type {
+  AlertCreateRequest,
+  AlertUpdateRequest,
   AnalyticsRequest,
   BacktestRequest,
   EventKind,
@@ -402,6 +404,53 @@ export class GridlabClient {
   /** GET /lab/leaderboard/{id}: an entry with its DSL and equity curve. */
   leaderboardEntry(id: string, opts?: CallOptions): Promise<OperationAnswer<'getLeaderboardEntry'>> {
     return this.call('getLeaderboardEntry', { path: { id } }, opts);
+  }
+
+  // --- Alerts ------------------------------------------------------------------------------
+
+  /** GET /alerts: the caller's alert rules. */
+  alerts(opts?: CallOptions): Promise<OperationAnswer<'listAlerts'>> {
+    return this.call('listAlerts', {}, opts);
+  }
+
+  /** POST /alerts: a new rule; the answer's `secret` (whsec_...) verifies its webhooks and is shown this once. */
+  createAlert(body: AlertCreateRequest, opts?: CallOptions): Promise<OperationAnswer<'createAlert'>> {
+    return this.call('createAlert', { body }, opts);
+  }
+
+  /** GET /alerts/{id}. */
+  alert(id: string, opts?: CallOptions): Promise<OperationAnswer<'getAlert'>> {
+    return this.call('getAlert', { path: { id } }, opts);
+  }
+
+  /** PATCH /alerts/{id}: the fields given replace the rule's (null clears an optional one). */
+  updateAlert(id: string, body: AlertUpdateRequest, opts?: CallOptions): Promise<OperationAnswer<'updateAlert'>> {
+    return this.call('updateAlert', { path: { id }, body }, opts);
+  }
+
+  /** DELETE /alerts/{id}: the rule, its firings and its delivery log. */
+  deleteAlert(id: string, opts?: CallOptions): Promise<OperationAnswer<'deleteAlert'>> {
+    return this.call('deleteAlert', { path: { id } }, opts);
+  }
+
+  /** POST /alerts/{id}/secret: a new signing secret; the previous ones sign beside it for 24 h. */
+  rotateAlertSecret(id: string, opts?: CallOptions): Promise<OperationAnswer<'rotateAlertSecret'>> {
+    return this.call('rotateAlertSecret', { path: { id } }, opts);
+  }
+
+  /** POST /alerts/{id}/test: one alert.test delivery now, and how it went. */
+  testAlert(id: string, opts?: CallOptions): Promise<OperationAnswer<'testAlert'>> {
+    return this.call('testAlert', { path: { id } }, opts);
+  }
+
+  /** GET /alerts/{id}/deliveries: the rule's latest firings, each with its attempts. */
+  alertDeliveries(id: string, opts?: CallOptions): Promise<OperationAnswer<'listAlertDeliveries'>> {
+    return this.call('listAlertDeliveries', { path: { id } }, opts);
+  }
+
+  /** POST /alerts/{id}/deliveries/{firingId}/redeliver: the firing queued again under its webhook-id. */
+  redeliverAlert(id: string, firingId: number, opts?: CallOptions): Promise<OperationAnswer<'redeliverAlert'>> {
+    return this.call('redeliverAlert', { path: { id, firingId } }, opts);
   }
 
   // --- Any operation ---------------------------------------------------------------------

@@ -8,6 +8,7 @@ import { API, API_OPERATIONS, type OperationSpec } from '@gridlab/contracts';
 import { GridlabClient } from './client.ts';
 import { OPERATIONS } from './generated/operations.ts';
 import type {
+  AlertCreateRequest,
   AnalyticsRequest,
   BacktestRequest,
   OperationId,
@@ -71,6 +72,15 @@ const METHODS: Readonly<Record<string, (client: GridlabClient) => Promise<unknow
   topMiners: (c) => c.topMiners(),
   roundMiners: (c) => c.roundMiners(1),
   minerStream: (c) => drain(c.minerStream(WALLET, { reconnect: false })),
+  alerts: (c) => c.alerts(),
+  createAlert: (c) => c.createAlert({} as AlertCreateRequest),
+  alert: (c) => c.alert('alr_1'),
+  updateAlert: (c) => c.updateAlert('alr_1', {}),
+  deleteAlert: (c) => c.deleteAlert('alr_1'),
+  rotateAlertSecret: (c) => c.rotateAlertSecret('alr_1'),
+  testAlert: (c) => c.testAlert('alr_1'),
+  alertDeliveries: (c) => c.alertDeliveries('alr_1'),
+  redeliverAlert: (c) => c.redeliverAlert('alr_1', 7),
 };
 
 /** A client whose requests are recorded as the operations they reach, each answered with an empty body of the type asked for. */

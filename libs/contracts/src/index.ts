@@ -5,6 +5,7 @@
  * API documents' schemas are generated from these (tools/api-docs).
  */
 import { Kind, type TSchema } from '@sinclair/typebox';
+import * as alerts from './alerts';
 import * as billing from './billing';
 import * as http from './http';
 import * as lab from './lab';
@@ -22,6 +23,7 @@ export { LAMPORTS_PER_SOL, ORE_BASE_UNITS } from './units';
 export { Type, nullable, literals, described, type Static, type TSchema } from './kit';
 export * from './http';
 export * from './miners';
+export * from './alerts';
 export {
   API,
   API_OPERATIONS,
@@ -67,7 +69,7 @@ export {
 } from './bus';
 
 /** Every named wire shape (a schema with an `$id`): the documents' components, and what `$ref`s resolve to. */
-export const NAMED_SCHEMAS: readonly TSchema[] = [rounds, billing, lab, strategies, http, miners].flatMap((module) =>
+export const NAMED_SCHEMAS: readonly TSchema[] = [rounds, billing, lab, strategies, http, miners, alerts].flatMap((module) =>
   Object.values(module).filter((v): v is TSchema => typeof v === 'object' && v !== null && Kind in v && typeof (v as TSchema).$id === 'string'),
 );
 addSchemas(NAMED_SCHEMAS);

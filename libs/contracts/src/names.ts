@@ -8,7 +8,7 @@ import { COMMANDS, EVENTS } from './bus';
 const PREFIX_RE = /^[a-z][a-z0-9]{0,30}$/;
 
 /** Queue groups of the command responders (one replica answers each request). */
-export const QUEUES = { billing: 'billing', labForward: 'lab-forward', labBacktest: 'lab-backtest' } as const;
+export const QUEUES = { billing: 'billing', labForward: 'lab-forward', labBacktest: 'lab-backtest', notifier: 'notifier' } as const;
 
 /** JetStream streams, before the prefix. */
 export const STREAMS = { rounds: 'ROUNDS', billing: 'BILLING' } as const;

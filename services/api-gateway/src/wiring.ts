@@ -20,6 +20,7 @@ import { LabClient } from './adapters/nats/lab-client';
 import { followLive, type LiveCache } from './adapters/nats/live-feed';
 import { followRevocations, followSessionEnds } from './adapters/nats/revocations';
 import { StrategiesClient } from './adapters/nats/strategies-client';
+import { AlertsClient } from './adapters/nats/alerts-client';
 import { PgSiwsNonces } from './adapters/pg/siws-nonces';
 import { RedisGate } from './adapters/redis/redis-gate';
 import { followTombstones } from './adapters/redis/tombstones';
@@ -42,11 +43,12 @@ import { SnapshotStream } from './http/sse';
 
 const SHARING_WINDOW_MS = 5 * 60 * 1000;
 
-/** The request/reply clients of billing, the Strategy Lab's backtests and its strategies. */
+/** The request/reply clients of billing, the Strategy Lab's backtests and its strategies, and the notifier's alert rules. */
 export interface Clients {
   readonly billing: BillingClient;
   readonly lab: LabClient;
   readonly strategies: StrategiesClient;
+  readonly alerts: AlertsClient;
 }
 
 /** Who may call, and the streams and dumps their keys and sessions hold open. */
@@ -123,6 +125,7 @@ export function natsClients(platform: Platform, config: GatewayConfig): Clients 
     billing: new BillingClient(platform.nc, names, config.COMMAND_TIMEOUT_MS),
     lab: new LabClient(platform.nc, names, config.LAB_TIMEOUT_MS),
     strategies: new StrategiesClient(platform.nc, names, config.COMMAND_TIMEOUT_MS),
+    alerts: new AlertsClient(platform.nc, names, config.COMMAND_TIMEOUT_MS),
   };
 }
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 
 const ROOT = join(__dirname, '..', '..', '..');
-const SERVICES: readonly Service[] = ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-forward', 'lab-backtest'];
+const SERVICES: readonly Service[] = ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-forward', 'lab-backtest', 'notifier'];
 const names = natsNames('');
 
 interface Permissions {

@@ -586,6 +586,131 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's alert rules, oldest first */
+        get: operations["listAlerts"];
+        put?: never;
+        /**
+         * Create an alert rule; its signing secret is in the answer, once
+         * @description At most 20 rules per subscriber (NOTIFIER_RULES_PER_KEY). A target URL must be https on port 443 and resolve to public addresses only (checked now and again at every delivery); without a target, the rule's firings are read from GET /alerts/{id}/deliveries. Each firing is POSTed with Standard Webhooks 1.0 headers (webhook-id, webhook-timestamp, webhook-signature), retried for 24 h under the same webhook-id (5 s, 30 s, 2 min, 10 min, 30 min, 1 h, then every 2 h); an endpoint that fails every delivery for 24 h gets its rule disabled (disabledReason endpoint_failing).
+         */
+        post: operations["createAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Alert id (alr_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** One of the caller's alert rules */
+        get: operations["getAlert"];
+        put?: never;
+        post?: never;
+        /** Delete an alert rule with its firings, queued deliveries and delivery log */
+        delete: operations["deleteAlert"];
+        options?: never;
+        head?: never;
+        /** Change an alert rule (its kind excepted) */
+        patch: operations["updateAlert"];
+        trace?: never;
+    };
+    "/api/v1/alerts/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Alert id (alr_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret; the previous ones keep signing beside it for 24 h */
+        post: operations["rotateAlertSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Alert id (alr_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send one alert.test delivery to the rule's target now, and say how it went */
+        post: operations["testAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Alert id (alr_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** The rule's latest 100 firings, newest first, each with its delivery attempts */
+        get: operations["listAlertDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/{id}/deliveries/{firingId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Alert id */
+                id: string;
+                /** @description A firing of the rule (GET /alerts/{id}/deliveries) */
+                firingId: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a firing again, now, under its webhook-id */
+        post: operations["redeliverAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/live/config": {
         parameters: {
             query?: never;
@@ -655,6 +780,350 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A rule: its kind and that kind's fields. Every problem is answered at once, each with its JSON path. */
+        AlertCreateRequest: {
+            /**
+             * @description motherlode: the pool holds at least minOre. square_ev: some square returns at least minEvPerSol per SOL for stakeLamports at orePriceLamports, from fromSlotsBeforeEnd slots before the round ends. wallet: one of addresses deploys, wins, is top miner or shares the motherlode (on). event: an event-log event of eventKind passing filters. strategy_signal: a saved strategy's decision for the next round (strategyId, one of the caller's).
+             * @enum {string}
+             */
+            kind: "motherlode" | "square_ev" | "wallet" | "event" | "strategy_signal";
+            /** @description A label, 1..100 characters after trimming */
+            name?: string | null;
+            target?: {
+                /**
+                 * @description standard (default): the JSON payload, Standard Webhooks 1.0 signed; discord and slack: those services' webhook message JSON
+                 * @enum {string}
+                 */
+                format?: "standard" | "discord" | "slack";
+                /** @description https URL; must resolve to a public address, port 443 (the operator may allow more) */
+                url: string;
+            } | null;
+            /** @description Default true; a disabled rule is kept and never fires */
+            enabled?: boolean;
+            /** @description motherlode: whole ORE, > 0 */
+            minOre?: number;
+            /** @description square_ev: -1..1000, e.g. 0.05 (5% over the stake, expected) */
+            minEvPerSol?: number;
+            /** @description square_ev: 1..10^15 */
+            stakeLamports?: number;
+            /** @description square_ev: lamports per whole ORE; null or absent: the round's production cost */
+            orePriceLamports?: number | null;
+            /** @description square_ev: 1..200 */
+            fromSlotsBeforeEnd?: number;
+            /** @description square_ev: the squares considered; null or absent: all 25 */
+            squares?: number[] | null;
+            /** @description wallet: base58 public keys, 1..50 */
+            addresses?: string[];
+            /** @description wallet: one or more of deploy, win, top_miner, motherlode */
+            on?: ("deploy" | "win" | "top_miner" | "motherlode")[];
+            /** @description event: a kind of GET /events */
+            eventKind?: string;
+            /** @description event: the event's numeric fields compared (any op), or its enumerated fields (==) */
+            filters?: {
+                field: string;
+                /** @enum {string} */
+                op: "<" | "<=" | ">" | ">=" | "==" | "!=";
+                value: number | string;
+            }[];
+            /** @description strategy_signal: one of the caller's strategies */
+            strategyId?: string;
+        };
+        AlertCreated: {
+            alert: {
+                id: string;
+                /**
+                 * @description motherlode: the pool holds at least minOre. square_ev: some square returns at least minEvPerSol per SOL for stakeLamports at orePriceLamports, from fromSlotsBeforeEnd slots before the round ends. wallet: one of addresses deploys, wins, is top miner or shares the motherlode (on). event: an event-log event of eventKind passing filters. strategy_signal: a saved strategy's decision for the next round (strategyId, one of the caller's).
+                 * @enum {string}
+                 */
+                kind: "motherlode" | "square_ev" | "wallet" | "event" | "strategy_signal";
+                name: string | null;
+                target: {
+                    /**
+                     * @description standard (default): the JSON payload, Standard Webhooks 1.0 signed; discord and slack: those services' webhook message JSON
+                     * @enum {string}
+                     */
+                    format?: "standard" | "discord" | "slack";
+                    /** @description https URL; must resolve to a public address, port 443 (the operator may allow more) */
+                    url: string;
+                } | null;
+                enabled: boolean;
+                /** @description motherlode: whole ORE, > 0 */
+                minOre?: number;
+                /** @description square_ev: -1..1000, e.g. 0.05 (5% over the stake, expected) */
+                minEvPerSol?: number;
+                /** @description square_ev: 1..10^15 */
+                stakeLamports?: number;
+                /** @description square_ev: lamports per whole ORE; null or absent: the round's production cost */
+                orePriceLamports?: number | null;
+                /** @description square_ev: 1..200 */
+                fromSlotsBeforeEnd?: number;
+                /** @description square_ev: the squares considered; null or absent: all 25 */
+                squares?: number[] | null;
+                /** @description wallet: base58 public keys, 1..50 */
+                addresses?: string[];
+                /** @description wallet: one or more of deploy, win, top_miner, motherlode */
+                on?: ("deploy" | "win" | "top_miner" | "motherlode")[];
+                /** @description event: a kind of GET /events */
+                eventKind?: string;
+                /** @description event: the event's numeric fields compared (any op), or its enumerated fields (==) */
+                filters?: {
+                    field: string;
+                    /** @enum {string} */
+                    op: "<" | "<=" | ">" | ">=" | "==" | "!=";
+                    value: number | string;
+                }[];
+                /** @description strategy_signal: one of the caller's strategies */
+                strategyId?: string;
+                /**
+                 * @description Why the notifier disabled it: its endpoint failed every delivery for 24 h. Null when enabled or disabled by its owner.
+                 * @enum {string|null}
+                 */
+                disabledReason: "endpoint_failing" | null;
+                /** Format: date-time */
+                failingSince: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+            };
+            /** @description The rule's signing secret (whsec_...), shown this once: receivers verify webhook-signature with it (Standard Webhooks 1.0). Null for a rule without a target. */
+            secret: string | null;
+        };
+        AlertDeleted: {
+            /** @constant */
+            ok: true;
+        };
+        AlertDeliveries: {
+            count: number;
+            firings: {
+                id: number;
+                /** @description What every attempt carried as webhook-id */
+                webhookId: string;
+                /** Format: date-time */
+                firedAt: string;
+                /**
+                 * @description Null: the rule had no target (alert stream only)
+                 * @enum {string|null}
+                 */
+                state: "pending" | "delivered" | "expired" | null;
+                /** @description Newest first */
+                attempts: {
+                    attempt: number;
+                    /** Format: date-time */
+                    at: string;
+                    /** @description The receiver's HTTP status; null when none came */
+                    status: number | null;
+                    latencyMs: number;
+                    /** @description The start of the answer (at most 1 KiB) */
+                    excerpt: string;
+                    /** @description timeout, redirect not followed, target refused: ..., or the connection error; null when delivered */
+                    error: string | null;
+                }[];
+                /** @description What was posted: the kind's own fields follow type, ruleId and roundId */
+                payload: {
+                    /** @description alert.<kind> */
+                    type: string;
+                    ruleId: string;
+                    roundId: number | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
+        AlertList: {
+            count: number;
+            alerts: {
+                id: string;
+                /**
+                 * @description motherlode: the pool holds at least minOre. square_ev: some square returns at least minEvPerSol per SOL for stakeLamports at orePriceLamports, from fromSlotsBeforeEnd slots before the round ends. wallet: one of addresses deploys, wins, is top miner or shares the motherlode (on). event: an event-log event of eventKind passing filters. strategy_signal: a saved strategy's decision for the next round (strategyId, one of the caller's).
+                 * @enum {string}
+                 */
+                kind: "motherlode" | "square_ev" | "wallet" | "event" | "strategy_signal";
+                name: string | null;
+                target: {
+                    /**
+                     * @description standard (default): the JSON payload, Standard Webhooks 1.0 signed; discord and slack: those services' webhook message JSON
+                     * @enum {string}
+                     */
+                    format?: "standard" | "discord" | "slack";
+                    /** @description https URL; must resolve to a public address, port 443 (the operator may allow more) */
+                    url: string;
+                } | null;
+                enabled: boolean;
+                /** @description motherlode: whole ORE, > 0 */
+                minOre?: number;
+                /** @description square_ev: -1..1000, e.g. 0.05 (5% over the stake, expected) */
+                minEvPerSol?: number;
+                /** @description square_ev: 1..10^15 */
+                stakeLamports?: number;
+                /** @description square_ev: lamports per whole ORE; null or absent: the round's production cost */
+                orePriceLamports?: number | null;
+                /** @description square_ev: 1..200 */
+                fromSlotsBeforeEnd?: number;
+                /** @description square_ev: the squares considered; null or absent: all 25 */
+                squares?: number[] | null;
+                /** @description wallet: base58 public keys, 1..50 */
+                addresses?: string[];
+                /** @description wallet: one or more of deploy, win, top_miner, motherlode */
+                on?: ("deploy" | "win" | "top_miner" | "motherlode")[];
+                /** @description event: a kind of GET /events */
+                eventKind?: string;
+                /** @description event: the event's numeric fields compared (any op), or its enumerated fields (==) */
+                filters?: {
+                    field: string;
+                    /** @enum {string} */
+                    op: "<" | "<=" | ">" | ">=" | "==" | "!=";
+                    value: number | string;
+                }[];
+                /** @description strategy_signal: one of the caller's strategies */
+                strategyId?: string;
+                /**
+                 * @description Why the notifier disabled it: its endpoint failed every delivery for 24 h. Null when enabled or disabled by its owner.
+                 * @enum {string|null}
+                 */
+                disabledReason: "endpoint_failing" | null;
+                /** Format: date-time */
+                failingSince: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+            }[];
+        };
+        AlertRedelivery: {
+            /** @constant */
+            queued: true;
+            webhookId: string;
+        };
+        AlertResponse: {
+            alert: {
+                id: string;
+                /**
+                 * @description motherlode: the pool holds at least minOre. square_ev: some square returns at least minEvPerSol per SOL for stakeLamports at orePriceLamports, from fromSlotsBeforeEnd slots before the round ends. wallet: one of addresses deploys, wins, is top miner or shares the motherlode (on). event: an event-log event of eventKind passing filters. strategy_signal: a saved strategy's decision for the next round (strategyId, one of the caller's).
+                 * @enum {string}
+                 */
+                kind: "motherlode" | "square_ev" | "wallet" | "event" | "strategy_signal";
+                name: string | null;
+                target: {
+                    /**
+                     * @description standard (default): the JSON payload, Standard Webhooks 1.0 signed; discord and slack: those services' webhook message JSON
+                     * @enum {string}
+                     */
+                    format?: "standard" | "discord" | "slack";
+                    /** @description https URL; must resolve to a public address, port 443 (the operator may allow more) */
+                    url: string;
+                } | null;
+                enabled: boolean;
+                /** @description motherlode: whole ORE, > 0 */
+                minOre?: number;
+                /** @description square_ev: -1..1000, e.g. 0.05 (5% over the stake, expected) */
+                minEvPerSol?: number;
+                /** @description square_ev: 1..10^15 */
+                stakeLamports?: number;
+                /** @description square_ev: lamports per whole ORE; null or absent: the round's production cost */
+                orePriceLamports?: number | null;
+                /** @description square_ev: 1..200 */
+                fromSlotsBeforeEnd?: number;
+                /** @description square_ev: the squares considered; null or absent: all 25 */
+                squares?: number[] | null;
+                /** @description wallet: base58 public keys, 1..50 */
+                addresses?: string[];
+                /** @description wallet: one or more of deploy, win, top_miner, motherlode */
+                on?: ("deploy" | "win" | "top_miner" | "motherlode")[];
+                /** @description event: a kind of GET /events */
+                eventKind?: string;
+                /** @description event: the event's numeric fields compared (any op), or its enumerated fields (==) */
+                filters?: {
+                    field: string;
+                    /** @enum {string} */
+                    op: "<" | "<=" | ">" | ">=" | "==" | "!=";
+                    value: number | string;
+                }[];
+                /** @description strategy_signal: one of the caller's strategies */
+                strategyId?: string;
+                /**
+                 * @description Why the notifier disabled it: its endpoint failed every delivery for 24 h. Null when enabled or disabled by its owner.
+                 * @enum {string|null}
+                 */
+                disabledReason: "endpoint_failing" | null;
+                /** Format: date-time */
+                failingSince: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+            };
+        };
+        /** @description Deliveries are signed with the new secret and, until previousRetiresAt (24 h), the previous ones too: webhook-signature carries one v1 signature per secret. */
+        AlertSecret: {
+            /** @description The new signing secret (whsec_...), shown this once */
+            secret: string;
+            /** Format: date-time */
+            previousRetiresAt: string;
+        };
+        /** @description One test delivery (type alert.test), made now and not retried; its outcome. */
+        AlertTest: {
+            webhookId: string;
+            delivered: boolean;
+            attempt: number;
+            /** Format: date-time */
+            at: string;
+            /** @description The receiver's HTTP status; null when none came */
+            status: number | null;
+            latencyMs: number;
+            /** @description The start of the answer (at most 1 KiB) */
+            excerpt: string;
+            /** @description timeout, redirect not followed, target refused: ..., or the connection error; null when delivered */
+            error: string | null;
+        };
+        /** @description The fields given replace the rule's (null clears name, target, orePriceLamports, squares); the whole rule is checked again. The kind cannot change. enabled=true on a rule the notifier disabled (its endpoint failed for 24 h) clears why. */
+        AlertUpdateRequest: {
+            /**
+             * @description motherlode: the pool holds at least minOre. square_ev: some square returns at least minEvPerSol per SOL for stakeLamports at orePriceLamports, from fromSlotsBeforeEnd slots before the round ends. wallet: one of addresses deploys, wins, is top miner or shares the motherlode (on). event: an event-log event of eventKind passing filters. strategy_signal: a saved strategy's decision for the next round (strategyId, one of the caller's).
+             * @enum {string}
+             */
+            kind?: "motherlode" | "square_ev" | "wallet" | "event" | "strategy_signal";
+            /** @description A label, 1..100 characters after trimming */
+            name?: string | null;
+            target?: {
+                /**
+                 * @description standard (default): the JSON payload, Standard Webhooks 1.0 signed; discord and slack: those services' webhook message JSON
+                 * @enum {string}
+                 */
+                format?: "standard" | "discord" | "slack";
+                /** @description https URL; must resolve to a public address, port 443 (the operator may allow more) */
+                url: string;
+            } | null;
+            /** @description Default true; a disabled rule is kept and never fires */
+            enabled?: boolean;
+            /** @description motherlode: whole ORE, > 0 */
+            minOre?: number;
+            /** @description square_ev: -1..1000, e.g. 0.05 (5% over the stake, expected) */
+            minEvPerSol?: number;
+            /** @description square_ev: 1..10^15 */
+            stakeLamports?: number;
+            /** @description square_ev: lamports per whole ORE; null or absent: the round's production cost */
+            orePriceLamports?: number | null;
+            /** @description square_ev: 1..200 */
+            fromSlotsBeforeEnd?: number;
+            /** @description square_ev: the squares considered; null or absent: all 25 */
+            squares?: number[] | null;
+            /** @description wallet: base58 public keys, 1..50 */
+            addresses?: string[];
+            /** @description wallet: one or more of deploy, win, top_miner, motherlode */
+            on?: ("deploy" | "win" | "top_miner" | "motherlode")[];
+            /** @description event: a kind of GET /events */
+            eventKind?: string;
+            /** @description event: the event's numeric fields compared (any op), or its enumerated fields (==) */
+            filters?: {
+                field: string;
+                /** @enum {string} */
+                op: "<" | "<=" | ">" | ">=" | "==" | "!=";
+                value: number | string;
+            }[];
+            /** @description strategy_signal: one of the caller's strategies */
+            strategyId?: string;
+        };
         /** @description SPEC 7.9. Seeded (identical input and history give identical output); cached per normalized DSL and 100-round bucket of the latest round. */
         Analytics: {
             /** @description Latest round of the analysed window */
@@ -3035,6 +3504,346 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
             429: components["responses"]["RateLimited"];
+        };
+    };
+    listAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alert rules */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    createAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description alert_limit_reached: the caller already holds its limit of alert rules */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    getAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Alert id (alr_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alert rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description alert_not_found: no alert rule of the caller has this id (another owner's rule answers the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    deleteAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Alert id (alr_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description alert_not_found: no alert rule of the caller has this id (another owner's rule answers the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    updateAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Alert id (alr_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description Alert rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description alert_not_found: no alert rule of the caller has this id (another owner's rule answers the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    rotateAlertSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Alert id (alr_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, shown once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSecret"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description alert_not_found: no alert rule of the caller has this id (another owner's rule answers the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    testAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Alert id (alr_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The outcome (delivered or not) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertTest"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description alert_not_found: no alert rule of the caller has this id (another owner's rule answers the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description alert_has_no_target: the rule has no target to test */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    listAlertDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Alert id (alr_ + 22 base58 characters); anything else answers 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Firings and attempts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertDeliveries"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description alert_not_found: no alert rule of the caller has this id (another owner's rule answers the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    redeliverAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Alert id */
+                id: string;
+                /** @description A firing of the rule (GET /alerts/{id}/deliveries) */
+                firingId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRedelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            /** @description alert_not_found | firing_not_found: no such rule of the caller, or no such firing of the rule */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
         };
     };
     getDashboardConfig: {

@@ -6,6 +6,16 @@ import type { components } from './openapi.ts';
 
 type Schemas = components['schemas'];
 
+export type AlertCreateRequest = Schemas['AlertCreateRequest'];
+export type AlertCreated = Schemas['AlertCreated'];
+export type AlertDeleted = Schemas['AlertDeleted'];
+export type AlertDeliveries = Schemas['AlertDeliveries'];
+export type AlertList = Schemas['AlertList'];
+export type AlertRedelivery = Schemas['AlertRedelivery'];
+export type AlertResponse = Schemas['AlertResponse'];
+export type AlertSecret = Schemas['AlertSecret'];
+export type AlertTest = Schemas['AlertTest'];
+export type AlertUpdateRequest = Schemas['AlertUpdateRequest'];
 export type Analytics = Schemas['Analytics'];
 export type AnalyticsRequest = Schemas['AnalyticsRequest'];
 export type AnalyticsResponse = Schemas['AnalyticsResponse'];

@@ -1,3 +1,4 @@
+import { alertsOperations } from './alerts';
 import { billingOperations } from './billing';
 import { eventsOperations } from './events';
 import { labOperations } from './lab';
@@ -11,7 +12,7 @@ import { sessionOperations } from './session';
  * declared. tools/api-docs writes the OpenAPI document's paths from it; the gateway binds
  * each operation's handler, parameter checks, access and rate-limit cost to it.
  */
-export const API = { ...roundsOperations, ...billingOperations, ...eventsOperations, ...labOperations, ...minersOperations, ...sessionOperations } as const;
+export const API = { ...roundsOperations, ...billingOperations, ...eventsOperations, ...labOperations, ...minersOperations, ...alertsOperations, ...sessionOperations } as const;
 
 export type Api = typeof API;
 export type OperationId = keyof Api;
@@ -30,6 +31,7 @@ export const API_TAGS: readonly { readonly name: string; readonly description: s
   { name: 'events', description: 'The event log (SPEC 6), polled or streamed.' },
   { name: 'billing', description: 'Pricing, subscriptions and key rotation: public, answered by billing.' },
   { name: 'lab', description: 'The Strategy Lab: backtests, analytics, strategies, forward tests and the leaderboard.' },
+  { name: 'alerts', description: 'Alert rules: what the game does pushed to your endpoint as signed webhooks (Standard Webhooks 1.0), with their delivery log.' },
   { name: 'session', description: "The dashboard's browser sessions (`/api/live*`): for the dashboard's page only, not for API clients." },
   { name: 'document', description: 'This document.' },
 ];

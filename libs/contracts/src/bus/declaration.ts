@@ -7,7 +7,7 @@ import type { QUEUES, STREAMS } from '../names';
 // coverage test holds the services' subscriptions to.
 
 /** The services that talk on NATS (a name as the documents write it). */
-export type Service = 'indexer' | 'api-gateway' | 'billing' | 'event-log' | 'lab-forward' | 'lab-backtest';
+export type Service = 'indexer' | 'api-gateway' | 'billing' | 'event-log' | 'lab-forward' | 'lab-backtest' | 'notifier';
 
 /** A message on the bus: a named contracts schema (its `$id` is the message's name) and what the document says of it. */
 export interface BusMessage<S extends TSchema = TSchema> {

@@ -1,3 +1,4 @@
+import * as alerts from '../alerts';
 import * as billing from '../billing';
 import * as lab from '../lab';
 import * as miners from '../miners';
@@ -24,6 +25,10 @@ const ROUND_DESCRIPTION = [
   '`motherlodePool` is the ORE in the motherlode pool the round played for, as the indexer read the Treasury while the round was live (a round that hit the motherlode paid out exactly this); null where it did not watch the round live.',
   "A voided round (`winningSquare` null) refunded every stake under every rule; a voided 952-byte round's `deployed` is zeroed on chain and `totalDeployed` = `totalWinnings` = the refund.",
 ].join(' ');
+
+/** GET, DELETE and the actions of /alerts/{id}: the caller and the rule id (another owner's answers 404 alert_not_found). */
+const alertIdRequest = message(alerts.alertIdRequestSchema, "The caller and an alert rule's id (another owner's rule answers 404 alert_not_found).");
+const alertReply = message(alerts.alertReplySchema);
 
 const strategyIdRequest = message(
   strategies.strategyIdRequestSchema,
@@ -144,7 +149,7 @@ export const COMMANDS = {
     subject: 'lab.strategy.get',
     server: 'lab-forward',
     queue: 'labForward',
-    callers: ['api-gateway'],
+    callers: ['api-gateway', 'notifier'],
     request: strategyIdRequest,
     reply: message(strategies.strategyDetailReplySchema),
   }),
@@ -198,6 +203,79 @@ export const COMMANDS = {
     request: message(strategies.leaderboardEntryRequestSchema, 'GET /lab/leaderboard/{id}.'),
     reply: message(strategies.leaderboardDetailSchema, '404 strategy_not_found when not on the board'),
   }),
+  alertCreate: command({
+    subject: 'alerts.rule.create',
+    server: 'notifier',
+    queue: 'notifier',
+    callers: ['api-gateway'],
+    request: message(alerts.alertCreateRequestSchema, "POST /alerts: the body plus the caller's subscriberId. The notifier checks the kind's fields (every problem, by JSON path), the target (https, a public address, resolved now) and the caller's rule count."),
+    reply: message(alerts.alertCreatedReplySchema),
+  }),
+  alertList: command({
+    subject: 'alerts.rule.list',
+    server: 'notifier',
+    queue: 'notifier',
+    callers: ['api-gateway'],
+    request: message(alerts.alertOwnerRequestSchema, 'GET /alerts: whose rules to list.'),
+    reply: message(alerts.alertListReplySchema),
+  }),
+  alertGet: command({
+    subject: 'alerts.rule.get',
+    server: 'notifier',
+    queue: 'notifier',
+    callers: ['api-gateway'],
+    request: alertIdRequest,
+    reply: alertReply,
+  }),
+  alertUpdate: command({
+    subject: 'alerts.rule.update',
+    server: 'notifier',
+    queue: 'notifier',
+    callers: ['api-gateway'],
+    request: message(alerts.alertUpdateRequestSchema, 'PATCH /alerts/{id}: the fields to change.'),
+    reply: alertReply,
+  }),
+  alertDelete: command({
+    subject: 'alerts.rule.delete',
+    server: 'notifier',
+    queue: 'notifier',
+    callers: ['api-gateway'],
+    request: alertIdRequest,
+    reply: message(alerts.alertDeleteReplySchema),
+    description: 'The rule goes with its firings, queued deliveries and delivery log.',
+  }),
+  alertRotateSecret: command({
+    subject: 'alerts.rule.rotate-secret',
+    server: 'notifier',
+    queue: 'notifier',
+    callers: ['api-gateway'],
+    request: alertIdRequest,
+    reply: message(alerts.alertSecretReplySchema),
+  }),
+  alertTest: command({
+    subject: 'alerts.rule.test',
+    server: 'notifier',
+    queue: 'notifier',
+    callers: ['api-gateway'],
+    request: alertIdRequest,
+    reply: message(alerts.alertTestReplySchema),
+  }),
+  alertDeliveries: command({
+    subject: 'alerts.rule.deliveries',
+    server: 'notifier',
+    queue: 'notifier',
+    callers: ['api-gateway'],
+    request: alertIdRequest,
+    reply: message(alerts.alertDeliveriesReplySchema),
+  }),
+  alertRedeliver: command({
+    subject: 'alerts.rule.redeliver',
+    server: 'notifier',
+    queue: 'notifier',
+    callers: ['api-gateway'],
+    request: message(alerts.alertRedeliverRequestSchema, 'POST /alerts/{id}/deliveries/{firingId}/redeliver: the firing queued again, under its webhook id.'),
+    reply: message(alerts.alertRedeliverReplySchema),
+  }),
 } as const satisfies Readonly<Record<string, CommandSpec>>;
 
 /**
@@ -211,7 +289,10 @@ export const EVENTS = {
     stream: 'rounds',
     description: 'JetStream stream ROUNDS; Nats-Msg-Id = round id; duplicate window 15 minutes.',
     publisher: { service: 'indexer', summary: 'publishes each settled round once it is stored' },
-    receivers: [{ service: 'lab-backtest', summary: 'catches its round history up from PostgreSQL when a round beyond it settles (a plain subscription on every replica)' }],
+    receivers: [
+      { service: 'lab-backtest', summary: 'catches its round history up from PostgreSQL when a round beyond it settles (a plain subscription on every replica)' },
+      { service: 'notifier', summary: "checks wallet alert rules against the round's winner, from the live deploys when its miner rows have not come (every replica)" },
+    ],
   }),
   roundOpened: event({
     subject: 'grid.round.opened',
@@ -226,14 +307,20 @@ export const EVENTS = {
     stream: 'rounds',
     description: 'JetStream stream ROUNDS; Nats-Msg-Id = "miners-<round id>"; a round whose miners do not fit the server\'s max payload comes in several messages, each with some of them ("miners-<round id>-<offset of its first>").',
     publisher: { service: 'indexer', summary: "publishes a round's miner rows once they are stored" },
-    receivers: [{ service: 'api-gateway', summary: "pushes each wallet's row to its /miners/{address}/stream clients (a plain subscription on every replica)" }],
+    receivers: [
+      { service: 'api-gateway', summary: "pushes each wallet's row to its /miners/{address}/stream clients (a plain subscription on every replica)" },
+      { service: 'notifier', summary: 'checks wallet alert rules (win, top miner, motherlode) against the rows (every replica)' },
+    ],
   }),
   minerDeployed: event({
     subject: 'grid.miners.deployed',
     payload: message(miners.minerDeployedSchema),
     description: "Core NATS, fire and forget: each deploy of the live round as the indexer reads it from its finalized transaction (it polls the round's signatures).",
     publisher: { service: 'indexer', summary: 'publishes each deploy of the live round it reads' },
-    receivers: [{ service: 'api-gateway', summary: "pushes it to the deploying wallet's /miners/{address}/stream clients" }],
+    receivers: [
+      { service: 'api-gateway', summary: "pushes it to the deploying wallet's /miners/{address}/stream clients" },
+      { service: 'notifier', summary: "checks wallet alert rules watching the deploying wallet's deploys (every replica)" },
+    ],
   }),
   liveUpdated: event({
     subject: 'grid.live.updated',
@@ -243,7 +330,10 @@ export const EVENTS = {
     ),
     description: 'Core NATS, fire and forget; the latest value is also in KV bucket LIVE, key "snapshot".',
     publisher: { service: 'indexer', summary: 'publishes a snapshot on every board or round account change' },
-    receivers: [{ service: 'api-gateway', summary: 'keeps the latest snapshot for /live and pushes it to /stream clients' }],
+    receivers: [
+      { service: 'api-gateway', summary: 'keeps the latest snapshot for /live and pushes it to /stream clients' },
+      { service: 'notifier', summary: 'checks motherlode and square_ev alert rules against each snapshot (every replica)' },
+    ],
   }),
   keyShared: event({
     subject: 'access.key.shared',
@@ -286,7 +376,10 @@ export const EVENTS = {
     payload: message(rounds.logEventSchema, 'An event appended to the log: { id, ts, kind, ...fields of the kind }.'),
     description: 'Core NATS, published by the event-log writer after commit, in id order. Readers that see an id jump read the missing ids from PostgreSQL.',
     publisher: { service: 'event-log', summary: 'publishes each appended event (consumed by api-gateway for /events/stream)' },
-    receivers: [{ service: 'api-gateway', summary: 'relays each event to /events/stream clients, reading skipped ids from PostgreSQL' }],
+    receivers: [
+      { service: 'api-gateway', summary: 'relays each event to /events/stream clients, reading skipped ids from PostgreSQL' },
+      { service: 'notifier', summary: 'checks event alert rules against each event (every replica)' },
+    ],
   }),
 } as const satisfies Readonly<Record<string, EventSpec>>;
 

@@ -9,6 +9,7 @@ import type { Registry } from 'prom-client';
 import type { EventRepository } from '@gridlab/events-store';
 import type { MinerLedgerReads } from '@gridlab/miners-store';
 import type { MinerClaimsReader } from '../adapters/chain/miner-claims';
+import type { AlertsClient } from '../adapters/nats/alerts-client';
 import type { BillingClient } from '../adapters/nats/billing-client';
 import type { LabClient } from '../adapters/nats/lab-client';
 import type { StrategiesClient } from '../adapters/nats/strategies-client';
@@ -30,6 +31,8 @@ export interface AppDeps {
   readonly lab: LabClient;
   /** Strategy records, forward stats and the leaderboard (lab-forward). */
   readonly strategies: StrategiesClient;
+  /** Alert rules, their secrets and delivery log (the notifier). */
+  readonly alerts: AlertsClient;
   readonly events: EventRepository;
   readonly live: LiveCache;
   /** Every wallet's ledger (libs/miners-store). */

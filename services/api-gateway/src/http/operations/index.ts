@@ -3,6 +3,7 @@ import type { Express, Request, Response } from 'express';
 import type { Caller } from '../../app/access';
 import { addressOf, authorize, rateLimitHeaders, type AppDeps } from '../app';
 import { admitSession, isDashboardPath } from '../dashboard';
+import { alertsHandlers } from './alerts';
 import { billingHandlers } from './billing';
 import { eventsHandlers } from './events';
 import { RAW_OPERATIONS, type Handlers, type RawOperationId, type RoutedOperationId } from './handler';
@@ -16,7 +17,7 @@ export { RAW_OPERATIONS, type RawHandlers } from './handler';
 export { rawHandlers } from './live';
 
 /** The handlers of every operation the Express app serves, by operationId. */
-export const ROUTED_HANDLERS: Handlers<RoutedOperationId> = { ...roundsHandlers, ...billingHandlers, ...eventsHandlers, ...labHandlers, ...minersHandlers, ...sessionHandlers };
+export const ROUTED_HANDLERS: Handlers<RoutedOperationId> = { ...roundsHandlers, ...billingHandlers, ...eventsHandlers, ...labHandlers, ...minersHandlers, ...alertsHandlers, ...sessionHandlers };
 
 const NO_PARAMS = Object.freeze({ path: {}, query: {}, header: {} });
 
