@@ -152,6 +152,7 @@ export type {
   LeaderboardEntry,
   LeaderboardEntryRequest,
   LeaderboardDetail,
+  ForwardDecision,
 } from './strategies';
 export {
   STRATEGY_ID_RE,

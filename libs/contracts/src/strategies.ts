@@ -216,3 +216,25 @@ export const leaderboardDetailSchema = Type.Object(
 );
 /** GET /lab/leaderboard/{id}. */
 export type LeaderboardDetail = Static<typeof leaderboardDetailSchema>;
+
+/** Why a strategy bet or sat a round out (@gridlab/strategy's DecisionReason). */
+const decisionReason = literals(['bet', 'voided', 'stopped', 'cooldown', 'no_squares', 'filtered', 'zero_stakes', 'bankroll_depleted']);
+
+export const forwardDecisionSchema = Type.Object(
+  {
+    strategyId,
+    roundId,
+    decision: Type.Object(
+      {
+        bet: Type.Boolean(),
+        reason: decisionReason,
+        squares: Type.Array(Type.Integer({ minimum: 0, maximum: 24 })),
+        stakesLamports: Type.Array(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), { description: 'One stake per square in `squares`' }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { $id: 'ForwardDecision', additionalProperties: false, description: "A strategy's decision for the round the board has open, as its forward test records it: made as soon as the round before it settles." },
+);
+/** lab.forward.decided: one strategy's recorded decision. */
+export type ForwardDecision = Static<typeof forwardDecisionSchema>;

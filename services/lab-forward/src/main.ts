@@ -24,8 +24,8 @@ runService('lab-forward', async (start) => {
   serveStrategyCommands(platform, config, records);
   // Deleted strategies past their restore window go for good.
   purgeDeletedStrategies(platform, config, records);
-  // The writer's timings and watermark as metrics.
-  const events = observeWriter(platform);
+  // The writer's timings and watermark as metrics; each recorded decision on NATS.
+  const events = observeWriter(platform, config);
   // The forward writer, once this replica holds the leader lock (until then it stands by).
   const writer = await runSingleWriter(platform, forwardWriter(platform, config, events));
   if (writer !== null) platform.logger.info('forward writer running', { settledThrough: writer.position });

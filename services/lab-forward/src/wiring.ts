@@ -1,6 +1,6 @@
 /** The lab-forward service's parts, built and owned by the platform in the order main.ts lists them. */
 import { randomInt } from 'node:crypto';
-import { ensureRoundsStream, serveDeclared, stopServing } from '@gridlab/bus';
+import { encodeEvent, ensureRoundsStream, serveDeclared, stopServing } from '@gridlab/bus';
 import { natsNames } from '@gridlab/contracts';
 import { ForwardStore, type StrategyStore } from '@gridlab/lab-store';
 import type { Platform, SingleWriterOptions } from '@gridlab/platform';
@@ -80,8 +80,9 @@ function storedRounds(platform: Platform, config: ServiceConfig): StoredRounds {
 }
 
 /** Settlement and recording times, the watermark and the sessions settled, as metrics and debug lines. */
-export function observeWriter(platform: Platform): WriterEvents {
-  const { logger } = platform;
+export function observeWriter(platform: Platform, config: ServiceConfig): WriterEvents {
+  const { logger, nc } = platform;
+  const names = natsNames(config.NATS_PREFIX);
   const counters = forwardMetrics(platform.metrics);
   return {
     settled: (roundId, strategies, ms) => {
@@ -90,9 +91,14 @@ export function observeWriter(platform: Platform): WriterEvents {
       counters.sessions.set(strategies);
       logger.debug('round settled', { roundId, strategies, ms: Math.round(ms) });
     },
-    recorded: (roundId, predictions, ms) => {
+    recorded: (roundId, decisions, ms) => {
       counters.recordSeconds.observe(ms / 1000);
-      logger.debug('predictions recorded', { roundId, predictions, ms: Math.round(ms) });
+      logger.debug('predictions recorded', { roundId, predictions: decisions.length, ms: Math.round(ms) });
+      // After commit: what strategy_signal alert rules fire on (the notifier).
+      for (const { strategyId, decision } of decisions) {
+        const { bet, reason, squares, stakesLamports } = decision;
+        nc.publish(names.subjects.forwardDecided, encodeEvent('forwardDecided', { strategyId, roundId, decision: { bet, reason, squares: [...squares], stakesLamports: [...stakesLamports] } }));
+      }
     },
   };
 }

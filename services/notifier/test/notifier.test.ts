@@ -149,6 +149,26 @@ it('posts the pool crossing a rule\'s bar once, signed, though both replicas see
   expect(received[1]).toMatchObject({ verified: true, body: { ruleId: 'alr_e2e', roundId: 8 } });
 });
 
+it("posts a strategy's decision to its strategy_signal rule as soon as lab-forward records it", async () => {
+  const rules = new RuleStore(pool);
+  const strategyId = 'stg_1111111111111111111111';
+  await rules.create(
+    { id: 'alr_signal', owner: 'owner-a', kind: 'strategy_signal', name: null, params: { strategyId }, target: { url: `http://127.0.0.1:${receiverPort}/hook`, format: 'standard' }, enabled: true },
+    secret,
+    20,
+  );
+  await new Promise((r) => setTimeout(r, 400));
+  const decision = { bet: true, reason: 'bet' as const, squares: [3, 17], stakesLamports: [SOL / 100, SOL / 50] };
+  nc.publish(names.subjects.forwardDecided, encodeEvent('forwardDecided', { strategyId, roundId: 42, decision }));
+  nc.publish(names.subjects.forwardDecided, encodeEvent('forwardDecided', { strategyId: 'stg_2222222222222222222222', roundId: 42, decision }));
+  await until(() => received.some((r) => r.body.ruleId === 'alr_signal'), 10_000);
+  await new Promise((r) => setTimeout(r, 300));
+  const signals = received.filter((r) => r.body.ruleId === 'alr_signal');
+  expect(signals).toHaveLength(1);
+  expect(signals[0]).toMatchObject({ verified: true, body: { type: 'alert.strategy_signal', roundId: 42 } });
+  expect(JSON.stringify(signals[0]!.body)).toContain('"squares":[3,17]');
+});
+
 describe('the owners\' commands', () => {
   const ALICE = 'sub_1111111111111111111111';
   const BOB = 'sub_2222222222222222222222';

@@ -371,6 +371,13 @@ export const EVENTS = {
     description: 'JetStream stream BILLING; Nats-Msg-Id = factId.',
     publisher: { service: 'billing', summary: 'publishes tier crossings (consumed by event-log)' },
   }),
+  forwardDecided: event({
+    subject: 'lab.forward.decided',
+    payload: message(strategies.forwardDecisionSchema),
+    description: "Core NATS, fire and forget: one message per active strategy as soon as lab-forward's writer has recorded (committed) its decision for the round the board has open. The recorded prediction in PostgreSQL is the record; a message missed is not sent again.",
+    publisher: { service: 'lab-forward', summary: 'publishes each decision its forward test recorded, after commit' },
+    receivers: [{ service: 'notifier', summary: "fires strategy_signal alert rules on the strategy's decision (every replica)" }],
+  }),
   eventAppended: event({
     subject: 'events.event.appended',
     payload: message(rounds.logEventSchema, 'An event appended to the log: { id, ts, kind, ...fields of the kind }.'),

@@ -1,7 +1,7 @@
 import { isFullyKnown, type KnownRound, type Round } from '@gridlab/contracts';
 import type { ActiveSession, PredictionRow, SettlementRow, StatsRow, StopRow } from '@gridlab/lab-store';
 import type { Logger } from '@gridlab/logger';
-import { History, PARIMUTUEL, PAYOUT_REVISION, SPEC_BIG_ROUND_RULE, createRunner, normalizeDsl, type BigRoundRule, type Runner } from '@gridlab/strategy';
+import { History, PARIMUTUEL, PAYOUT_REVISION, SPEC_BIG_ROUND_RULE, createRunner, normalizeDsl, type BigRoundRule, type Decision, type Runner } from '@gridlab/strategy';
 import type { ForwardLedger, ForwardTx, StoredRounds, WriterEvents } from './ports';
 import { addRound, enterSession, figuresFromRow, statsRow, type Figures } from '../domain/figures';
 import { repricedHit, repricedStats } from '../domain/reprice';
@@ -264,7 +264,7 @@ export class ForwardWriter {
   private async recordNext(): Promise<void> {
     const roundId = this.settledThrough + 1;
     const started = performance.now();
-    const added: string[] = [];
+    const added: { strategyId: string; decision: Decision }[] = [];
     await this.store.tx(async (tx) => {
       this.checkPosition(tx);
       await this.sync(tx, roundId);
@@ -277,12 +277,12 @@ export class ForwardWriter {
         if (this.recorded.has(session.id)) continue;
         const d = session.runner.decide();
         rows.push({ strategyId: session.id, squares: d.squares, stakes: d.stakesLamports, reason: d.reason });
-        added.push(session.id);
+        added.push({ strategyId: session.id, decision: d });
       }
       await tx.record(roundId, this.now(), rows);
     });
-    for (const id of added) this.recorded.add(id);
-    if (added.length > 0) this.events.recorded(roundId, added.length, performance.now() - started);
+    for (const { strategyId } of added) this.recorded.add(strategyId);
+    if (added.length > 0) this.events.recorded(roundId, added, performance.now() - started);
   }
 
   private checkPosition(tx: ForwardTx): void {

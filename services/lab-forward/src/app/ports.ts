@@ -3,6 +3,7 @@
  * stores (main.ts wires them). Rows are lab-store's types; the stores' SQL stays there.
  */
 import type { Round } from '@gridlab/contracts';
+import type { Decision } from '@gridlab/strategy';
 import type {
   ActiveSession,
   LeaderboardRow,
@@ -101,5 +102,6 @@ interface StrategySession {
 /** Observers of the forward writer (metrics, logs). */
 export interface WriterEvents {
   settled(roundId: number, strategies: number, ms: number): void;
-  recorded(roundId: number, predictions: number, ms: number): void;
+  /** Decisions recorded (committed) for `roundId`, each strategy's. */
+  recorded(roundId: number, decisions: readonly { readonly strategyId: string; readonly decision: Decision }[], ms: number): void;
 }

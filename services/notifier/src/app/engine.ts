@@ -1,4 +1,4 @@
-import type { LiveSnapshot, LogEvent, MinerDeployed, Round, RoundMiners } from '@gridlab/contracts';
+import type { ForwardDecision, LiveSnapshot, LogEvent, MinerDeployed, Round, RoundMiners } from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
 import type { Firing } from '../domain/alerts';
 import { createEvaluator, type Evaluator } from '../domain/evaluate';
@@ -33,7 +33,7 @@ export interface EngineEvents {
   queued(): void;
 }
 
-export type InputKind = 'live' | 'deploy' | 'settled' | 'miners' | 'event';
+export type InputKind = 'live' | 'deploy' | 'settled' | 'miners' | 'event' | 'decision';
 
 /**
  * The alert rules applied to what happens: every input the notifier receives goes
@@ -92,6 +92,10 @@ export class AlertEngine {
 
   event(event: LogEvent): Promise<void> {
     return this.input('event', (e) => e.onEvent(event));
+  }
+
+  decided(decision: ForwardDecision): Promise<void> {
+    return this.input('decision', (e) => e.onForwardDecision(decision));
   }
 
   /** Waits for the inputs taken so far. */

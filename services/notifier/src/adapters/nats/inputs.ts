@@ -5,7 +5,8 @@ import type { AlertEngine } from '../../app/engine';
 
 /**
  * What the rules are applied to: live snapshots, the live round's deploys, settled rounds,
- * their miner rows and the event log's events, each a plain subscription on every replica
+ * their miner rows, the event log's events and the forward tests' decisions, each a plain
+ * subscription on every replica
  * (firings are stored once by their dedup key, whichever replica sees the input first),
  * each message checked against its contract before the engine sees it.
  */
@@ -30,6 +31,7 @@ export function followInputs(nc: NatsConnection, names: NatsNames, engine: Alert
     follow('roundSettled', (r) => engine.settled(r)),
     follow('minersSettled', (m) => engine.miners(m)),
     follow('eventAppended', (e) => engine.event(e)),
+    follow('forwardDecided', (d) => engine.decided(d)),
   ];
   return () => {
     for (const s of subscriptions) s.unsubscribe();
