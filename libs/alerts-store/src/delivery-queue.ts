@@ -196,12 +196,23 @@ export class DeliveryQueue {
         [ruleId],
       );
       if ((rule[0]?.failing_for_ms ?? 0) >= disableAfterMs) {
-        const { rowCount } = await client.query(
-          `UPDATE alerts.rules SET enabled = false, disabled_reason = 'endpoint_failing', updated_at = now() WHERE id = $1 AND enabled`,
+        const { rows: disabled } = await client.query<{ failing_since: Date }>(
+          `UPDATE alerts.rules SET enabled = false, disabled_reason = 'endpoint_failing', updated_at = now() WHERE id = $1 AND enabled RETURNING failing_since`,
           [ruleId],
         );
         await client.query(`UPDATE alerts.deliveries SET state = 'expired', leased_until = NULL WHERE rule_id = $1 AND state = 'pending'`, [ruleId]);
-        return { disabled: (rowCount ?? 0) > 0, final: true };
+        // Its owner is told where it looks: the rule's firings (the delivery log, the alert
+        // stream) gain the notice; there is nothing to post it to.
+        if (disabled[0] !== undefined) {
+          await client.query(
+            `INSERT INTO alerts.firings (rule_id, owner, dedup_key, webhook_id, payload, fired_at)
+             SELECT id, owner, id || ':disabled:' || extract(epoch FROM $2::timestamptz)::text, 'msg_' || replace(gen_random_uuid()::text, '-', ''),
+                    jsonb_build_object('type', 'alert.disabled', 'ruleId', id, 'roundId', NULL, 'reason', 'endpoint_failing', 'failingSince', $2::timestamptz), now()
+             FROM alerts.rules WHERE id = $1 ON CONFLICT (dedup_key) DO NOTHING`,
+            [ruleId, disabled[0].failing_since],
+          );
+        }
+        return { disabled: disabled.length > 0, final: true };
       }
       if (retryInMs === null) {
         await client.query(`UPDATE alerts.deliveries SET state = 'expired', leased_until = NULL WHERE firing_id = $1`, [claimed.firingId]);

@@ -129,7 +129,10 @@ describe('the queue', () => {
     const disabled = await rules.get('owner-a', id);
     expect(disabled).toMatchObject({ enabled: false, disabledReason: 'endpoint_failing' });
     expect(await queue.claim(10, 30_000)).toEqual([]);
-    expect((await queue.firingsOf(id, 10)).map((f) => f.state)).toEqual(['expired', 'delivered', 'expired']);
+    // The owner is told in the rule's firings: a notice, delivered nowhere (its endpoint is what failed).
+    const firings = await queue.firingsOf(id, 10);
+    expect(firings.map((f) => f.state)).toEqual([null, 'expired', 'delivered', 'expired']);
+    expect(firings[0]?.payload).toMatchObject({ type: 'alert.disabled', ruleId: id, roundId: null, reason: 'endpoint_failing' });
     // Its owner enables it again: the streak and the reason are gone.
     expect(await rules.update('owner-a', id, { enabled: true })).toMatchObject({ enabled: true, disabledReason: null, failingSince: null });
   });
