@@ -35,15 +35,17 @@ export type OperationHeaders<Id extends OperationId> = ParametersOf<Id> extends 
 /** The JSON request body of an operation. */
 export type OperationBody<Id extends OperationId> = operations[Id] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
 
-/** The body of an operation's success answer: the JSON of its 200 or 201, undefined for a 204. */
+/** The body of an operation's success answer: the JSON of its 200, 201 or 202, undefined for a 204. */
 export type OperationAnswer<Id extends OperationId> =
   operations[Id]['responses'] extends { 200: { content: { 'application/json': infer B } } }
     ? B
     : operations[Id]['responses'] extends { 201: { content: { 'application/json': infer B } } }
       ? B
-      : operations[Id]['responses'] extends { 204: unknown }
-        ? undefined
-        : never;
+      : operations[Id]['responses'] extends { 202: { content: { 'application/json': infer B } } }
+        ? B
+        : operations[Id]['responses'] extends { 204: unknown }
+          ? undefined
+          : never;
 
 /** Each value may be left undefined: it is not sent (`{ from: options.from }` as it comes). */
 type Unsent<T> = { [K in keyof T]: T[K] | undefined };

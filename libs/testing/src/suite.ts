@@ -177,7 +177,7 @@ export interface LocalSuiteEnv {
   readonly opsPorts: Readonly<Record<string, number>>;
 }
 
-type SuiteService = 'indexer' | 'api-gateway' | 'billing' | 'event-log' | 'lab-forward' | 'lab-backtest';
+type SuiteService = 'indexer' | 'api-gateway' | 'billing' | 'event-log' | 'lab-forward' | 'lab-backtest' | 'notifier';
 
 /**
  * The environment of a local suite for a test: the devnet (fast slots, `historyRounds`

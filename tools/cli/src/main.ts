@@ -5,6 +5,7 @@
 import { isGridlabError } from '@gridlab/errors';
 import { Command, CommanderError } from 'commander';
 import { registerAdmin } from './commands/admin';
+import { registerAlerts } from './commands/alerts';
 import { registerApi } from './commands/api';
 import { registerBackfill } from './commands/backfill';
 import { registerDevnet } from './commands/devnet';
@@ -17,7 +18,7 @@ const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 
 const program = new Command('gridlab')
-  .description('Gridlab commands: API users (live, stats, miner, miners, backtest, strategies, api), subscribers (keygen, subscribe, reissue), operators (import, backfill, admin), devnet helpers')
+  .description('Gridlab commands: API users (live, stats, miner, miners, backtest, strategies, alerts, api), subscribers (keygen, subscribe, reissue), operators (import, backfill, admin), devnet helpers')
   .showHelpAfterError()
   .exitOverride();
 
@@ -27,6 +28,7 @@ registerAdmin(program);
 registerWallet(program);
 registerRead(program);
 registerMiners(program);
+registerAlerts(program);
 registerApi(program);
 registerDevnet(program);
 

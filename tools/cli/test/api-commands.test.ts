@@ -4,10 +4,13 @@
  * forward, as tables and as --json, and api (any operation by its operationId).
  */
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, localSuiteEnv, runCli, startLocalSuite, testNamespace, waitUntil, type LocalSuite, type TestDatabase } from '@gridlab/testing';
 import { Keypair } from '@solana/web3.js';
+import { Webhook } from 'standardwebhooks';
 
 const SECRET = 'cli-api-test-secret-0123456789abcdef';
 const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
@@ -19,6 +22,9 @@ let dir: string;
 let suite: LocalSuite | null = null;
 const output = (): string => suite?.output() ?? '';
 let env: NodeJS.ProcessEnv;
+/** A subscriber's webhook receiver: what the notifier posted to it. */
+const posted: { headers: Record<string, string>; body: string }[] = [];
+let receiver: Server;
 
 async function gridlab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return runCli(args, env);
@@ -35,8 +41,17 @@ function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, t
 beforeAll(async () => {
   db = await createTestDatabase();
   dir = await mkdtemp(join(tmpdir(), 'gridlab-cli-api-'));
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      posted.push({ headers: req.headers as Record<string, string>, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
   const local = await localSuiteEnv({
-    services: ['indexer', 'api-gateway', 'lab-forward', 'lab-backtest'],
+    services: ['indexer', 'api-gateway', 'lab-forward', 'lab-backtest', 'notifier'],
     databaseUrl: db.url,
     natsPrefix: ns.natsPrefix,
     redisPrefix: ns.redisPrefix,
@@ -44,7 +59,9 @@ beforeAll(async () => {
     dataDir: dir,
     historyRounds: 60,
   });
-  env = { ...local.env, GRIDLAB_API_URL: local.gatewayUrl };
+  // The notifier may post to this test's receiver, on loopback over http (an operator's setting; refused by default).
+  const receiverPort = (receiver.address() as AddressInfo).port;
+  env = { ...local.env, GRIDLAB_API_URL: local.gatewayUrl, NOTIFIER_ALLOW_HTTP: 'true', NOTIFIER_ALLOW_PRIVATE: 'true', NOTIFIER_TARGET_PORTS: String(receiverPort) };
   suite = startLocalSuite(env);
   const granted = await runCli(['admin', 'grant', '--owner', OWNER, '--days', '1'], env);
   if (granted.code !== 0) throw new Error(granted.stderr);
@@ -53,6 +70,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await suite?.stop();
+  await new Promise((r) => receiver.close(() => r(undefined)));
   await db.drop();
   await ns.cleanup();
   await rm(dir, { recursive: true, force: true });
@@ -166,5 +184,33 @@ describe('gridlab API commands', () => {
     expect([stream.code, stream.stderr]).toEqual([2, expect.stringContaining('answers an event stream')]);
     const bad = await gridlab('api', 'listRounds', '--query', 'limit=0');
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringMatching(/400 invalid_request/)]);
+  });
+  it('alerts: creates a rule with a webhook, shows its secret once, sends a signed test ping, shows the delivery log, disables and deletes it', async () => {
+    const port = (receiver.address() as AddressInfo).port;
+    await until('the gateway and the notifier answer', () => gridlab('alerts', 'list', '--json'), (r) => r.code === 0);
+    const file = join(dir, 'rule.json');
+    await writeFile(file, JSON.stringify({ kind: 'motherlode', minOre: 250, name: 'big pool', target: { url: `http://127.0.0.1:${port}/hook` } }));
+    const created = (await json('alerts', 'create', file)) as { alert: { id: string; kind: string; enabled: boolean }; secret: string };
+    expect(created.alert).toMatchObject({ kind: 'motherlode', enabled: true });
+    expect(created.secret).toMatch(/^whsec_/);
+    const id = created.alert.id;
+    expect(((await json('alerts', 'list')) as { alerts: { id: string }[] }).alerts.map((a) => a.id)).toEqual([id]);
+    // A bad rule: refused, every problem named.
+    await writeFile(file, JSON.stringify({ kind: 'square_ev', minEvPerSol: 0.1 }));
+    const bad = await gridlab('alerts', 'create', file);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/stakeLamports/);
+    expect(bad.stderr).toMatch(/fromSlotsBeforeEnd/);
+    const ping = (await json('alerts', 'test', id)) as { delivered: boolean; status: number; webhookId: string };
+    expect(ping).toMatchObject({ delivered: true, status: 204 });
+    const got = posted.find((p) => p.headers['webhook-id'] === ping.webhookId)!;
+    expect(() => new Webhook(created.secret).verify(got.body, got.headers)).not.toThrow();
+    const log = (await json('alerts', 'deliveries', id)) as { firings: { webhookId: string; state: string; attempts: { status: number }[] }[] };
+    expect(log.firings[0]).toMatchObject({ webhookId: ping.webhookId, state: 'delivered', attempts: [{ status: 204 }] });
+    expect(((await json('alerts', 'disable', id)) as { alert: { enabled: boolean } }).alert.enabled).toBe(false);
+    expect((await gridlab('alerts', 'delete', id)).code).toBe(0);
+    const gone = await gridlab('alerts', 'show', id);
+    expect(gone.code).not.toBe(0);
+    expect(gone.stderr).toMatch(/alert_not_found|does not exist/);
   });
 });
