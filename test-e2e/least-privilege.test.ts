@@ -227,7 +227,7 @@ describe('least privilege: each service with only its own credentials', () => {
     const signal = await api<{ alert: { kind: string } }>('/alerts', { method: 'POST', body: JSON.stringify({ kind: 'strategy_signal', strategyId: created.body.strategy.id }) });
     expect({ status: signal.status, kind: signal.body.alert.kind }).toEqual({ status: 201, kind: 'strategy_signal' });
     // Notifier → a subscriber's endpoint: a test ping, delivered and logged.
-    const hooked = await api<{ alert: { id: string } }>('/alerts', { method: 'POST', body: JSON.stringify({ kind: 'motherlode', minOre: 1_000_000, target: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` } }) });
+    const hooked = await api<{ alert: { id: string } }>('/alerts', { method: 'POST', body: JSON.stringify({ kind: 'motherlode', minOre: 1000, target: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` } }) });
     expect(hooked.status).toBe(201);
     expect((await api(`/alerts/${hooked.body.alert.id}/test`, { method: 'POST' })).body).toMatchObject({ delivered: true, status: 204 });
     expect(received).toEqual(['alert.test']);
