@@ -131,7 +131,7 @@ beforeAll(async () => {
       await startNode(s, ['dist/main.js'], join(work, s), { ...serviceEnv, OPS_PORT: String(opsPorts[s]) }, () => answersOk(`http://127.0.0.1:${opsPorts[s]}/healthz`), 60_000, user),
     );
   }
-  // The build, an install and eight deploys: about two minutes alone, over five beside the
+  // The build, an install and nine deploys: about two minutes alone, over five beside the
   // other heavy test files on two cores. The bound is for a hang, not for a slow machine.
 }, 900_000);
 
