@@ -3,11 +3,14 @@
  * credentials — its PostgreSQL role (k8s/engines/postgres-roles.sql), its NATS user on a
  * server configured with exactly the `config.merge` of k8s/engines/nats-values.yaml, its
  * Redis ACL user from k8s/engines/redis-values.yaml — serves rounds, live snapshots,
- * pricing, backtests, analytics, strategies and the event log. Then each user tries what
+ * pricing, backtests, analytics, strategies, the event log and alert rules (a webhook
+ * posted to a receiver on this machine). Then each user tries what
  * it must not: publish another service's facts, read the replies to another's commands,
  * delete a stream, touch another's Redis keys; the servers refuse every one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createPrivateKey, randomBytes, sign as signEd25519 } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +24,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { parse } from 'yaml';
 
-const SERVICES = ['indexer', 'billing', 'event-log', 'lab-forward', 'lab-backtest', 'api-gateway'] as const;
+const SERVICES = ['indexer', 'billing', 'event-log', 'lab-forward', 'lab-backtest', 'notifier', 'api-gateway'] as const;
 type Service = (typeof SERVICES)[number];
 const REDIS_USERS: readonly Service[] = ['api-gateway', 'billing', 'lab-backtest'];
 const SECRET = 'least-privilege-secret-0123456789abcdef';
@@ -52,6 +55,9 @@ let gatewayUrl: string;
 const opsPorts = {} as Record<Service, number>;
 let apiKey: string;
 let keypairFile: string;
+/** A subscriber's webhook receiver: the type of each body it was posted. */
+let receiver: Server;
+const received: string[] = [];
 
 async function cli(...args: string[]): Promise<Record<string, unknown>> {
   const { code, stdout, stderr } = await runCli(args, { GRIDLAB_API_URL: gatewayUrl, SOLANA_RPC_URL: devnet.rpcUrl, TOKEN_MINT: devnet.tokenMint });
@@ -100,6 +106,9 @@ function serviceEnv(service: Service): NodeJS.ProcessEnv {
     LAB_WORKERS: '1',
     TREASURY_ADDRESS: devnet.treasury,
     TOKEN_MINT: devnet.tokenMint,
+    // The receiver is on this machine, over plain HTTP: the notifier's address policy is
+    // not what this test is about (libs/webhooks and its tests are).
+    ...(service === 'notifier' ? { NOTIFIER_ALLOW_HTTP: 'true', NOTIFIER_ALLOW_PRIVATE: 'true', NOTIFIER_TARGET_PORTS: String((receiver.address() as AddressInfo).port) } : {}),
   };
 }
 
@@ -148,6 +157,15 @@ beforeAll(async () => {
     await admin.call('ACL', 'SETUSER', redisUser(u.username), 'reset', ...rules);
   }
 
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push((JSON.parse(body) as { type: string }).type);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
   devnet = await startDevnet({ rpcPort: 0, wsPort: 0, slotMs: 40, roundSlots: 15, intermissionSlots: 4, historyRounds: HISTORY, seed: 15 });
   for (const s of SERVICES) opsPorts[s] = await freePort();
   const gatewayPort = await freePort();
@@ -168,6 +186,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(running.map((p) => p.stop()));
   await devnet?.stop();
+  if (receiver !== undefined) await new Promise((r) => receiver.close(r));
   if (natsServer !== undefined && natsServer.exitCode === null) {
     const exited = new Promise((r) => natsServer.once('exit', r));
     natsServer.kill('SIGKILL');
@@ -203,6 +222,16 @@ describe('least privilege: each service with only its own credentials', () => {
     // Gateway → lab-forward; lab-forward's durables follow the rounds.
     const created = await api<{ strategy: { id: string } }>('/lab/strategies', { method: 'POST', body: JSON.stringify({ name: 'least privilege', dsl: DSL }) });
     expect(created.status).toBe(201);
+    // Gateway → notifier (its commands, its schema under its role), and notifier → lab-forward
+    // (whether the strategy a rule names is the caller's).
+    const signal = await api<{ alert: { kind: string } }>('/alerts', { method: 'POST', body: JSON.stringify({ kind: 'strategy_signal', strategyId: created.body.strategy.id }) });
+    expect({ status: signal.status, kind: signal.body.alert.kind }).toEqual({ status: 201, kind: 'strategy_signal' });
+    // Notifier → a subscriber's endpoint: a test ping, delivered and logged.
+    const hooked = await api<{ alert: { id: string } }>('/alerts', { method: 'POST', body: JSON.stringify({ kind: 'motherlode', minOre: 1000, target: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` } }) });
+    expect(hooked.status).toBe(201);
+    expect((await api(`/alerts/${hooked.body.alert.id}/test`, { method: 'POST' })).body).toMatchObject({ delivered: true, status: 204 });
+    expect(received).toEqual(['alert.test']);
+    expect((await api<{ firings: { state: string }[] }>(`/alerts/${hooked.body.alert.id}/deliveries`)).body.firings.map((f) => f.state)).toEqual(['delivered']);
     await waitUntil('forward settlement', () => api<{ roundsObserved?: number; forward?: { roundsObserved: number } }>(`/lab/strategies/${created.body.strategy.id}/forward`), (r) => r.status === 200 && ((r.body.forward?.roundsObserved ?? r.body.roundsObserved ?? 0) > 0));
     // Billing's fact relay → BILLING → event-log: the subscription is logged.
     await waitUntil('the subscription event', () => api<{ events: { kind: string }[] }>('/events?since=0&limit=1000'), (r) => r.status === 200 && r.body.events.some((e) => e.kind === 'subscription'));
@@ -254,6 +283,7 @@ describe('least privilege: each service with only its own credentials', () => {
       ['api-gateway', 'grid.round.settled'],
       ['lab-backtest', 'grid.live.updated'],
       ['indexer', 'events.event.appended'],
+      ['notifier', 'grid.round.settled'],
     ];
     for (const [service, subject] of attempts) {
       const { nc, denials } = await connectAs(service);
@@ -268,10 +298,16 @@ describe('least privilege: each service with only its own credentials', () => {
     await nc.flush();
     await waitUntil('lab-backtest refused serving billing commands', async () => denials, (d) => d.some((m) => m.includes('billing.subscription.complete')), { timeoutMs: 5000, everyMs: 50 });
     await nc.close();
+    // Nor the notifier's (an alert rule's target and signing secret travel in them).
+    const other = await connectAs('lab-forward');
+    other.nc.subscribe('alerts.rule.create');
+    await other.nc.flush();
+    await waitUntil('lab-forward refused serving alert commands', async () => other.denials, (d) => d.some((m) => m.includes('alerts.rule.create')), { timeoutMs: 5000, everyMs: 50 });
+    await other.nc.close();
   });
 
   it('lets no service read the replies to another service\'s requests', async () => {
-    for (const service of ['lab-backtest', 'lab-forward', 'event-log', 'indexer'] as const) {
+    for (const service of ['lab-backtest', 'lab-forward', 'event-log', 'indexer', 'notifier'] as const) {
       const { nc, denials } = await connectAs(service);
       const inboxes = ['_INBOX_api-gateway.>', '_INBOX.>'];
       for (const subject of inboxes) nc.subscribe(subject);

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ALERTS_MIGRATIONS_DIR, ALERTS_SCHEMA } from '@gridlab/alerts-store';
 import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA } from '@gridlab/billing-store';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
@@ -16,7 +17,7 @@ import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridla
 import { createTestDatabase, WORKSPACE_ROOT, type TestDatabase } from '@gridlab/testing';
 import pg from 'pg';
 
-const SERVICES = ['indexer', 'api_gateway', 'billing', 'event_log', 'lab_forward', 'lab_backtest'] as const;
+const SERVICES = ['indexer', 'api_gateway', 'billing', 'event_log', 'lab_forward', 'lab_backtest', 'notifier'] as const;
 type Service = (typeof SERVICES)[number];
 const prefix = `t${randomBytes(4).toString('hex')}_`;
 let db: TestDatabase;
@@ -61,6 +62,7 @@ beforeAll(async () => {
   await runMigrations({ databaseUrl: urlAs('billing'), schema: BILLING_SCHEMA, dir: BILLING_MIGRATIONS_DIR });
   await runMigrations({ databaseUrl: urlAs('event_log'), schema: EVENTS_SCHEMA, dir: EVENTS_MIGRATIONS_DIR });
   await runMigrations({ databaseUrl: urlAs('lab_forward'), schema: LAB_SCHEMA, dir: LAB_MIGRATIONS_DIR });
+  await runMigrations({ databaseUrl: urlAs('notifier'), schema: ALERTS_SCHEMA, dir: ALERTS_MIGRATIONS_DIR });
   for (const s of SERVICES) pools.set(s, createPool(urlAs(s), { max: 1, applicationName: s }));
 });
 
@@ -75,8 +77,9 @@ afterAll(async () => {
 
 describe('one PostgreSQL role per service', () => {
   it('each owner migrated its schema; no role may create another schema', async () => {
-    const owners = await asSuperuser((c) => c.query<{ nspname: string; owner: string }>(`SELECT nspname, pg_get_userbyid(nspowner) AS owner FROM pg_namespace WHERE nspname IN ('indexer','billing','events','lab') ORDER BY nspname`));
+    const owners = await asSuperuser((c) => c.query<{ nspname: string; owner: string }>(`SELECT nspname, pg_get_userbyid(nspowner) AS owner FROM pg_namespace WHERE nspname IN ('indexer','billing','events','lab','alerts') ORDER BY nspname`));
     expect(owners.rows).toEqual([
+      { nspname: 'alerts', owner: `${prefix}notifier` },
       { nspname: 'billing', owner: `${prefix}billing` },
       { nspname: 'events', owner: `${prefix}event_log` },
       { nspname: 'indexer', owner: `${prefix}indexer` },
@@ -95,6 +98,11 @@ describe('one PostgreSQL role per service', () => {
       'billing.facts': ['billing', 'event_log'],
       'billing.payments': ['billing'],
       'lab.strategies': ['lab_forward'],
+      // The gateway serves the alert stream from the firings; signing secrets and the queue stay the notifier's.
+      'alerts.firings': ['notifier', 'api_gateway'],
+      'alerts.rules': ['notifier'],
+      'alerts.rule_secrets': ['notifier'],
+      'alerts.deliveries': ['notifier'],
     };
     for (const [table, readers] of Object.entries(reads)) {
       for (const s of SERVICES) {
@@ -111,6 +119,7 @@ describe('one PostgreSQL role per service', () => {
       ['DELETE FROM billing.facts', 'billing'],
       ['DELETE FROM events.events', 'event_log'],
       ['DELETE FROM lab.strategies', 'lab_forward'],
+      ['DELETE FROM alerts.firings', 'notifier'],
     ];
     for (const [sql, owner] of writes) {
       for (const s of SERVICES) expect({ sql, service: s, write: await attempt(s, sql) }).toEqual({ sql, service: s, write: s === owner ? 'ok' : 'denied' });

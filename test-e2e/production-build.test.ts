@@ -9,7 +9,8 @@
  * image's numeric user on a tree it cannot write (when the test runs as root, as CI does),
  * until every service is ready and the suite answers: the OpenAPI document and the
  * dashboard (files read at run time), pricing (billing over NATS), a backtest
- * (lab-backtest's compiled worker threads) and a granted key (the compiled CLI).
+ * (lab-backtest's compiled worker threads), a granted key (the compiled CLI) and an alert
+ * rule (the notifier over NATS, in the schema its bundled migrations made).
  */
 import ignore from '@balena/dockerignore';
 import { execFileSync } from 'node:child_process';
@@ -19,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { answersOk, createTestDatabase, freePort, startNode, testNamespace, WORKSPACE_ROOT, type ProcessUser, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 
-const SERVICES = ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-forward', 'lab-backtest'] as const;
+const SERVICES = ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-forward', 'lab-backtest', 'notifier'] as const;
 const TOOLS = ['devnet', 'cli'] as const;
 const SECRET = 'production-build-secret-0123456789abcdef';
 const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
@@ -130,7 +131,7 @@ beforeAll(async () => {
       await startNode(s, ['dist/main.js'], join(work, s), { ...serviceEnv, OPS_PORT: String(opsPorts[s]) }, () => answersOk(`http://127.0.0.1:${opsPorts[s]}/healthz`), 60_000, user),
     );
   }
-  // The build, an install and eight deploys: about two minutes alone, over five beside the
+  // The build, an install and nine deploys: about two minutes alone, over five beside the
   // other heavy test files on two cores. The bound is for a hang, not for a slow machine.
 }, 900_000);
 
@@ -166,6 +167,7 @@ describe('the production build', () => {
       expect({ name, withSources }).toEqual({ name, withSources: [] });
     }
     expect(existsSync(join(work, 'indexer/dist/assets/libs/rounds-store/migrations'))).toBe(true);
+    expect(existsSync(join(work, 'notifier/dist/assets/libs/alerts-store/migrations'))).toBe(true);
   });
 
   it('starts every service with plain node and each reaches readiness', async () => {
@@ -182,7 +184,7 @@ describe('the production build', () => {
     }
   });
 
-  it('answers from files read at run time, over NATS, on worker threads, and with a key from the compiled CLI', async () => {
+  it('answers from files read at run time, over NATS, on worker threads, with a key from the compiled CLI, and keeps alert rules', async () => {
     expect((await fetch(`${gateway}/api/v1/openapi.json`)).status).toBe(200);
     const page = await fetch(`${gateway}/`);
     expect(page.status).toBe(200);
@@ -203,5 +205,11 @@ describe('the production build', () => {
     expect(backtest.status).toBe(200);
     const result = ((await backtest.json()) as { result: { roundsBet: number } }).result;
     expect(result.roundsBet).toBeGreaterThan(0);
+
+    // A rule without a target (the alert stream only): no webhook leaves the machine.
+    const alert = await fetch(`${gateway}/api/v1/alerts`, { method: 'POST', headers: auth, body: JSON.stringify({ kind: 'motherlode', minOre: 1000 }) });
+    expect(alert.status).toBe(201);
+    const listed = (await (await fetch(`${gateway}/api/v1/alerts`, { headers: auth })).json()) as { alerts: { kind: string }[] };
+    expect(listed.alerts.map((a) => a.kind)).toEqual(['motherlode']);
   });
 });

@@ -9,10 +9,10 @@ DO $$
 DECLARE
   prefix text := coalesce(nullif(current_setting('gridlab.role_prefix', true), ''), 'gridlab_');
   service text;
-  owned constant text[][] := ARRAY[['indexer', 'indexer'], ['billing', 'billing'], ['event_log', 'events'], ['lab_forward', 'lab']];
+  owned constant text[][] := ARRAY[['indexer', 'indexer'], ['billing', 'billing'], ['event_log', 'events'], ['lab_forward', 'lab'], ['notifier', 'alerts']];
   pair text[];
 BEGIN
-  FOREACH service IN ARRAY ARRAY['indexer', 'api_gateway', 'billing', 'event_log', 'lab_forward', 'lab_backtest'] LOOP
+  FOREACH service IN ARRAY ARRAY['indexer', 'api_gateway', 'billing', 'event_log', 'lab_forward', 'lab_backtest', 'notifier'] LOOP
     IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = prefix || service) THEN
       EXECUTE format('CREATE ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE', prefix || service);
     END IF;

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { parse, parseAllDocuments } from 'yaml';
 
 const ROOT = join(__dirname, '..', '..', '..');
-const SERVICES = ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-forward', 'lab-backtest'];
+const SERVICES = ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-forward', 'lab-backtest', 'notifier'];
 const OVERLAYS = ['k8s/overlays/dev', 'k8s/overlays/prod', 'k8s/monitoring', 'k8s/engines'];
 /** Custom resources no maintained schema package covers here: checked by hand below. */
 const UNSCHEMED = new Set(['postgresql.cnpg.io/v1']);
@@ -52,6 +52,67 @@ function secretLooking(key: string, value: string): boolean {
     /:\/\/[^/\s]*:[^@/\s]+@/.test(value) ||
     /[?&](api[-_]?key|key|token|access_token|auth)=/i.test(value)
   );
+}
+
+type Selector = { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values: string[] }[] };
+interface EgressPeer {
+  ipBlock?: { cidr: string; except?: string[] };
+  podSelector?: Selector;
+  namespaceSelector?: Selector;
+}
+interface EgressRule {
+  to?: EgressPeer[];
+  ports?: { protocol?: string; port: number | string }[];
+}
+
+/**
+ * What no webhook may reach: private (RFC 1918), CGNAT, link-local (the cloud metadata
+ * address) and loopback IPv4; unique-local, link-local and loopback IPv6. An internet-wide
+ * block the notifier posts to must except each of them (more excepts only narrow it).
+ */
+const NON_PUBLIC: Readonly<Record<string, readonly string[]>> = {
+  '0.0.0.0/0': ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8'],
+  '::/0': ['fc00::/7', 'fe80::/10', '::1/128'],
+};
+
+const labelsAre = (selector: Selector | undefined, labels: Record<string, string>): boolean =>
+  selector !== undefined && (selector.matchExpressions ?? []).length === 0 && JSON.stringify(selector.matchLabels ?? {}) === JSON.stringify(labels);
+
+/**
+ * The notifier's egress judged peer by peer and port by port: what it reaches (DNS, NATS,
+ * PostgreSQL, HTTPS on the public internet) and every problem (a rule without ports or
+ * peers, any other peer or port, an internet block missing a non-public except).
+ */
+function notifierEgress(rules: readonly EgressRule[]): { reaches: string[]; problems: string[] } {
+  const reaches = new Set<string>();
+  const problems: string[] = [];
+  for (const rule of rules) {
+    // An empty `ports` opens every port, an empty `to` every address.
+    if ((rule.ports ?? []).length === 0) problems.push(`every port of ${JSON.stringify(rule.to ?? 'everywhere')}`);
+    if ((rule.to ?? []).length === 0) problems.push(`every address on ${JSON.stringify(rule.ports ?? 'every port')}`);
+    for (const peer of rule.to ?? []) {
+      for (const { protocol = 'TCP', port } of rule.ports ?? []) {
+        const where = `${JSON.stringify(peer)} on ${protocol} ${port}`;
+        const inNamespace = peer.namespaceSelector === undefined;
+        if (peer.ipBlock !== undefined) {
+          const required = NON_PUBLIC[peer.ipBlock.cidr];
+          const missing = (required ?? []).filter((r) => !(peer.ipBlock!.except ?? []).includes(r));
+          if (required === undefined || protocol !== 'TCP' || port !== 443 || Object.keys(peer).length > 1) problems.push(where);
+          else if (missing.length > 0) problems.push(`${where} without excepting ${missing.join(', ')}`);
+          else reaches.add(`https ${peer.ipBlock.cidr}`);
+        } else if (labelsAre(peer.namespaceSelector, { 'kubernetes.io/metadata.name': 'kube-system' }) && labelsAre(peer.podSelector, { 'k8s-app': 'kube-dns' }) && port === 53) {
+          reaches.add(`dns ${protocol}`);
+        } else if (inNamespace && labelsAre(peer.podSelector, { 'app.kubernetes.io/name': 'nats' }) && protocol === 'TCP' && port === 4222) {
+          reaches.add('nats');
+        } else if (inNamespace && labelsAre(peer.podSelector, { 'cnpg.io/cluster': 'gridlab-pg' }) && protocol === 'TCP' && port === 5432) {
+          reaches.add('postgres');
+        } else {
+          problems.push(where);
+        }
+      }
+    }
+  }
+  return { reaches: [...reaches].sort(), problems };
 }
 
 interface Container {
@@ -183,10 +244,19 @@ describe.each(['k8s/overlays/dev', 'k8s/overlays/prod'])('%s least privilege', (
         .filter((p) => p.spec.policyTypes.includes('Ingress') && p.spec.ingress !== undefined && selects(p, labels))
         .flatMap((p) => p.spec.ingress!.flatMap((r): (number | string)[] => (r.ports === undefined || r.ports.length === 0 ? ['every port'] : r.ports.map((port) => port.port))));
       const publicPorts = ingressPorts.filter((port) => typeof port !== 'number' || port < 9100 || port > 9199);
+      // Prometheus reaches the port the pod says it serves its metrics on.
+      const scraped = Number((d.spec as { template: { metadata: { annotations?: Record<string, string> } } }).template.metadata.annotations?.['prometheus.io/port']);
+      expect({ service: d.metadata.name, scraped, open: ingressPorts.includes(scraped) }).toEqual({ service: d.metadata.name, scraped: expect.any(Number), open: true });
       expect({ service: d.metadata.name, publicPorts }).toEqual({ service: d.metadata.name, publicPorts: d.metadata.name === 'api-gateway' ? [8080] : [] });
       const egress = policies.filter((p) => p.spec.policyTypes.includes('Egress') && (p.spec as { egress?: unknown[] }).egress !== undefined && selects(p, labels));
       expect({ service: d.metadata.name, egressPolicies: egress.length > 0 }).toEqual({ service: d.metadata.name, egressPolicies: true });
     }
+  });
+
+  it('lets the notifier reach only DNS, NATS, PostgreSQL and HTTPS on public addresses', () => {
+    const labels = (deployments.find((d) => d.metadata.name === 'notifier')!.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+    const rules = policies.filter((p) => p.spec.policyTypes.includes('Egress') && selects(p, labels)).flatMap((p) => (p.spec as { egress?: EgressRule[] }).egress ?? []);
+    expect(notifierEgress(rules)).toEqual({ reaches: ['dns TCP', 'dns UDP', 'https 0.0.0.0/0', 'https ::/0', 'nats', 'postgres'], problems: [] });
   });
 
   it('lets each engine, under the default deny, take exactly its clients and its own peers', () => {
@@ -285,6 +355,26 @@ describe('the ConfigMap secret rule', () => {
       ['TOKEN_MINT', 'oreoU2P8bN6jkk3jbaiVxYnG1dCXcYxwhwyK9jSybcp'],
     ];
     for (const [key, value] of plain) expect({ key, value, flagged: secretLooking(key!, value!) }).toEqual({ key, value, flagged: false });
+  });
+});
+
+describe("the notifier's egress rule", () => {
+  const policies = rendered['k8s/overlays/prod']!.filter((o) => o.kind === 'NetworkPolicy');
+  const rules = policies.filter((p) => ['gridlab-dns-and-bus', 'notifier-webhooks'].includes(p.metadata.name)).flatMap((p) => (p.spec as { egress: EgressRule[] }).egress);
+  const internet: EgressPeer = { ipBlock: { cidr: '0.0.0.0/0', except: NON_PUBLIC['0.0.0.0/0']!.filter((r) => r !== '169.254.0.0/16') } };
+
+  it('flags a policy opened wider: another port, another peer, a missing except, a rule without ports or peers', () => {
+    expect(notifierEgress(rules).problems).toEqual([]);
+    const wider: [string, EgressRule][] = [
+      ['http', { to: [{ ipBlock: { cidr: '0.0.0.0/0', except: [...NON_PUBLIC['0.0.0.0/0']!] } }], ports: [{ protocol: 'TCP', port: 80 }] }],
+      ['the metadata address', { to: [internet], ports: [{ protocol: 'TCP', port: 443 }] }],
+      ['a private block', { to: [{ ipBlock: { cidr: '10.0.0.0/8' } }], ports: [{ protocol: 'TCP', port: 443 }] }],
+      ['redis', { to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'redis' } } }], ports: [{ protocol: 'TCP', port: 6379 }] }],
+      ['nats in any namespace', { to: [{ namespaceSelector: {}, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'nats' } } }], ports: [{ protocol: 'TCP', port: 4222 }] }],
+      ['every port', { to: [{ podSelector: { matchLabels: { 'cnpg.io/cluster': 'gridlab-pg' } } }] }],
+      ['every address', { ports: [{ protocol: 'TCP', port: 443 }] }],
+    ];
+    for (const [what, rule] of wider) expect({ what, flagged: notifierEgress([...rules, rule]).problems.length > 0 }).toEqual({ what, flagged: true });
   });
 });
 
