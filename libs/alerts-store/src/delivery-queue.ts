@@ -173,6 +173,7 @@ export class DeliveryQueue {
    * since taken over is logged only.
    */
   async record(claimed: Pick<Claimed, 'firingId' | 'attempt'>, outcome: AttemptOutcome, retryInMs: number | null, disableAfterMs: number): Promise<Recorded> {
+    if (outcome.delivered) return this.recordDelivered(claimed, outcome);
     return withTransaction(this.pool, async (client) => {
       await client.query(
         `INSERT INTO alerts.attempts (firing_id, attempt, status, latency_ms, excerpt, error) VALUES ($1, $2, $3, $4, $5, $6)
@@ -185,11 +186,6 @@ export class DeliveryQueue {
       );
       const ruleId = rows[0]?.rule_id;
       if (ruleId === undefined) return { disabled: false, final: true };
-      if (outcome.delivered) {
-        await client.query(`UPDATE alerts.deliveries SET state = 'delivered', delivered_at = now(), leased_until = NULL WHERE firing_id = $1`, [claimed.firingId]);
-        await client.query('UPDATE alerts.rules SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [ruleId]);
-        return { disabled: false, final: true };
-      }
       const { rows: rule } = await client.query<{ failing_for_ms: number }>(
         `UPDATE alerts.rules SET failing_since = coalesce(failing_since, now()) WHERE id = $1
          RETURNING extract(epoch FROM now() - failing_since)::float8 * 1000 AS failing_for_ms`,
@@ -224,6 +220,26 @@ export class DeliveryQueue {
       );
       return { disabled: false, final: false };
     });
+  }
+
+  /**
+   * A delivered attempt, in one statement (the common case, on the path of every webhook):
+   * logged, its delivery closed unless another replica's lease took it over, and its rule's
+   * failing streak cleared.
+   */
+  private async recordDelivered(claimed: Pick<Claimed, 'firingId' | 'attempt'>, outcome: AttemptOutcome): Promise<Recorded> {
+    await this.pool.query(
+      `WITH logged AS (
+         INSERT INTO alerts.attempts (firing_id, attempt, status, latency_ms, excerpt, error) VALUES ($1, $2, $3, $4, $5, NULL)
+         ON CONFLICT (firing_id, attempt) DO NOTHING
+       ), closed AS (
+         UPDATE alerts.deliveries SET state = 'delivered', delivered_at = now(), leased_until = NULL
+         WHERE firing_id = $1 AND attempts = $2 AND state = 'pending' RETURNING rule_id
+       )
+       UPDATE alerts.rules SET failing_since = NULL WHERE id IN (SELECT rule_id FROM closed) AND failing_since IS NOT NULL`,
+      [claimed.firingId, claimed.attempt, outcome.status, Math.round(outcome.latencyMs), outcome.excerpt],
+    );
+    return { disabled: false, final: true };
   }
 
   /**

@@ -5,22 +5,29 @@
  * crossing a rule's bar reaches the receiver once, signed, though both replicas evaluate
  * every snapshot; a rule changed by its owner is applied without a restart.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { RuleStore } from '@gridlab/alerts-store';
 import { connectBus, encodeEvent, sendCommand, type NatsConnection } from '@gridlab/bus';
 import { natsNames, ORE_BASE_UNITS, type LiveSnapshot } from '@gridlab/contracts';
 import { createPool, type Pool } from '@gridlab/db';
 import { createLogger } from '@gridlab/logger';
-import { answersOk, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase } from '@gridlab/testing';
+import { answersOk, createTestDatabase, freePort, startService, startWebhookReceiver, testNamespace, type ServiceProcess, type TestDatabase, type WebhookReceiver } from '@gridlab/testing';
 import { newSecret } from '@gridlab/webhooks';
 import { Webhook } from 'standardwebhooks';
 
 const SOL = 1_000_000_000;
 const secret = newSecret();
-const received: { id: string; verified: boolean; body: { type: string; ruleId: string; roundId: number | null }; raw: string; headers: Record<string, string> }[] = [];
-let receiver: Server;
-let receiverPort = 0;
+let receiver: WebhookReceiver;
+/** What the receiver got, each checked against the secret of the rules this file stores directly. */
+const received = () =>
+  receiver.receipts.map((r) => {
+    let verified = true;
+    try {
+      new Webhook(secret).verify(r.raw, r.headers);
+    } catch {
+      verified = false;
+    }
+    return { id: r.id, verified, body: JSON.parse(r.raw) as { type: string; ruleId: string; roundId: number | null }, raw: r.raw, headers: r.headers };
+  });
 let db: TestDatabase;
 let pool: Pool;
 let nc: NatsConnection;
@@ -65,23 +72,7 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs: number)
 }
 
 beforeAll(async () => {
-  const hook = new Webhook(secret);
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      let verified = true;
-      try {
-        hook.verify(body, req.headers as Record<string, string>);
-      } catch {
-        verified = false;
-      }
-      received.push({ id: String(req.headers['webhook-id']), verified, body: JSON.parse(body), raw: body, headers: req.headers as Record<string, string> });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-  receiverPort = (receiver.address() as AddressInfo).port;
+  receiver = await startWebhookReceiver();
   db = await createTestDatabase();
   nc = await connectBus({ servers: ns.natsUrl, name: 'notifier-test', logger: createLogger({ service: 'notifier-test', level: 'error' }) });
   for (let i = 0; i < 2; i++) {
@@ -97,7 +88,7 @@ beforeAll(async () => {
           LOG_LEVEL: 'warn',
           NOTIFIER_ALLOW_HTTP: 'true',
           NOTIFIER_ALLOW_PRIVATE: 'true',
-          NOTIFIER_TARGET_PORTS: String(receiverPort),
+          NOTIFIER_TARGET_PORTS: String(receiver.port),
           NOTIFIER_RULES_REFRESH_MS: '100',
           NOTIFIER_RULES_PER_KEY: '4',
         },
@@ -114,13 +105,13 @@ afterAll(async () => {
   await nc?.drain();
   await pool?.end();
   await db?.drop();
-  await new Promise((r) => receiver.close(() => r(undefined)));
+  await receiver?.stop();
 });
 
 it('posts the pool crossing a rule\'s bar once, signed, though both replicas see every snapshot; a changed bar applies without a restart', async () => {
   const rules = new RuleStore(pool);
   const rule = await rules.create(
-    { id: 'alr_e2e', owner: 'owner-a', kind: 'motherlode', name: 'pool', params: { minOre: 100 }, target: { url: `http://127.0.0.1:${receiverPort}/hook`, format: 'standard' }, enabled: true },
+    { id: 'alr_e2e', owner: 'owner-a', kind: 'motherlode', name: 'pool', params: { minOre: 100 }, target: { url: receiver.url, format: 'standard' }, enabled: true },
     secret,
     20,
   );
@@ -129,13 +120,13 @@ it('posts the pool crossing a rule\'s bar once, signed, though both replicas see
   await new Promise((r) => setTimeout(r, 400));
   nc.publish(names.subjects.liveUpdated, encodeEvent('liveUpdated', snapshot(7, 90)));
   await new Promise((r) => setTimeout(r, 300));
-  expect(received).toEqual([]);
+  expect(received()).toEqual([]);
   for (let i = 0; i < 5; i++) nc.publish(names.subjects.liveUpdated, encodeEvent('liveUpdated', snapshot(7, 120)));
-  await until(() => received.length >= 1, 10_000);
+  await until(() => received().length >= 1, 10_000);
   await new Promise((r) => setTimeout(r, 500));
-  expect(received).toHaveLength(1);
-  expect(received[0]).toMatchObject({ verified: true, body: { type: 'alert.motherlode', ruleId: 'alr_e2e', roundId: 7 } });
-  expect(received[0]!.id).toMatch(/^msg_/);
+  expect(received()).toHaveLength(1);
+  expect(received()[0]).toMatchObject({ verified: true, body: { type: 'alert.motherlode', ruleId: 'alr_e2e', roundId: 7 } });
+  expect(received()[0]!.id).toMatch(/^msg_/);
 
   // The owner raises the bar above the pool: the next round's snapshots fire nothing.
   await rules.update('owner-a', 'alr_e2e', { params: { minOre: 500 } });
@@ -143,17 +134,17 @@ it('posts the pool crossing a rule\'s bar once, signed, though both replicas see
   nc.publish(names.subjects.liveUpdated, encodeEvent('liveUpdated', snapshot(8, 90)));
   nc.publish(names.subjects.liveUpdated, encodeEvent('liveUpdated', snapshot(8, 120)));
   await new Promise((r) => setTimeout(r, 500));
-  expect(received).toHaveLength(1);
+  expect(received()).toHaveLength(1);
   nc.publish(names.subjects.liveUpdated, encodeEvent('liveUpdated', snapshot(8, 600)));
-  await until(() => received.length === 2, 10_000);
-  expect(received[1]).toMatchObject({ verified: true, body: { ruleId: 'alr_e2e', roundId: 8 } });
+  await until(() => received().length === 2, 10_000);
+  expect(received()[1]).toMatchObject({ verified: true, body: { ruleId: 'alr_e2e', roundId: 8 } });
 });
 
 it("posts a strategy's decision to its strategy_signal rule as soon as lab-forward records it", async () => {
   const rules = new RuleStore(pool);
   const strategyId = 'stg_1111111111111111111111';
   await rules.create(
-    { id: 'alr_signal', owner: 'owner-a', kind: 'strategy_signal', name: null, params: { strategyId }, target: { url: `http://127.0.0.1:${receiverPort}/hook`, format: 'standard' }, enabled: true },
+    { id: 'alr_signal', owner: 'owner-a', kind: 'strategy_signal', name: null, params: { strategyId }, target: { url: receiver.url, format: 'standard' }, enabled: true },
     secret,
     20,
   );
@@ -161,9 +152,9 @@ it("posts a strategy's decision to its strategy_signal rule as soon as lab-forwa
   const decision = { bet: true, reason: 'bet' as const, squares: [3, 17], stakesLamports: [SOL / 100, SOL / 50] };
   nc.publish(names.subjects.forwardDecided, encodeEvent('forwardDecided', { strategyId, roundId: 42, decision }));
   nc.publish(names.subjects.forwardDecided, encodeEvent('forwardDecided', { strategyId: 'stg_2222222222222222222222', roundId: 42, decision }));
-  await until(() => received.some((r) => r.body.ruleId === 'alr_signal'), 10_000);
+  await until(() => received().some((r) => r.body.ruleId === 'alr_signal'), 10_000);
   await new Promise((r) => setTimeout(r, 300));
-  const signals = received.filter((r) => r.body.ruleId === 'alr_signal');
+  const signals = received().filter((r) => r.body.ruleId === 'alr_signal');
   expect(signals).toHaveLength(1);
   expect(signals[0]).toMatchObject({ verified: true, body: { type: 'alert.strategy_signal', roundId: 42 } });
   expect(JSON.stringify(signals[0]!.body)).toContain('"squares":[3,17]');
@@ -181,7 +172,7 @@ describe('the owners\' commands', () => {
     }
     throw new Error('the command succeeded');
   };
-  const hook = () => ({ url: `http://127.0.0.1:${receiverPort}/hook`, format: 'standard' as const });
+  const hook = () => ({ url: receiver.url, format: 'standard' as const });
 
   it('refuses a rule with every problem named by its path, and a target the policy does not allow', async () => {
     const bad = await failure(send('alertCreate', { subscriberId: ALICE, body: { kind: 'square_ev', minEvPerSol: 5000, stakeLamports: 0, fromSlotsBeforeEnd: 10 } }));
@@ -219,10 +210,10 @@ describe('the owners\' commands', () => {
     const created = await send('alertCreate', { subscriberId: BOB, body: { kind: 'motherlode', minOre: 1000, target: hook() } });
     const id = created.alert.id;
     const verifier = new Webhook(created.secret!);
-    const before = received.length;
+    const before = received().length;
     const ping = await send('alertTest', { subscriberId: BOB, id });
     expect(ping).toMatchObject({ delivered: true, status: 204, attempt: 1, error: null });
-    const got = received.slice(before);
+    const got = received().slice(before);
     expect(got.map((r) => [r.id, r.body.type, r.body.ruleId])).toEqual([[ping.webhookId, 'alert.test', id]]);
     // Signed with the secret shown at creation (the receiver's own check was for another rule's).
     expect(() => verifier.verify(got[0]!.raw, got[0]!.headers)).not.toThrow();
@@ -231,7 +222,7 @@ describe('the owners\' commands', () => {
     expect(log.firings[0]).toMatchObject({ webhookId: ping.webhookId, state: 'delivered', attempts: [{ attempt: 1, status: 204 }], payload: { type: 'alert.test' } });
     const again = await send('alertRedeliver', { subscriberId: BOB, id, firingId: log.firings[0]!.id });
     expect(again).toEqual({ queued: true, webhookId: ping.webhookId });
-    await until(() => received.filter((r) => r.id === ping.webhookId).length === 2, 10_000);
+    await until(() => received().filter((r) => r.id === ping.webhookId).length === 2, 10_000);
     expect((await failure(send('alertRedeliver', { subscriberId: BOB, id, firingId: 999_999 }))).code).toBe('firing_not_found');
     const rotated = await send('alertRotateSecret', { subscriberId: BOB, id });
     expect(rotated.secret).toMatch(/^whsec_/);
@@ -239,7 +230,7 @@ describe('the owners\' commands', () => {
     expect(Date.parse(rotated.previousRetiresAt) - Date.now()).toBeGreaterThan(23 * 3600_000);
     // During the overlap a delivery verifies with the old secret and with the new one.
     const second = await send('alertTest', { subscriberId: BOB, id });
-    const after = received.find((r) => r.id === second.webhookId)!;
+    const after = received().find((r) => r.id === second.webhookId)!;
     expect(() => verifier.verify(after.raw, after.headers)).not.toThrow();
     expect(() => new Webhook(rotated.secret).verify(after.raw, after.headers)).not.toThrow();
   });

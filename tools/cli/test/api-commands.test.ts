@@ -4,11 +4,9 @@
  * forward, as tables and as --json, and api (any operation by its operationId).
  */
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, localSuiteEnv, runCli, startLocalSuite, testNamespace, waitUntil, type LocalSuite, type TestDatabase } from '@gridlab/testing';
+import { createTestDatabase, localSuiteEnv, runCli, startLocalSuite, startWebhookReceiver, testNamespace, waitUntil, type LocalSuite, type TestDatabase, type WebhookReceiver } from '@gridlab/testing';
 import { Keypair } from '@solana/web3.js';
 import { Webhook } from 'standardwebhooks';
 
@@ -23,8 +21,7 @@ let suite: LocalSuite | null = null;
 const output = (): string => suite?.output() ?? '';
 let env: NodeJS.ProcessEnv;
 /** A subscriber's webhook receiver: what the notifier posted to it. */
-const posted: { headers: Record<string, string>; body: string }[] = [];
-let receiver: Server;
+let receiver: WebhookReceiver;
 
 async function gridlab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return runCli(args, env);
@@ -41,15 +38,7 @@ function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, t
 beforeAll(async () => {
   db = await createTestDatabase();
   dir = await mkdtemp(join(tmpdir(), 'gridlab-cli-api-'));
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      posted.push({ headers: req.headers as Record<string, string>, body });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+  receiver = await startWebhookReceiver();
   const local = await localSuiteEnv({
     services: ['indexer', 'api-gateway', 'lab-forward', 'lab-backtest', 'notifier'],
     databaseUrl: db.url,
@@ -60,8 +49,7 @@ beforeAll(async () => {
     historyRounds: 60,
   });
   // The notifier may post to this test's receiver, on loopback over http (an operator's setting; refused by default).
-  const receiverPort = (receiver.address() as AddressInfo).port;
-  env = { ...local.env, GRIDLAB_API_URL: local.gatewayUrl, NOTIFIER_ALLOW_HTTP: 'true', NOTIFIER_ALLOW_PRIVATE: 'true', NOTIFIER_TARGET_PORTS: String(receiverPort) };
+  env = { ...local.env, GRIDLAB_API_URL: local.gatewayUrl, NOTIFIER_ALLOW_HTTP: 'true', NOTIFIER_ALLOW_PRIVATE: 'true', NOTIFIER_TARGET_PORTS: String(receiver.port) };
   suite = startLocalSuite(env);
   const granted = await runCli(['admin', 'grant', '--owner', OWNER, '--days', '1'], env);
   if (granted.code !== 0) throw new Error(granted.stderr);
@@ -70,7 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await suite?.stop();
-  await new Promise((r) => receiver.close(() => r(undefined)));
+  await receiver.stop();
   await db.drop();
   await ns.cleanup();
   await rm(dir, { recursive: true, force: true });
@@ -186,10 +174,9 @@ describe('gridlab API commands', () => {
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringMatching(/400 invalid_request/)]);
   });
   it('alerts: creates a rule with a webhook, shows its secret once, sends a signed test ping, shows the delivery log, disables and deletes it', async () => {
-    const port = (receiver.address() as AddressInfo).port;
     await until('the gateway and the notifier answer', () => gridlab('alerts', 'list', '--json'), (r) => r.code === 0);
     const file = join(dir, 'rule.json');
-    await writeFile(file, JSON.stringify({ kind: 'motherlode', minOre: 250, name: 'big pool', target: { url: `http://127.0.0.1:${port}/hook` } }));
+    await writeFile(file, JSON.stringify({ kind: 'motherlode', minOre: 250, name: 'big pool', target: { url: receiver.url } }));
     const created = (await json('alerts', 'create', file)) as { alert: { id: string; kind: string; enabled: boolean }; secret: string };
     expect(created.alert).toMatchObject({ kind: 'motherlode', enabled: true });
     expect(created.secret).toMatch(/^whsec_/);
@@ -203,8 +190,8 @@ describe('gridlab API commands', () => {
     expect(bad.stderr).toMatch(/fromSlotsBeforeEnd/);
     const ping = (await json('alerts', 'test', id)) as { delivered: boolean; status: number; webhookId: string };
     expect(ping).toMatchObject({ delivered: true, status: 204 });
-    const got = posted.find((p) => p.headers['webhook-id'] === ping.webhookId)!;
-    expect(() => new Webhook(created.secret).verify(got.body, got.headers)).not.toThrow();
+    const got = receiver.receipts.find((r) => r.id === ping.webhookId)!;
+    expect(() => new Webhook(created.secret).verify(got.raw, got.headers as Record<string, string>)).not.toThrow();
     const log = (await json('alerts', 'deliveries', id)) as { firings: { webhookId: string; state: string; attempts: { status: number }[] }[] };
     expect(log.firings[0]).toMatchObject({ webhookId: ping.webhookId, state: 'delivered', attempts: [{ status: 204 }] });
     expect(((await json('alerts', 'disable', id)) as { alert: { enabled: boolean } }).alert.enabled).toBe(false);

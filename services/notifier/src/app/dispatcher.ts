@@ -76,25 +76,48 @@ export class Dispatcher {
     this.wakeUp?.();
   }
 
-  /** Takes and delivers one batch; how many deliveries it took. */
+  /** Takes and delivers one batch, waiting for every outcome to be recorded; how many deliveries it took. */
   async drainOnce(): Promise<number> {
     const claimed = await this.queue.claim(this.options.batch, this.options.leaseMs);
     await Promise.all(claimed.map((c) => this.attempt(c)));
     return claimed.length;
   }
 
+  /**
+   * Keeps up to `batch` deliveries in flight: takes as many as there is room for whenever
+   * one ends or something is queued, so a burst larger than a batch does not wait for the
+   * slowest receiver of the batch before it.
+   */
   private async loop(): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
     while (!this.stopped) {
       this.woken = false;
+      const room = this.options.batch - inFlight.size;
       let taken = 0;
-      try {
-        taken = await this.drainOnce();
-      } catch (error) {
-        // PostgreSQL away: what was taken comes back when its lease ends; look again later.
-        this.logger.warn('delivery queue unavailable; retrying', { err: error, retryInMs: this.options.pollMs });
+      if (room > 0) {
+        try {
+          const claimed = await this.queue.claim(room, this.options.leaseMs);
+          taken = claimed.length;
+          for (const c of claimed) {
+            const running: Promise<void> = this.attempt(c)
+              .catch((error: unknown) => {
+                this.logger.error('delivery attempt failed', { err: error, ruleId: c.ruleId, webhookId: c.webhookId });
+              })
+              .finally(() => {
+                inFlight.delete(running);
+                this.wake();
+              });
+            inFlight.add(running);
+          }
+        } catch (error) {
+          // PostgreSQL away: what was taken comes back when its lease ends; look again later.
+          this.logger.warn('delivery queue unavailable; retrying', { err: error, retryInMs: this.options.pollMs });
+        }
       }
-      if (taken < this.options.batch && !this.woken && !this.stopped) await this.pause();
+      // Full, or the queue had less than there was room for: wait for an attempt to end, a wake-up or the poll.
+      if ((room <= 0 || taken < room) && !this.woken && !this.stopped) await this.pause();
     }
+    await Promise.all(inFlight);
   }
 
   private pause(): Promise<void> {
