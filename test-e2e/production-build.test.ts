@@ -206,7 +206,10 @@ describe('the production build', () => {
     const result = ((await backtest.json()) as { result: { roundsBet: number } }).result;
     expect(result.roundsBet).toBeGreaterThan(0);
 
-    // A rule without a target (the alert stream only): no webhook leaves the machine.
+    // A rule without a target (the alert stream only): no webhook leaves the machine. The
+    // notifier was started on its liveness; its readiness says it answers commands.
+    const notifierReady = Date.now() + 60_000;
+    while (!(await answersOk(`http://127.0.0.1:${opsPorts.notifier}/readyz`).catch(() => false)) && Date.now() < notifierReady) await new Promise((r) => setTimeout(r, 250));
     const alert = await fetch(`${gateway}/api/v1/alerts`, { method: 'POST', headers: auth, body: JSON.stringify({ kind: 'motherlode', minOre: 1000 }) });
     expect(alert.status).toBe(201);
     const listed = (await (await fetch(`${gateway}/api/v1/alerts`, { headers: auth })).json()) as { alerts: { kind: string }[] };

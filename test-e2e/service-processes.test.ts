@@ -14,7 +14,7 @@ const SERVICES = [
   { name: 'event-log', portVar: 'OPS_PORT', checks: ['postgres', 'nats'] },
   { name: 'lab-forward', portVar: 'OPS_PORT', checks: ['postgres', 'nats'] },
   { name: 'lab-backtest', portVar: 'OPS_PORT', checks: ['postgres', 'nats', 'redis', 'history'] },
-  { name: 'notifier', portVar: 'OPS_PORT', checks: ['postgres', 'nats'] },
+  { name: 'notifier', portVar: 'OPS_PORT', checks: ['postgres', 'nats', 'commands', 'rules'] },
 ];
 
 function freePort(): Promise<number> {

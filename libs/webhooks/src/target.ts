@@ -62,7 +62,16 @@ export interface PinnedAddress {
 
 export type Lookup = (host: string) => Promise<readonly { readonly address: string; readonly family: number }[]>;
 
-const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
+/** How long a name may take to resolve: a resolver that does not answer must not hold a delivery, or an owner's request, past its deadline. */
+const LOOKUP_TIMEOUT_MS = 2_000;
+
+const systemLookup: Lookup = (host) => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`${host}: no answer in ${LOOKUP_TIMEOUT_MS} ms`), { code: 'ETIMEOUT' })), LOOKUP_TIMEOUT_MS);
+  });
+  return Promise.race([dnsLookup(host, { all: true, verbatim: true }), late]).finally(() => clearTimeout(timer));
+};
 
 export type ResolvedTarget = { readonly ok: true; readonly address: PinnedAddress } | { readonly ok: false; readonly reason: string };
 

@@ -3,8 +3,8 @@
  * its path, query and header parameters and its body), plus malformed JSON, deep
  * nesting, huge and non-ASCII values and bad Authorization headers, sent by the
  * thousand to the gateway with the services behind it running (billing, lab-forward,
- * lab-backtest, on a devnet), so that billing's and the Lab's own validation is fuzzed
- * too. Every operation is also sent as the dashboard sends it, on its `/api/live` mirror
+ * lab-backtest, notifier, on a devnet), so that billing's, the Lab's and the notifier's own
+ * validation is fuzzed too. Every operation is also sent as the dashboard sends it, on its `/api/live` mirror
  * with a session cookie and the page's Origin, beside the session routes themselves. No
  * answer may be a 5xx, every error is problem+json with a `code`, no body shows a stack
  * trace or a file path, every operation's handler is reached by a share of the requests
@@ -18,7 +18,7 @@ import { EVENTS_MIGRATIONS_DIR, EVENTS_SCHEMA } from '@gridlab/events-store';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
 import { answersOk, createTestDatabase, freePort, startService, testNamespace, type ServiceProcess, type TestDatabase, TEST_SESSION_SECRET } from '@gridlab/testing';
 import { connectBus, type NatsConnection } from '@gridlab/bus';
-import { natsNames, STRATEGY_ID_RE } from '@gridlab/contracts';
+import { ALERT_ID_RE, natsNames, STRATEGY_ID_RE } from '@gridlab/contracts';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { createLogger } from '@gridlab/logger';
 import fc from 'fast-check';
@@ -59,6 +59,15 @@ const FORWARDED: Readonly<Record<string, keyof ReturnType<typeof natsNames>['com
   'GET /api/v1/lab/strategies/{id}/forward': 'strategyForward',
   'GET /api/v1/lab/leaderboard': 'leaderboardGet',
   'GET /api/v1/lab/leaderboard/{id}': 'leaderboardEntry',
+  'POST /api/v1/alerts': 'alertCreate',
+  'GET /api/v1/alerts': 'alertList',
+  'GET /api/v1/alerts/{id}': 'alertGet',
+  'PATCH /api/v1/alerts/{id}': 'alertUpdate',
+  'DELETE /api/v1/alerts/{id}': 'alertDelete',
+  'POST /api/v1/alerts/{id}/secret': 'alertRotateSecret',
+  'POST /api/v1/alerts/{id}/test': 'alertTest',
+  'GET /api/v1/alerts/{id}/deliveries': 'alertDeliveries',
+  'POST /api/v1/alerts/{id}/deliveries/{firingId}/redeliver': 'alertRedeliver',
 };
 /**
  * Statuses the gateway also answers before any route handler (authentication, payment,
@@ -193,9 +202,10 @@ function validArb(schema: unknown, depth = 0): fc.Arbitrary<unknown> {
   }
 }
 
-/** A path parameter's value: as its schema (or, for a strategy id, its pattern) allows, or hostile. */
-function pathValueArb(p: Parameter, raw: fc.Arbitrary<string>): fc.Arbitrary<string> {
-  const valid = p.name === 'id' && p.schema?.['type'] !== 'integer' ? fc.stringMatching(STRATEGY_ID_RE) : validArb(p.schema).map(String);
+/** A path parameter's value: as its schema (or, for a strategy's or an alert rule's id, its pattern) allows, or hostile. */
+function pathValueArb(path: string, p: Parameter, raw: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  const idPattern = path.startsWith('/api/v1/alerts') ? ALERT_ID_RE : STRATEGY_ID_RE;
+  const valid = p.name === 'id' && p.schema?.['type'] !== 'integer' ? fc.stringMatching(idPattern) : validArb(p.schema).map(String);
   return fc.oneof({ arbitrary: valid, weight: 3 }, { arbitrary: raw, weight: 1 });
 }
 
@@ -234,7 +244,7 @@ function requestArb(op: Operation): fc.Arbitrary<FuzzRequest> {
   const raw = fc.oneof(scalar.map(String), nasty, fc.jsonValue().map((v) => JSON.stringify(v)));
   return fc
     .record({
-      path: fc.tuple(...pathParams.map((p) => pathValueArb(p, raw))),
+      path: fc.tuple(...pathParams.map((p) => pathValueArb(op.path, p, raw))),
       // Valid values mostly (as for path parameters), so that a handler's own checks pass often enough to be counted.
       query: fc.tuple(...queryParams.map((p) => fc.option(fc.oneof({ arbitrary: validArb(p.schema).map(String), weight: 3 }, raw), { nil: undefined }))),
       extraQuery: fc.option(fc.tuple(fc.string(), raw), { nil: undefined }),
@@ -349,7 +359,7 @@ beforeAll(async () => {
     LAB_WORKERS: '1',
     CATCH_UP_INTERVAL_MS: '600000',
   };
-  const [indexerPort, billingPort, forwardPort, backtestPort, port] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [indexerPort, billingPort, forwardPort, backtestPort, notifierPort, port] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
   // The indexer stores the devnet's rounds and publishes the live snapshot /live serves.
   processes.push(
     await startService(
@@ -366,6 +376,7 @@ beforeAll(async () => {
       startService('services/billing/src/main.ts', { ...env, OPS_PORT: String(billingPort) }, () => answersOk(`http://127.0.0.1:${billingPort}/readyz`), 60_000),
       startService('services/lab-forward/src/main.ts', { ...env, OPS_PORT: String(forwardPort) }, () => answersOk(`http://127.0.0.1:${forwardPort}/readyz`), 60_000),
       startService('services/lab-backtest/src/main.ts', { ...env, OPS_PORT: String(backtestPort) }, () => answersOk(`http://127.0.0.1:${backtestPort}/readyz`), 60_000),
+      startService('services/notifier/src/main.ts', { ...env, OPS_PORT: String(notifierPort) }, () => answersOk(`http://127.0.0.1:${notifierPort}/readyz`), 60_000),
     ])),
   );
   base = `http://127.0.0.1:${port}`;

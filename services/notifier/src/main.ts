@@ -19,13 +19,17 @@ runService('notifier', async (start) => {
     ops: { host: config.OPS_HOST, port: config.OPS_PORT },
     migrate: { schema: ALERTS_SCHEMA, dir: ALERTS_MIGRATIONS_DIR },
     poolSize: 6,
+    // Ready once it answers the owners' commands and follows the inputs, not merely once connected.
+    pendingChecks: { commands: 'not answering alert commands yet', rules: 'the alert rules are not read yet' },
   });
   const metrics = notifierMetrics(platform.metrics);
   // Deliveries: the queue's due firings posted, retried on the schedule.
   const dispatcher = startDispatcher(platform, config, metrics);
-  // The rules, applied to every input; what fires goes to the queue and wakes the dispatcher.
-  const engine = await startEngine(platform, config, metrics, dispatcher);
   // The owners' commands: rules, secrets, test pings, the delivery log.
   serveAlertCommands(platform, config, dispatcher);
+  platform.check('commands', () => Promise.resolve());
+  // The rules, applied to every input; what fires goes to the queue and wakes the dispatcher.
+  const engine = await startEngine(platform, config, metrics, dispatcher);
+  platform.check('rules', () => Promise.resolve());
   platform.logger.info('notifier running', { rules: (await engine.refresh()) ?? 'unchanged' });
 });
