@@ -125,9 +125,10 @@ it('refuses a target the policy does not allow at delivery, and disables a rule 
   const id = 'alr_dead';
   await rules.create({ id, owner: 'owner-a', kind: 'motherlode', name: null, params: {}, target: { url: 'http://127.0.0.1/hook', format: 'standard' }, enabled: true }, newSecret(), 20);
   const queue = new DeliveryQueue(pools[0]!);
-  await queue.fire([{ ruleId: id, dedupKey: 'dead1', webhookId: 'msg_dead1', payload: { type: 'alert.motherlode' }, firedAt: new Date() }]);
   const disabled: string[] = [];
-  // Loopback is not allowed here: every attempt is refused before any request. A day is 86 ms at this scale.
+  // Loopback is not allowed here: every attempt is refused before any request. A day is 86 ms at
+  // this scale. One firing's retries end within the day (by design: the rule is disabled once no
+  // retry is left to lose), so the rule goes on firing, as a live rule does, until it is disabled.
   const strict = new Dispatcher(new DeliveryQueue(pools[0]!), webhookTransport({ allowHttp: true }), { attempted: () => undefined, disabled: (r) => disabled.push(r) }, logger, {
     batch: 5,
     leaseMs: 10_000,
@@ -137,8 +138,14 @@ it('refuses a target the policy does not allow at delivery, and disables a rule 
     timeScale: 1_000_000,
   });
   strict.start();
+  let n = 0;
   try {
-    await until(async () => (await rules.get('owner-a', id))?.enabled === false, 10_000);
+    await until(async () => {
+      n++;
+      await queue.fire([{ ruleId: id, dedupKey: `dead${n}`, webhookId: `msg_dead${n}`, payload: { type: 'alert.motherlode' }, firedAt: new Date() }]);
+      strict.wake();
+      return (await rules.get('owner-a', id))?.enabled === false;
+    }, 10_000);
   } finally {
     await strict.stop();
   }
