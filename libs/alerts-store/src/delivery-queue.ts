@@ -138,6 +138,7 @@ export class DeliveryQueue {
       `WITH due AS (
          SELECT d.firing_id FROM alerts.deliveries d
          WHERE d.state = 'pending' AND d.next_at <= now() AND (d.leased_until IS NULL OR d.leased_until <= now())
+           AND EXISTS (SELECT 1 FROM alerts.rules r WHERE r.id = d.rule_id AND r.enabled)
          ORDER BY d.next_at LIMIT $1 FOR UPDATE SKIP LOCKED
        ), taken AS (
          UPDATE alerts.deliveries d SET attempts = d.attempts + 1, leased_until = now() + make_interval(secs => $2::float8 / 1000)
@@ -196,7 +197,14 @@ export class DeliveryQueue {
           `UPDATE alerts.rules SET enabled = false, disabled_reason = 'endpoint_failing', updated_at = now() WHERE id = $1 AND enabled RETURNING failing_since`,
           [ruleId],
         );
-        await client.query(`UPDATE alerts.deliveries SET state = 'expired', leased_until = NULL WHERE rule_id = $1 AND state = 'pending'`, [ruleId]);
+        // The rule's other pending deliveries end too; those another attempt holds right now are
+        // skipped, not waited for (it may be waiting for this rule's row: a deadlock), and are
+        // never taken again while the rule is disabled.
+        await client.query(
+          `UPDATE alerts.deliveries SET state = 'expired', leased_until = NULL
+           WHERE firing_id IN (SELECT firing_id FROM alerts.deliveries WHERE rule_id = $1 AND state = 'pending' FOR UPDATE SKIP LOCKED)`,
+          [ruleId],
+        );
         // Its owner is told where it looks: the rule's firings (the delivery log, the alert
         // stream) gain the notice; there is nothing to post it to.
         if (disabled[0] !== undefined) {
