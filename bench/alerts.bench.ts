@@ -3,7 +3,7 @@ import { encodeBase58 } from '@gridlab/chain';
 import { natsNames, ORE_BASE_UNITS, type LiveSnapshot, type MinerRound, type Round } from '@gridlab/contracts';
 import { createPool, type Pool } from '@gridlab/db';
 import { createLogger } from '@gridlab/logger';
-import { answersOk, createTestDatabase, freePort, startService, startWebhookReceiver, testNamespace, type ServiceProcess, type WebhookReceipt } from '@gridlab/testing';
+import { createTestDatabase, startNotifierFor, startWebhookReceiver, testNamespace, type ServiceProcess, type WebhookReceipt } from '@gridlab/testing';
 import { Rng } from './miner-ledger-data';
 import type { Bench } from './types';
 
@@ -182,28 +182,13 @@ const bench: Bench = async () => {
     if (b === undefined) bodies.set(r, (b = JSON.parse(r.raw) as { type: string; roundId: number | null }));
     return b;
   };
-  const opsPort = await freePort();
   let notifier: ServiceProcess | null = null;
   let nc: NatsConnection | null = null;
   const pool = createPool(db.url);
   try {
-    notifier = await startService(
-      'services/notifier/src/main.ts',
-      {
-        ...process.env,
-        DATABASE_URL: db.url,
-        NATS_PREFIX: ns.natsPrefix,
-        OPS_PORT: String(opsPort),
-        LOG_LEVEL: 'warn',
-        NOTIFIER_ALLOW_HTTP: 'true',
-        NOTIFIER_ALLOW_PRIVATE: 'true',
-        NOTIFIER_TARGET_PORTS: String(receiver.port),
-        NOTIFIER_RULES_REFRESH_MS: '200',
-        NOTIFIER_TIME_SCALE: String(TIME_SCALE),
-      },
-      () => answersOk(`http://127.0.0.1:${opsPort}/readyz`).catch(() => false),
-      60_000,
-    );
+    const started = await startNotifierFor(receiver, { databaseUrl: db.url, natsPrefix: ns.natsPrefix }, { NOTIFIER_RULES_REFRESH_MS: '200', NOTIFIER_TIME_SCALE: String(TIME_SCALE) });
+    notifier = started.process;
+    const opsPort = started.opsPort;
     const rng = new Rng(11);
     await insertRules(pool, receiver.url, rng);
     const enabled = async () => Number((await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text()).match(/^notifier_rules_enabled (\d+)/m)?.[1] ?? 0);

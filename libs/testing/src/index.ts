@@ -12,7 +12,7 @@ export { runCli, type CliResult } from './cli';
 export { WORKSPACE_ROOT } from './paths';
 export { freePort, startService, startNode, answersOk, type ServiceProcess, type ProcessUser, type StartOptions } from './processes';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';
-export { startWebhookReceiver, type WebhookReceipt, type WebhookReceiver } from './webhook-receiver';
+export { startNotifierFor, startWebhookReceiver, type WebhookReceipt, type WebhookReceiver } from './webhook-receiver';
 export { closeWeb3Connection } from './web3';
 export { ackedThrough } from './jetstream';
 export { startNatsCluster, type NatsCluster } from './nats-cluster';

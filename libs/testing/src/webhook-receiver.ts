@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answersOk, freePort, startService, type ServiceProcess } from './processes';
 
 /** One POST a receiver took. */
 export interface WebhookReceipt {
@@ -46,4 +47,30 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   };
   return receiver;
+}
+
+/** A notifier process allowed to post to `receiver` (loopback, http, its port only), ready once it answers commands and has read the rules. */
+export async function startNotifierFor(
+  receiver: WebhookReceiver,
+  where: { readonly databaseUrl: string; readonly natsPrefix: string },
+  env: Readonly<Record<string, string>> = {},
+): Promise<{ readonly process: ServiceProcess; readonly opsPort: number }> {
+  const opsPort = await freePort();
+  const process = await startService(
+    'services/notifier/src/main.ts',
+    {
+      ...globalThis.process.env,
+      DATABASE_URL: where.databaseUrl,
+      NATS_PREFIX: where.natsPrefix,
+      OPS_PORT: String(opsPort),
+      LOG_LEVEL: 'warn',
+      NOTIFIER_ALLOW_HTTP: 'true',
+      NOTIFIER_ALLOW_PRIVATE: 'true',
+      NOTIFIER_TARGET_PORTS: String(receiver.port),
+      ...env,
+    },
+    () => answersOk(`http://127.0.0.1:${opsPort}/readyz`).catch(() => false),
+    60_000,
+  );
+  return { process, opsPort };
 }

@@ -10,7 +10,7 @@ import { connectBus, encodeEvent, sendCommand, type NatsConnection } from '@grid
 import { natsNames, ORE_BASE_UNITS, type LiveSnapshot } from '@gridlab/contracts';
 import { createPool, type Pool } from '@gridlab/db';
 import { createLogger } from '@gridlab/logger';
-import { answersOk, createTestDatabase, freePort, startService, startWebhookReceiver, testNamespace, type ServiceProcess, type TestDatabase, type WebhookReceiver } from '@gridlab/testing';
+import { createTestDatabase, startNotifierFor, startWebhookReceiver, testNamespace, type ServiceProcess, type TestDatabase, type WebhookReceiver } from '@gridlab/testing';
 import { newSecret } from '@gridlab/webhooks';
 import { Webhook } from 'standardwebhooks';
 
@@ -76,26 +76,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   nc = await connectBus({ servers: ns.natsUrl, name: 'notifier-test', logger: createLogger({ service: 'notifier-test', level: 'error' }) });
   for (let i = 0; i < 2; i++) {
-    const opsPort = await freePort();
-    replicas.push(
-      await startService(
-        'services/notifier/src/main.ts',
-        {
-          ...process.env,
-          DATABASE_URL: db.url,
-          NATS_PREFIX: ns.natsPrefix,
-          OPS_PORT: String(opsPort),
-          LOG_LEVEL: 'warn',
-          NOTIFIER_ALLOW_HTTP: 'true',
-          NOTIFIER_ALLOW_PRIVATE: 'true',
-          NOTIFIER_TARGET_PORTS: String(receiver.port),
-          NOTIFIER_RULES_REFRESH_MS: '100',
-          NOTIFIER_RULES_PER_KEY: '4',
-        },
-        () => answersOk(`http://127.0.0.1:${opsPort}/readyz`).catch(() => false),
-        60_000,
-      ),
-    );
+    replicas.push((await startNotifierFor(receiver, { databaseUrl: db.url, natsPrefix: ns.natsPrefix }, { NOTIFIER_RULES_REFRESH_MS: '100', NOTIFIER_RULES_PER_KEY: '4' })).process);
   }
   pool = createPool(db.url);
 }, 120_000);
