@@ -1,4 +1,5 @@
 import { withTransaction, type Pool } from '@gridlab/db';
+import { STORED_FIRING_COLUMNS, toStoredFiring, type FiringRow, type StoredFiring } from './firing-log';
 
 /** A rule's condition that held: what the notifier stores once, whichever replica saw it first. */
 export interface NewFiring {
@@ -12,11 +13,7 @@ export interface NewFiring {
 }
 
 /** A firing stored now (not one another replica stored first). */
-export interface Fired {
-  readonly id: number;
-  readonly ruleId: string;
-  readonly owner: string;
-  readonly webhookId: string;
+export interface Fired extends StoredFiring {
   /** Queued for delivery: the rule has a target and is enabled. */
   readonly queued: boolean;
 }
@@ -55,6 +52,8 @@ export interface Recorded {
   readonly disabled: boolean;
   /** The firing will not be tried again (delivered, expired, or its rule disabled). */
   readonly final: boolean;
+  /** The `alert.disabled` notice stored among the rule's firings when it was disabled now. */
+  readonly notice: StoredFiring | null;
 }
 
 /** One line of a rule's delivery log. */
@@ -92,20 +91,20 @@ export class DeliveryQueue {
   /** Stores firings (a key already stored is left as it was) and queues those of enabled rules with a target. */
   async fire(firings: readonly NewFiring[]): Promise<Fired[]> {
     if (firings.length === 0) return [];
-    const { rows } = await this.pool.query<{ id: string; rule_id: string; owner: string; webhook_id: string; queued: boolean }>(
+    const { rows } = await this.pool.query<{ id: string; rule_id: string; owner: string; webhook_id: string; payload: unknown; fired_at: Date; queued: boolean }>(
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[]) AS u(rule_id, dedup_key, webhook_id, payload, fired_at)
        ), stored AS (
          INSERT INTO alerts.firings (rule_id, owner, dedup_key, webhook_id, payload, fired_at)
          SELECT i.rule_id, r.owner, i.dedup_key, i.webhook_id, i.payload, i.fired_at FROM input i JOIN alerts.rules r ON r.id = i.rule_id
          ON CONFLICT (dedup_key) DO NOTHING
-         RETURNING id, rule_id, owner, webhook_id, fired_at
+         RETURNING ${STORED_FIRING_COLUMNS}
        ), queued AS (
          INSERT INTO alerts.deliveries (firing_id, rule_id, next_at)
          SELECT s.id, s.rule_id, now() FROM stored s JOIN alerts.rules r ON r.id = s.rule_id WHERE r.enabled AND r.target_url IS NOT NULL
          RETURNING firing_id
        )
-       SELECT s.id, s.rule_id, s.owner, s.webhook_id, EXISTS (SELECT 1 FROM queued q WHERE q.firing_id = s.id) AS queued FROM stored s ORDER BY s.id`,
+       SELECT s.*, EXISTS (SELECT 1 FROM queued q WHERE q.firing_id = s.id) AS queued FROM stored s ORDER BY s.id`,
       [
         firings.map((f) => f.ruleId),
         firings.map((f) => f.dedupKey),
@@ -114,7 +113,7 @@ export class DeliveryQueue {
         firings.map((f) => f.firedAt),
       ],
     );
-    return rows.map((r) => ({ id: Number(r.id), ruleId: r.rule_id, owner: r.owner, webhookId: r.webhook_id, queued: r.queued }));
+    return rows.map((r) => ({ ...toStoredFiring(r), queued: r.queued }));
   }
 
   /**
@@ -186,7 +185,7 @@ export class DeliveryQueue {
         [claimed.firingId, claimed.attempt],
       );
       const ruleId = rows[0]?.rule_id;
-      if (ruleId === undefined) return { disabled: false, final: true };
+      if (ruleId === undefined) return { disabled: false, final: true, notice: null };
       const { rows: rule } = await client.query<{ failing_for_ms: number }>(
         `UPDATE alerts.rules SET failing_since = coalesce(failing_since, now()) WHERE id = $1
          RETURNING extract(epoch FROM now() - failing_since)::float8 * 1000 AS failing_for_ms`,
@@ -207,26 +206,26 @@ export class DeliveryQueue {
         );
         // Its owner is told where it looks: the rule's firings (the delivery log, the alert
         // stream) gain the notice; there is nothing to post it to.
-        if (disabled[0] !== undefined) {
-          await client.query(
-            `INSERT INTO alerts.firings (rule_id, owner, dedup_key, webhook_id, payload, fired_at)
-             SELECT id, owner, id || ':disabled:' || extract(epoch FROM $2::timestamptz)::text, 'msg_' || replace(gen_random_uuid()::text, '-', ''),
-                    jsonb_build_object('type', 'alert.disabled', 'ruleId', id, 'roundId', NULL, 'reason', 'endpoint_failing', 'failingSince', $2::timestamptz), now()
-             FROM alerts.rules WHERE id = $1 ON CONFLICT (dedup_key) DO NOTHING`,
-            [ruleId, disabled[0].failing_since],
-          );
-        }
-        return { disabled: disabled.length > 0, final: true };
+        if (disabled[0] === undefined) return { disabled: false, final: true, notice: null };
+        const { rows: notice } = await client.query<FiringRow>(
+          `INSERT INTO alerts.firings (rule_id, owner, dedup_key, webhook_id, payload, fired_at)
+           SELECT id, owner, id || ':disabled:' || extract(epoch FROM $2::timestamptz)::text, 'msg_' || replace(gen_random_uuid()::text, '-', ''),
+                  jsonb_build_object('type', 'alert.disabled', 'ruleId', id, 'roundId', NULL, 'reason', 'endpoint_failing', 'failingSince', $2::timestamptz), now()
+           FROM alerts.rules WHERE id = $1 ON CONFLICT (dedup_key) DO NOTHING
+           RETURNING ${STORED_FIRING_COLUMNS}`,
+          [ruleId, disabled[0].failing_since],
+        );
+        return { disabled: true, final: true, notice: notice[0] === undefined ? null : toStoredFiring(notice[0]) };
       }
       if (retryInMs === null) {
         await client.query(`UPDATE alerts.deliveries SET state = 'expired', leased_until = NULL WHERE firing_id = $1`, [claimed.firingId]);
-        return { disabled: false, final: true };
+        return { disabled: false, final: true, notice: null };
       }
       await client.query(
         `UPDATE alerts.deliveries SET next_at = now() + make_interval(secs => $2::float8 / 1000), leased_until = NULL WHERE firing_id = $1`,
         [claimed.firingId, retryInMs],
       );
-      return { disabled: false, final: false };
+      return { disabled: false, final: false, notice: null };
     });
   }
 
@@ -247,7 +246,7 @@ export class DeliveryQueue {
        UPDATE alerts.rules SET failing_since = NULL WHERE id IN (SELECT rule_id FROM closed) AND failing_since IS NOT NULL`,
       [claimed.firingId, claimed.attempt, outcome.status, Math.round(outcome.latencyMs), outcome.excerpt],
     );
-    return { disabled: false, final: true };
+    return { disabled: false, final: true, notice: null };
   }
 
   /**

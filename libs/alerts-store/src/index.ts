@@ -15,6 +15,7 @@ export {
   type Recorded,
   type TargetFormat,
 } from './delivery-queue';
+export { FiringLog, type StoredFiring } from './firing-log';
 export { RuleStore, type NewRule, type RuleChange, type RuleTarget, type StoredRule } from './rule-store';
 
 /** Schema owned by the notifier. */

@@ -7,7 +7,7 @@
  */
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { createTestDatabase, type TestDatabase } from '@gridlab/testing';
-import { ALERTS_MIGRATIONS_DIR, ALERTS_SCHEMA, DeliveryQueue, RuleStore, type NewRule } from '../src';
+import { ALERTS_MIGRATIONS_DIR, ALERTS_SCHEMA, DeliveryQueue, FiringLog, RuleStore, type NewRule } from '../src';
 
 let db: TestDatabase;
 let pool: Pool;
@@ -67,6 +67,24 @@ describe('firings', () => {
   });
 });
 
+describe("an owner's firing log", () => {
+  it("reads the owner's firings after an id, oldest first, page by page; not another owner's, nor test pings", async () => {
+    const log = new FiringLog(pool);
+    const mine = await rule({ owner: 'owner-log' });
+    const theirs = await rule({ owner: 'owner-other' });
+    const stored = await queue.fire([firing(mine, 'log1'), firing(theirs, 'log2'), firing(mine, 'log3'), firing(mine, 'log4')]);
+    await queue.logTest(mine, 'msg_ping', { type: 'alert.test', ruleId: mine, roundId: null }, DELIVERED);
+    const ids = stored.filter((f) => f.ruleId === mine).map((f) => f.id);
+    expect(stored.find((f) => f.ruleId === theirs)?.owner).toBe('owner-other');
+    const all = await log.after('owner-log', 0, 10);
+    expect(all.map((f) => f.id)).toEqual(ids);
+    const first = stored.find((f) => f.webhookId === 'msg_log1')!;
+    expect(all.find((f) => f.id === first.id)).toEqual({ id: first.id, ruleId: mine, owner: 'owner-log', webhookId: 'msg_log1', payload: { type: 'alert.motherlode', key: 'log1' }, firedAt: expect.any(Date) });
+    expect((await log.after('owner-log', ids[0]!, 1)).map((f) => f.id)).toEqual([ids[1]]);
+    expect(await log.after('owner-log', ids[2]!, 10)).toEqual([]);
+  });
+});
+
 describe('the queue', () => {
   beforeEach(async () => {
     await pool.query('DELETE FROM alerts.deliveries');
@@ -91,8 +109,8 @@ describe('the queue', () => {
     expect(again?.webhookId).toBe(first?.webhookId);
     expect(again?.attempt).toBe(2);
     // The first replica comes back late: its attempt is logged, the delivery stays the second's.
-    expect(await queue.record(first!, DELIVERED, 1000, DAY_MS)).toEqual({ disabled: false, final: true });
-    expect(await otherQueue.record(again!, FAILED, 0, DAY_MS)).toEqual({ disabled: false, final: false });
+    expect(await queue.record(first!, DELIVERED, 1000, DAY_MS)).toEqual({ disabled: false, final: true, notice: null });
+    expect(await otherQueue.record(again!, FAILED, 0, DAY_MS)).toEqual({ disabled: false, final: false, notice: null });
     const log = await queue.attemptsOf(id, 10);
     expect(log.map((a) => [a.attempt, a.status])).toEqual([
       [2, 500],
@@ -111,7 +129,7 @@ describe('the queue', () => {
     await new Promise((r) => setTimeout(r, 250));
     const [second] = await queue.claim(10, 30_000);
     expect(second?.attempt).toBe(2);
-    expect(await queue.record(second!, FAILED, null, DAY_MS)).toEqual({ disabled: false, final: true });
+    expect(await queue.record(second!, FAILED, null, DAY_MS)).toEqual({ disabled: false, final: true, notice: null });
     expect((await queue.firingsOf(id, 1))[0]).toMatchObject({ state: 'expired', attempts: 2 });
   });
 
@@ -125,7 +143,9 @@ describe('the queue', () => {
     expect((await rules.get('owner-a', id))?.failingSince).toBeNull();
     // Failing for a day (set back, as a day cannot pass in a test).
     await pool.query("UPDATE alerts.rules SET failing_since = now() - interval '25 hours' WHERE id = $1", [id]);
-    expect(await queue.record(c!, FAILED, 0, DAY_MS)).toEqual({ disabled: true, final: true });
+    const recorded = await queue.record(c!, FAILED, 0, DAY_MS);
+    expect(recorded).toMatchObject({ disabled: true, final: true, notice: { ruleId: id, owner: 'owner-a', payload: { type: 'alert.disabled', ruleId: id, roundId: null } } });
+    expect(recorded.notice?.webhookId).toMatch(/^msg_[0-9a-f]{32}$/);
     const disabled = await rules.get('owner-a', id);
     expect(disabled).toMatchObject({ enabled: false, disabledReason: 'endpoint_failing' });
     expect(await queue.claim(10, 30_000)).toEqual([]);
@@ -133,6 +153,7 @@ describe('the queue', () => {
     const firings = await queue.firingsOf(id, 10);
     expect(firings.map((f) => f.state)).toEqual([null, 'expired', 'delivered', 'expired']);
     expect(firings[0]?.payload).toMatchObject({ type: 'alert.disabled', ruleId: id, roundId: null, reason: 'endpoint_failing' });
+    expect(firings[0]?.id).toBe(recorded.notice?.id);
     // Its owner enables it again: the streak and the reason are gone.
     expect(await rules.update('owner-a', id, { enabled: true })).toMatchObject({ enabled: true, disabledReason: null, failingSince: null });
   });

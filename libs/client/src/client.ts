@@ -1,5 +1,6 @@
 import { GridlabApiError, type RateLimit } from './errors.ts';
 import { OPERATIONS } from './generated/operations.ts';
+import type { AlertStreamFiring } from './alerts.ts';
 import { MINER_EXPORT_MEDIA, type MinerDeployed, type MinerExportFormat, type MinerStreamEvent } from './miners.ts';
 import { INITIAL_WATCH_STATE, roundEvents, type RoundWatchEvent } from './rounds.ts';
 import { SseParser, ndjsonLines, textChunks, type SseMessage } from './sse.ts';
@@ -69,6 +70,14 @@ export interface MinerStreamOptions extends StreamOptions {
   /** Send the wallet's settled rounds after this round id first (as Last-Event-ID). */
   readonly after?: number;
 }
+
+export interface AlertStreamOptions extends StreamOptions {
+  /** Send the firings after this firing id first (as Last-Event-ID). */
+  readonly after?: number;
+}
+
+/** Firing ids an alert stream remembers to drop a repeat (a replay overlapping what came live). */
+const ALERT_IDS_REMEMBERED = 1000;
 
 const DEFAULT_IDLE_MS = 45_000;
 const DEFAULT_RECONNECT_MS = 500;
@@ -416,6 +425,27 @@ export class GridlabClient {
   /** POST /alerts: a new rule; the answer's `secret` (whsec_...) verifies its webhooks and is shown this once. */
   createAlert(body: AlertCreateRequest, opts?: CallOptions): Promise<OperationAnswer<'createAlert'>> {
     return this.call('createAlert', { body }, opts);
+  }
+
+  /**
+   * GET /alerts/stream as an async iterator: the caller's firings as the notifier stores
+   * them (with `after`, the firings since that id first). Reconnects with Last-Event-ID,
+   * the highest id received: no firing is lost or repeated.
+   */
+  async *alertStream(options: AlertStreamOptions = {}): AsyncGenerator<AlertStreamFiring> {
+    let last = options.after ?? null;
+    const seen = new Set<number>();
+    const messages = this.resumable(() => this.requestOf('streamAlerts', last === null ? {} : { headers: { 'Last-Event-ID': last } }), options);
+    for await (const message of messages) {
+      if (message.event !== 'firing') continue;
+      const firing = JSON.parse(message.data) as AlertStreamFiring;
+      // Two notifier replicas may store firings out of id order: a lower id can be new, so ids are remembered, not compared.
+      if (seen.has(firing.id)) continue;
+      seen.add(firing.id);
+      if (seen.size > ALERT_IDS_REMEMBERED) seen.delete(seen.values().next().value!);
+      last = Math.max(last ?? 0, firing.id);
+      yield firing;
+    }
   }
 
   /** GET /alerts/{id}. */

@@ -73,6 +73,7 @@ const METHODS: Readonly<Record<string, (client: GridlabClient) => Promise<unknow
   roundMiners: (c) => c.roundMiners(1),
   minerStream: (c) => drain(c.minerStream(WALLET, { reconnect: false })),
   alerts: (c) => c.alerts(),
+  alertStream: (c) => drain(c.alertStream({ reconnect: false })),
   createAlert: (c) => c.createAlert({} as AlertCreateRequest),
   alert: (c) => c.alert('alr_1'),
   updateAlert: (c) => c.updateAlert('alr_1', {}),

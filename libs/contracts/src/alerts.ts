@@ -161,6 +161,25 @@ const firingObject = Type.Object(
 );
 export type AlertFiring = Static<typeof firingObject>;
 
+/** A firing as GET /alerts/stream sends it (`data:` of `event: firing`, `id:` its id). */
+const streamFiringFields = {
+  id: firingId,
+  ruleId: alertId,
+  webhookId: Type.String({ description: 'What its webhook deliveries carry as webhook-id (one firing, one id, on every path)' }),
+  firedAt: isoTime,
+  payload: alertPayload,
+};
+export const alertStreamFiringSchema = Type.Object(streamFiringFields, {
+  $id: 'AlertStreamFiring',
+  additionalProperties: false,
+  description: "One of the caller's firings: a rule's condition that held (alert.<kind>), or the notice that a rule was disabled (alert.disabled). Test pings are not firings of the stream.",
+});
+export type AlertStreamFiring = Static<typeof alertStreamFiringSchema>;
+
+/** A firing stored by the notifier, with its owner: what the gateway relays to that owner's streams. */
+export const alertFiredSchema = Type.Object({ subscriberId, ...streamFiringFields }, { $id: 'AlertFired', additionalProperties: false });
+export type AlertFired = Static<typeof alertFiredSchema>;
+
 export const alertDeliveriesReplySchema = Type.Object({ count, firings: Type.Array(firingObject) }, { $id: 'AlertDeliveriesReply', additionalProperties: false });
 export type AlertDeliveriesReply = Static<typeof alertDeliveriesReplySchema>;
 

@@ -8,7 +8,7 @@ export { testNamespace, type TestNamespace } from './namespace';
 export { syntheticRounds, comparableRounds, type SyntheticOptions } from './synthetic-rounds';
 export { provableRound, type RoundDeploys } from './provable';
 export { roundV3AtOffsets } from './round-at-offsets';
-export { runCli, type CliResult } from './cli';
+export { runCli, startCli, type CliResult, type RunningCli } from './cli';
 export { WORKSPACE_ROOT } from './paths';
 export { freePort, startService, startNode, answersOk, type ServiceProcess, type ProcessUser, type StartOptions } from './processes';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';

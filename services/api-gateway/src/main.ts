@@ -6,7 +6,7 @@ import { runService } from '@gridlab/platform';
 import { loadGatewayConfig } from './config';
 import { LiveCache } from './adapters/nats/live-feed';
 import { parseSessionSecrets } from './domain/session';
-import { connectRedis, controlAccess, closeRevokedStreams, dumpPool, followEvents, followLiveSnapshots, minerLedger, natsClients, platformOptions, serveHttp } from './wiring';
+import { connectRedis, controlAccess, closeRevokedStreams, dumpPool, firingLog, followEvents, followLiveSnapshots, minerLedger, natsClients, platformOptions, serveHttp } from './wiring';
 
 runService('api-gateway', async (start) => {
   const config = loadGatewayConfig(process.env);
@@ -31,6 +31,8 @@ runService('api-gateway', async (start) => {
   await followLiveSnapshots(platform, config, live);
   // Every wallet's ledger, read from the indexer's miner tables.
   const miners = minerLedger(platform);
-  // Last, the HTTP API itself (and the miner feed its streams follow).
-  await serveHttp(platform, config, { access, clients, live, events, dumps, sessionKeys, miners });
+  // The notifier's firings, which resumed alert streams replay.
+  const firings = firingLog(platform);
+  // Last, the HTTP API itself (and the miner and alert feeds its streams follow).
+  await serveHttp(platform, config, { access, clients, live, events, dumps, sessionKeys, miners, firings });
 });

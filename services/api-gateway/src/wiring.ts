@@ -1,5 +1,6 @@
 /** The gateway's parts, built and owned by the platform in the order main.ts lists them. */
 import { resolve } from 'node:path';
+import { FiringLog } from '@gridlab/alerts-store';
 import { KeyStore, SiwsNonceLedger } from '@gridlab/billing-store';
 import { OrePdas, SolanaRpc } from '@gridlab/chain';
 import { encodeEvent } from '@gridlab/bus';
@@ -13,6 +14,7 @@ import { advisory, redisCheck } from '@gridlab/runtime';
 import { Redis } from 'ioredis';
 import { eventReplayPages, gatewayMetrics } from './adapters/metrics';
 import { NO_MINER_CLAIMS, RpcMinerClaims, type MinerClaimsReader } from './adapters/chain/miner-claims';
+import { followAlertFirings } from './adapters/nats/alert-feed';
 import { followMiners } from './adapters/nats/miner-feed';
 import { BillingClient } from './adapters/nats/billing-client';
 import { EventFeed } from './adapters/nats/event-feed';
@@ -37,6 +39,7 @@ import { createApp, type AppDeps } from './http/app';
 import { clientAddress, trustedProxies } from './http/client-address';
 import { Dashboard } from './http/dashboard';
 import { EventStream } from './http/event-stream';
+import { AlertStream } from './http/alert-stream';
 import { MinerStream } from './http/miner-stream';
 import { createGatewayServer } from './http/server';
 import { SnapshotStream } from './http/sse';
@@ -222,6 +225,8 @@ export interface Sources {
   readonly sessionKeys: SessionKeys;
   /** Every wallet's ledger: libs/miners-store's reads over the main pool. */
   readonly miners: MinerLedgerReads;
+  /** The notifier's firings (read only), replayed to alert streams that resume. */
+  readonly firings: FiringLog;
 }
 
 /** The HTTP API and its streams; stopping closes idle and streaming connections at once. */
@@ -231,8 +236,11 @@ export async function serveHttp(platform: Platform, config: GatewayConfig, sourc
   const eventStream = new EventStream(sources.events.repository, sources.events.feed, () => replayPages.inc());
   const stream = new SnapshotStream(deps.live);
   const minerStream = new MinerStream(deps.miners);
-  platform.own('miner feed', followMiners(platform.nc, natsNames(config.NATS_PREFIX), minerStream, platform.logger.child({ component: 'miners' })), (stop) => stop());
-  const server = createGatewayServer(createApp(deps), deps, stream, eventStream, minerStream);
+  const names = natsNames(config.NATS_PREFIX);
+  platform.own('miner feed', followMiners(platform.nc, names, minerStream, platform.logger.child({ component: 'miners' })), (stop) => stop());
+  const alertStream = new AlertStream(sources.firings);
+  platform.own('alert feed', followAlertFirings(platform.nc, names, alertStream, platform.logger.child({ component: 'alerts' })), (stop) => stop());
+  const server = createGatewayServer(createApp(deps), deps, { snapshots: stream, events: eventStream, miners: minerStream, alerts: alertStream });
   server.on('close', () => stream.close());
   server.keepAliveTimeout = 65_000;
   platform.own('http', server, (s) =>
@@ -243,6 +251,7 @@ export async function serveHttp(platform: Platform, config: GatewayConfig, sourc
       stream.close();
       eventStream.close();
       minerStream.close();
+      alertStream.close();
     }),
   );
   await new Promise<void>((listening, failed) => {
@@ -307,4 +316,9 @@ function minerClaims(platform: Platform, config: GatewayConfig): MinerClaimsRead
 /** Every wallet's ledger: the indexer's miner tables (rollups, packed blocks, recent rows). */
 export function minerLedger(platform: Platform): MinerLedgerReads {
   return new MinerLedgerStore(platform.pool);
+}
+
+/** The notifier's firings, which the gateway may read (alerts schema, SELECT on firings only). */
+export function firingLog(platform: Platform): FiringLog {
+  return new FiringLog(platform.pool);
 }

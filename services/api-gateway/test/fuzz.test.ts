@@ -190,6 +190,8 @@ function validArb(schema: unknown, depth = 0): fc.Arbitrary<unknown> {
       return fc.oneof(fc.integer({ min: 1, max: 100_000 }), fc.double({ noNaN: true, noDefaultInfinity: true }));
     case 'boolean':
       return fc.boolean();
+    case 'null':
+      return fc.constant(null);
     case 'array':
       return fc.array(validArb(s['items'], depth + 1), { minLength: (s['minItems'] as number | undefined) ?? 0, maxLength: Math.min((s['maxItems'] as number | undefined) ?? 5, 5) });
     case 'object': {
@@ -204,7 +206,8 @@ function validArb(schema: unknown, depth = 0): fc.Arbitrary<unknown> {
 
 /** A path parameter's value: as its schema (or, for a strategy's or an alert rule's id, its pattern) allows, or hostile. */
 function pathValueArb(path: string, p: Parameter, raw: fc.Arbitrary<string>): fc.Arbitrary<string> {
-  const idPattern = path.startsWith('/api/v1/alerts') ? ALERT_ID_RE : STRATEGY_ID_RE;
+  // The dashboard's mirror (/api/live/alerts/...) takes the same ids as /api/v1.
+  const idPattern = path.startsWith('/api/v1/alerts') || path.startsWith(`${LIVE}/alerts`) ? ALERT_ID_RE : STRATEGY_ID_RE;
   const valid = p.name === 'id' && p.schema?.['type'] !== 'integer' ? fc.stringMatching(idPattern) : validArb(p.schema).map(String);
   return fc.oneof({ arbitrary: valid, weight: 3 }, { arbitrary: raw, weight: 1 });
 }

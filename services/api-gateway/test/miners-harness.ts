@@ -12,10 +12,9 @@ import type { Caller } from '../src/app/access';
 import { StreamRegistry } from '../src/domain/stream-registry';
 import { createApp, type AppDeps } from '../src/http/app';
 import { trustedProxies } from '../src/http/client-address';
-import type { EventStream } from '../src/http/event-stream';
 import { MinerStream } from '../src/http/miner-stream';
 import { createGatewayServer } from '../src/http/server';
-import type { SnapshotStream } from '../src/http/sse';
+import type { GatewayStreams } from '../src/http/operations';
 
 export const WALLET = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
 export const OTHER_WALLET = 'GvDMxPzN1sCj7L26YDK2HnMRXEQmQ2aemov8YBtPS7vR';
@@ -198,7 +197,7 @@ export async function startHarness(ledger: MemoryLedger, caps: { dumpsPerKey?: n
     webRoot: '/nonexistent',
     publicRpcUrl: '',
   } as unknown as AppDeps;
-  const server: Server = createGatewayServer(createApp(deps), deps, {} as SnapshotStream, {} as EventStream, stream);
+  const server: Server = createGatewayServer(createApp(deps), deps, { miners: stream } as GatewayStreams);
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', () => listening()));
   const { port } = server.address() as AddressInfo;
   return {

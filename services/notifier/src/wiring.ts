@@ -9,6 +9,7 @@ import type { Platform } from '@gridlab/platform';
 import { checkTarget, newSecret, resolveTarget, signDelivery, type TargetPolicy } from '@gridlab/webhooks';
 import { webhookTransport } from './adapters/http/webhook-transport';
 import type { NotifierMetrics } from './adapters/metrics';
+import { firingPublisher } from './adapters/nats/firings';
 import { followInputs } from './adapters/nats/inputs';
 import { AlertCommands } from './app/alert-commands';
 import { Dispatcher, type Transport } from './app/dispatcher';
@@ -35,8 +36,9 @@ function targetPolicy(config: ServiceConfig): TargetPolicy {
 
 /** The delivery side: due deliveries taken from the queue and posted, on every replica. */
 export function startDispatcher(platform: Platform, config: ServiceConfig, metrics: NotifierMetrics): Dispatcher {
-  const { logger, pool } = platform;
+  const { logger, pool, nc } = platform;
   const transport = webhookTransport(targetPolicy(config));
+  const publish = firingPublisher(nc, natsNames(config.NATS_PREFIX), logger);
   const dispatcher = new Dispatcher(
     new DeliveryQueue(pool),
     transport,
@@ -45,9 +47,10 @@ export function startDispatcher(platform: Platform, config: ServiceConfig, metri
         metrics.attempts.inc({ outcome: outcome.delivered ? 'delivered' : outcome.status === null ? 'unreachable' : 'refused' });
         if (outcome.delivered) metrics.latency.observe(sinceFiringMs / 1000);
       },
-      disabled: (ruleId) => {
+      disabled: (ruleId, notice) => {
         metrics.disabled.inc();
         logger.warn('alert rule disabled: its endpoint failed every delivery for the whole window', { ruleId });
+        if (notice !== null) publish([notice]);
       },
     },
     logger.child({ component: 'dispatcher' }),
@@ -62,12 +65,15 @@ export async function startEngine(platform: Platform, config: ServiceConfig, met
   const { logger, pool, nc } = platform;
   const rules = new RuleStore(pool);
   const queue = new DeliveryQueue(pool);
+  const publish = firingPublisher(nc, natsNames(config.NATS_PREFIX), logger);
   const engine = new AlertEngine(
     {
       rulesVersion: () => rules.version(),
       enabledRules: () => rules.enabled(),
       fire: async (firings) => {
         const stored = await queue.fire(firings.map((f) => ({ ruleId: f.ruleId, dedupKey: f.dedupKey, webhookId: newWebhookId(), payload: f.payload, firedAt: f.firedAt })));
+        // The streams are told after the dispatcher is woken (the engine wakes it when this resolves): webhooks first.
+        if (stored.length > 0) setImmediate(() => publish(stored));
         return { stored: stored.length, queued: stored.filter((f) => f.queued).length };
       },
     },

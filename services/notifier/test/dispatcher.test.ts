@@ -125,11 +125,11 @@ it('refuses a target the policy does not allow at delivery, and disables a rule 
   const id = 'alr_dead';
   await rules.create({ id, owner: 'owner-a', kind: 'motherlode', name: null, params: {}, target: { url: 'http://127.0.0.1/hook', format: 'standard' }, enabled: true }, newSecret(), 20);
   const queue = new DeliveryQueue(pools[0]!);
-  const disabled: string[] = [];
+  const disabled: { ruleId: string; notice: unknown }[] = [];
   // Loopback is not allowed here: every attempt is refused before any request. A day is 86 ms at
   // this scale. One firing's retries end within the day (by design: the rule is disabled once no
   // retry is left to lose), so the rule goes on firing, as a live rule does, until it is disabled.
-  const strict = new Dispatcher(new DeliveryQueue(pools[0]!), webhookTransport({ allowHttp: true }), { attempted: () => undefined, disabled: (r) => disabled.push(r) }, logger, {
+  const strict = new Dispatcher(new DeliveryQueue(pools[0]!), webhookTransport({ allowHttp: true }), { attempted: () => undefined, disabled: (ruleId, notice) => disabled.push({ ruleId, notice }) }, logger, {
     batch: 5,
     leaseMs: 10_000,
     pollMs: 20,
@@ -149,7 +149,8 @@ it('refuses a target the policy does not allow at delivery, and disables a rule 
   } finally {
     await strict.stop();
   }
-  expect(disabled).toEqual([id]);
+  // The notice stored among its firings is handed on (the notifier publishes it to the owner's alert streams).
+  expect(disabled).toEqual([{ ruleId: id, notice: expect.objectContaining({ ruleId: id, owner: 'owner-a', payload: expect.objectContaining({ type: 'alert.disabled', reason: 'endpoint_failing' }) }) }]);
   const log = await queue.attemptsOf(id, 50);
   expect(log.length).toBeGreaterThan(0);
   expect(log.every((a) => a.status === null && /^target refused: the target is not a public address/.test(a.error ?? ''))).toBe(true);

@@ -6,8 +6,8 @@
  * every snapshot; a rule changed by its owner is applied without a restart.
  */
 import { RuleStore } from '@gridlab/alerts-store';
-import { connectBus, encodeEvent, sendCommand, type NatsConnection } from '@gridlab/bus';
-import { natsNames, ORE_BASE_UNITS, type LiveSnapshot } from '@gridlab/contracts';
+import { connectBus, decodeEvent, encodeEvent, sendCommand, type NatsConnection } from '@gridlab/bus';
+import { natsNames, ORE_BASE_UNITS, type AlertFired, type LiveSnapshot } from '@gridlab/contracts';
 import { createPool, type Pool } from '@gridlab/db';
 import { createLogger } from '@gridlab/logger';
 import { createTestDatabase, startNotifierFor, startWebhookReceiver, testNamespace, type ServiceProcess, type TestDatabase, type WebhookReceiver } from '@gridlab/testing';
@@ -15,6 +15,9 @@ import { newSecret } from '@gridlab/webhooks';
 import { Webhook } from 'standardwebhooks';
 
 const SOL = 1_000_000_000;
+/** The rules' owner, a subscriber id as the gateway names callers. */
+const OWNER = `sub_${'A'.repeat(22)}`;
+const RULE = `alr_${'e'.repeat(22)}`;
 const secret = newSecret();
 let receiver: WebhookReceiver;
 /** What the receiver got, each checked against the secret of the rules this file stores directly. */
@@ -89,10 +92,16 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-it('posts the pool crossing a rule\'s bar once, signed, though both replicas see every snapshot; a changed bar applies without a restart', async () => {
+it('posts the pool crossing a rule\'s bar once, signed, and tells the alert streams once, though both replicas see every snapshot; a changed bar applies without a restart', async () => {
+  const streamed: AlertFired[] = [];
+  const following = nc.subscribe(names.subjects.alertFired, {
+    callback: (_e, msg) => {
+      streamed.push(decodeEvent('alertFired', msg.data));
+    },
+  });
   const rules = new RuleStore(pool);
   const rule = await rules.create(
-    { id: 'alr_e2e', owner: 'owner-a', kind: 'motherlode', name: 'pool', params: { minOre: 100 }, target: { url: receiver.url, format: 'standard' }, enabled: true },
+    { id: RULE, owner: OWNER, kind: 'motherlode', name: 'pool', params: { minOre: 100 }, target: { url: receiver.url, format: 'standard' }, enabled: true },
     secret,
     20,
   );
@@ -106,11 +115,13 @@ it('posts the pool crossing a rule\'s bar once, signed, though both replicas see
   await until(() => received().length >= 1, 10_000);
   await new Promise((r) => setTimeout(r, 500));
   expect(received()).toHaveLength(1);
-  expect(received()[0]).toMatchObject({ verified: true, body: { type: 'alert.motherlode', ruleId: 'alr_e2e', roundId: 7 } });
+  expect(received()[0]).toMatchObject({ verified: true, body: { type: 'alert.motherlode', ruleId: RULE, roundId: 7 } });
   expect(received()[0]!.id).toMatch(/^msg_/);
+  // The owner's alert streams get the same firing under the same webhook id, once.
+  expect(streamed).toEqual([{ subscriberId: OWNER, id: expect.any(Number), ruleId: RULE, webhookId: received()[0]!.id, firedAt: expect.any(String), payload: received()[0]!.body }]);
 
   // The owner raises the bar above the pool: the next round's snapshots fire nothing.
-  await rules.update('owner-a', 'alr_e2e', { params: { minOre: 500 } });
+  await rules.update(OWNER, RULE, { params: { minOre: 500 } });
   await new Promise((r) => setTimeout(r, 400));
   nc.publish(names.subjects.liveUpdated, encodeEvent('liveUpdated', snapshot(8, 90)));
   nc.publish(names.subjects.liveUpdated, encodeEvent('liveUpdated', snapshot(8, 120)));
@@ -118,14 +129,17 @@ it('posts the pool crossing a rule\'s bar once, signed, though both replicas see
   expect(received()).toHaveLength(1);
   nc.publish(names.subjects.liveUpdated, encodeEvent('liveUpdated', snapshot(8, 600)));
   await until(() => received().length === 2, 10_000);
-  expect(received()[1]).toMatchObject({ verified: true, body: { ruleId: 'alr_e2e', roundId: 8 } });
+  expect(received()[1]).toMatchObject({ verified: true, body: { ruleId: RULE, roundId: 8 } });
+  await until(() => streamed.length === 2, 5_000);
+  expect(streamed[1]).toMatchObject({ subscriberId: OWNER, webhookId: received()[1]!.id });
+  following.unsubscribe();
 });
 
 it("posts a strategy's decision to its strategy_signal rule as soon as lab-forward records it", async () => {
   const rules = new RuleStore(pool);
   const strategyId = 'stg_1111111111111111111111';
   await rules.create(
-    { id: 'alr_signal', owner: 'owner-a', kind: 'strategy_signal', name: null, params: { strategyId }, target: { url: receiver.url, format: 'standard' }, enabled: true },
+    { id: 'alr_signal', owner: OWNER, kind: 'strategy_signal', name: null, params: { strategyId }, target: { url: receiver.url, format: 'standard' }, enabled: true },
     secret,
     20,
   );

@@ -6,7 +6,7 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, localSuiteEnv, runCli, startLocalSuite, startWebhookReceiver, testNamespace, waitUntil, type LocalSuite, type TestDatabase, type WebhookReceiver } from '@gridlab/testing';
+import { createTestDatabase, localSuiteEnv, runCli, startCli, startLocalSuite, startWebhookReceiver, testNamespace, waitUntil, type LocalSuite, type TestDatabase, type WebhookReceiver } from '@gridlab/testing';
 import { Keypair } from '@solana/web3.js';
 import { Webhook } from 'standardwebhooks';
 
@@ -199,5 +199,42 @@ describe('gridlab API commands', () => {
     const gone = await gridlab('alerts', 'show', id);
     expect(gone.code).not.toBe(0);
     expect(gone.stderr).toMatch(/alert_not_found|does not exist/);
+  });
+
+  it("alerts follow: a rule without a target's firings as they are stored, and after a firing id on reconnect", async () => {
+    const dslFile = join(dir, 'signal.json');
+    await writeFile(dslFile, JSON.stringify(DSL));
+    const strategyId = ((await json('strategies', 'create', dslFile, '--name', 'signal')) as { strategy: { id: string } }).strategy.id;
+    const file = join(dir, 'signal-rule.json');
+    await writeFile(file, JSON.stringify({ kind: 'strategy_signal', strategyId, name: 'next round' }));
+    const created = (await json('alerts', 'create', file)) as { alert: { id: string }; secret: string | null };
+    expect(created.secret).toBeNull();
+    type Streamed = { id: number; ruleId: string; webhookId: string; payload: { type: string; ruleId: string; roundId: number } };
+    const follow = startCli(['alerts', 'follow', '--json'], env);
+    let firings: Streamed[];
+    try {
+      // lab-forward records the strategy's decision every round: the rule fires every round.
+      firings = await until('two firings followed', async () => follow.lines().map((l) => JSON.parse(l) as Streamed), (f) => f.length >= 2, 60_000);
+    } finally {
+      await follow.stop();
+    }
+    expect(firings[0]).toMatchObject({ ruleId: created.alert.id, webhookId: expect.stringMatching(/^msg_/), payload: { type: 'alert.strategy_signal', ruleId: created.alert.id } });
+    expect(firings[1]!.payload.roundId).toBeGreaterThan(firings[0]!.payload.roundId);
+    // Resumed after the first: the second comes first (read back from the notifier's firings).
+    const resumed = startCli(['alerts', 'follow', '--json', '--after', String(firings[0]!.id)], env);
+    try {
+      const again = await until('the firings after the first', async () => resumed.lines().map((l) => JSON.parse(l) as Streamed), (f) => f.length >= 1, 30_000);
+      expect(again[0]).toEqual(firings[1]);
+    } finally {
+      await resumed.stop();
+    }
+    const table = startCli(['alerts', 'follow', '--after', String(firings[0]!.id)], env);
+    try {
+      const lines = await until('a firing as a line', async () => table.lines(), (l) => l.length >= 1, 30_000);
+      expect(lines[0]!.split('\t')).toEqual([String(firings[1]!.id), expect.any(String), 'alert.strategy_signal', created.alert.id, String(firings[1]!.payload.roundId), firings[1]!.webhookId]);
+    } finally {
+      await table.stop();
+    }
+    expect((await gridlab('alerts', 'delete', created.alert.id)).code).toBe(0);
   });
 });

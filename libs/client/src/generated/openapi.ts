@@ -598,9 +598,29 @@ export interface paths {
         put?: never;
         /**
          * Create an alert rule; its signing secret is in the answer, once
-         * @description At most 20 rules per subscriber (NOTIFIER_RULES_PER_KEY). A target URL must be https on port 443 and resolve to public addresses only (checked now and again at every delivery); without a target, the rule's firings are read from GET /alerts/{id}/deliveries. Each firing is POSTed with Standard Webhooks 1.0 headers (webhook-id, webhook-timestamp, webhook-signature), retried for 24 h under the same webhook-id (5 s, 30 s, 2 min, 10 min, 30 min, 1 h, then every 2 h); an endpoint that fails every delivery for 24 h gets its rule disabled (disabledReason endpoint_failing).
+         * @description At most 20 rules per subscriber (NOTIFIER_RULES_PER_KEY). A target URL must be https on port 443 and resolve to public addresses only (checked now and again at every delivery); without a target, the rule's firings are read from GET /alerts/stream and GET /alerts/{id}/deliveries. Each firing is POSTed with Standard Webhooks 1.0 headers (webhook-id, webhook-timestamp, webhook-signature), retried for 24 h under the same webhook-id (5 s, 30 s, 2 min, 10 min, 30 min, 1 h, then every 2 h); an endpoint that fails every delivery for 24 h gets its rule disabled (disabledReason endpoint_failing).
          */
         post: operations["createAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server-sent events of the caller's firings, for receivers that take no webhooks
+         * @description `event: firing` (`id: <firing id>`, `data: <AlertStreamFiring JSON>`) for each firing of the caller's rules, targeted or not, as the notifier stores it: the same payload a `standard` webhook receives, under the same webhook id. A rule disabled for its failing endpoint sends its `alert.disabled` notice here too; test pings are not sent. With `Last-Event-ID` (a firing id) the firings after it are sent first, oldest first, then the live ones, none twice. Firings are kept as long as their rules. `: ping` every 15 s. Counted, capped and ended like /stream (429 too_many_streams, too_many_streams_from_address).
+         */
+        get: operations["streamAlerts"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3568,6 +3588,32 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["Timeout"];
+        };
+    };
+    streamAlerts: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Last-Event-ID"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            429: components["responses"]["RateLimited"];
         };
     };
     getAlert: {

@@ -52,6 +52,7 @@ export const OPERATIONS = {
   streamMiner: { method: 'get', path: '/api/v1/miners/{address}/stream', access: 'paid', answers: 'text/event-stream' },
   listAlerts: { method: 'get', path: '/api/v1/alerts', access: 'paid', answers: 'application/json' },
   createAlert: { method: 'post', path: '/api/v1/alerts', access: 'paid', answers: 'application/json' },
+  streamAlerts: { method: 'get', path: '/api/v1/alerts/stream', access: 'paid', answers: 'text/event-stream' },
   getAlert: { method: 'get', path: '/api/v1/alerts/{id}', access: 'paid', answers: 'application/json' },
   updateAlert: { method: 'patch', path: '/api/v1/alerts/{id}', access: 'paid', answers: 'application/json' },
   deleteAlert: { method: 'delete', path: '/api/v1/alerts/{id}', access: 'paid', answers: 'application/json' },

@@ -388,6 +388,14 @@ export const EVENTS = {
       { service: 'notifier', summary: 'checks event alert rules against each event (every replica)' },
     ],
   }),
+  alertFired: event({
+    subject: 'alerts.firing.stored',
+    payload: message(alerts.alertFiredSchema),
+    description:
+      "Core NATS, fire and forget: each firing the notifier stored (a rule's condition that held, or the notice that a rule was disabled), after commit, with its owner. The firings in PostgreSQL are the record: a stream resumed with Last-Event-ID reads them there.",
+    publisher: { service: 'notifier', summary: 'publishes each firing it stored, after commit' },
+    receivers: [{ service: 'api-gateway', summary: "pushes it to its owner's /alerts/stream clients (a plain subscription on every replica)" }],
+  }),
 } as const satisfies Readonly<Record<string, EventSpec>>;
 
 export type Commands = typeof COMMANDS;

@@ -5,11 +5,8 @@ import { problem } from './problem';
 import type { Express } from 'express';
 import { sendError, type AppDeps } from './app';
 import { requestId } from './request-id';
-import type { EventStream } from './event-stream';
-import type { SnapshotStream } from './sse';
-import type { MinerStream } from './miner-stream';
 import { isDashboardPath, isOpenDashboardPath } from './dashboard';
-import { RAW_OPERATIONS, rawHandlers, type RawHandlers } from './operations';
+import { RAW_OPERATIONS, rawHandlers, type GatewayStreams, type RawHandlers } from './operations';
 
 interface RawRoute {
   readonly method: string;
@@ -56,8 +53,8 @@ function rawRoutes(handlers: RawHandlers): readonly RawRoute[] {
  * and the SSE streams are answered here (./operations/live.ts); everything else goes to
  * the Express app.
  */
-export function createGatewayServer(app: Express, deps: AppDeps, stream: SnapshotStream, events: EventStream, miners: MinerStream): Server {
-  const routes = rawRoutes(rawHandlers(deps, stream, events, miners));
+export function createGatewayServer(app: Express, deps: AppDeps, streams: GatewayStreams): Server {
+  const routes = rawRoutes(rawHandlers(deps, streams));
 
   const dispatch = (req: IncomingMessage, res: ServerResponse, id: string): void => {
     const url = req.url ?? '/';

@@ -1,4 +1,4 @@
-import type { AttemptOutcome, Claimed, Recorded } from '@gridlab/alerts-store';
+import type { AttemptOutcome, Claimed, Recorded, StoredFiring } from '@gridlab/alerts-store';
 import type { Logger } from '@gridlab/logger';
 import { signDelivery } from '@gridlab/webhooks';
 import { renderBody } from '../domain/formats';
@@ -17,8 +17,8 @@ export interface QueuePort {
 export interface DispatcherEvents {
   /** An attempt ended: delivered or not, and how long after the firing. */
   attempted(claimed: Claimed, outcome: AttemptOutcome, sinceFiringMs: number): void;
-  /** A rule's endpoint failed for the whole window: the rule is disabled now. */
-  disabled(ruleId: string): void;
+  /** A rule's endpoint failed for the whole window: the rule is disabled now, and `notice` was stored among its firings. */
+  disabled(ruleId: string, notice: StoredFiring | null): void;
 }
 
 export interface DispatcherOptions {
@@ -145,7 +145,7 @@ export class Dispatcher {
     const retryInMs = next === null ? null : Math.max(0, fired + (next.getTime() - fired) / scale - now.getTime());
     try {
       const recorded = await this.queue.record(claimed, outcome, retryInMs, DISABLE_AFTER_MS / scale);
-      if (recorded.disabled) this.events.disabled(claimed.ruleId);
+      if (recorded.disabled) this.events.disabled(claimed.ruleId, recorded.notice);
     } catch (error) {
       // Not recorded: the lease ends and the delivery is tried again under the same webhook id.
       this.logger.warn('delivery outcome not recorded; it will be attempted again', { err: error, ruleId: claimed.ruleId, webhookId: claimed.webhookId });

@@ -107,6 +107,20 @@ export function registerAlerts(program: Command): void {
     const r = await clientFor(opts).redeliverAlert(id, firingId(firing));
     print(opts, r, () => [['queued', r.queued], ['webhook-id', r.webhookId]]);
   });
+  apiOptions(
+    alerts
+      .command('follow')
+      .description('your firings as they happen (GET /alerts/stream), one line each (--json: one JSON object each); reconnects without losing or repeating any')
+      .option('--after <firing>', 'first the firings after this firing id'),
+  ).action(async (opts: ApiOptions & { after?: string }) => {
+    const stop = new AbortController();
+    process.once('SIGINT', () => stop.abort());
+    const options = { signal: stop.signal, ...(opts.after === undefined ? {} : { after: firingId(opts.after) }) };
+    for await (const f of clientFor(opts).alertStream(options)) {
+      const { type, roundId } = f.payload;
+      process.stdout.write(opts.json === true ? `${JSON.stringify(f)}\n` : `${f.id}\t${f.firedAt}\t${type}\t${f.ruleId}\t${roundId ?? ''}\t${f.webhookId}\n`);
+    }
+  });
   apiOptions(alerts.command('rotate-secret').description('a new signing secret; the previous ones keep signing beside it for 24 h').argument('<id>', 'alert id')).action(
     async (id: string, opts: ApiOptions) => {
       const s = await clientFor(opts).rotateAlertSecret(id);

@@ -8,7 +8,7 @@ import type { AppDeps } from '../app';
  * The operations the raw server answers before Express (server.ts): GET /live, polled
  * every second or two by every client, and the SSE streams.
  */
-export const RAW_OPERATIONS = ['getLive', 'streamLive', 'streamEvents', 'streamMiner'] as const;
+export const RAW_OPERATIONS = ['getLive', 'streamLive', 'streamEvents', 'streamMiner', 'streamAlerts'] as const;
 export type RawOperationId = (typeof RAW_OPERATIONS)[number];
 export type RoutedOperationId = Exclude<OperationId, RawOperationId>;
 

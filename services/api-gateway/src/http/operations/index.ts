@@ -14,7 +14,7 @@ import { roundsHandlers } from './rounds';
 import { sessionHandlers } from './session';
 
 export { RAW_OPERATIONS, type RawHandlers } from './handler';
-export { rawHandlers } from './live';
+export { rawHandlers, type GatewayStreams } from './live';
 
 /** The handlers of every operation the Express app serves, by operationId. */
 export const ROUTED_HANDLERS: Handlers<RoutedOperationId> = { ...roundsHandlers, ...billingHandlers, ...eventsHandlers, ...labHandlers, ...minersHandlers, ...alertsHandlers, ...sessionHandlers };

@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { API } from '@gridlab/contracts';
 import type { Caller } from '../../app/access';
 import { addRateLimitHeaders, authorize, authorizeNow, liveUnavailable, rateLimitHeaders, sendError, type AppDeps } from '../app';
+import type { AlertStream } from '../alert-stream';
 import { admitStream } from '../caps';
 import type { EventStream } from '../event-stream';
 import type { MinerStream } from '../miner-stream';
@@ -16,15 +17,25 @@ const LIVE_COST = API.getLive.cost;
 const STREAM_COST = API.streamLive.cost;
 const EVENTS_STREAM_COST = API.streamEvents.cost;
 const MINER_STREAM_COST = API.streamMiner.cost;
+const ALERT_STREAM_COST = API.streamAlerts.cost;
+
+/** The gateway's server-sent event streams, each following its feed once per process. */
+export interface GatewayStreams {
+  readonly snapshots: SnapshotStream;
+  readonly events: EventStream;
+  readonly miners: MinerStream;
+  readonly alerts: AlertStream;
+}
 
 /**
  * The operations the raw server answers. GET /live is answered from the cached bytes with
  * only what it needs (auth, rate limit, optional gzip; it has no parameters to check); a
  * stream pays its token at connect.
  */
-export function rawHandlers(deps: AppDeps, stream: SnapshotStream, events: EventStream, miners: MinerStream): RawHandlers {
+export function rawHandlers(deps: AppDeps, { snapshots, events, miners, alerts }: GatewayStreams): RawHandlers {
   const eventsParams = compileParameters(API.streamEvents)!;
   const minerParams = compileParameters(API.streamMiner)!;
+  const alertsParams = compileParameters(API.streamAlerts)!;
   let gzipFor: { seq: number; stale: boolean; bytes: Buffer } | null = null;
   const gzipped = (seq: number, stale: boolean, bytes: Buffer): Buffer => {
     if (gzipFor?.seq !== seq || gzipFor.stale !== stale) gzipFor = { seq, stale, bytes: gzipSync(bytes) };
@@ -62,7 +73,7 @@ export function rawHandlers(deps: AppDeps, stream: SnapshotStream, events: Event
   const subscribe = async (req: IncomingMessage, res: ServerResponse, id: string): Promise<void> => {
     const caller = await authorize(deps, req, STREAM_COST);
     admitStream(deps.streams, caller, req, res);
-    stream.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) });
+    snapshots.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) });
   };
 
   const followEvents = async (req: IncomingMessage, res: ServerResponse, id: string): Promise<void> => {
@@ -82,6 +93,14 @@ export function rawHandlers(deps: AppDeps, stream: SnapshotStream, events: Event
     const caller = await authorize(deps, req, MINER_STREAM_COST);
     admitStream(deps.streams, caller, req, res);
     await miners.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) }, params.path.address, params.header['Last-Event-ID'] ?? null);
+  };
+
+  const followAlerts = async (req: IncomingMessage, res: ServerResponse, id: string): Promise<void> => {
+    // Parameters first: a bad Last-Event-ID costs no token.
+    const params = alertsParams({ headers: req.headers });
+    const caller = await authorize(deps, req, ALERT_STREAM_COST);
+    admitStream(deps.streams, caller, req, res);
+    await alerts.attach(res, { 'X-Request-Id': id, ...rateLimitHeaders(caller.decision) }, caller.subscriberId, params.header['Last-Event-ID'] ?? null);
   };
 
   return {
@@ -109,6 +128,10 @@ export function rawHandlers(deps: AppDeps, stream: SnapshotStream, events: Event
     streamMiner: (req, res, id, path) => {
       res.setHeader('X-Request-Id', id);
       followMiner(req, res, id, path).catch(fail(res, id));
+    },
+    streamAlerts: (req, res, id) => {
+      res.setHeader('X-Request-Id', id);
+      followAlerts(req, res, id).catch(fail(res, id));
     },
   };
 }

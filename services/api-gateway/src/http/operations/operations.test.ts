@@ -1,13 +1,10 @@
 import { API } from '@gridlab/contracts';
 import type { AppDeps } from '../app';
-import type { EventStream } from '../event-stream';
-import type { MinerStream } from '../miner-stream';
-import type { SnapshotStream } from '../sse';
-import { RAW_OPERATIONS, ROUTED_HANDLERS, rawHandlers } from '.';
+import { RAW_OPERATIONS, ROUTED_HANDLERS, rawHandlers, type GatewayStreams } from '.';
 
 describe('the operation table and the handlers', () => {
   // Building the raw handlers touches none of their dependencies.
-  const raw = Object.keys(rawHandlers({} as AppDeps, {} as SnapshotStream, {} as EventStream, {} as MinerStream));
+  const raw = Object.keys(rawHandlers({} as AppDeps, {} as GatewayStreams));
   const handled = [...Object.keys(ROUTED_HANDLERS), ...raw];
 
   it('has a handler for every declared operation', () => {
