@@ -11,8 +11,8 @@ export const WALLET_TRIGGERS = ['deploy', 'win', 'top_miner', 'motherlode'] as c
 export const EVENT_FILTER_OPS = ['<', '<=', '>', '>=', '==', '!='] as const;
 
 export type RuleKind = (typeof RULE_KINDS)[number];
-export type TargetFormat = (typeof TARGET_FORMATS)[number];
-export type WalletTrigger = (typeof WALLET_TRIGGERS)[number];
+type TargetFormat = (typeof TARGET_FORMATS)[number];
+type WalletTrigger = (typeof WALLET_TRIGGERS)[number];
 
 /** SOL has 9 decimals: a lamport is the smallest amount. */
 const SOL_DECIMALS = 9;
@@ -191,7 +191,7 @@ export function alertFieldOf(path: string): string {
     return rest.length >= 1 ? `filters/${rest[0]}/field` : 'filters';
   }
   if (FIELD_INPUT[head] !== undefined) return FIELD_INPUT[head];
-  const known = Object.keys(INITIAL_ALERT_FORM) as string[];
+  const known = Object.keys(INITIAL_ALERT_FORM);
   return known.includes(head) ? head : 'form';
 }
 
