@@ -38,7 +38,7 @@ const KIND_HINTS: Readonly<Record<RuleKind, string>> = {
   strategy_signal: "fires with one of your strategies' decision for the next round",
 };
 const FORMAT_LABELS: Readonly<Record<(typeof TARGET_FORMATS)[number], string>> = {
-  standard: 'Standard Webhooks (signed JSON)',
+  standard: 'Standard (signed JSON)',
   discord: 'Discord message',
   slack: 'Slack message',
 };

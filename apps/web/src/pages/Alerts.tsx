@@ -124,7 +124,8 @@ function FiringItem({ firing, ruleId, canRedeliver }: { firing: Firing; ruleId: 
       )}
       {result !== null && result !== 'queued' && <ErrorBox error={result} />}
       {firing.attempts.length > 0 && (
-        <div class="table-wrap">
+        // Scrolls sideways on a narrow screen: focusable, so a keyboard can scroll it too.
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={`Delivery attempts of the firing of ${when(firing.firedAt)}`}>
           <table class="data">
             <caption class="visually-hidden">Delivery attempts of the firing of {when(firing.firedAt)}, newest first</caption>
             <thead>
@@ -176,7 +177,7 @@ function Deliveries({ alert }: { alert: Alert }) {
       <Loaded load={load} what="the deliveries" retry={reload}>
         {(d) =>
           d.count === 0 ? (
-            <p class="muted">No firing yet{alert.target === null ? '' : ' (test pings are not listed here)'}.</p>
+            <p class="muted">No firing yet.</p>
           ) : (
             <>
               <ul class="feed">
