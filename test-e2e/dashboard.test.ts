@@ -3,7 +3,8 @@
  * The dashboard as a person uses it: headless Chromium (Debian's `chromium`, driven by
  * playwright-core) against the suite started as `make start` starts it, on a fast devnet.
  * Signs in with a granted key, watches the live grid change, backtests, gets a field
- * error, creates, lists and deletes a strategy, reads the leaderboard signed out, checks
+ * error, creates, lists and deletes a strategy, creates an alert rule posting to a local
+ * webhook receiver and tests it, reads the leaderboard signed out, checks
  * that the session cookie is HttpOnly and that requests without it or from another origin
  * are refused, and runs axe-core on every page. Screenshots of each page (desktop, 360 px,
  * dark theme) go to .gridlab/screenshots/.
@@ -17,15 +18,27 @@ import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { createPool } from '@gridlab/db';
 import { RoundRepository } from '@gridlab/rounds-store';
-import { createTestDatabase, runCli, startKeyedSuite, testNamespace, waitUntil, WORKSPACE_ROOT, type KeyedSuite, type TestDatabase } from '@gridlab/testing';
+import {
+  createTestDatabase,
+  runCli,
+  startKeyedSuite,
+  startWebhookReceiver,
+  testNamespace,
+  waitUntil,
+  WORKSPACE_ROOT,
+  type KeyedSuite,
+  type TestDatabase,
+  type WebhookReceiver,
+} from '@gridlab/testing';
 import { Connection, Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction } from '@solana/web3.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 
 const SECRET = 'dashboard-secret-0123456789abcdef';
 const OWNER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const SHOTS = join(WORKSPACE_ROOT, '.gridlab', 'screenshots');
-const PAGES = ['live', 'history', 'miners', 'events', 'lab', 'strategies', 'leaderboard', 'subscribe'] as const;
+const PAGES = ['live', 'history', 'miners', 'events', 'lab', 'strategies', 'alerts', 'leaderboard', 'subscribe'] as const;
 
 const haveChromium = existsSync(CHROMIUM);
 const NO_CHROMIUM = `no Chromium at ${CHROMIUM} (scripts/ensure-browser.sh installs Debian's chromium; CHROMIUM_PATH overrides)`;
@@ -44,6 +57,7 @@ let browser: Browser;
 let base: string;
 let apiKey: string;
 let axeSource: string;
+let receiver: WebhookReceiver;
 
 /** A fresh browser context (own cookies), optionally signed in with the key through the page itself. */
 async function openPage(options: { signIn?: boolean; width?: number; dark?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
@@ -207,8 +221,10 @@ beforeAll(async () => {
   await mkdir(SHOTS, { recursive: true });
   work = await mkdtemp(join(tmpdir(), 'gridlab-dashboard-'));
   db = await createTestDatabase();
+  // The alert rules' webhook endpoint: the notifier may post to it (loopback, http, its port only).
+  receiver = await startWebhookReceiver();
   running = await startKeyedSuite({
-    services: ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-forward', 'lab-backtest'],
+    services: ['indexer', 'api-gateway', 'billing', 'event-log', 'lab-forward', 'lab-backtest', 'notifier'],
     databaseUrl: db.url,
     natsPrefix: ns.natsPrefix,
     redisPrefix: ns.redisPrefix,
@@ -216,6 +232,7 @@ beforeAll(async () => {
     dataDir: join(work, 'data'),
     historyRounds: 120,
     owner: OWNER,
+    env: { NOTIFIER_ALLOW_HTTP: 'true', NOTIFIER_ALLOW_PRIVATE: 'true', NOTIFIER_TARGET_PORTS: String(receiver.port) },
   });
   base = running.local.gatewayUrl;
   apiKey = running.env['GRIDLAB_API_KEY']!;
@@ -228,6 +245,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await running?.suite.stop();
+  await receiver?.stop();
   await db?.drop();
   await ns.cleanup();
   if (work !== undefined) await rm(work, { recursive: true, force: true });
@@ -513,6 +531,144 @@ describeBrowser('the dashboard in a real browser', () => {
     expect(await narrow.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
     await narrow.page.screenshot({ path: join(SHOTS, 'miners-360.png'), fullPage: true });
     await narrow.context.close();
+  });
+
+  it('creates an alert rule posting to a local receiver: the secret once, a signed test ping, its deliveries, field errors, disable, enable and delete', async () => {
+    const { context, page } = await openPage({ signIn: true });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    await go(page, 'alerts');
+    await loaded(page);
+    // A bad field is named where it is typed: by the API (ORE) or, for an amount finer than a lamport, by the form.
+    await page.getByLabel('Pool at least (ORE)').fill('0');
+    await page.getByRole('button', { name: 'Create rule' }).click();
+    await page.getByTestId('error-alert-minOre').waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId('error-alert-minOre').textContent()).toContain('at least 0.00000000001');
+    expect(await page.getByLabel('Pool at least (ORE)').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Kind').selectOption('square_ev');
+    await page.getByLabel('Your stake per square (SOL)').fill('0.0000000001');
+    await page.getByRole('button', { name: 'Create rule' }).click();
+    expect(await page.getByTestId('error-alert-stakeSol').textContent()).toContain('at most 9 decimals');
+
+    // A rule that fires every round (any square beats -99% EV) and posts to the receiver.
+    const name = `every round ${Date.now()}`;
+    await page.getByLabel('Name').fill(name);
+    await page.getByLabel('EV per SOL at least').fill('-0.99');
+    await page.getByLabel('Your stake per square (SOL)').fill('0.1');
+    await page.getByLabel('From slots before the end').fill('200');
+    await page.getByLabel('Webhook URL').fill(receiver.url);
+    await page.getByRole('button', { name: 'Create rule' }).click();
+    const shown = page.getByTestId('alert-secret');
+    await shown.waitFor({ timeout: 20_000 });
+    const secret = (await shown.locator('code').textContent())!.trim();
+    expect(secret).toMatch(/^whsec_/);
+    expect(await shown.textContent()).toContain('it will not be shown again');
+    await shown.getByRole('button', { name: 'Copy' }).click();
+    await shown.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    const card = page.locator('[data-testid=alert-list] > li', { hasText: name });
+    await card.waitFor({ timeout: 20_000 });
+    expect(await card.textContent()).toContain(`Posts to ${receiver.url} (standard)`);
+    expect(await card.locator('.badge').first().textContent()).toBe('enabled');
+    const ruleId = (await card.getAttribute('data-alert'))!;
+
+    // The test ping: the page shows its outcome, and the receiver got it signed with the secret shown.
+    await card.getByRole('button', { name: /^Send a test/ }).click();
+    const outcome = card.getByTestId('test-outcome');
+    await outcome.waitFor({ timeout: 20_000 });
+    expect(await outcome.textContent()).toMatch(/^Test delivered: HTTP 204 in \d+ ms/);
+    const pingId = (await outcome.locator('code').textContent())!.trim();
+    const ping = receiver.receipts.find((r) => r.id === pingId)!;
+    expect(ping).toBeDefined();
+    expect(new Webhook(secret).verify(ping.raw, ping.headers)).toMatchObject({ type: 'alert.test', ruleId });
+
+    // Its firings (the test ping's too), newest first, each with its attempts; one redelivered under its webhook id.
+    await card.getByRole('button', { name: /^Deliveries/ }).click();
+    const firings = card.getByTestId('firing');
+    await firings.filter({ hasText: 'alert.test' }).waitFor({ timeout: 20_000 });
+    const fired = firings.filter({ hasText: 'alert.square_ev' }).filter({ hasText: 'delivered' });
+    await waitUntil(
+      'a delivered firing of the rule',
+      async () => {
+        await card.getByRole('button', { name: /^Refresh/ }).click();
+        return fired.count();
+      },
+      (n) => n > 0,
+      { timeoutMs: 60_000, everyMs: 1000 },
+    );
+    const webhookId = (await fired.first().getAttribute('data-webhook-id'))!;
+    // Pinned by its webhook id: newer firings arrive every round, and a redelivered one is pending again.
+    const firing = card.locator(`[data-webhook-id="${webhookId}"]`);
+    expect(await firing.locator('tbody tr').first().textContent()).toMatch(/^#1.*204\d+ ms\(empty\)$/);
+    const posted = receiver.receipts.find((r) => r.id === webhookId)!;
+    expect(new Webhook(secret).verify(posted.raw, posted.headers)).toMatchObject({ type: 'alert.square_ev', ruleId });
+    await firing.getByRole('button', { name: /^Redeliver/ }).click();
+    await firing.getByText('Queued again under the same webhook id.').waitFor({ timeout: 20_000 });
+    await waitUntil('the redelivery', async () => receiver.receipts.filter((r) => r.id === webhookId).length, (n) => n >= 2, { timeoutMs: 30_000 });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'alerts-rule.png'), fullPage: true });
+
+    // A new secret, shown once; the next ping is signed with it.
+    page.once('dialog', (dialog) => void dialog.accept());
+    await card.getByRole('button', { name: /^Rotate secret/ }).click();
+    await waitUntil('the new secret', async () => ((await shown.count()) === 0 ? '' : (await shown.locator('code').textContent())!.trim()), (s) => s !== '' && s !== secret, { timeoutMs: 20_000 });
+    const rotated = (await shown.locator('code').textContent())!.trim();
+    expect(await shown.textContent()).toContain('The previous secret keeps signing beside it until');
+    await card.getByRole('button', { name: /^Send a test/ }).click();
+    const secondId = await waitUntil('the second test ping', async () => (await outcome.locator('code').textContent())!.trim(), (id) => id !== pingId, { timeoutMs: 20_000 });
+    const second = receiver.receipts.find((r) => r.id === secondId)!;
+    expect(new Webhook(rotated).verify(second.raw, second.headers)).toMatchObject({ type: 'alert.test', ruleId });
+
+    // Disabled by its owner, then enabled again.
+    await card.getByRole('button', { name: /^Disable/ }).click();
+    await card.locator('.badge', { hasText: /^disabled$/ }).waitFor({ timeout: 20_000 });
+    await card.getByRole('button', { name: /^Enable/ }).click();
+    await card.locator('.badge', { hasText: /^enabled$/ }).waitFor({ timeout: 20_000 });
+    // Disabled by the notifier for a failing endpoint (as its delivery queue records it): the page says so, and enabling clears it.
+    const pool = createPool(db.url);
+    try {
+      await pool.query(`UPDATE alerts.rules SET enabled = false, disabled_reason = 'endpoint_failing', failing_since = now() - interval '24 hours' WHERE id = $1`, [ruleId]);
+    } finally {
+      await pool.end();
+    }
+    await page.reload();
+    await card.getByTestId('endpoint-failing').waitFor({ timeout: 20_000 });
+    expect(await card.locator('.badge').first().textContent()).toBe('disabled: endpoint failing');
+    expect(await page.locator('main').textContent()).not.toContain(secret);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'alerts-failing.png'), fullPage: true });
+    await card.getByRole('button', { name: /^Enable/ }).click();
+    await card.locator('.badge', { hasText: /^enabled$/ }).waitFor({ timeout: 20_000 });
+    expect(await card.getByTestId('endpoint-failing').count()).toBe(0);
+
+    // A rule without a webhook: no secret, its firings read here (it stays for the pages' screenshots).
+    await page.getByLabel('Kind').selectOption('motherlode');
+    await page.getByLabel('Name').fill('pool watch');
+    await page.getByLabel('Webhook URL').fill('');
+    await page.getByRole('button', { name: 'Create rule' }).click();
+    await page.getByText('Created “pool watch”: without a webhook').waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId('alert-secret').count()).toBe(0);
+    await context.close();
+
+    for (const view of [{ width: 360, shot: 'alerts-360.png' }, { dark: true, shot: 'alerts-dark.png' }]) {
+      const opened = await openPage({ signIn: true, ...view });
+      await go(opened.page, 'alerts');
+      await loaded(opened.page);
+      await opened.page.locator('[data-testid=alert-list] > li', { hasText: name }).getByRole('button', { name: /^Deliveries/ }).click();
+      await opened.page.getByTestId('firing').first().waitFor({ timeout: 20_000 });
+      expect(await opened.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+      expect(await axeViolations(opened.page)).toEqual([]);
+      await opened.page.screenshot({ path: join(SHOTS, view.shot), fullPage: true });
+      if (view.shot === 'alerts-dark.png') {
+        // Deleted, with its delivery log.
+        const darkCard = opened.page.locator('[data-testid=alert-list] > li', { hasText: name });
+        opened.page.once('dialog', (dialog) => void dialog.accept());
+        await darkCard.getByRole('button', { name: /^Delete/ }).click();
+        await darkCard.waitFor({ state: 'detached', timeout: 20_000 });
+      }
+      await opened.context.close();
+    }
+    const left = (await running!.get<{ alerts: { id: string }[] }>('/api/v1/alerts')).alerts.map((a) => a.id);
+    expect(left).not.toContain(ruleId);
   });
 
   it('has no serious accessibility violation on any page, fits 360 px, and follows a dark system theme', async () => {

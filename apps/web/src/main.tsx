@@ -4,6 +4,7 @@ import { isGridlabApiError } from '@gridlab/client';
 import { describe, session, type SessionInfo } from './api';
 import { Loading } from './components/Status';
 import { useRoute } from './hooks';
+import { AlertsPage } from './pages/Alerts';
 import { EventsPage } from './pages/Events';
 import { HistoryPage } from './pages/History';
 import { LabPage } from './pages/Lab';
@@ -23,6 +24,7 @@ const PAGES = [
   { path: '/events', label: 'Events', needsSession: true },
   { path: '/lab', label: 'Strategy Lab', needsSession: true },
   { path: '/strategies', label: 'My strategies', needsSession: true },
+  { path: '/alerts', label: 'Alerts', needsSession: true },
   { path: '/leaderboard', label: 'Leaderboard', needsSession: false },
   { path: '/subscribe', label: 'Subscribe', needsSession: false },
 ] as const;
@@ -86,6 +88,9 @@ function App() {
         break;
       case '/strategies':
         content = <StrategiesPage selected={route.params.get('id')} />;
+        break;
+      case '/alerts':
+        content = <AlertsPage />;
         break;
       case '/leaderboard':
         content = <LeaderboardPage />;
