@@ -66,13 +66,41 @@ const bench: Bench = async () => {
   );
   probe.close();
   const db = await createTestDatabase();
-  const ledgerDb = await createTestDatabase();
   await runMigrations({ databaseUrl: db.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
-  await runMigrations({ databaseUrl: ledgerDb.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
   const pool = createPool(db.url);
-  const ledgerPool = createPool(ledgerDb.url);
   let requests = 0;
   const rpc = new SolanaRpc(rpcUrl, { batchMax: BATCH, concurrency: 4, observe: () => requests++ });
+
+  /** One more fill into a fresh database, with every wallet's side of each round or without: its seconds and miner rows. */
+  const fillAgain = async (ledger: boolean): Promise<{ seconds: number; minerRows: number; stored: number }> => {
+    const again = await createTestDatabase();
+    await runMigrations({ databaseUrl: again.url, schema: INDEXER_SCHEMA, dir: INDEXER_MIGRATIONS_DIR });
+    const againPool = createPool(again.url);
+    try {
+      // As the indexer writes the ledger: the rollups folded every thousand rounds and at the
+      // end, inside the fill (so inside the time).
+      const writer = new MinerLedgerWriter(againPool);
+      let minerRows = 0;
+      const store: FillStore = ledger
+        ? {
+            ...historyFillStore(againPool),
+            insertMiners: async (rounds) => {
+              const entries = rounds.map(({ round, miners }) => ({ round: { id: round.id, settledAt: new Date(round.settledAt), productionCost: round.productionCost }, miners }));
+              const written = await writer.writeRounds(entries, { deferRollups: true });
+              for (const { round, miners } of rounds) if (written.has(round.id)) minerRows += miners.length;
+            },
+            foldMiners: async () => void (await writer.foldRollups()),
+          }
+        : historyFillStore(againPool);
+      const started = performance.now();
+      const filled = await fillHistory({ fromId: 1, toId: ROUNDS }, new TransactionHistory(rpc, pdas, { ledger }), store, { concurrency: 4 });
+      return { seconds: (performance.now() - started) / 1000, minerRows, stored: filled.stored };
+    } finally {
+      await againPool.end();
+      await again.drop();
+    }
+  };
+
   try {
     const store: FillStore = historyFillStore(pool);
     const fetcher = new CountingHistory(rpc, pdas);
@@ -81,23 +109,18 @@ const bench: Bench = async () => {
     const seconds = (performance.now() - started) / 1000;
     const fillRequests = requests;
 
-    // The same fill with every wallet's side of each round read and stored (the indexer's
-    // default), as the indexer writes it: the rollups folded every thousand rounds and at
-    // the end, inside the fill (so inside the time).
-    const writer = new MinerLedgerWriter(ledgerPool);
-    let minerRows = 0;
-    const ledgerStore: FillStore = {
-      ...historyFillStore(ledgerPool),
-      insertMiners: async (rounds) => {
-        const entries = rounds.map(({ round, miners }) => ({ round: { id: round.id, settledAt: new Date(round.settledAt), productionCost: round.productionCost }, miners }));
-        const written = await writer.writeRounds(entries, { deferRollups: true });
-        for (const { round, miners } of rounds) if (written.has(round.id)) minerRows += miners.length;
-      },
-      foldMiners: async () => void (await writer.foldRollups()),
-    };
-    const ledgerStarted = performance.now();
-    const withLedger = await fillHistory({ fromId: 1, toId: ROUNDS }, new TransactionHistory(rpc, pdas, { ledger: true }), ledgerStore, { concurrency: 4 });
-    const ledgerSeconds = (performance.now() - ledgerStarted) / 1000;
+    // The ledger's cost: fills with it and without, taken in turn (neither gains from going
+    // second), each the quicker of two (the VM's stalls and PostgreSQL's checkpoints land on
+    // one fill or another by chance).
+    const withLedgerRuns = [];
+    const plainRuns = [seconds];
+    for (let k = 0; k < 2; k++) {
+      withLedgerRuns.push(await fillAgain(true));
+      if (k === 0) plainRuns.push((await fillAgain(false)).seconds);
+    }
+    const ledgerSeconds = Math.min(...withLedgerRuns.map((r) => r.seconds));
+    const plainSeconds = Math.min(...plainRuns);
+    const minerRows = withLedgerRuns[0]!.minerRows;
     const over = fetcher.rounds.filter((r) => r.calls > 2 + Math.ceil(r.transactions / BATCH)).length;
     const perRound = Math.max(...fetcher.rounds.map((r) => r.calls - Math.ceil(r.transactions / BATCH)));
 
@@ -126,12 +149,19 @@ const bench: Bench = async () => {
       { key: 'history.seconds', label: `history from transactions: ${ROUNDS.toLocaleString('en')} closed rounds rebuilt (devnet, no provider limit)`, value: Math.round(seconds * 10) / 10, unit: 's', target: `< ${TARGET_SECONDS}`, met: seconds < TARGET_SECONDS && result.stored === ROUNDS },
       {
         key: 'history.withLedgerSeconds',
-        label: `the same fill with every wallet's side of each round stored (${minerRows.toLocaleString('en')} miner rows)`,
+        label: `the same fill with every wallet's side of each round stored (${minerRows.toLocaleString('en')} miner rows; the quicker of two)`,
         value: Math.round(ledgerSeconds * 10) / 10,
         unit: 's',
-        met: withLedger.stored === ROUNDS,
+        met: withLedgerRuns.every((r) => r.stored === ROUNDS),
       },
-      { key: 'history.ledgerSlowdown', label: 'history fill with the miner ledger ÷ without (same run)', value: Math.round((ledgerSeconds / seconds) * 100) / 100, unit: 'ratio', target: '<= 1.2', met: ledgerSeconds <= 1.2 * seconds },
+      {
+        key: 'history.ledgerSlowdown',
+        label: 'history fill with the miner ledger ÷ without (same run; the quicker of two fills each, taken in turn)',
+        value: Math.round((ledgerSeconds / plainSeconds) * 100) / 100,
+        unit: 'ratio',
+        target: '<= 1.2',
+        met: ledgerSeconds <= 1.2 * plainSeconds,
+      },
       { key: 'history.roundsPerSecond', label: 'history from transactions: rounds rebuilt and stored', value: Math.round(result.roundsPerSecond * 10) / 10, unit: 'rounds/s' },
       { key: 'history.transactionsPerSecond', label: `history from transactions: transactions fetched and decoded (${Math.round(result.transactions / ROUNDS)} a round)`, value: Math.round(txRate), unit: 'tx/s' },
       { key: 'history.decodeOnlyPerSecond', label: 'baseline, same run: the same transactions decoded and rebuilt from memory (JSON.parse included)', value: Math.round(decodeRate), unit: 'tx/s' },
@@ -142,9 +172,7 @@ const bench: Bench = async () => {
   } finally {
     rpc.close();
     await pool.end();
-    await ledgerPool.end();
     await db.drop();
-    await ledgerDb.drop();
     await devnet.stop();
   }
 };

@@ -604,6 +604,12 @@ describeBrowser('the dashboard in a real browser', () => {
     await firing.getByRole('button', { name: /^Redeliver/ }).click();
     await firing.getByText('Queued again under the same webhook id.').waitFor({ timeout: 20_000 });
     await waitUntil('the redelivery', async () => receiver.receipts.filter((r) => r.id === webhookId).length, (n) => n >= 2, { timeoutMs: 30_000 });
+    // The same firings arrive on the page as they are stored (the alert stream), under their webhook ids.
+    const live = page.getByTestId('live-firings').locator('li', { hasText: 'alert.square_ev' });
+    await live.first().waitFor({ timeout: 30_000 });
+    expect(await live.first().textContent()).toContain(name);
+    const streamedId = (await live.first().getAttribute('data-webhook-id'))!;
+    await waitUntil('the streamed firing at the receiver', async () => receiver.receipts.some((r) => r.id === streamedId), (got) => got, { timeoutMs: 30_000 });
     expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: join(SHOTS, 'alerts-rule.png'), fullPage: true });
 

@@ -172,10 +172,17 @@ const NO_STAKE: readonly number[] = new Array<number>(SQUARES).fill(0);
 
 const ZERO_OUTCOME: Omit<MinerOutcome, 'authority'> = { solBack: 0, oreTopMiner: 0, oreSplit: 0, oreMotherlode: 0, topMiner: false, adminFee: 0, protocolFee: 0 };
 
-function squaresOf(mask: number): number[] {
-  const out: number[] = [];
-  for (let s = 0; s < SQUARES; s++) if ((mask & (1 << s)) !== 0) out.push(s);
-  return out;
+/** Squares of a mask, kept per mask: a round's deploys use few masks (all 25, one square, a handful of patterns) many times. */
+const SQUARE_LISTS = new Map<number, readonly number[]>();
+
+function squaresOf(mask: number): readonly number[] {
+  const known = SQUARE_LISTS.get(mask);
+  if (known !== undefined) return known;
+  const list: number[] = [];
+  for (let s = 0; s < SQUARES; s++) if ((mask & (1 << s)) !== 0) list.push(s);
+  // Bounded: a mask of the 2^25 possible is an entry at most once; a flood of rare ones is dropped.
+  if (SQUARE_LISTS.size < 65_536) SQUARE_LISTS.set(mask, list);
+  return list;
 }
 
 /** A wallet's stake per square from its deploys that show their squares (a square at its first deploy only); null when one does not. */
@@ -203,30 +210,33 @@ interface TransactionCosts {
  */
 function transactionCosts(input: Pick<LedgerInput, 'applied' | 'transactions' | 'roundAddress'>): Map<string, TransactionCosts> {
   const costs = new Map<string, TransactionCosts>();
+  // The stake each executor-sent transaction moved for a wallet (the only ones an executor fee is read from).
   const stakeIn = new Map<string, number | null>();
   for (const d of input.applied) {
+    if (d.signer === d.authority) continue;
     const key = `${d.signature}:${d.authority}`;
     const prior = stakeIn.has(key) ? stakeIn.get(key)! : 0;
     stakeIn.set(key, prior === null || d.squares === null || d.amount === null ? null : prior + d.amount * popcount(d.squares));
   }
   for (const tx of input.transactions) {
     if (tx.failed) continue;
-    const minersSeen = new Set<string>();
-    const automationsSeen = new Set<string>();
+    // A transaction carries one deploy or a few: a list is cheaper than a set to make and search.
+    const minersSeen: string[] = [];
+    const automationsSeen: string[] = [];
     for (const call of tx.deploys) {
       const at = call.rounds.indexOf(input.roundAddress);
       if (at < 0) continue;
-      const cost = costs.get(call.authority) ?? { executorFee: 0, checkpointDeposit: 0 };
-      costs.set(call.authority, cost);
-      if (!minersSeen.has(call.authority)) {
-        minersSeen.add(call.authority);
+      let cost = costs.get(call.authority);
+      if (cost === undefined) costs.set(call.authority, (cost = { executorFee: 0, checkpointDeposit: 0 }));
+      if (!minersSeen.includes(call.authority)) {
+        minersSeen.push(call.authority);
         const gain = call.minerGains[at] ?? null;
         const created = tx.created.find((c) => c.address === call.miners[at]);
         const rent = created === undefined ? 0 : created.lamports;
         cost.checkpointDeposit = cost.checkpointDeposit === null || gain === null || rent === null ? null : cost.checkpointDeposit + Math.max(0, gain - rent);
       }
-      if (call.automated && call.signer !== call.authority && !automationsSeen.has(call.authority)) {
-        automationsSeen.add(call.authority);
+      if (call.automated && call.signer !== call.authority && !automationsSeen.includes(call.authority)) {
+        automationsSeen.push(call.authority);
         const stake = stakeIn.get(`${tx.signature}:${call.authority}`) ?? null;
         const lost = call.automationGain === null ? null : -call.automationGain;
         const returned = call.authorityGain === null ? null : Math.max(0, call.authorityGain);

@@ -1,7 +1,7 @@
 import type { RoundLayout } from '@gridlab/chain';
 import type { MinerRound, PayoutRule, Round } from '@gridlab/contracts';
 import { isGridlabError } from '@gridlab/errors';
-import { ledgerRows, storedRound, type FetchedRound, type TransactionHistory } from './transaction-history';
+import { ledgerRows, settleWhenDecided, storedRound, type FetchedRound, type TransactionHistory } from './transaction-history';
 
 /** A round that was not stored this time, and why (it is tried again later). */
 export interface RefusedRound {
@@ -240,7 +240,7 @@ async function fetchWithRetry(history: TransactionHistory, id: number, layout: R
   for (;;) {
     if (options.signal?.aborted) return null;
     try {
-      return await history.fetch(id, layout);
+      return settleWhenDecided(await history.fetch(id, layout));
     } catch (error) {
       // Not a transaction at all (the node's answer, not anyone's transaction): refused, and tried again later, with back-off.
       if (isGridlabError(error) && error.kind === 'decode') {

@@ -3,5 +3,5 @@
  * their transactions within the RPC provider's limits (SPEC 3.2). Shared by the indexer,
  * which fills its history by itself, and `gridlab backfill`.
  */
-export { TransactionHistory, ledgerRows, storedRound, type FetchedRound } from './transaction-history';
+export { TransactionHistory, ledgerRows, settleWhenDecided, storedRound, type FetchedRound } from './transaction-history';
 export { fillHistory, type FillOptions, type FillProgress, type FillStore, type RefusedRound, type RoundWithMiners } from './history-filler';

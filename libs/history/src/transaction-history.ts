@@ -36,6 +36,8 @@ export interface FetchedRound {
   readonly calls: number;
   /** With the ledger on: what the round's transactions say of its wallets, which its miners' rows are settled from (`ledgerRows`). */
   readonly ledger?: MinerFacts;
+  /** The miners' rows settled already, and under what (`settleWhenDecided`); `ledger` is dropped then. */
+  readonly settled?: { readonly rows: MinerRound[]; readonly payoutRule: PayoutRule; readonly settledAt: string };
 }
 
 /**
@@ -115,6 +117,32 @@ export function storedRound(
  * rule and time; null when the round was read without it or not rebuilt.
  */
 export function ledgerRows(fetched: FetchedRound, round: Pick<Round, 'payoutRule' | 'settledAt'>): MinerRound[] | null {
+  const { settled } = fetched;
+  if (settled !== undefined) {
+    if (settled.payoutRule !== round.payoutRule || settled.settledAt !== round.settledAt) {
+      throw new Error(`round ${fetched.id}: its miners were settled under ${settled.payoutRule} at ${settled.settledAt}, and it is stored under ${round.payoutRule} at ${round.settledAt}`);
+    }
+    return settled.rows;
+  }
   if (fetched.ledger === undefined || !fetched.result.ok) return null;
   return settleMinerFacts(fetched.ledger, round);
+}
+
+/**
+ * A round read with the ledger on, its miners' rows settled now and its wallets' facts
+ * dropped (and its deploys), when the round alone decides the rule and the time `storedRound` stores it
+ * under (not a voided or empty round, whose rule is the round before it; not a reset
+ * without a block time); otherwise as it came. For a fill, which stores rounds as it read
+ * them and holds a chunk of them until then: what it holds is what the collector copies,
+ * and the rows are less than the facts they are settled from.
+ */
+export function settleWhenDecided(fetched: FetchedRound): FetchedRound {
+  const { result, ledger } = fetched;
+  if (ledger === undefined || !result.ok || result.settledAt === null) return fetched;
+  const rule = inferPayoutRule(result.account, null);
+  if (!rule.ok || (rule.basis !== 'layout' && rule.basis !== 'totals')) return fetched;
+  const under = { payoutRule: rule.rule, settledAt: result.settledAt.toISOString() };
+  const { ledger: _facts, ...rest } = fetched;
+  // The deploys go too: the facts were read from them, and the rows say the rest.
+  return { ...rest, result: { ...result, applied: [] }, settled: { rows: settleMinerFacts(ledger, under), ...under } };
 }

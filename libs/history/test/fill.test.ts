@@ -8,7 +8,7 @@ import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { startDevnet, type Devnet } from '@gridlab/devnet';
 import { HistoryStore, historyFillStore, INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA, RoundRepository } from '@gridlab/rounds-store';
 import { createTestDatabase, provableRound, type TestDatabase } from '@gridlab/testing';
-import { fillHistory, TransactionHistory, type FillProgress, type FillStore } from '../src';
+import { fillHistory, ledgerRows, settleWhenDecided, storedRound, TransactionHistory, type FillProgress, type FillStore } from '../src';
 
 let devnet: Devnet;
 let db: TestDatabase;
@@ -80,6 +80,29 @@ describe('fillHistory', () => {
     expect(stored.map(strip)).toEqual(truth.map(strip));
     // Nothing left: a third fill has nothing to do and makes no RPC call.
     expect(await fillHistory({ fromId: 0, toId: 40 }, fetcher, store)).toMatchObject({ total: 0, done: 0, calls: 0 });
+  });
+
+  it("settles a round's miners when it is read, as they are settled once it is stored, where the round alone decides how; keeps the facts otherwise", async () => {
+    const fetcher = new TransactionHistory(rpc, new OrePdas(devnet.programId), { ledger: true });
+    let previous: Round['payoutRule'] | null = null;
+    let early = 0;
+    for (let id = 1; id <= 40; id++) {
+      const fetched = await fetcher.fetch(id, null);
+      if (!fetched.result.ok) continue;
+      const stored = storedRound(fetched as typeof fetched & { result: { ok: true } }, previous, new Date());
+      if (!stored.ok) continue;
+      previous = stored.round.payoutRule;
+      const settled = settleWhenDecided(fetched);
+      if (settled.settled !== undefined) {
+        early++;
+        expect(settled.ledger).toBeUndefined();
+      } else expect(settled).toBe(fetched);
+      expect([id, ledgerRows(settled, stored.round)]).toEqual([id, ledgerRows(fetched, stored.round)]);
+    }
+    expect(early).toBeGreaterThan(30);
+    // Rows settled when read belong to the round as read: a round stored otherwise is an error, not other rows.
+    const fetched = settleWhenDecided(await fetcher.fetch(12, null));
+    expect(() => ledgerRows(fetched, { payoutRule: 'parimutuel', settledAt: '2020-01-01T00:00:00.000Z' })).toThrow(/stored under parimutuel at 2020/);
   });
 
   it('counts what a round cost: one signature page and a batch per hundred transactions', async () => {

@@ -18,7 +18,7 @@ export function copyRows(rows: readonly StoredRow[]): Buffer {
     if (v === null) o = b.writeInt32BE(-1, o);
     else {
       o = b.writeInt32BE(8, o);
-      o = b.writeBigInt64BE(BigInt(v), o);
+      o = int64(b, v, o);
     }
   };
   const i4 = (v: number | null): void => {
@@ -57,10 +57,22 @@ export function copyRows(rows: readonly StoredRow[]): Buffer {
     if (r.amounts === null) o = b.writeInt32BE(-1, o);
     else {
       o = b.writeInt32BE(8 * r.amounts.length, o);
-      for (const a of r.amounts) o = b.writeBigInt64BE(BigInt(a), o);
+      for (const a of r.amounts) o = int64(b, a, o);
     }
   }
   o = b.writeInt16BE(-1, o);
   // Null figures take no bytes: the buffer was sized for none.
   return b.subarray(0, o);
+}
+
+const TWO_32 = 4294967296;
+
+/**
+ * A safe integer as a big-endian two's-complement int8, without a BigInt (a row has up to
+ * 32 of them; history writes hundreds of thousands of rows): the high word is the floored
+ * quotient by 2^32, the low word the remainder (ToUint32).
+ */
+function int64(b: Buffer, v: number, o: number): number {
+  b.writeInt32BE(Math.floor(v / TWO_32), o);
+  return b.writeUInt32BE(v >>> 0, o + 4);
 }

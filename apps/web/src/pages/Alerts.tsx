@@ -1,7 +1,7 @@
-import type { AlertDeliveries, AlertList, AlertTest } from '@gridlab/client';
+import type { AlertDeliveries, AlertList, AlertStreamFiring, AlertTest } from '@gridlab/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { lamportsToSol } from '../alert-form';
-import { api } from '../api';
+import { api, describe } from '../api';
 import { AlertRuleForm, KIND_LABELS } from '../components/AlertRuleForm';
 import { ErrorBox, Loaded } from '../components/Status';
 import { when } from '../format';
@@ -20,6 +20,8 @@ interface ShownSecret {
 
 /** Firings listed at first (a rule can fire every round); the rest on request. */
 const FIRINGS_SHOWN = 20;
+/** Firings kept in the live list, newest first. */
+const LIVE_SHOWN = 50;
 /** An answer's excerpt is up to 1 KiB: the table shows its start, the title all of it. */
 const EXCERPT_SHOWN = 80;
 
@@ -276,6 +278,55 @@ function RuleCard({ alert, busy, act, onSecret }: { alert: Alert; busy: boolean;
 }
 
 /** The caller's alert rules: create (the secret shown once), test, deliveries, enable, disable, rotate, delete. */
+/**
+ * Every rule's firings as the notifier stores them (GET /alerts/stream), newest first:
+ * what a webhook receives, for rules with one and without. Only new firings: the
+ * deliveries of each rule list the earlier ones.
+ */
+function LiveFirings({ titles }: { titles: ReadonlyMap<string, string> }) {
+  const [firings, setFirings] = useState<readonly AlertStreamFiring[]>([]);
+  const [status, setStatus] = useState<string | null>(null);
+  useEffect(() => {
+    const abort = new AbortController();
+    void (async () => {
+      try {
+        for await (const firing of api.alertStream({ signal: abort.signal, onReconnect: () => setStatus('reconnecting to your alert stream…') })) {
+          setStatus(null);
+          setFirings((list) => [firing, ...list].slice(0, LIVE_SHOWN));
+        }
+      } catch (e) {
+        if (!abort.signal.aborted) setStatus(describe(e));
+      }
+    })();
+    return () => abort.abort();
+  }, []);
+  return (
+    <section aria-labelledby="live-firings-title">
+      <h2 id="live-firings-title">As they fire</h2>
+      {status !== null && (
+        <p class="warning" role="status">
+          {status}
+        </p>
+      )}
+      {firings.length === 0 ? (
+        <p class="muted">Your rules' firings appear here as they happen, with or without a webhook.</p>
+      ) : (
+        <ol class="feed" data-testid="live-firings" aria-live="polite">
+          {firings.map((f) => (
+            <li key={f.id} data-webhook-id={f.webhookId}>
+              <span class="badge">{f.payload.type}</span> {titles.get(f.ruleId) ?? f.ruleId}
+              {f.payload.roundId === null ? '' : `, round ${f.payload.roundId}`}{' '}
+              <time class="muted" dateTime={f.firedAt}>
+                {when(f.firedAt)}
+              </time>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
 export function AlertsPage() {
   const [list, reload] = useLoad((signal) => api.alerts({ signal }), []);
   const [failure, setFailure] = useState<unknown>(null);
@@ -324,6 +375,7 @@ export function AlertsPage() {
           )
         }
       </Loaded>
+      <LiveFirings titles={new Map(list.state === 'ok' ? list.value.alerts.map((a) => [a.id, titleOf(a)]) : [])} />
       <h2>New rule</h2>
       <AlertRuleForm
         onCreated={(c) => {
