@@ -91,20 +91,20 @@ export class DeliveryQueue {
   /** Stores firings (a key already stored is left as it was) and queues those of enabled rules with a target. */
   async fire(firings: readonly NewFiring[]): Promise<Fired[]> {
     if (firings.length === 0) return [];
-    const { rows } = await this.pool.query<{ id: string; rule_id: string; owner: string; webhook_id: string; payload: unknown; fired_at: Date; queued: boolean }>(
+    const { rows } = await this.pool.query<{ id: string; rule_id: string; owner: string; webhook_id: string; queued: boolean }>(
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[]) AS u(rule_id, dedup_key, webhook_id, payload, fired_at)
        ), stored AS (
          INSERT INTO alerts.firings (rule_id, owner, dedup_key, webhook_id, payload, fired_at)
          SELECT i.rule_id, r.owner, i.dedup_key, i.webhook_id, i.payload, i.fired_at FROM input i JOIN alerts.rules r ON r.id = i.rule_id
          ON CONFLICT (dedup_key) DO NOTHING
-         RETURNING ${STORED_FIRING_COLUMNS}
+         RETURNING id, rule_id, owner, webhook_id
        ), queued AS (
          INSERT INTO alerts.deliveries (firing_id, rule_id, next_at)
          SELECT s.id, s.rule_id, now() FROM stored s JOIN alerts.rules r ON r.id = s.rule_id WHERE r.enabled AND r.target_url IS NOT NULL
          RETURNING firing_id
        )
-       SELECT s.*, EXISTS (SELECT 1 FROM queued q WHERE q.firing_id = s.id) AS queued FROM stored s ORDER BY s.id`,
+       SELECT s.id, s.rule_id, s.owner, s.webhook_id, EXISTS (SELECT 1 FROM queued q WHERE q.firing_id = s.id) AS queued FROM stored s ORDER BY s.id`,
       [
         firings.map((f) => f.ruleId),
         firings.map((f) => f.dedupKey),
@@ -113,7 +113,12 @@ export class DeliveryQueue {
         firings.map((f) => f.firedAt),
       ],
     );
-    return rows.map((r) => ({ ...toStoredFiring(r), queued: r.queued }));
+    // What was stored is what was given: the payloads are not sent back (a round can fire a thousand rules).
+    const given = new Map(firings.map((f) => [f.webhookId, f]));
+    return rows.map((r) => {
+      const f = given.get(r.webhook_id)!;
+      return { id: Number(r.id), ruleId: r.rule_id, owner: r.owner, webhookId: r.webhook_id, payload: f.payload, firedAt: f.firedAt, queued: r.queued };
+    });
   }
 
   /**

@@ -73,7 +73,7 @@ export async function startEngine(platform: Platform, config: ServiceConfig, met
       fire: async (firings) => {
         const stored = await queue.fire(firings.map((f) => ({ ruleId: f.ruleId, dedupKey: f.dedupKey, webhookId: newWebhookId(), payload: f.payload, firedAt: f.firedAt })));
         // The streams are told after the dispatcher is woken (the engine wakes it when this resolves): webhooks first.
-        if (stored.length > 0) setImmediate(() => publish(stored));
+        if (stored.length > 0) publish(stored);
         return { stored: stored.length, queued: stored.filter((f) => f.queued).length };
       },
     },
