@@ -23,6 +23,25 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: read
   return [state, reload];
 }
 
+/** Actions on a list's items: which item has one under way, the last one's failure, and `act` (the list is read again after each success). */
+export function useActions(reload: () => void): { busy: string | null; failure: unknown; act: (id: string, call: () => Promise<unknown>) => Promise<void> } {
+  const [failure, setFailure] = useState<unknown>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const act = async (id: string, call: () => Promise<unknown>): Promise<void> => {
+    setBusy(id);
+    setFailure(null);
+    try {
+      await call();
+      reload();
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setBusy(null);
+    }
+  };
+  return { busy, failure, act };
+}
+
 /** A value that changes every second (countdowns). */
 export function useNow(intervalMs = 1000): number {
   const [now, setNow] = useState(Date.now());

@@ -5,7 +5,7 @@ import { api, describe } from '../api';
 import { AlertRuleForm, KIND_LABELS } from '../components/AlertRuleForm';
 import { ErrorBox, Loaded } from '../components/Status';
 import { when } from '../format';
-import { useLoad } from '../hooks';
+import { useActions, useLoad } from '../hooks';
 
 type Alert = AlertList['alerts'][number];
 type Firing = AlertDeliveries['firings'][number];
@@ -329,22 +329,9 @@ function LiveFirings({ titles }: { titles: ReadonlyMap<string, string> }) {
 
 export function AlertsPage() {
   const [list, reload] = useLoad((signal) => api.alerts({ signal }), []);
-  const [failure, setFailure] = useState<unknown>(null);
-  const [busy, setBusy] = useState<string | null>(null);
+  const { busy, failure, act } = useActions(reload);
   const [secret, setSecret] = useState<ShownSecret | null>(null);
   const [created, setCreated] = useState<string | null>(null);
-  const act = (id: string) => async (call: () => Promise<unknown>) => {
-    setBusy(id);
-    setFailure(null);
-    try {
-      await call();
-      reload();
-    } catch (error) {
-      setFailure(error);
-    } finally {
-      setBusy(null);
-    }
-  };
   const failing = list.state === 'ok' ? list.value.alerts.filter((a) => a.disabledReason === 'endpoint_failing').length : 0;
   return (
     <section aria-labelledby="alerts-title">
@@ -369,7 +356,7 @@ export function AlertsPage() {
           ) : (
             <ul class="cards" data-testid="alert-list">
               {l.alerts.map((a) => (
-                <RuleCard key={a.id} alert={a} busy={busy === a.id} act={act(a.id)} onSecret={setSecret} />
+                <RuleCard key={a.id} alert={a} busy={busy === a.id} act={(call) => act(a.id, call)} onSecret={setSecret} />
               ))}
             </ul>
           )

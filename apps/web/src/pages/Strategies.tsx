@@ -3,7 +3,7 @@ import { api } from '../api';
 import { Chart } from '../components/Chart';
 import { ErrorBox, Loaded, Stat } from '../components/Status';
 import { int, pct, signedSol, when } from '../format';
-import { useLoad } from '../hooks';
+import { useActions, useLoad } from '../hooks';
 
 function ForwardView({ id }: { id: string }) {
   const [forward, reload] = useLoad((signal) => api.forward(id, { signal }), [id], 30_000);
@@ -40,22 +40,9 @@ function ForwardView({ id }: { id: string }) {
 /** The caller's strategies: forward stats and curve, activate, deactivate, delete. */
 export function StrategiesPage({ selected }: { selected: string | null }) {
   const [list, reload] = useLoad((signal) => api.listStrategies({ signal }), []);
-  const [failure, setFailure] = useState<unknown>(null);
-  const [busy, setBusy] = useState<string | null>(null);
+  const { busy, failure, act } = useActions(reload);
   // The last strategy deleted here: restorable until the purge (LAB_DELETED_RETENTION_DAYS).
   const [deleted, setDeleted] = useState<{ id: string; name: string } | null>(null);
-  const act = async (id: string, call: () => Promise<unknown>) => {
-    setBusy(id);
-    setFailure(null);
-    try {
-      await call();
-      reload();
-    } catch (error) {
-      setFailure(error);
-    } finally {
-      setBusy(null);
-    }
-  };
   return (
     <section aria-labelledby="strategies-title">
       <h1 id="strategies-title">My strategies</h1>
