@@ -681,7 +681,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send one alert.test delivery to the rule's target now, and say how it went */
+        /**
+         * Send one alert.test delivery to the rule's target now, and say how it went
+         * @description Signed as every delivery is, made while the request waits and never retried. It is logged among the rule's firings (GET /alerts/{id}/deliveries, type alert.test) and is not sent on GET /alerts/stream.
+         */
         post: operations["testAlert"];
         delete?: never;
         options?: never;

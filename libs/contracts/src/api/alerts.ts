@@ -105,6 +105,8 @@ export const alertsOperations = {
     path: '/api/v1/alerts/{id}/test',
     tags: ['alerts'],
     summary: 'Send one alert.test delivery to the rule\'s target now, and say how it went',
+    description:
+      "Signed as every delivery is, made while the request waits and never retried. It is logged among the rule's firings (GET /alerts/{id}/deliveries, type alert.test) and is not sent on GET /alerts/stream.",
     access: 'paid',
     cost: 5,
     parameters: alertId,
