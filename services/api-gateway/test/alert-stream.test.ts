@@ -4,7 +4,8 @@
  * `alerts.firing.stored` as it publishes them reach their owner's streams only, on every
  * replica; Last-Event-ID replays the owner's firings after it, oldest first, page after
  * page, then the live ones, none twice and none lost when firings commit out of id order;
- * test pings are not sent, a disabled rule's notice is; a bad Last-Event-ID costs no token.
+ * test pings are not sent, a disabled rule's notice is; a key holds no more streams than its
+ * cap; a bad Last-Event-ID costs no token.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +14,7 @@ import { connectBus, encodeEvent, type NatsConnection } from '@gridlab/bus';
 import { natsNames, type AlertStreamFiring } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { createLogger } from '@gridlab/logger';
-import { createTestDatabase, testNamespace, type TestDatabase } from '@gridlab/testing';
+import { createTestDatabase, testNamespace, waitUntil, type TestDatabase } from '@gridlab/testing';
 import { followAlertFirings } from '../src/adapters/nats/alert-feed';
 import type { Caller } from '../src/app/access';
 import { StreamRegistry } from '../src/domain/stream-registry';
@@ -26,7 +27,10 @@ import { readEvents } from './miners-harness';
 
 const OWNER_A = `sub_${'A'.repeat(22)}`;
 const OWNER_B = `sub_${'B'.repeat(22)}`;
-const KEYS: Record<string, string> = { 'Bearer grid_a': OWNER_A, 'Bearer grid_b': OWNER_B };
+const OWNER_C = `sub_${'C'.repeat(22)}`;
+const KEYS: Record<string, string> = { 'Bearer grid_a': OWNER_A, 'Bearer grid_b': OWNER_B, 'Bearer grid_c': OWNER_C };
+/** Open streams a key may hold on a replica. */
+const STREAMS_PER_KEY = 5;
 const ns = testNamespace();
 const names = natsNames(ns.natsPrefix);
 const logger = createLogger({ service: 'test', silent: true });
@@ -61,7 +65,7 @@ async function startReplica(): Promise<Replica> {
   const deps = {
     access: { admit, admitNow: () => undefined, admitAddress: async () => ({ allowed: true, limit: 60, remaining: 59, resetSeconds: 1, retryAfterSeconds: 0 }) },
     dashboard: { checkOrigin: () => undefined, session: () => undefined, admit: () => undefined },
-    streams: new StreamRegistry({ perKey: 20, perAddress: 40 }),
+    streams: new StreamRegistry({ perKey: STREAMS_PER_KEY, perAddress: 40 }),
     logger,
     trustedProxies: trustedProxies([]),
     webRoot: '/nonexistent',
@@ -178,6 +182,25 @@ describe('the alert stream', () => {
     const res = await open(replicas[0]!, 'Bearer grid_a', before!.id - 1);
     expect(await readEvents(res.body!, 2)).toEqual([expected(before!), expected(notice!)]);
     await res.body!.cancel();
+  });
+
+  it("holds a key to its cap of open streams (429 too_many_streams), and gives a closed stream's place back", async () => {
+    const replica = replicas[1]!;
+    const held = await Promise.all(Array.from({ length: STREAMS_PER_KEY }, () => open(replica, 'Bearer grid_c')));
+    const refused = await fetch(`${replica.url}/api/v1/alerts/stream`, { headers: { Authorization: 'Bearer grid_c' } });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { code: string }).code).toBe('too_many_streams');
+    await held[0]!.body!.cancel();
+    const again = await waitUntil(
+      'a place given back',
+      () => fetch(`${replica.url}/api/v1/alerts/stream`, { headers: { Authorization: 'Bearer grid_c' } }),
+      (res) => {
+        if (res.status !== 200) void res.body?.cancel();
+        return res.status === 200;
+      },
+      { timeoutMs: 5_000, everyMs: 50 },
+    );
+    await Promise.all([again, ...held.slice(1)].map((r) => r.body!.cancel()));
   });
 
   it('refuses a Last-Event-ID that is not a firing id with 400 before taking a token', async () => {
