@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { MinerRows } from '@gridlab/chain';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { MinerLedgerStore, MinerLedgerWriter, ndjsonLine } from '@gridlab/miners-store';
 import {
@@ -349,8 +350,9 @@ const bench: Bench = async () => {
           net: null,
         };
       });
+      const rows = MinerRows.of(miners);
       const t = performance.now();
-      await writer.writeRound({ id: round, settledAt: settledAt(round), productionCost: PRICE }, miners);
+      await writer.writeRound({ id: round, settledAt: settledAt(round), productionCost: PRICE }, rows);
       writeMs.push(performance.now() - t);
     }
     // Compaction of the last loaded day (576,000 rows at full scale) once a later block is closed.

@@ -22,6 +22,7 @@ export { inferPayoutRule, ruleFromTotals, type RuleInference, type RuleBasis } f
 export { OrePdas } from './pda';
 export { toSettledRound, type SettlementContext } from './settled-round';
 export { minerFacts, minerRounds, roundDraw, settleMinerFacts, type LedgerInput, type MinerFacts } from './miner-ledger';
+export { MinerRows, type MinerFigure, type MinerRowInput, type MinerRowsBuilder, type MinerRowsRound } from './miner-rows';
 export { toHex } from './bytes';
 export { decodeBase58, encodeBase58 } from './base58';
 export { SolanaRpc, retryAfterMs, type RawAccount, type SignatureInfo, type Commitment, type RpcOutcome, type RpcObserver, type SolanaRpcOptions } from './rpc-client';

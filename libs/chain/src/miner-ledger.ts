@@ -6,6 +6,7 @@
  */
 import type { MinerRound, PayoutRule } from '@gridlab/contracts';
 import { playDeploys, settleMiners, networkFees, type MinerOutcome, type NetworkFees, type PlayedRound, type RoundDraw } from './miner-settlement';
+import { MinerRows } from './miner-rows';
 import { SPLIT_ADDRESS, SQUARES } from './ore-layout';
 import type { RoundDeploy, UnknownFigures } from './rebuild-round';
 import { slotHashRng, winningSquare } from './rng';
@@ -96,57 +97,59 @@ export function minerFacts(input: Omit<LedgerInput, 'settledAt' | 'payoutRule'>)
 
 /** The ledger rows of a settled round, one per wallet in the order of its first deploy. */
 export function minerRounds(input: LedgerInput): MinerRound[] {
-  return settleMinerFacts(minerFacts(input), input);
+  return settleMinerFacts(minerFacts(input), input).rows();
 }
 
-/** The ledger rows of a round read by `minerFacts`, settled under its payout rule. */
-export function settleMinerFacts(facts: MinerFacts, settled: { readonly settledAt: string; readonly payoutRule: PayoutRule }): MinerRound[] {
+/** The ledger rows of a round read by `minerFacts`, settled under its payout rule, packed. */
+export function settleMinerFacts(facts: MinerFacts, settled: { readonly settledAt: string; readonly payoutRule: PayoutRule }): MinerRows {
   const { account, played, fees, paid } = facts;
-  const outcomes = played === null ? new Map<string, MinerOutcome>() : new Map(settleMiners(roundDraw(account, settled.payoutRule), played).map((o) => [o.authority, o]));
-  const stakes = new Map(played?.miners.map((m) => [m.authority, m.deployed]));
+  const outcomes = new Map<string, MinerOutcome>();
+  const stakes = new Map<string, readonly number[]>();
+  if (played !== null) {
+    for (const o of settleMiners(roundDraw(account, settled.payoutRule), played)) outcomes.set(o.authority, o);
+    for (const m of played.miners) stakes.set(m.authority, m.deployed);
+  }
   const winner = winningSquare(account.slotHash);
-  const rows: MinerRound[] = [];
+  const rows = MinerRows.builder({ roundId: account.id, settledAt: settled.settledAt, payoutRule: settled.payoutRule }, facts.wallets.size);
   for (const w of facts.wallets.values()) {
     const first = w.deploys[0]!;
     const last = w.deploys[w.deploys.length - 1]!;
     const stake = played === null ? null : (stakes.get(w.address) ?? NO_STAKE);
     const perSquare = stake ?? stakeShown(w.deploys);
-    let squares: number[] | null = null;
-    let amounts: number[] | null = null;
+    let squares: number | null = null;
     let deployed: number | null = null;
     if (perSquare !== null) {
-      squares = [];
-      amounts = [];
+      squares = 0;
       deployed = 0;
       for (let s = 0; s < SQUARES; s++) {
         const v = perSquare[s]!;
         if (v <= 0) continue;
-        squares.push(s);
-        amounts.push(v);
+        squares |= 1 << s;
         deployed += v;
       }
     }
     const outcome = played === null ? null : (outcomes.get(w.address) ?? ZERO_OUTCOME);
     const network = fees.get(w.address) ?? null;
     const cost = paid.get(w.address);
-    const automated = w.deploys.some((d) => d.strategy !== null);
-    const strategy = w.deploys.find((d) => typeof d.strategy === 'number')?.strategy;
+    let automated = false;
+    let strategy: number | null = null;
+    for (const d of w.deploys) {
+      if (d.strategy !== null) automated = true;
+      if (strategy === null && typeof d.strategy === 'number') strategy = d.strategy;
+    }
     // A wallet none of whose transactions touched the round's deploys paid nothing; null stays null.
     const executorFee = cost === undefined ? 0 : cost.executorFee;
     const net =
       outcome === null || deployed === null || network === null || executorFee === null ? null : outcome.solBack - deployed - network.base - network.priority - executorFee;
     rows.push({
-      roundId: account.id,
       address: w.address,
-      settledAt: settled.settledAt,
-      payoutRule: settled.payoutRule,
       squares,
-      amounts,
+      stake: perSquare,
       deployed,
       deploys: w.deploys.length,
       signer: first.signer,
       automated,
-      automationStrategy: typeof strategy === 'number' ? strategy : null,
+      automationStrategy: strategy,
       slotsLeft: first.slotsLeft,
       slotsLeftLast: last.slotsLeft,
       solBack: outcome?.solBack ?? null,
@@ -164,7 +167,7 @@ export function settleMinerFacts(facts: MinerFacts, settled: { readonly settledA
       net,
     });
   }
-  return rows;
+  return rows.finish();
 }
 
 /** A wallet whose deploys all took nothing. */

@@ -1,5 +1,5 @@
-import type { RoundLayout } from '@gridlab/chain';
-import type { MinerRound, PayoutRule, Round } from '@gridlab/contracts';
+import type { MinerRows, RoundLayout } from '@gridlab/chain';
+import type { PayoutRule, Round } from '@gridlab/contracts';
 import { isGridlabError } from '@gridlab/errors';
 import { ledgerRows, settleWhenDecided, storedRound, type FetchedRound, type TransactionHistory } from './transaction-history';
 
@@ -38,7 +38,7 @@ export interface FillStore {
 /** A stored round and its miners' rows. */
 export interface RoundWithMiners {
   readonly round: Round;
-  readonly miners: readonly MinerRound[];
+  readonly miners: MinerRows;
 }
 
 /** How a fill is going. */

@@ -3,6 +3,7 @@ import {
   minerFacts,
   settleMinerFacts,
   type MinerFacts,
+  type MinerRows,
   readOreTransaction,
   rebuildRound,
   toSettledRound,
@@ -12,7 +13,7 @@ import {
   type RoundLayout,
   type SolanaRpc,
 } from '@gridlab/chain';
-import type { MinerRound, PayoutRule, Round } from '@gridlab/contracts';
+import type { PayoutRule, Round } from '@gridlab/contracts';
 import { ChainError } from '@gridlab/errors';
 
 /** `getSignaturesForAddress` returns at most this many signatures a page. */
@@ -37,7 +38,7 @@ export interface FetchedRound {
   /** With the ledger on: what the round's transactions say of its wallets, which its miners' rows are settled from (`ledgerRows`). */
   readonly ledger?: MinerFacts;
   /** The miners' rows settled already, and under what (`settleWhenDecided`); `ledger` is dropped then. */
-  readonly settled?: { readonly rows: MinerRound[]; readonly payoutRule: PayoutRule; readonly settledAt: string };
+  readonly settled?: { readonly rows: MinerRows; readonly payoutRule: PayoutRule; readonly settledAt: string };
 }
 
 /**
@@ -116,7 +117,7 @@ export function storedRound(
  * The miners' rows of a round read with the ledger on, settled under the stored round's
  * rule and time; null when the round was read without it or not rebuilt.
  */
-export function ledgerRows(fetched: FetchedRound, round: Pick<Round, 'payoutRule' | 'settledAt'>): MinerRound[] | null {
+export function ledgerRows(fetched: FetchedRound, round: Pick<Round, 'payoutRule' | 'settledAt'>): MinerRows | null {
   const { settled } = fetched;
   if (settled !== undefined) {
     if (settled.payoutRule !== round.payoutRule || settled.settledAt !== round.settledAt) {

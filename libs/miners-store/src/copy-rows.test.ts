@@ -1,4 +1,4 @@
-import { copyRows } from './copy-rows';
+import { COPY_HEADER, COPY_TRAILER, copyRows } from './copy-rows';
 import type { StoredRow } from './row';
 
 const EXTREMES = [0, 1, -1, 4_294_967_295, 4_294_967_296, -4_294_967_296, -4_294_967_297, 2 ** 52 + 3, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER];
@@ -51,7 +51,7 @@ function int8Fields(copy: Buffer): bigint[] {
 describe('copyRows', () => {
   it('writes every safe integer as the int8 it is, negative and beyond 32 bits included', () => {
     for (const v of EXTREMES) {
-      const copy = copyRows([row(v, [v, -v, 1])]);
+      const copy = Buffer.concat([COPY_HEADER, copyRows([row(v, [v, -v, 1])]), COPY_TRAILER]);
       // amount, sol_back, ore, (ore_motherlode null), admin_fee, protocol_fee, ore_value, then the amounts.
       expect(int8Fields(copy)).toEqual([v, -v, v, v, -v, v, v, -v, 1].map((x) => BigInt(x)));
     }

@@ -1,19 +1,22 @@
 import type { StoredRow } from './row';
 
 /** PostgreSQL's binary COPY header: signature, flags, no extension. */
-const HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
+export const COPY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
+/** The end of a binary COPY's rows. */
+export const COPY_TRAILER = Buffer.from([0xff, 0xff]);
 /** Bytes of a row's fixed fields at most (a null takes its length only): 21 field lengths, 7 int8, 8 int4, 5 int2. */
 const FIXED = 2 + 21 * 4 + 7 * 8 + 8 * 4 + 5 * 2;
 
 /**
- * Rows as one binary COPY of `miner_rounds_recent` in STORED_COLUMN_LIST's order: a
- * round's few hundred rows go in at a fraction of an INSERT's cost (no text to parse).
+ * Rows as binary COPY data of `miner_rounds_recent` in STORED_COLUMN_LIST's order, to go
+ * between COPY_HEADER and COPY_TRAILER: a round's few hundred rows go in at a fraction of
+ * an INSERT's cost (no text to parse).
  */
 export function copyRows(rows: readonly StoredRow[]): Buffer {
-  let size = HEADER.length + 2;
+  let size = 0;
   for (const r of rows) size += FIXED + (r.amounts === null ? 0 : 8 * r.amounts.length);
-  const b = Buffer.alloc(size);
-  let o = HEADER.copy(b, 0);
+  const b = Buffer.allocUnsafe(size);
+  let o = 0;
   const i8 = (v: number | null): void => {
     if (v === null) o = b.writeInt32BE(-1, o);
     else {
@@ -60,7 +63,6 @@ export function copyRows(rows: readonly StoredRow[]): Buffer {
       for (const a of r.amounts) o = int64(b, a, o);
     }
   }
-  o = b.writeInt16BE(-1, o);
   // Null figures take no bytes: the buffer was sized for none.
   return b.subarray(0, o);
 }

@@ -1,10 +1,10 @@
-import { decodeBase58, encodeBase58 } from '@gridlab/chain';
-import type { MinerRound, MinerSort } from '@gridlab/contracts';
+import { decodeBase58, encodeBase58, type MinerRows } from '@gridlab/chain';
+import type { MinerSort } from '@gridlab/contracts';
 import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
-import { copyRows } from './copy-rows';
+import { COPY_HEADER, COPY_TRAILER, copyRows } from './copy-rows';
 import { SORT_CODES, SUMMED_WINDOWS, TOP_MAX, WINDOW_CODES, windowTopSql } from './tops';
 import { BLOCK_ROUNDS, blockStartOf, decodeBlock, encodeBlock } from './block';
 import { ROLLUP_COLUMNS, SLOT_BUCKET_COUNT, rollupOf, slotBucketSql, slotsOf, type Rollup } from './rollup';
@@ -179,7 +179,7 @@ function rollupsStatement(rows: readonly StoredRow[], days: ReadonlyMap<number, 
 /** A settled round and its miners' rows. */
 export interface LedgerEntry {
   readonly round: LedgerRound;
-  readonly miners: readonly MinerRound[];
+  readonly miners: MinerRows;
 }
 
 /**
@@ -199,7 +199,7 @@ export class MinerLedgerWriter {
   ) {}
 
   /** Stores a settled round's miners; false when they were stored already. */
-  async writeRound(round: LedgerRound, miners: readonly MinerRound[]): Promise<boolean> {
+  async writeRound(round: LedgerRound, miners: MinerRows): Promise<boolean> {
     return (await this.writeRounds([{ round, miners }])).has(round.id);
   }
 
@@ -217,40 +217,53 @@ export class MinerLedgerWriter {
     const seen = new Map<string, number>();
     const stored = await withTransaction(this.pool, async (client) => {
       const addresses = new Set<string>();
-      for (const e of entries) for (const m of e.miners) addresses.add(m.address).add(m.signer);
+      for (const { miners } of entries) for (let i = 0; i < miners.length; i++) addresses.add(miners.address(i)).add(miners.signer(i));
       const ids = await this.idsOf(client, [...addresses], seen);
+      const walletLists = entries.map(({ miners }) => {
+        const list = new Array<number>(miners.length);
+        for (let i = 0; i < miners.length; i++) list[i] = ids.get(miners.address(i))!;
+        return list.join(',');
+      });
       const { rows: fresh } = await client.query<{ round_id: number }>(
         `INSERT INTO indexer.miner_round_sets (round_id, settled_at, miner_ids)
          SELECT r, t, string_to_array(m, ',')::int4[] FROM unnest($1::int4[], $2::timestamptz[], $3::text[]) AS u(r, t, m)
          ON CONFLICT DO NOTHING RETURNING round_id`,
-        [entries.map((e) => e.round.id), entries.map((e) => e.round.settledAt), entries.map((e) => e.miners.map((m) => ids.get(m.address)!).join(','))],
+        [entries.map((e) => e.round.id), entries.map((e) => e.round.settledAt), walletLists],
       );
       const written = new Set(fresh.map((r) => r.round_id));
-      const rows: StoredRow[] = [];
+      // Each round's rows are encoded as they are made and dropped (only the rollups of rounds
+      // written with them need them after): a chunk's rows are not held while the COPY runs.
+      const copy: Buffer[] = [COPY_HEADER];
+      const rolled: StoredRow[] = [];
       const days = new Map<number, number>();
       const hours = new Map<number, number>();
       const prices = await orePrices(client, entries.map((e) => dayOf(e.round.settledAt)));
-      for (const e of entries) {
-        if (!written.has(e.round.id)) continue;
-        const day = dayOf(e.round.settledAt);
-        days.set(e.round.id, day);
-        hours.set(e.round.id, hourOf(e.round.settledAt));
-        const price = prices.get(day) ?? e.round.productionCost;
-        for (const m of e.miners) {
-          const ore = m.oreTopMiner === null ? null : (m.oreTopMiner ?? 0) + (m.oreSplit ?? 0) + (m.oreMotherlode ?? 0);
+      for (const { round, miners } of entries) {
+        if (!written.has(round.id) || miners.length === 0) continue;
+        const day = dayOf(round.settledAt);
+        days.set(round.id, day);
+        hours.set(round.id, hourOf(round.settledAt));
+        const price = prices.get(day) ?? round.productionCost;
+        const rows = new Array<StoredRow>(miners.length);
+        for (let i = 0; i < miners.length; i++) {
+          const top = miners.figure(i, 'oreTopMiner');
+          const ore = top === null ? null : top + (miners.figure(i, 'oreSplit') ?? 0) + (miners.figure(i, 'oreMotherlode') ?? 0);
           const value = ore === null ? null : price === null ? 0 : Math.floor((ore * price) / ONE_ORE);
-          rows.push(toStored(m, ids.get(m.address)!, ids.get(m.signer)!, value));
+          rows[i] = toStored(miners, i, ids.get(miners.address(i))!, ids.get(miners.signer(i))!, value);
         }
+        copy.push(copyRows(rows));
+        if (options.deferRollups !== true) for (const r of rows) rolled.push(r);
       }
-      if (rows.length === 0) return written;
-      await pipeline(Readable.from([copyRows(rows)]), client.query(copyFrom(`COPY indexer.miner_rounds_recent (${STORED_COLUMN_LIST}) FROM STDIN (FORMAT binary)`)));
+      if (copy.length === 1) return written;
+      copy.push(COPY_TRAILER);
+      await pipeline(Readable.from(copy), client.query(copyFrom(`COPY indexer.miner_rounds_recent (${STORED_COLUMN_LIST}) FROM STDIN (FORMAT binary)`)));
       if (options.deferRollups === true) {
         await client.query('INSERT INTO indexer.miner_unfolded_rounds (round_id) SELECT unnest($1::int4[])', [[...days.keys()]]);
         return written;
       }
       // Hourly rollups are kept for 48 hours: older rounds (history) go to the days and totals only.
       const oldestHour = hourOf(this.now()) - HOURS_KEPT;
-      const rollups = rollupsStatement(rows, days, hours, oldestHour);
+      const rollups = rollupsStatement(rolled, days, hours, oldestHour);
       await client.query(rollups.text, rollups.values);
       return written;
     });

@@ -1,3 +1,4 @@
+import type { MinerRows } from '@gridlab/chain';
 import type { MinerRound, PayoutRule } from '@gridlab/contracts';
 
 // A miner-round as stored (ids for addresses, a mask for squares, flags for the booleans)
@@ -62,52 +63,40 @@ export function stakeOf(row: Pick<StoredRow, 'squares' | 'amount' | 'amounts'>):
   return sum;
 }
 
-/** The stored form of a wire row, its addresses already given ids. */
-export function toStored(m: MinerRound, minerId: number, signerId: number, oreValue: number | null): StoredRow {
-  let squares: number | null = null;
-  let amount: number | null = null;
-  let amounts: number[] | null = null;
-  if (m.squares !== null && m.amounts !== null) {
-    squares = 0;
-    // In square order, whatever order the wire row listed them in.
-    const bySquare = new Array<number>(SQUARES).fill(-1);
-    m.squares.forEach((s, i) => {
-      squares! |= 1 << s;
-      bySquare[s] = m.amounts![i]!;
-    });
-    const ordered = bySquare.filter((a) => a >= 0);
-    amount = ordered.length > 0 && ordered.every((a) => a === ordered[0]) ? ordered[0]! : null;
-    amounts = amount === null && ordered.length > 0 ? ordered : null;
-    if (ordered.length === 0) amount = 0;
-  }
-  const known = m.solBack !== null;
+/** The stored form of row `i` of a round's rows, its addresses already given ids. */
+export function toStored(rows: MinerRows, i: number, minerId: number, signerId: number, oreValue: number | null): StoredRow {
+  const squares = rows.squareMask(i);
+  const amount = squares === null ? null : rows.uniformAmount(i);
+  const oreSplit = rows.figure(i, 'oreSplit');
+  const known = rows.figure(i, 'solBack') !== null;
+  const strategy = rows.figure(i, 'automationStrategy');
   const flags =
-    (m.topMiner === true ? FLAG_TOP_MINER : 0) |
-    ((m.oreSplit ?? 0) > 0 ? FLAG_SPLIT : 0) |
-    (m.heldWinningSquare === true ? FLAG_HELD_WINNER : 0) |
+    (rows.topMiner(i) === true ? FLAG_TOP_MINER : 0) |
+    ((oreSplit ?? 0) > 0 ? FLAG_SPLIT : 0) |
+    (rows.heldWinningSquare(i) === true ? FLAG_HELD_WINNER : 0) |
     (known ? FLAG_KNOWN : 0) |
-    (m.payoutRule === 'parimutuel' ? FLAG_PARIMUTUEL : 0);
+    (rows.payoutRule === 'parimutuel' ? FLAG_PARIMUTUEL : 0);
   return {
-    roundId: m.roundId,
+    roundId: rows.roundId,
     minerId,
     signerId,
     squares,
     amount,
-    amounts,
-    solBack: m.solBack,
-    ore: m.oreSplit !== null && m.oreSplit > 0 ? m.oreSplit : m.oreTopMiner,
-    oreMotherlode: m.oreMotherlode,
-    adminFee: m.adminFee,
-    protocolFee: m.protocolFee,
+    amounts: squares === null || amount !== null ? null : rows.amountsOf(i),
+    solBack: rows.figure(i, 'solBack'),
+    ore: oreSplit !== null && oreSplit > 0 ? oreSplit : rows.figure(i, 'oreTopMiner'),
+    oreMotherlode: rows.figure(i, 'oreMotherlode'),
+    adminFee: rows.figure(i, 'adminFee'),
+    protocolFee: rows.figure(i, 'protocolFee'),
     oreValue,
-    networkFee: m.networkFee,
-    priorityFee: m.priorityFee,
-    executorFee: m.executorFee,
-    checkpointDeposit: m.checkpointDeposit,
-    slotsLeft: clampSlots(m.slotsLeft),
-    slotsLeftLast: clampSlots(m.slotsLeftLast),
-    deploys: m.deploys,
-    strategy: !m.automated ? STRATEGY_MANUAL : (m.automationStrategy ?? STRATEGY_AUTOMATED),
+    networkFee: rows.figure(i, 'networkFee'),
+    priorityFee: rows.figure(i, 'priorityFee'),
+    executorFee: rows.figure(i, 'executorFee'),
+    checkpointDeposit: rows.figure(i, 'checkpointDeposit'),
+    slotsLeft: clampSlots(rows.slotsLeft(i)),
+    slotsLeftLast: clampSlots(rows.slotsLeftLast(i)),
+    deploys: rows.deploys(i),
+    strategy: !rows.automated(i) ? STRATEGY_MANUAL : (strategy ?? STRATEGY_AUTOMATED),
     flags,
   };
 }

@@ -4,6 +4,7 @@
  * its rollups gives, whatever the order of folds, packing of closed blocks, a fold that
  * failed, or two folds at once.
  */
+import { MinerRows } from '@gridlab/chain';
 import type { MinerRound } from '@gridlab/contracts';
 import bs58 from 'bs58';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
@@ -37,7 +38,7 @@ function edgeRows(id: number, random: () => number): MinerRound[] {
 const entries: LedgerEntry[] = [];
 {
   const random = prng(11);
-  for (let id = 0; id < ROUNDS; id++) entries.push({ round: { id, settledAt: settledAt(id), productionCost: 40_000_000 }, miners: edgeRows(id, random) });
+  for (let id = 0; id < ROUNDS; id++) entries.push({ round: { id, settledAt: settledAt(id), productionCost: 40_000_000 }, miners: MinerRows.of(edgeRows(id, random)) });
 }
 /** Rows of rounds [from, to). */
 const rowsOf = (from: number, to: number) => entries.slice(from, to).reduce((n, e) => n + e.miners.length, 0);
@@ -123,7 +124,7 @@ describe('miner rows folded into the rollups after they are written', () => {
     // The histogram as the rows' slots give it in TypeScript, apart from both ways of summing it in SQL.
     const hist = new Map<string, number[]>();
     for (const e of entries.slice(0, ROUNDS)) {
-      for (const m of e.miners) {
+      for (const m of e.miners.rows()) {
         const h = hist.get(m.address) ?? new Array<number>(SLOT_BUCKET_COUNT).fill(0);
         const slots = slotsOf(m);
         h[slots.first]! += 1;

@@ -5,12 +5,13 @@
  * round is written once.
  */
 import { randomBytes } from 'node:crypto';
+import { MinerRows } from '@gridlab/chain';
 import type { MinerRound } from '@gridlab/contracts';
 import { createPool, runMigrations, type Pool } from '@gridlab/db';
 import { INDEXER_MIGRATIONS_DIR, INDEXER_SCHEMA } from '@gridlab/rounds-store';
 import { createTestDatabase, type TestDatabase } from '@gridlab/testing';
 import bs58 from 'bs58';
-import { BLOCK_ROUNDS, MinerLedgerStore, MinerLedgerWriter } from '../src';
+import { BLOCK_ROUNDS, MinerLedgerStore, MinerLedgerWriter, type LedgerEntry } from '../src';
 import { prng, roundRows, T0, wallets } from './rows';
 
 describe('the miner ledger in PostgreSQL', () => {
@@ -34,13 +35,13 @@ describe('the miner ledger in PostgreSQL', () => {
     store = new MinerLedgerStore(pool);
     const random = prng(7);
     // Chunks of seven rounds in one write (as the history fill writes), every hundredth round alone (as the live path).
-    let chunk: { round: { id: number; settledAt: Date; productionCost: number }; miners: MinerRound[] }[] = [];
+    let chunk: LedgerEntry[] = [];
     for (let id = 0; id < ROUNDS; id++) {
       const rows = roundRows(id, settledAt(id).toISOString(), random);
       all.push(...rows);
       if (late.has(id)) continue;
-      if (id % 100 === 0) await writer.writeRound({ id, settledAt: settledAt(id), productionCost: 50_000_000 }, rows);
-      else chunk.push({ round: { id, settledAt: settledAt(id), productionCost: 50_000_000 }, miners: rows });
+      if (id % 100 === 0) await writer.writeRound({ id, settledAt: settledAt(id), productionCost: 50_000_000 }, MinerRows.of(rows));
+      else chunk.push({ round: { id, settledAt: settledAt(id), productionCost: 50_000_000 }, miners: MinerRows.of(rows) });
       if (chunk.length === 7) {
         await writer.writeRounds(chunk);
         chunk = [];
@@ -57,8 +58,8 @@ describe('the miner ledger in PostgreSQL', () => {
     all.filter((r) => r.address === address && stored(r.roundId)).sort((a, b) => b.roundId - a.roundId);
 
   it('writes a round once', async () => {
-    expect(await writer.writeRound({ id: 5, settledAt: settledAt(5), productionCost: null }, roundRows(5, settledAt(5).toISOString(), prng(1)))).toBe(false);
-    expect(await writer.writeRounds([5, 100].map((id) => ({ round: { id, settledAt: settledAt(id), productionCost: null }, miners: roundRows(id, settledAt(id).toISOString(), prng(1)) })))).toEqual(new Set());
+    expect(await writer.writeRound({ id: 5, settledAt: settledAt(5), productionCost: null }, MinerRows.of(roundRows(5, settledAt(5).toISOString(), prng(1))))).toBe(false);
+    expect(await writer.writeRounds([5, 100].map((id) => ({ round: { id, settledAt: settledAt(id), productionCost: null }, miners: MinerRows.of(roundRows(id, settledAt(id).toISOString(), prng(1))) })))).toEqual(new Set());
   });
 
   it('pages a wallet\'s ledger newest first, every row as written', async () => {
@@ -133,7 +134,7 @@ describe('the miner ledger in PostgreSQL', () => {
     const id = 80_000;
     const fresh = bs58.encode(randomBytes(32));
     const whale = { ...roundRows(id, settledAt(ROUNDS - 1).toISOString(), prng(5))[0]!, address: fresh, signer: fresh, amounts: [9e15], squares: [0], deployed: 9e15, solBack: 0 };
-    await writer.writeRound({ id, settledAt: settledAt(ROUNDS - 1), productionCost: null }, [whale]);
+    await writer.writeRound({ id, settledAt: settledAt(ROUNDS - 1), productionCost: null }, MinerRows.of([whale]));
     expect((await store.top('deployed', '30d', 1, now)).miners[0]!.address).toBe(live.miners[0]!.address);
     await writer.refreshTops(at);
     expect((await store.top('deployed', '30d', 1, now)).miners[0]).toMatchObject({ address: whale.address, deployed: expect.any(Number) });
@@ -149,7 +150,7 @@ describe('the miner ledger in PostgreSQL', () => {
     expect(await store.rounds(wallets[3]!, { limit: 5000 })).toEqual(before);
     expect(await store.roundMiners(1000)).toEqual(round);
     // The late rounds arrive now, inside the packed block [1440, 2880).
-    for (const id of late) await writer.writeRound({ id, settledAt: settledAt(id), productionCost: null }, all.filter((r) => r.roundId === id));
+    for (const id of late) await writer.writeRound({ id, settledAt: settledAt(id), productionCost: null }, MinerRows.of(all.filter((r) => r.roundId === id)));
     const merged = await store.rounds(wallets[3]!, { limit: 5000 });
     expect(merged!.rounds).toEqual(ledgerOf(wallets[3]!, () => true));
     await writer.compact(ROUNDS - 1);
@@ -180,9 +181,9 @@ describe('the miner ledger in PostgreSQL', () => {
     const day = new Date(T0 + 40 * 86_400_000).toISOString().slice(0, 10);
     await writer.setOrePrices([{ day, lamportsPerOre: 300_000_000 }]);
     const priced = 40 * 1440 + 7;
-    await writer.writeRound({ id: priced, settledAt: settledAt(priced), productionCost: 50_000_000 }, [row(priced)]);
+    await writer.writeRound({ id: priced, settledAt: settledAt(priced), productionCost: 50_000_000 }, MinerRows.of([row(priced)]));
     const costed = 41 * 1440 + 7;
-    await writer.writeRound({ id: costed, settledAt: settledAt(costed), productionCost: 50_000_000 }, [row(costed)]);
+    await writer.writeRound({ id: costed, settledAt: settledAt(costed), productionCost: 50_000_000 }, MinerRows.of([row(costed)]));
     // One ORE at 0.3 SOL, then one at the production cost of 0.05 SOL.
     expect((await store.summary(w, now))!.all.oreValue).toBe(300_000_000 + 50_000_000);
   });
@@ -192,9 +193,9 @@ describe('the miner ledger in PostgreSQL', () => {
     const id = 70_000;
     const good = { ...roundRows(id, settledAt(id).toISOString(), prng(4))[0]!, address: w, signer: w };
     // A row the table cannot hold (a deploy count beyond int2) fails the write after the wallet was inserted.
-    await expect(writer.writeRound({ id, settledAt: settledAt(id), productionCost: null }, [{ ...good, deploys: 1e6 }])).rejects.toThrow();
+    await expect(writer.writeRound({ id, settledAt: settledAt(id), productionCost: null }, MinerRows.of([{ ...good, deploys: 1e6 }]))).rejects.toThrow();
     expect(await store.summary(w, now)).toBeNull();
-    expect(await writer.writeRound({ id, settledAt: settledAt(id), productionCost: null }, [good])).toBe(true);
+    expect(await writer.writeRound({ id, settledAt: settledAt(id), productionCost: null }, MinerRows.of([good]))).toBe(true);
     expect((await store.roundMiners(id))!.miners.map((m) => [m.address, m.signer])).toEqual([[w, w]]);
   });
 

@@ -274,7 +274,7 @@ function historyFillOf(settings: IndexerSettings, { history }: Chain, { repo, mi
       for (const { round, miners: rows } of rounds) {
         if (!written.has(round.id)) continue;
         counters.minerRows.inc(rows.length);
-        await publisher.miners({ roundId: round.id, count: rows.length, miners: [...rows] });
+        await publisher.miners({ roundId: round.id, count: rows.length, miners: rows.rows() });
       }
     },
     foldMiners: async () => void (await miners.foldRollups()),

@@ -1,4 +1,5 @@
-import type { MinerDeployed, MinerRound, Round, RoundMiners } from '@gridlab/contracts';
+import type { MinerRows } from '@gridlab/chain';
+import type { MinerDeployed, Round, RoundMiners } from '@gridlab/contracts';
 import type { Logger } from '@gridlab/logger';
 import { ledgerRows, type FetchedRound } from '@gridlab/history';
 import type { IndexerMetrics } from './metrics';
@@ -12,7 +13,7 @@ export interface MinerLedgerPorts {
   /** The round's transactions, read with the ledger on. */
   fetch(id: number): Promise<FetchedRound>;
   /** Stores a round's miners; false when they were already. */
-  write(round: Round, miners: readonly MinerRound[]): Promise<boolean>;
+  write(round: Round, miners: MinerRows): Promise<boolean>;
   publish(miners: RoundMiners): Promise<void>;
   /** Adds the rows written without their rollups (history) to them; rows added. */
   fold(): Promise<number>;
@@ -121,7 +122,7 @@ export class MinerLedgerFollower {
     this.deferred.delete(round.id);
     if (await this.ports.write(round, miners)) {
       this.metrics.minerRows.inc(miners.length);
-      await this.ports.publish({ roundId: round.id, count: miners.length, miners });
+      await this.ports.publish({ roundId: round.id, count: miners.length, miners: miners.rows() });
     }
   }
 
