@@ -7,8 +7,9 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { COPY_HEADER, COPY_TRAILER, copyRows } from './copy-rows';
 import { SORT_CODES, SUMMED_WINDOWS, TOP_MAX, WINDOW_CODES, windowTopSql } from './tops';
 import { BLOCK_ROUNDS, blockStartOf, decodeBlock, encodeBlock } from './block';
-import { ROLLUP_COLUMNS, SLOT_BUCKET_COUNT, rollupOf, slotBucketSql, slotsOf, type Rollup } from './rollup';
-import { FLAG_HELD_WINNER, FLAG_KNOWN, FLAG_SPLIT, FLAG_TOP_MINER, toStored, type StoredRow } from './row';
+import { FoldSums } from './fold-sums';
+import { FOLD_SQL, rollupsStatement } from './rollup-sql';
+import { toStored, type StoredRow } from './row';
 
 /** What the ledger needs of a settled round besides its miners. */
 export interface LedgerRound {
@@ -43,139 +44,6 @@ function amountsOf(bytes: Buffer | null): number[] | null {
 }
 
 
-/** `t.c + excluded.c` for every summed column; first/last round by least/greatest; the histogram element-wise. */
-const ROLLUP_SET = ROLLUP_COLUMNS.map((c) =>
-  c === 'first_round'
-    ? `${c} = least(t.${c}, excluded.${c})`
-    : c === 'last_round'
-      ? `${c} = greatest(t.${c}, excluded.${c})`
-      : c === 'slots_hist'
-        ? `${c} = ARRAY(SELECT a + b FROM unnest(t.${c}, excluded.${c}) AS h(a, b))`
-        : `${c} = t.${c} + excluded.${c}`,
-).join(', ');
-
-type RollupColumn = (typeof ROLLUP_COLUMNS)[number];
-/** A stored row's figure that is known only when its stake and outcome are (`rollupOf`'s `k`). */
-const known = (c: string) => `CASE WHEN known THEN coalesce(x.${c}, 0) ELSE 0 END`;
-/** A stored row's flag counted only when its stake and outcome are known. */
-const knownFlag = (flag: number) => `(known AND x.flags & ${flag} <> 0)::int4`;
-/**
- * The figures each row adds to every summed column: `of` from the row in JavaScript (rounds
- * written with their rollups), `sql` from the stored columns (`x`, with `known` as
- * `rollupOf` has it), for rows added to the rollups later. The count, round range and
- * histogram are derived in SQL either way.
- */
-const SUMMED: readonly { readonly column: RollupColumn; readonly type: 'int4' | 'int8'; readonly of: (r: Rollup) => number; readonly sql: string }[] = [
-  { column: 'deploys', type: 'int4', of: (r) => r.deploys, sql: 'x.deploys::int4' },
-  { column: 'wins', type: 'int4', of: (r) => r.wins, sql: knownFlag(FLAG_HELD_WINNER) },
-  { column: 'top_wins', type: 'int4', of: (r) => r.topWins, sql: knownFlag(FLAG_TOP_MINER) },
-  { column: 'motherlode_hits', type: 'int4', of: (r) => r.motherlodeHits, sql: '(known AND coalesce(x.ore_motherlode, 0) > 0)::int4' },
-  { column: 'unknown', type: 'int4', of: (r) => r.unknown, sql: '(NOT known)::int4' },
-  { column: 'deployed', type: 'int8', of: (r) => r.deployed, sql: 'CASE WHEN known THEN x.stake ELSE 0 END' },
-  { column: 'sol_back', type: 'int8', of: (r) => r.solBack, sql: known('sol_back') },
-  { column: 'admin_fee', type: 'int8', of: (r) => r.adminFee, sql: known('admin_fee') },
-  { column: 'protocol_fee', type: 'int8', of: (r) => r.protocolFee, sql: known('protocol_fee') },
-  { column: 'network_fee', type: 'int8', of: (r) => r.networkFee, sql: 'coalesce(x.network_fee, 0)::int8' },
-  { column: 'priority_fee', type: 'int8', of: (r) => r.priorityFee, sql: 'coalesce(x.priority_fee, 0)::int8' },
-  { column: 'executor_fee', type: 'int8', of: (r) => r.executorFee, sql: 'coalesce(x.executor_fee, 0)::int8' },
-  { column: 'checkpoint_deposits', type: 'int8', of: (r) => r.checkpointDeposits, sql: 'coalesce(x.checkpoint_deposit, 0)::int8' },
-  { column: 'ore_top', type: 'int8', of: (r) => r.oreTop, sql: `CASE WHEN known AND x.flags & ${FLAG_SPLIT} = 0 THEN coalesce(x.ore, 0) ELSE 0 END` },
-  { column: 'ore_split', type: 'int8', of: (r) => r.oreSplit, sql: `CASE WHEN known AND x.flags & ${FLAG_SPLIT} <> 0 THEN coalesce(x.ore, 0) ELSE 0 END` },
-  { column: 'ore_motherlode', type: 'int8', of: (r) => r.oreMotherlode, sql: known('ore_motherlode') },
-  { column: 'ore_value', type: 'int8', of: (r) => r.oreValue, sql: known('ore_value') },
-];
-
-/** Each rollup column of a group of rows, in `ROLLUP_COLUMNS`' order. */
-const ROLLUP_AGGREGATES = ROLLUP_COLUMNS.map((c) => {
-  if (c === 'rounds') return 'count(*)::int4';
-  if (c === 'first_round') return 'min(r)';
-  if (c === 'last_round') return 'max(r)';
-  if (c === 'slots_hist') return `ARRAY[${Array.from({ length: SLOT_BUCKET_COUNT }, (_, b) => `sum((b1 = ${b})::int4 + (b2 = ${b})::int4 * n2)::int4`).join(', ')}]`;
-  const summed = SUMMED.find((x) => x.column === c)!;
-  return `sum(${c})::${summed.type}`;
-});
-
-/** Each rollup column of a group of rollup rows (a wallet's days to its total), in `ROLLUP_COLUMNS`' order. */
-const ROLLUP_SUMS = ROLLUP_COLUMNS.map((c) => {
-  if (c === 'rounds') return 'sum(rounds)::int4';
-  if (c === 'first_round') return 'min(first_round)';
-  if (c === 'last_round') return 'max(last_round)';
-  if (c === 'slots_hist') return `ARRAY[${Array.from({ length: SLOT_BUCKET_COUNT }, (_, b) => `sum(slots_hist[${b + 1}])::int4`).join(', ')}]`;
-  return `sum(${c})::${SUMMED.find((x) => x.column === c)!.type}`;
-}).join(', ');
-
-function upsertFrom(table: string, key: string | null, select: string): string {
-  const conflict = key === null ? '(miner_id)' : `(miner_id, ${key})`;
-  return `INSERT INTO indexer.${table} AS t (${key === null ? '' : `${key}, `}miner_id, ${ROLLUP_COLUMNS.join(', ')}) ${select} ON CONFLICT ${conflict} DO UPDATE SET ${ROLLUP_SET}`;
-}
-
-/**
- * Rows' parts of the rollups, one statement: `rows` gives each row's day, hour, wallet,
- * round, histogram buckets and summed figures (`u(d, h, m, r, b1, b2, n2, ...SUMMED)`), and
- * PostgreSQL sums them per day and per hour (rows from hour `oldestHour` on), and the
- * wallets' days in all (a wallet plays many rounds a day: summing its few day sums is
- * cheaper than its rows again). How many rows it summed. Each table's rows go in in key
- * order, so two rollup writes at once (the live round's and a fold) lock the rows they
- * share in one order and cannot deadlock.
- */
-function rollupsSql(rows: string, oldestHour: string): string {
-  return `WITH u AS MATERIALIZED (${rows}), dm AS MATERIALIZED (
-    SELECT d, m, ${ROLLUP_AGGREGATES.map((a, i) => `${a} AS ${ROLLUP_COLUMNS[i]}`).join(', ')} FROM u GROUP BY d, m
-  ), days AS (
-    ${upsertFrom('miner_days', 'day', 'SELECT * FROM dm ORDER BY m, d')}
-  ), hours AS (
-    ${upsertFrom('miner_hours', 'hour', `SELECT h, m, ${ROLLUP_AGGREGATES.join(', ')} FROM u WHERE h >= ${oldestHour} GROUP BY h, m ORDER BY m, h`)}
-  ), totals AS (
-    ${upsertFrom('miner_totals', null, `SELECT m, ${ROLLUP_SUMS} FROM dm GROUP BY m ORDER BY m`)}
-  ) SELECT coalesce(sum(rounds), 0)::int4 AS n FROM dm`;
-}
-
-/** Rows written with their rollups: each row's figures go once, as array literals (quicker to write than pg's per-element arrays). */
-const ROLLUPS_SQL = rollupsSql(
-  `SELECT * FROM unnest($1::int4[], $2::int4[], $3::int4[], $4::int4[], $5::int4[], $6::int4[], $7::int4[], ${SUMMED.map((x, i) => `$${i + 8}::${x.type}[]`).join(', ')})
-     AS u(d, h, m, r, b1, b2, n2, ${SUMMED.map((x) => x.column).join(', ')})`,
-  `$${SUMMED.length + 8}`,
-);
-
-/**
- * The lamports a stored row (`y`) staked (`stakeOf`): the uniform amount times the squares
- * taken, else the per-square amounts (big-endian int8s) summed; NULL when not known.
- */
-const STAKE_SQL = `CASE WHEN y.squares IS NULL THEN NULL
-  WHEN y.amount IS NOT NULL THEN y.amount * bit_count(y.squares::bit(32))
-  WHEN y.amounts IS NULL THEN NULL
-  ELSE coalesce((SELECT sum(('x' || encode(substr(y.amounts, i, 8), 'hex'))::bit(64)::int8) FROM generate_series(1, length(y.amounts), 8) AS i), 0)::int8 END`;
-
-/**
- * Stored rows of the rounds `$1` (UTC days `$2`, hours `$3`, as `dayOf` and `hourOf` give
- * them) added to the rollups, their figures computed from the stored columns as `rollupOf`
- * and `slotsOf` compute them. The rounds come as parameters, not from a join with the
- * round sets: on Citus the rows' shards (by wallet) are then read each on its own. The
- * stake is computed in a subquery kept apart (`OFFSET 0`): flattened, PostgreSQL would
- * compute it again in every figure that reads it.
- */
-const FOLD_SQL = rollupsSql(
-  `SELECT x.d, x.h, x.miner_id AS m, x.round_id AS r,
-      ${slotBucketSql('x.slots_left')} AS b1, ${slotBucketSql('x.slots_left_last')} AS b2, greatest(0, x.deploys - 1)::int4 AS n2,
-      ${SUMMED.map((c) => `${c.sql} AS ${c.column}`).join(', ')}
-    FROM (SELECT c.d, c.h, y.*, ${STAKE_SQL} AS stake
-            FROM unnest($1::int4[], $2::int4[], $3::int4[]) AS c(round_id, d, h) JOIN indexer.miner_rounds_recent y ON y.round_id = c.round_id OFFSET 0) x
-      CROSS JOIN LATERAL (SELECT x.stake IS NOT NULL AND x.flags & ${FLAG_KNOWN} <> 0 AS known) k`,
-  '$4',
-);
-
-function rollupsStatement(rows: readonly StoredRow[], days: ReadonlyMap<number, number>, hours: ReadonlyMap<number, number>, oldestHour: number): { text: string; values: unknown[] } {
-  const columns: number[][] = Array.from({ length: SUMMED.length + 7 }, () => []);
-  for (const row of rows) {
-    const rollup = rollupOf(row);
-    const slots = slotsOf(row);
-    const head = [days.get(row.roundId)!, hours.get(row.roundId)!, row.minerId, row.roundId, slots.first, slots.last, slots.laterDeploys];
-    for (let i = 0; i < head.length; i++) columns[i]!.push(head[i]!);
-    for (let i = 0; i < SUMMED.length; i++) columns[i + 7]!.push(SUMMED[i]!.of(rollup));
-  }
-  return { text: ROLLUPS_SQL, values: [...columns.map((c) => `{${c.join(',')}}`), oldestHour] };
-}
-
 /** A settled round and its miners' rows. */
 export interface LedgerEntry {
   readonly round: LedgerRound;
@@ -191,6 +59,8 @@ export interface LedgerEntry {
 export class MinerLedgerWriter {
   /** Wallet ids already read (an id never changes): a round's wallets are mostly ones seen before. */
   private readonly walletIds = new Map<string, number>();
+  /** Rollups of the rows this writer wrote with `deferRollups` and not yet folded. */
+  private unfolded = new FoldSums();
 
   constructor(
     private readonly pool: Pool,
@@ -215,6 +85,9 @@ export class MinerLedgerWriter {
     if (entries.length === 0) return new Set();
     // Ids of wallets read or inserted in the transaction, kept once it commits (a rolled back insert's id names nothing).
     const seen = new Map<string, number>();
+    // The deferred rows' rollups, summed as the rows are made (FoldSums), held once the rows are committed.
+    const sums = options.deferRollups === true ? new FoldSums() : null;
+    const oldestHour = hourOf(this.now()) - HOURS_KEPT;
     const stored = await withTransaction(this.pool, async (client) => {
       const addresses = new Set<string>();
       for (const { miners } of entries) for (let i = 0; i < miners.length; i++) addresses.add(miners.address(i)).add(miners.signer(i));
@@ -252,23 +125,24 @@ export class MinerLedgerWriter {
           rows[i] = toStored(miners, i, ids.get(miners.address(i))!, ids.get(miners.signer(i))!, value);
         }
         copy.push(copyRows(rows));
-        if (options.deferRollups !== true) for (const r of rows) rolled.push(r);
+        if (sums !== null) sums.add(round.id, rows, day, hourOf(round.settledAt), oldestHour);
+        else for (const r of rows) rolled.push(r);
       }
       if (copy.length === 1) return written;
       copy.push(COPY_TRAILER);
       await pipeline(Readable.from(copy), client.query(copyFrom(`COPY indexer.miner_rounds_recent (${STORED_COLUMN_LIST}) FROM STDIN (FORMAT binary)`)));
-      if (options.deferRollups === true) {
+      if (sums !== null) {
         await client.query('INSERT INTO indexer.miner_unfolded_rounds (round_id) SELECT unnest($1::int4[])', [[...days.keys()]]);
         return written;
       }
       // Hourly rollups are kept for 48 hours: older rounds (history) go to the days and totals only.
-      const oldestHour = hourOf(this.now()) - HOURS_KEPT;
       const rollups = rollupsStatement(rolled, days, hours, oldestHour);
       await client.query(rollups.text, rollups.values);
       return written;
     });
     if (this.walletIds.size + seen.size > WALLETS_CACHED) this.walletIds.clear();
     for (const [a, id] of seen) this.walletIds.set(a, id);
+    if (sums !== null) this.unfolded.merge(sums);
     return stored;
   }
 
@@ -277,28 +151,48 @@ export class MinerLedgerWriter {
    * they would have been added when written (hourly rollups for rows of the last 48 hours
    * at this fold), in one transaction that also unlists the rounds; how many rows. The
    * rounds are claimed by deleting their listing: a second fold at once waits for the
-   * first to commit and finds them gone, so no row is counted twice.
+   * first to commit and finds them gone, so no row is counted twice. Rounds this writer
+   * wrote are added from the sums it made as it wrote them when it claims all of them;
+   * every other claimed round (another writer's, or one of a fold that failed) is summed
+   * from its stored rows.
    */
   async foldRollups(): Promise<number> {
-    return withTransaction(this.pool, async (client) => {
-      const { rows: claimed } = await client.query<{ round_id: number }>('DELETE FROM indexer.miner_unfolded_rounds RETURNING round_id');
-      if (claimed.length === 0) return 0;
-      // A thousand rounds' rows (~450,000 on mainnet) in one statement: its estimated cost
-      // sets off JIT compilation, which took longer (~4 s) than the statement; and its
-      // per-wallet sums (~10 MB) spilled to disk at the default work_mem.
-      await client.query("SET LOCAL jit = off; SET LOCAL work_mem = '64MB'");
-      const { rows: rounds } = await client.query<{ round_id: number; settled_at: Date }>(
-        'SELECT round_id, settled_at FROM indexer.miner_round_sets WHERE round_id = ANY($1::int4[])',
-        [claimed.map((r) => r.round_id)],
-      );
-      const { rows } = await client.query<{ n: number }>(FOLD_SQL, [
-        rounds.map((r) => r.round_id),
-        rounds.map((r) => dayOf(r.settled_at)),
-        rounds.map((r) => hourOf(r.settled_at)),
-        hourOf(this.now()) - HOURS_KEPT,
-      ]);
-      return rows[0]!.n;
-    });
+    const mine = this.unfolded;
+    this.unfolded = new FoldSums();
+    try {
+      return await withTransaction(this.pool, async (client) => {
+        const { rows: claimed } = await client.query<{ round_id: number }>('DELETE FROM indexer.miner_unfolded_rounds RETURNING round_id');
+        if (claimed.length === 0) return 0;
+        // A thousand rounds' rows (~450,000 on mainnet) in one statement: its estimated cost
+        // sets off JIT compilation, which took longer (~4 s) than the statement; and its
+        // per-wallet sums (~10 MB) spilled to disk at the default work_mem.
+        await client.query("SET LOCAL jit = off; SET LOCAL work_mem = '64MB'");
+        const ids = new Set(claimed.map((r) => r.round_id));
+        const fromSums = mine.rounds.size > 0 && [...mine.rounds].every((id) => ids.has(id));
+        const oldestHour = hourOf(this.now()) - HOURS_KEPT;
+        let n = 0;
+        const summed = fromSums ? mine.statement(oldestHour) : null;
+        if (summed !== null) n += (await client.query<{ n: number }>(summed.text, summed.values)).rows[0]!.n;
+        const rest = fromSums ? [...ids].filter((id) => !mine.rounds.has(id)) : [...ids];
+        if (rest.length === 0) return n;
+        const { rows: rounds } = await client.query<{ round_id: number; settled_at: Date }>(
+          'SELECT round_id, settled_at FROM indexer.miner_round_sets WHERE round_id = ANY($1::int4[])',
+          [rest],
+        );
+        const { rows } = await client.query<{ n: number }>(FOLD_SQL, [
+          rounds.map((r) => r.round_id),
+          rounds.map((r) => dayOf(r.settled_at)),
+          rounds.map((r) => hourOf(r.settled_at)),
+          oldestHour,
+        ]);
+        return n + rows[0]!.n;
+      });
+    } catch (error) {
+      // Nothing was folded: the sums stay for the next fold, with any made meanwhile.
+      mine.merge(this.unfolded);
+      this.unfolded = mine;
+      throw error;
+    }
   }
 
   /** Stored rounds in [fromId, toId] whose miners are not stored, newest first, at most `limit`, none of `skip`. */

@@ -62,38 +62,41 @@ export const ROLLUP_COLUMNS = [
 
 /** What one stored row adds to its wallet's rollups: a row whose stake or outcome is not known adds to `rounds` and `unknown` only. */
 export function rollupOf(row: StoredRow): Rollup {
+  return addRow(emptyRollup(), row);
+}
+
+/** `into` plus what `row` adds to it (`rollupOf`), in place. */
+export function addRow(into: Rollup, row: StoredRow): Rollup {
   const stake = stakeOf(row);
   const known = stake !== null && (row.flags & FLAG_KNOWN) !== 0;
-  const hist = new Array<number>(SLOT_BUCKETS.length).fill(0);
   const slots = slotsOf(row);
-  hist[slots.first]! += 1;
-  hist[slots.last]! += slots.laterDeploys;
-  const k = (v: number | null): number => (known ? (v ?? 0) : 0);
-  const split = (row.flags & FLAG_SPLIT) !== 0;
-  return {
-    rounds: 1,
-    deploys: row.deploys,
-    wins: known && (row.flags & FLAG_HELD_WINNER) !== 0 ? 1 : 0,
-    topWins: known && (row.flags & FLAG_TOP_MINER) !== 0 ? 1 : 0,
-    motherlodeHits: known && (row.oreMotherlode ?? 0) > 0 ? 1 : 0,
-    unknown: known ? 0 : 1,
-    firstRound: row.roundId,
-    lastRound: row.roundId,
-    deployed: k(stake),
-    solBack: k(row.solBack),
-    adminFee: k(row.adminFee),
-    protocolFee: k(row.protocolFee),
-    // Fees paid outside the stake are known or not on their own.
-    networkFee: row.networkFee ?? 0,
-    priorityFee: row.priorityFee ?? 0,
-    executorFee: row.executorFee ?? 0,
-    checkpointDeposits: row.checkpointDeposit ?? 0,
-    oreTop: split ? 0 : k(row.ore),
-    oreSplit: split ? k(row.ore) : 0,
-    oreMotherlode: k(row.oreMotherlode),
-    oreValue: k(row.oreValue),
-    slotsHist: hist,
-  };
+  into.slotsHist[slots.first]! += 1;
+  into.slotsHist[slots.last]! += slots.laterDeploys;
+  into.rounds += 1;
+  into.deploys += row.deploys;
+  into.firstRound = into.firstRound < 0 ? row.roundId : Math.min(into.firstRound, row.roundId);
+  into.lastRound = Math.max(into.lastRound, row.roundId);
+  // Fees paid outside the stake are known or not on their own.
+  into.networkFee += row.networkFee ?? 0;
+  into.priorityFee += row.priorityFee ?? 0;
+  into.executorFee += row.executorFee ?? 0;
+  into.checkpointDeposits += row.checkpointDeposit ?? 0;
+  if (!known) {
+    into.unknown += 1;
+    return into;
+  }
+  if ((row.flags & FLAG_HELD_WINNER) !== 0) into.wins += 1;
+  if ((row.flags & FLAG_TOP_MINER) !== 0) into.topWins += 1;
+  if ((row.oreMotherlode ?? 0) > 0) into.motherlodeHits += 1;
+  into.deployed += stake;
+  into.solBack += row.solBack ?? 0;
+  into.adminFee += row.adminFee ?? 0;
+  into.protocolFee += row.protocolFee ?? 0;
+  if ((row.flags & FLAG_SPLIT) !== 0) into.oreSplit += row.ore ?? 0;
+  else into.oreTop += row.ore ?? 0;
+  into.oreMotherlode += row.oreMotherlode ?? 0;
+  into.oreValue += row.oreValue ?? 0;
+  return into;
 }
 
 export function emptyRollup(): Rollup {

@@ -140,6 +140,59 @@ describe('miner rows folded into the rollups after they are written', () => {
     expect(await rollups(pool)).toEqual(expected);
   });
 
+  it('adds the sums a writer made as it wrote its rounds, and reads back only the rows of rounds others listed', async () => {
+    const { pool, writer } = await database();
+    // Another writer's rounds, listed and left (a fill that stopped); then this writer's, hours of the last 48 among them.
+    const other = new MinerLedgerWriter(pool, () => now);
+    for (const chunk of chunks(0, 600, 100)) await other.writeRounds(chunk, { deferRollups: true });
+    for (const chunk of chunks(600, ROUNDS, 100)) await writer.writeRounds(chunk, { deferRollups: true });
+    // Rows of one of this writer's rounds gone from the table: a fold that read them back would miss them.
+    const gone = 2900;
+    await pool.query('DELETE FROM indexer.miner_rounds_recent WHERE round_id = $1', [gone]);
+    expect(await writer.foldRollups()).toBe(ROWS);
+    expect(await listed(pool)).toBe(0);
+    expect(await rollups(pool)).toEqual(expected);
+    expect(await other.foldRollups()).toBe(0);
+    expect(await rollups(pool)).toEqual(expected);
+  });
+
+  it('keeps its sums through a fold that failed', async () => {
+    const { pool } = await database();
+    const db = dbs[dbs.length - 1]!;
+    const impatient = new URL(db.url);
+    impatient.searchParams.set('options', '-c lock_timeout=300');
+    const impatientPool = createPool(impatient.toString());
+    pools.push(impatientPool);
+    const writer = new MinerLedgerWriter(impatientPool, () => now);
+    for (const chunk of chunks(0, 2000, 100)) await writer.writeRounds(chunk, { deferRollups: true });
+    const holder = await pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE indexer.miner_totals IN EXCLUSIVE MODE');
+      await expect(writer.foldRollups()).rejects.toThrow(/lock/);
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    expect(await listed(pool)).toBe(2000);
+    // Written after the failed fold: its sums join those kept. A round's rows gone: only the sums still have them.
+    for (const chunk of chunks(2000, ROUNDS, 100)) await writer.writeRounds(chunk, { deferRollups: true });
+    await pool.query('DELETE FROM indexer.miner_rounds_recent WHERE round_id = 1500');
+    expect(await writer.foldRollups()).toBe(ROWS);
+    expect(await rollups(pool)).toEqual(expected);
+  });
+
+  it("drops a writer's sums of rounds another fold took from their rows", async () => {
+    const { pool, writer } = await database();
+    for (const chunk of chunks(0, 2000, 100)) await writer.writeRounds(chunk.slice(0, 60), { deferRollups: true });
+    for (const chunk of chunks(0, 2000, 100)) await new MinerLedgerWriter(pool, () => now).writeRounds(chunk.slice(60), { deferRollups: true });
+    expect(await new MinerLedgerWriter(pool, () => now).foldRollups()).toBe(rowsOf(0, 2000));
+    // Its sums of the rounds taken are still held when it writes the next rounds: those are folded without them.
+    for (const chunk of chunks(2000, ROUNDS, 100)) await writer.writeRounds(chunk, { deferRollups: true });
+    expect(await writer.foldRollups()).toBe(rowsOf(2000, ROUNDS));
+    expect(await rollups(pool)).toEqual(expected);
+  });
+
   it('packs no row of a round not yet folded, and packs it once folded, losing nothing', async () => {
     const { pool, writer } = await database();
     for (const chunk of chunks(0, 720, 100)) await writer.writeRounds(chunk, { deferRollups: true });
