@@ -213,13 +213,14 @@ interface TransactionCosts {
  */
 function transactionCosts(input: Pick<LedgerInput, 'applied' | 'transactions' | 'roundAddress'>): Map<string, TransactionCosts> {
   const costs = new Map<string, TransactionCosts>();
-  // The stake each executor-sent transaction moved for a wallet (the only ones an executor fee is read from).
-  const stakeIn = new Map<string, number | null>();
+  // The stake each executor-sent transaction moved for a wallet (the only ones an executor fee is read from), by transaction and wallet.
+  const stakeIn = new Map<string, Map<string, number | null>>();
   for (const d of input.applied) {
     if (d.signer === d.authority) continue;
-    const key = `${d.signature}:${d.authority}`;
-    const prior = stakeIn.has(key) ? stakeIn.get(key)! : 0;
-    stakeIn.set(key, prior === null || d.squares === null || d.amount === null ? null : prior + d.amount * popcount(d.squares));
+    let moved = stakeIn.get(d.signature);
+    if (moved === undefined) stakeIn.set(d.signature, (moved = new Map()));
+    const prior = moved.has(d.authority) ? moved.get(d.authority)! : 0;
+    moved.set(d.authority, prior === null || d.squares === null || d.amount === null ? null : prior + d.amount * popcount(d.squares));
   }
   for (const tx of input.transactions) {
     if (tx.failed) continue;
@@ -240,7 +241,7 @@ function transactionCosts(input: Pick<LedgerInput, 'applied' | 'transactions' | 
       }
       if (call.automated && call.signer !== call.authority && !automationsSeen.includes(call.authority)) {
         automationsSeen.push(call.authority);
-        const stake = stakeIn.get(`${tx.signature}:${call.authority}`) ?? null;
+        const stake = stakeIn.get(tx.signature)?.get(call.authority) ?? null;
         const lost = call.automationGain === null ? null : -call.automationGain;
         const returned = call.authorityGain === null ? null : Math.max(0, call.authorityGain);
         const fee = lost === null || stake === null || returned === null ? null : lost - stake - returned;

@@ -45,7 +45,7 @@ export function playDeploys(deploys: Iterable<MinerDeploy>): PlayedRound {
     let miner = byAuthority.get(deploy.authority);
     if (miner === undefined) {
       // A new round's miner starts from the board as it stands (`miner.cumulative = round.deployed`).
-      miner = { authority: deploy.authority, deployed: new Array<number>(SQUARES).fill(0), cumulative: [...deployed] };
+      miner = { authority: deploy.authority, deployed: new Array<number>(SQUARES).fill(0), cumulative: deployed.slice() };
       byAuthority.set(deploy.authority, miner);
     }
     // A deploy of 0 lamports still counts a miner on each square it names, and leaves the
@@ -186,8 +186,9 @@ export function networkFees(
   deploys: readonly { readonly authority: string; readonly signature: string }[],
   transactions: readonly { readonly signature: string; readonly feePayer: string | null; readonly fee: number | null; readonly signatures: number }[],
 ): Map<string, NetworkFees | null> {
-  const bySignature = new Map(transactions.map((tx) => [tx.signature, tx]));
-  const fees = new Map<string, NetworkFees | null>();
+  const bySignature = new Map<string, (typeof transactions)[number]>();
+  for (const tx of transactions) bySignature.set(tx.signature, tx);
+  const fees = new Map<string, { base: number; priority: number } | null>();
   const counted = new Set<string>();
   for (const d of deploys) {
     if (!fees.has(d.authority)) fees.set(d.authority, { base: 0, priority: 0 });
@@ -201,7 +202,8 @@ export function networkFees(
       continue;
     }
     const base = Math.min(tx.fee, LAMPORTS_PER_SIGNATURE * tx.signatures);
-    fees.set(d.authority, { base: sum.base + base, priority: sum.priority + tx.fee - base });
+    sum.base += base;
+    sum.priority += tx.fee - base;
   }
   return fees;
 }
