@@ -218,7 +218,7 @@ function transactionCosts(input: Pick<LedgerInput, 'applied' | 'transactions' | 
   for (const d of input.applied) {
     if (d.signer === d.authority) continue;
     let moved = stakeIn.get(d.signature);
-    if (moved === undefined) stakeIn.set(d.signature, (moved = new Map()));
+    if (moved === undefined) stakeIn.set(d.signature, (moved = new Map<string, number | null>()));
     const prior = moved.has(d.authority) ? moved.get(d.authority)! : 0;
     moved.set(d.authority, prior === null || d.squares === null || d.amount === null ? null : prior + d.amount * popcount(d.squares));
   }

@@ -130,7 +130,7 @@ export class MinerLedgerWriter {
       }
       if (copy.length === 1) return written;
       copy.push(COPY_TRAILER);
-      await pipeline(Readable.from(copy), client.query(copyFrom(`COPY indexer.miner_rounds_recent (${STORED_COLUMN_LIST}) FROM STDIN (FORMAT binary)`)));
+      await pipeline(Readable.from([Buffer.concat(copy)]), client.query(copyFrom(`COPY indexer.miner_rounds_recent (${STORED_COLUMN_LIST}) FROM STDIN (FORMAT binary)`)));
       if (sums !== null) {
         await client.query('INSERT INTO indexer.miner_unfolded_rounds (round_id) SELECT unnest($1::int4[])', [[...days.keys()]]);
         return written;
