@@ -8,7 +8,7 @@ import type { MinerRound, PayoutRule } from '@gridlab/contracts';
 import { playDeploys, settleMiners, networkFees, type MinerOutcome, type NetworkFees, type PlayedRound, type RoundDraw } from './miner-settlement';
 import { MinerRows } from './miner-rows';
 import { SPLIT_ADDRESS, SQUARES } from './ore-layout';
-import type { RoundDeploy, UnknownFigures } from './rebuild-round';
+import { popcount, type RoundDeploy, type UnknownFigures } from './rebuild-round';
 import { slotHashRng, winningSquare } from './rng';
 import type { RoundAccount } from './round.codec';
 import type { OreTransaction } from './transactions';
@@ -45,11 +45,6 @@ export function roundDraw(account: RoundAccount, rule: PayoutRule): RoundDraw {
   return { rule, winningSquare: w, topMinerSample: sample, split, topMinerReward: account.topMinerReward, motherlode: account.motherlode };
 }
 
-function popcount(mask: number): number {
-  let n = 0;
-  for (let m = mask; m !== 0; m &= m - 1) n++;
-  return n;
-}
 
 interface WalletDeploys {
   readonly address: string;

@@ -1,5 +1,6 @@
 import type { MinerRound, PayoutRule } from '@gridlab/contracts';
 import { SQUARES } from './ore-layout';
+import { popcount } from './rebuild-round';
 
 /** A row's figures that the chain may not prove (null on the wire), as `MinerRows.figure` reads them. */
 const FIGURES = [
@@ -263,8 +264,3 @@ class Parts {
   }
 }
 
-function popcount(mask: number): number {
-  let n = 0;
-  for (let m = mask; m !== 0; m &= m - 1) n++;
-  return n;
-}

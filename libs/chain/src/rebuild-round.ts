@@ -342,7 +342,7 @@ function newTally(list: boolean, endSlot: number): TallyBuilder {
   return new TallyBuilder(list, endSlot);
 }
 
-function popcount(mask: number): number {
+export function popcount(mask: number): number {
   let n = 0;
   for (let m = mask; m !== 0; m &= m - 1) n++;
   return n;
