@@ -130,6 +130,9 @@ describe('chain identity', () => {
     await pool.query('TRUNCATE indexer.chain');
     const latest = (await repo.latestId())!;
     const b = await devnet();
+    // Held still: the same seed replays chain A's rounds, so a chain B let run past the
+    // stored rounds would be adopted, and the refusal raced the indexer's start.
+    b.pause();
     expect(b.currentRoundId()).toBeLessThanOrEqual(latest);
     const { logger } = quietLogger();
     const ib = await indexer(b, logger);
