@@ -17,7 +17,6 @@ export {
 export { decodeBoard, encodeBoard, productionCost, type BoardAccount } from './board.codec';
 export { winningSquare, isVoidedSlotHash, slotHashRng } from './rng';
 export { settleRound, settleReturns, settleBy, solBack, type PayoutRule, type SettlementTotals } from './settlement';
-export { networkFees, playDeploys, settleMiners, LAMPORTS_PER_SIGNATURE, type MinerDeploy, type NetworkFees, type MinerOutcome, type MinerStake, type PlayedRound, type RoundDraw } from './miner-settlement';
 export { inferPayoutRule, ruleFromTotals, type RuleInference, type RuleBasis } from './payout-rule';
 export { OrePdas } from './pda';
 export { toSettledRound, type SettlementContext } from './settled-round';

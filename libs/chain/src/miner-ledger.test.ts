@@ -182,6 +182,26 @@ describe("a round's ledger rows", () => {
     expect(minerRounds(input(rng, { transactions: unshown }))[1]).toMatchObject({ executorFee: null, net: null });
   });
 
+  it("counts a wallet's deposit and executor fee once a transaction, however many of its deploys the transaction carries", () => {
+    // B's automation deploys twice in one executor transaction (squares 3, then 7): the
+    // balances are the transaction's, so the fee is what the automation lost beyond both
+    // stakes (6,001,500 - 6,000,000), and the deposit is counted once.
+    const [first, second] = [deploy(B, E, 'txB', 1 << 3, 3_000_000, 1, 1), deploy(B, E, 'txB', 1 << 7, 3_000_000, 1, 0)];
+    const twice = applied.flatMap((d) => (d.authority === B ? [first, second] : [d]));
+    const call = transactions[1]!.deploys[0]!;
+    const carried = transactions.map((t) => (t.signature === 'txB' ? { ...t, deploys: [call, call] } : t));
+    const b = minerRounds(input(rng, { applied: twice, transactions: carried }))[1]!;
+    expect(b).toMatchObject({ deploys: 2, squares: [3, 7], executorFee: 1_500, checkpointDeposit: 10_000, networkFee: 0 });
+    // The strategy of its first deploy that logged one.
+    expect(b.automationStrategy).toBe(1);
+  });
+
+  it('does not prove an executor fee the balances make negative', () => {
+    // The automation lost less than the stake it moved: not a fee the program takes.
+    const short = transactions.map((t) => (t.signature === 'txB' ? { ...t, deploys: [{ ...t.deploys[0]!, automationGain: -5_999_000 }] } : t));
+    expect(minerRounds(input(rng, { transactions: short }))[1]).toMatchObject({ executorFee: null, net: null });
+  });
+
   it('leaves every outcome null in a round whose stakes the chain does not all show', () => {
     const hidden = applied.map((d) => (d.authority === B ? { ...d, squares: null, amount: null, strategy: 'automated' as const } : d));
     const partial = minerRounds(input(rng, { applied: hidden, unknown: { deployed: (1 << 3) | (1 << 7), count: (1 << 3) | (1 << 7), totalMiners: false } }));

@@ -1,6 +1,6 @@
 import type { MinerRound, PayoutRule } from '@gridlab/contracts';
 import { SQUARES } from './ore-layout';
-import { popcount } from './rebuild-round';
+import { lowestBit, popcount } from './rebuild-round';
 
 /** A row's figures that the chain may not prove (null on the wire), as `MinerRows.figure` reads them. */
 const FIGURES = [
@@ -38,8 +38,9 @@ export interface MinerRowsRound {
 export interface MinerRowInput extends Omit<MinerRound, 'roundId' | 'settledAt' | 'payoutRule' | 'squares' | 'amounts'> {
   /** Bit s: square s taken; null: the chain does not show which. */
   readonly squares: number | null;
-  /** Lamports on square s (read for the squares of the mask). */
-  readonly stake: readonly number[] | null;
+  /** Lamports on square s at `stake[stakeAt + s]` (read for the squares of the mask). */
+  readonly stake: ArrayLike<number> | null;
+  readonly stakeAt?: number;
 }
 
 /**
@@ -241,18 +242,19 @@ class Parts {
     c[o + AMOUNT] = NaN;
     c[o + AMOUNTS_AT] = NaN;
     if (r.squares !== null && r.stake !== null) {
+      const { squares, stake } = r;
+      const at = r.stakeAt ?? 0;
       let uniform: number | null = null;
       let same = true;
-      for (let s = 0; s < SQUARES; s++) {
-        if ((r.squares & (1 << s)) === 0) continue;
-        const v = r.stake[s]!;
+      for (let m = squares; m !== 0 && same; m &= m - 1) {
+        const v = stake[at + lowestBit(m)]!;
         if (uniform === null) uniform = v;
         else if (v !== uniform) same = false;
       }
       if (same) c[o + AMOUNT] = uniform ?? 0;
       else {
         c[o + AMOUNTS_AT] = this.pool.length;
-        for (let s = 0; s < SQUARES; s++) if ((r.squares & (1 << s)) !== 0) this.pool.push(r.stake[s]!);
+        for (let m = squares; m !== 0; m &= m - 1) this.pool.push(stake[at + lowestBit(m)]!);
       }
     } else c[o + MASK] = NaN;
     c[o + DEPLOYS] = r.deploys;

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { networkFees, playDeploys, settleMiners, type RoundDraw } from './miner-settlement';
+import { SQUARES } from './ore-layout';
+import { holdsStake, indexDeploys, networkFees, playDeploys, settleMiners, type RoundDraw } from './miner-settlement';
 
 interface GoldenMiner {
   readonly authority: string;
@@ -45,10 +46,17 @@ describe('every miner of a round, as the program deploys and checkpoints it (gol
   });
 
   it.each(golden.rounds.map((r) => [r.name, r] as const))('%s', (_name, round) => {
-    const played = playDeploys(round.deploys.map((d) => ({ authority: d.authority, amount: n(d.amount), squares: d.squares })));
+    const index = indexDeploys(round.deploys.map((d) => ({ authority: d.authority, signature: '' })), []);
+    const played = playDeploys(
+      round.deploys.map((d) => ({ amount: n(d.amount), squares: d.squares.reduce((mask, s) => mask | (1 << s), 0) })),
+      index,
+    );
     expect(played.deployed).toEqual(round.expected.deployed.map(n));
     expect(played.count).toEqual(round.expected.count);
-    expect(played.miners.map((m) => ({ authority: m.authority, deployed: m.deployed, cumulative: m.cumulative }))).toEqual(
+    // The miners are the wallets holding a stake, in the order of their first deploy.
+    const miners = index.wallets.addresses.flatMap((authority, w) => (holdsStake(played, w) ? [{ authority, w }] : []));
+    const cells = (a: Float64Array, w: number) => Array.from(a.subarray(w * SQUARES, (w + 1) * SQUARES));
+    expect(miners.map(({ authority, w }) => ({ authority, deployed: cells(played.stake, w), cumulative: cells(played.cumulative, w) }))).toEqual(
       round.expected.miners.map((m) => ({ authority: m.authority, deployed: m.deployed.map(n), cumulative: m.cumulative.map(n) })),
     );
     const draw: RoundDraw = {
@@ -59,7 +67,8 @@ describe('every miner of a round, as the program deploys and checkpoints it (gol
       topMinerReward: n(round.topMinerReward),
       motherlode: n(round.motherlode),
     };
-    expect(settleMiners(draw, played)).toEqual(
+    const outcomes = settleMiners(draw, played);
+    expect(miners.map(({ authority, w }) => ({ authority, ...outcomes.of(w) }))).toEqual(
       round.expected.miners.map((m) => ({
         authority: m.authority,
         solBack: n(m.solBack),
@@ -76,9 +85,15 @@ describe('every miner of a round, as the program deploys and checkpoints it (gol
 
 describe('what each wallet paid the network for its deploys', () => {
   const tx = (signature: string, feePayer: string, fee: number | null, signatures = 1) => ({ signature, feePayer, fee, signatures });
+  /** Each wallet's fees by address; null where not known. */
+  const feesOf = (deploys: readonly { authority: string; signature: string }[], transactions: readonly ReturnType<typeof tx>[]) => {
+    const index = indexDeploys(deploys, transactions);
+    const fees = networkFees(deploys, index, transactions);
+    return new Map(index.wallets.addresses.map((a, w) => [a, Number.isNaN(fees.base[w]) ? null : { base: fees.base[w], priority: fees.priority[w] }]));
+  };
 
   it('counts each transaction a wallet paid once, splitting the base fee (5,000 a signature) from the priority it bid', () => {
-    const fees = networkFees(
+    const fees = feesOf(
       [
         { authority: 'A', signature: 't1' },
         { authority: 'A', signature: 't1' }, // a second deploy in the same transaction
@@ -96,7 +111,7 @@ describe('what each wallet paid the network for its deploys', () => {
   });
 
   it('charges an executor\'s transaction to nobody it deployed for, and says when a fee is not known', () => {
-    const fees = networkFees(
+    const fees = feesOf(
       [
         { authority: 'A', signature: 'batch' },
         { authority: 'B', signature: 'batch' },

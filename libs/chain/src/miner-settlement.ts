@@ -7,60 +7,124 @@
  */
 import type { PayoutRule } from '@gridlab/contracts';
 import { SQUARES } from './ore-layout';
+import { lowestBit } from './rebuild-round';
 import { settleRound, share } from './settlement';
 
-/** One deploy as the program received it: a miner, an amount per square and the squares asked for. */
+/** One deploy as the program received it: an amount per square and the squares asked for. */
 export interface MinerDeploy {
-  readonly authority: string;
   readonly amount: number;
-  readonly squares: readonly number[];
+  /** Bit s: square s asked for. */
+  readonly squares: number;
 }
 
-/** A miner's position in a round: its stake on each square and the round's stake on the square before its own. */
-export interface MinerStake {
-  readonly authority: string;
-  readonly deployed: readonly number[];
-  /** `round.deployed[s]` when the miner deployed on `s`: its range of the top-miner draw starts there. */
-  readonly cumulative: readonly number[];
+/**
+ * A round's wallets numbered 0, 1, ... in the order of their first deploy: every per-wallet
+ * figure of a round is then a slot of a flat array instead of an entry of a map.
+ */
+class WalletNumbers {
+  readonly addresses: string[] = [];
+  private readonly numbers = new Map<string, number>();
+
+  get size(): number {
+    return this.addresses.length;
+  }
+
+  /** The wallet's number, numbering it if it is new. */
+  of(address: string): number {
+    let n = this.numbers.get(address);
+    if (n === undefined) {
+      n = this.addresses.length;
+      this.numbers.set(address, n);
+      this.addresses.push(address);
+    }
+    return n;
+  }
+
+  /** The number of a wallet already numbered. */
+  find(address: string): number | undefined {
+    return this.numbers.get(address);
+  }
 }
 
+/** Where each of a round's deploys belongs: deploy i's wallet number, and the index of the transaction that carried it (-1: none listed). */
+export interface DeployIndex {
+  readonly wallets: WalletNumbers;
+  readonly wallet: Int32Array;
+  readonly transaction: Int32Array;
+}
+
+/** Numbers the wallets of `deploys` (in the order they ran) and finds each one's transaction. */
+export function indexDeploys(deploys: readonly { readonly authority: string; readonly signature: string }[], transactions: readonly { readonly signature: string }[]): DeployIndex {
+  const wallets = new WalletNumbers();
+  const wallet = new Int32Array(deploys.length);
+  const transaction = new Int32Array(deploys.length);
+  const bySignature = new Map<string, number>();
+  for (let t = 0; t < transactions.length; t++) bySignature.set(transactions[t]!.signature, t);
+  for (let i = 0; i < deploys.length; i++) {
+    wallet[i] = wallets.of(deploys[i]!.authority);
+    transaction[i] = bySignature.get(deploys[i]!.signature) ?? -1;
+  }
+  return { wallets, wallet, transaction };
+}
+
+/**
+ * Every wallet's position in a round, as the program keeps it: the wallet's stake on each
+ * square and the round's stake on the square before its own, square `s` of wallet `w` at
+ * `w * SQUARES + s`.
+ */
 export interface PlayedRound {
   readonly deployed: readonly number[];
   readonly count: readonly number[];
-  /** One per miner, in the order of its first deploy. */
-  readonly miners: readonly MinerStake[];
+  /** Wallets numbered. */
+  readonly wallets: number;
+  readonly stake: Float64Array;
+  /** `round.deployed[s]` when the wallet first deployed (on `s`: its range of the top-miner draw starts there). */
+  readonly cumulative: Float64Array;
 }
 
 /**
  * The deploy handler's accounting (deploy.rs at 70763fc, lines 248-306; the same rule in
  * every era since 4e3ecff): a square is recorded at the miner's first deploy on it in the
  * round and skipped on any later one (`miner.deployed[s] > 0`), its cumulative set to the
- * round's stake on it just before, `round.count[s]` counting the deploys on it.
+ * round's stake on it just before, `round.count[s]` counting the deploys on it. A wallet
+ * whose deploys all skipped or moved nothing holds no stake: it never joined the round.
  */
-export function playDeploys(deploys: Iterable<MinerDeploy>): PlayedRound {
-  const deployed = new Array<number>(SQUARES).fill(0);
+export function playDeploys(deploys: readonly MinerDeploy[], index: Pick<DeployIndex, 'wallets' | 'wallet'>): PlayedRound {
+  const wallets = index.wallets.size;
+  const deployed = new Float64Array(SQUARES);
   const count = new Array<number>(SQUARES).fill(0);
-  const byAuthority = new Map<string, { authority: string; deployed: number[]; cumulative: number[] }>();
-  for (const deploy of deploys) {
-    let miner = byAuthority.get(deploy.authority);
-    if (miner === undefined) {
+  const stake = new Float64Array(wallets * SQUARES);
+  const cumulative = new Float64Array(wallets * SQUARES);
+  const joined = new Uint8Array(wallets);
+  for (let i = 0; i < deploys.length; i++) {
+    const deploy = deploys[i]!;
+    const w = index.wallet[i]!;
+    const at = w * SQUARES;
+    if (joined[w] === 0) {
       // A new round's miner starts from the board as it stands (`miner.cumulative = round.deployed`).
-      miner = { authority: deploy.authority, deployed: new Array<number>(SQUARES).fill(0), cumulative: deployed.slice() };
-      byAuthority.set(deploy.authority, miner);
+      joined[w] = 1;
+      cumulative.set(deployed, at);
     }
     // A deploy of 0 lamports still counts a miner on each square it names, and leaves the
     // square open to its next deploy (`miner.deployed[s]` stays 0): the program sets no minimum.
-    for (const s of deploy.squares) {
-      if (s < 0 || s >= SQUARES || miner.deployed[s]! > 0) continue;
-      miner.cumulative[s] = deployed[s]!;
-      miner.deployed[s] = deploy.amount;
+    for (let m = deploy.squares & ALL_SQUARES; m !== 0; m &= m - 1) {
+      const s = lowestBit(m);
+      if (stake[at + s]! > 0) continue;
+      cumulative[at + s] = deployed[s]!;
+      stake[at + s] = deploy.amount;
       deployed[s]! += deploy.amount;
       count[s]! += 1;
     }
   }
-  // A miner whose deploys all skipped or moved nothing never joined the round.
-  const miners = [...byAuthority.values()].filter((m) => m.deployed.some((d) => d > 0));
-  return { deployed, count, miners };
+  return { deployed: Array.from(deployed), count, wallets, stake, cumulative };
+}
+
+const ALL_SQUARES = (1 << SQUARES) - 1;
+
+/** Whether wallet `w` holds a stake in the round (it joined it). */
+export function holdsStake(played: PlayedRound, w: number): boolean {
+  for (let s = w * SQUARES, end = s + SQUARES; s < end; s++) if (played.stake[s]! > 0) return true;
+  return false;
 }
 
 /** What the round drew, as the reset wrote it (the rest follows from the stakes). */
@@ -79,7 +143,6 @@ export interface RoundDraw {
 }
 
 export interface MinerOutcome {
-  readonly authority: string;
   /** Lamports the checkpoint pays back (a voided round: every stake). */
   readonly solBack: number;
   readonly oreTopMiner: number;
@@ -92,9 +155,65 @@ export interface MinerOutcome {
   readonly protocolFee: number;
 }
 
+// An outcome's cells in `MinerOutcomes`.
+const SOL_BACK = 0;
+const ORE_TOP = 1;
+const ORE_SPLIT = 2;
+const ORE_MOTHERLODE = 3;
+const TOP_MINER = 4;
+const ADMIN_FEE = 5;
+const PROTOCOL_FEE = 6;
+const OUTCOME_CELLS = 7;
+
+/** What each wallet's checkpoint pays, wallet `w`'s figures at `w * 7`: one array a round, not an object a wallet. */
+export class MinerOutcomes {
+  constructor(private readonly cells: Float64Array) {}
+
+  solBack(w: number): number {
+    return this.cells[w * OUTCOME_CELLS + SOL_BACK]!;
+  }
+
+  oreTopMiner(w: number): number {
+    return this.cells[w * OUTCOME_CELLS + ORE_TOP]!;
+  }
+
+  oreSplit(w: number): number {
+    return this.cells[w * OUTCOME_CELLS + ORE_SPLIT]!;
+  }
+
+  oreMotherlode(w: number): number {
+    return this.cells[w * OUTCOME_CELLS + ORE_MOTHERLODE]!;
+  }
+
+  topMiner(w: number): boolean {
+    return this.cells[w * OUTCOME_CELLS + TOP_MINER] === 1;
+  }
+
+  adminFee(w: number): number {
+    return this.cells[w * OUTCOME_CELLS + ADMIN_FEE]!;
+  }
+
+  protocolFee(w: number): number {
+    return this.cells[w * OUTCOME_CELLS + PROTOCOL_FEE]!;
+  }
+
+  /** Wallet `w`'s outcome as an object. */
+  of(w: number): MinerOutcome {
+    return {
+      solBack: this.solBack(w),
+      oreTopMiner: this.oreTopMiner(w),
+      oreSplit: this.oreSplit(w),
+      oreMotherlode: this.oreMotherlode(w),
+      topMiner: this.topMiner(w),
+      adminFee: this.adminFee(w),
+      protocolFee: this.protocolFee(w),
+    };
+  }
+}
+
 /**
- * Each miner's checkpoint (checkpoint.rs at 70763fc for `returns`, at 3112ab7 for
- * `parimutuel`), in the order of `played.miners`.
+ * Each wallet's checkpoint (checkpoint.rs at 70763fc for `returns`, at 3112ab7 for
+ * `parimutuel`); a wallet holding no stake gets nothing and pays no fee.
  * - `returns`: on a square holding `T`, `admin = max(1, T/100)`; the winning square pays
  *   back `floor(x * (T - admin) / T)`, any other also keeps `protocol = max(1, (T - admin)/10)`.
  * - `parimutuel`: only the winning square pays: `x - max(1, x/100)` plus
@@ -107,22 +226,32 @@ export interface MinerOutcome {
  * it, so that a stake's fees and what comes back add up to what it lost where it won or
  * was returned; a parimutuel losing stake is lost to the winners, not to a fee.
  */
-export function settleMiners(draw: RoundDraw, played: PlayedRound): MinerOutcome[] {
-  const { winningSquare: w } = draw;
-  if (w === null) {
-    return played.miners.map((m) => ({ authority: m.authority, solBack: sum(m.deployed), oreTopMiner: 0, oreSplit: 0, oreMotherlode: 0, topMiner: false, adminFee: 0, protocolFee: 0 }));
-  }
-  const totalWinnings = draw.rule === 'parimutuel' ? settleRound(played.deployed, w).totalWinnings : 0;
-  const onWinner = played.deployed[w]!;
-  return played.miners.map((m) => {
+export function settleMiners(draw: RoundDraw, played: PlayedRound): MinerOutcomes {
+  const { winningSquare: w, rule } = draw;
+  const { stake, cumulative } = played;
+  const cells = new Float64Array(played.wallets * OUTCOME_CELLS);
+  const totalWinnings = w !== null && rule === 'parimutuel' ? settleRound(played.deployed, w).totalWinnings : 0;
+  const onWinner = w === null ? 0 : played.deployed[w]!;
+  for (let m = 0; m < played.wallets; m++) {
+    const at = m * SQUARES;
+    const end = at + SQUARES;
+    const out = m * OUTCOME_CELLS;
+    if (w === null) {
+      // Voided: every stake comes back.
+      let back = 0;
+      for (let i = at; i < end; i++) back += stake[i]!;
+      cells[out + SOL_BACK] = back;
+      continue;
+    }
     let solBack = 0;
     let adminFee = 0;
     let protocolFee = 0;
-    for (let s = 0; s < SQUARES; s++) {
-      const x = m.deployed[s]!;
+    for (let i = at; i < end; i++) {
+      const x = stake[i]!;
       if (x === 0) continue;
+      const s = i - at;
       const t = played.deployed[s]!;
-      if (draw.rule === 'parimutuel') {
+      if (rule === 'parimutuel') {
         if (s !== w) continue;
         const admin = Math.max(1, Math.floor(x / 100));
         solBack += x - admin + share(totalWinnings, x, t);
@@ -141,69 +270,62 @@ export function settleMiners(draw: RoundDraw, played: PlayedRound): MinerOutcome
       protocolFee += afterAdmin - back;
       solBack += back;
     }
-    const x = m.deployed[w]!;
-    let oreTopMiner = 0;
-    let oreSplit = 0;
-    let oreMotherlode = 0;
-    let topMiner = false;
+    cells[out + SOL_BACK] = solBack;
+    cells[out + ADMIN_FEE] = adminFee;
+    cells[out + PROTOCOL_FEE] = protocolFee;
+    const x = stake[at + w]!;
     if (x > 0) {
-      if (draw.split) oreSplit = share(draw.topMinerReward, x, onWinner);
-      else if (draw.topMinerSample !== null && draw.topMinerSample >= m.cumulative[w]! && draw.topMinerSample < m.cumulative[w]! + x) {
-        topMiner = true;
-        oreTopMiner = draw.topMinerReward;
+      if (draw.split) cells[out + ORE_SPLIT] = share(draw.topMinerReward, x, onWinner);
+      else if (draw.topMinerSample !== null && draw.topMinerSample >= cumulative[at + w]! && draw.topMinerSample < cumulative[at + w]! + x) {
+        cells[out + TOP_MINER] = 1;
+        cells[out + ORE_TOP] = draw.topMinerReward;
       }
-      if (draw.motherlode > 0) oreMotherlode = share(draw.motherlode, x, onWinner);
+      if (draw.motherlode > 0) cells[out + ORE_MOTHERLODE] = share(draw.motherlode, x, onWinner);
     }
-    return { authority: m.authority, solBack, oreTopMiner, oreSplit, oreMotherlode, topMiner, adminFee, protocolFee };
-  });
-}
-
-function sum(values: readonly number[]): number {
-  let total = 0;
-  for (const v of values) total += v;
-  return total;
-}
-
-/** Lamports a wallet paid the network for the transactions that carried its deploys. */
-export interface NetworkFees {
-  /** 5,000 lamports a signature. */
-  readonly base: number;
-  /** The rest of the fee: the priority the payer bid. */
-  readonly priority: number;
+  }
+  return new MinerOutcomes(cells);
 }
 
 /** Lamports a signature costs (the network's `lamports_per_signature`). */
-export const LAMPORTS_PER_SIGNATURE = 5000;
+const LAMPORTS_PER_SIGNATURE = 5000;
+
+/** Lamports each wallet (by number) paid the network for the transactions that carried its deploys; NaN where a fee is not known. */
+export interface WalletFees {
+  /** 5,000 lamports a signature. */
+  readonly base: Float64Array;
+  /** The rest of the fee: the priority the payer bid. */
+  readonly priority: Float64Array;
+}
 
 /**
  * What each wallet that deployed paid the network for it: the fee of every transaction
  * that carried one of its deploys and that it paid (it was the fee payer), each
  * transaction once however many deploys it carried. A wallet whose deploys an executor
- * sent paid none. Null when a transaction it paid does not say its fee. Failed
+ * sent paid none. NaN (not known) when a transaction it paid does not say its fee. Failed
  * transactions carry no deploys and are not counted here.
  */
 export function networkFees(
-  deploys: readonly { readonly authority: string; readonly signature: string }[],
-  transactions: readonly { readonly signature: string; readonly feePayer: string | null; readonly fee: number | null; readonly signatures: number }[],
-): Map<string, NetworkFees | null> {
-  const bySignature = new Map<string, (typeof transactions)[number]>();
-  for (const tx of transactions) bySignature.set(tx.signature, tx);
-  const fees = new Map<string, { base: number; priority: number } | null>();
-  const counted = new Set<string>();
-  for (const d of deploys) {
-    if (!fees.has(d.authority)) fees.set(d.authority, { base: 0, priority: 0 });
-    const tx = bySignature.get(d.signature);
-    if (tx === undefined || tx.feePayer !== d.authority || counted.has(tx.signature)) continue;
-    counted.add(tx.signature);
-    const sum = fees.get(d.authority)!;
-    if (sum === null) continue;
+  deploys: readonly { readonly authority: string }[],
+  index: DeployIndex,
+  transactions: readonly { readonly feePayer: string | null; readonly fee: number | null; readonly signatures: number }[],
+): WalletFees {
+  const base = new Float64Array(index.wallets.size);
+  const priority = new Float64Array(index.wallets.size);
+  const counted = new Uint8Array(transactions.length);
+  for (let i = 0; i < deploys.length; i++) {
+    const t = index.transaction[i]!;
+    const tx = transactions[t];
+    if (tx === undefined || tx.feePayer !== deploys[i]!.authority || counted[t] === 1) continue;
+    counted[t] = 1;
+    const w = index.wallet[i]!;
     if (tx.fee === null) {
-      fees.set(d.authority, null);
+      base[w] = NaN;
+      priority[w] = NaN;
       continue;
     }
-    const base = Math.min(tx.fee, LAMPORTS_PER_SIGNATURE * tx.signatures);
-    sum.base += base;
-    sum.priority += tx.fee - base;
+    const paid = Math.min(tx.fee, LAMPORTS_PER_SIGNATURE * tx.signatures);
+    base[w]! += paid;
+    priority[w]! += tx.fee - paid;
   }
-  return fees;
+  return { base, priority };
 }

@@ -348,6 +348,11 @@ export function popcount(mask: number): number {
   return n;
 }
 
+/** The index of a non-zero mask's lowest set bit: `for (m = mask; m !== 0; m &= m - 1)` visits its squares in order, and no other. */
+export function lowestBit(mask: number): number {
+  return 31 - Math.clz32(mask & -mask);
+}
+
 /** What the ResetEvent says that the rebuilt round must agree with; null when it does. */
 function check(reset: ResetEvent, slotHash: Uint8Array, t: Tally): string | null {
   const square = winningSquare(slotHash);

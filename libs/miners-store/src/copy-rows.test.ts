@@ -1,4 +1,4 @@
-import { COPY_HEADER, COPY_TRAILER, copyRows } from './copy-rows';
+import { CopyRows } from './copy-rows';
 import type { StoredRow } from './row';
 
 const EXTREMES = [0, 1, -1, 4_294_967_295, 4_294_967_296, -4_294_967_296, -4_294_967_297, 2 ** 52 + 3, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER];
@@ -48,12 +48,26 @@ function int8Fields(copy: Buffer): bigint[] {
   return out;
 }
 
-describe('copyRows', () => {
+describe('CopyRows', () => {
   it('writes every safe integer as the int8 it is, negative and beyond 32 bits included', () => {
     for (const v of EXTREMES) {
-      const copy = Buffer.concat([COPY_HEADER, copyRows([row(v, [v, -v, 1])]), COPY_TRAILER]);
+      const copy = new CopyRows(1);
+      copy.add(row(v, [v, -v, 1]));
       // amount, sol_back, ore, (ore_motherlode null), admin_fee, protocol_fee, ore_value, then the amounts.
-      expect(int8Fields(copy)).toEqual([v, -v, v, v, -v, v, v, -v, 1].map((x) => BigInt(x)));
+      expect(int8Fields(copy.finish())).toEqual([v, -v, v, v, -v, v, v, -v, 1].map((x) => BigInt(x)));
     }
+  });
+
+  it('grows past the rows it expected, every row kept, the header and trailer in place', () => {
+    const copy = new CopyRows(1);
+    expect(copy.empty).toBe(true);
+    const amounts = Array.from({ length: 25 }, (_, s) => s + 1);
+    for (let v = 0; v < 40; v++) copy.add(row(v, v % 2 === 0 ? amounts : null));
+    const data = copy.finish();
+    expect(copy.empty).toBe(false);
+    expect(data.subarray(0, 11).toString('latin1')).toBe('PGCOPY\n\xff\r\n\0');
+    expect(data.readInt16BE(data.length - 2)).toBe(-1);
+    const expected = Array.from({ length: 40 }, (_, v) => [v, -v, v, v, -v, v, ...(v % 2 === 0 ? amounts : [])]).flat();
+    expect(int8Fields(data)).toEqual(expected.map((x) => BigInt(x)));
   });
 });

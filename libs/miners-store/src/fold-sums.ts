@@ -19,20 +19,26 @@ export class FoldSums {
   /** Day, then wallet id: a thousand rounds span a day or two, and wallet ids key a Map as small integers. */
   private readonly days: Sums = new Map();
   private readonly hours: Sums = new Map();
+  /** The sums `add` adds to: the day's and the hour's of the round named last. */
+  private byDay: Map<number, Rollup> | null = null;
+  private byHour: Map<number, Rollup> | null = null;
 
   get rounds(): ReadonlySet<number> {
     return this.held;
   }
 
-  /** A round's rows, settled on `day` and in `hour`; hours before `oldestHour` are not kept. */
-  add(roundId: number, rows: readonly StoredRow[], day: number, hour: number, oldestHour: number): void {
+  /** Round `roundId`, settled on `day` and in `hour`, whose rows `add` sums next; hours before `oldestHour` are not kept. */
+  round(roundId: number, day: number, hour: number, oldestHour: number): void {
     this.held.add(roundId);
-    const byDay = at(this.days, day);
-    const byHour = hour >= oldestHour ? at(this.hours, hour) : null;
-    for (const row of rows) {
-      addRow(at(byDay, row.minerId, emptyRollup), row);
-      if (byHour !== null) addRow(at(byHour, row.minerId, emptyRollup), row);
-    }
+    this.byDay = at(this.days, day);
+    this.byHour = hour >= oldestHour ? at(this.hours, hour) : null;
+  }
+
+  /** A row of the round named last (`round`); not kept. */
+  add(row: StoredRow): void {
+    if (this.byDay === null) throw new Error('a row before its round');
+    addRow(at(this.byDay, row.minerId, emptyRollup), row);
+    if (this.byHour !== null) addRow(at(this.byHour, row.minerId, emptyRollup), row);
   }
 
   /** Adds `other`'s rounds and sums; past MAX_ROUNDS, holds none (their rows are still listed for a fold). */
@@ -47,6 +53,8 @@ export class FoldSums {
     this.held.clear();
     this.days.clear();
     this.hours.clear();
+    this.byDay = null;
+    this.byHour = null;
   }
 
   /** The statement adding the sums to the rollups (hours before `oldestHour` left out); null when there are none. */

@@ -4,12 +4,12 @@ import { withTransaction, type Pool, type PoolClient } from '@gridlab/db';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
-import { COPY_HEADER, COPY_TRAILER, copyRows } from './copy-rows';
+import { CopyRows } from './copy-rows';
 import { SORT_CODES, SUMMED_WINDOWS, TOP_MAX, WINDOW_CODES, windowTopSql } from './tops';
 import { BLOCK_ROUNDS, blockStartOf, decodeBlock, encodeBlock } from './block';
 import { FoldSums } from './fold-sums';
 import { FOLD_SQL, rollupsStatement } from './rollup-sql';
-import { toStored, type StoredRow } from './row';
+import { emptyStoredRow, toStored, type StoredRow } from './row';
 
 /** What the ledger needs of a settled round besides its miners. */
 export interface LedgerRound {
@@ -27,7 +27,7 @@ const WALLETS_CACHED = 200_000;
 /** Hourly rollups are kept this long (the 24 h window and the hourly series). */
 const HOURS_KEPT = 48;
 
-/** Columns of `miner_rounds_recent` widest first, in the order `copyRows` writes them. */
+/** Columns of `miner_rounds_recent` widest first, in the order `CopyRows` writes them. */
 export const STORED_COLUMN_LIST =
   'amount, sol_back, ore, ore_motherlode, admin_fee, protocol_fee, ore_value, round_id, miner_id, squares, signer_id, network_fee, priority_fee, ' +
   'executor_fee, checkpoint_deposit, slots_left, slots_left_last, deploys, strategy, flags, amounts';
@@ -104,33 +104,35 @@ export class MinerLedgerWriter {
         [entries.map((e) => e.round.id), entries.map((e) => e.round.settledAt), walletLists],
       );
       const written = new Set(fresh.map((r) => r.round_id));
-      // Each round's rows are encoded as they are made and dropped (only the rollups of rounds
-      // written with them need them after): a chunk's rows are not held while the COPY runs.
-      const copy: Buffer[] = [COPY_HEADER];
+      // Each row is encoded as it is made and not kept (only the rollups of rounds written
+      // with them need the rows after): a chunk's rows are not held while the COPY runs.
+      let total = 0;
+      for (const { miners } of entries) total += miners.length;
+      const copy = new CopyRows(total);
       const rolled: StoredRow[] = [];
       const days = new Map<number, number>();
       const hours = new Map<number, number>();
       const prices = await orePrices(client, entries.map((e) => dayOf(e.round.settledAt)));
+      const scratch = emptyStoredRow();
       for (const { round, miners } of entries) {
         if (!written.has(round.id) || miners.length === 0) continue;
         const day = dayOf(round.settledAt);
         days.set(round.id, day);
         hours.set(round.id, hourOf(round.settledAt));
+        sums?.round(round.id, day, hourOf(round.settledAt), oldestHour);
         const price = prices.get(day) ?? round.productionCost;
-        const rows = new Array<StoredRow>(miners.length);
         for (let i = 0; i < miners.length; i++) {
           const top = miners.figure(i, 'oreTopMiner');
           const ore = top === null ? null : top + (miners.figure(i, 'oreSplit') ?? 0) + (miners.figure(i, 'oreMotherlode') ?? 0);
           const value = ore === null ? null : price === null ? 0 : Math.floor((ore * price) / ONE_ORE);
-          rows[i] = toStored(miners, i, ids.get(miners.address(i))!, ids.get(miners.signer(i))!, value);
+          const row = toStored(miners, i, ids.get(miners.address(i))!, ids.get(miners.signer(i))!, value, sums === null ? undefined : scratch);
+          copy.add(row);
+          if (sums !== null) sums.add(row);
+          else rolled.push(row);
         }
-        copy.push(copyRows(rows));
-        if (sums !== null) sums.add(round.id, rows, day, hourOf(round.settledAt), oldestHour);
-        else for (const r of rows) rolled.push(r);
       }
-      if (copy.length === 1) return written;
-      copy.push(COPY_TRAILER);
-      await pipeline(Readable.from([Buffer.concat(copy)]), client.query(copyFrom(`COPY indexer.miner_rounds_recent (${STORED_COLUMN_LIST}) FROM STDIN (FORMAT binary)`)));
+      if (copy.empty) return written;
+      await pipeline(Readable.from([copy.finish()]), client.query(copyFrom(`COPY indexer.miner_rounds_recent (${STORED_COLUMN_LIST}) FROM STDIN (FORMAT binary)`)));
       if (sums !== null) {
         await client.query('INSERT INTO indexer.miner_unfolded_rounds (round_id) SELECT unnest($1::int4[])', [[...days.keys()]]);
         return written;

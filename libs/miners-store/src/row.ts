@@ -63,42 +63,54 @@ export function stakeOf(row: Pick<StoredRow, 'squares' | 'amount' | 'amounts'>):
   return sum;
 }
 
-/** The stored form of row `i` of a round's rows, its addresses already given ids. */
-export function toStored(rows: MinerRows, i: number, minerId: number, signerId: number, oreValue: number | null): StoredRow {
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** A row to fill with `toStored`. */
+export function emptyStoredRow(): Mutable<StoredRow> {
+  return {
+    roundId: 0, minerId: 0, signerId: 0, squares: null, amount: null, amounts: null, solBack: null, ore: null, oreMotherlode: null, adminFee: null, protocolFee: null,
+    oreValue: null, networkFee: null, priorityFee: null, executorFee: null, checkpointDeposit: null, slotsLeft: 0, slotsLeftLast: 0, deploys: 0, strategy: 0, flags: 0,
+  };
+}
+
+/**
+ * The stored form of row `i` of a round's rows, its addresses already given ids, written
+ * into `into` (a history fill encodes hundreds of thousands of rows and keeps none: one
+ * object refilled instead of one made a row).
+ */
+export function toStored(rows: MinerRows, i: number, minerId: number, signerId: number, oreValue: number | null, into: Mutable<StoredRow> = emptyStoredRow()): StoredRow {
   const squares = rows.squareMask(i);
   const amount = squares === null ? null : rows.uniformAmount(i);
   const oreSplit = rows.figure(i, 'oreSplit');
   const known = rows.figure(i, 'solBack') !== null;
   const strategy = rows.figure(i, 'automationStrategy');
-  const flags =
+  into.roundId = rows.roundId;
+  into.minerId = minerId;
+  into.signerId = signerId;
+  into.squares = squares;
+  into.amount = amount;
+  into.amounts = squares === null || amount !== null ? null : rows.amountsOf(i);
+  into.solBack = rows.figure(i, 'solBack');
+  into.ore = oreSplit !== null && oreSplit > 0 ? oreSplit : rows.figure(i, 'oreTopMiner');
+  into.oreMotherlode = rows.figure(i, 'oreMotherlode');
+  into.adminFee = rows.figure(i, 'adminFee');
+  into.protocolFee = rows.figure(i, 'protocolFee');
+  into.oreValue = oreValue;
+  into.networkFee = rows.figure(i, 'networkFee');
+  into.priorityFee = rows.figure(i, 'priorityFee');
+  into.executorFee = rows.figure(i, 'executorFee');
+  into.checkpointDeposit = rows.figure(i, 'checkpointDeposit');
+  into.slotsLeft = clampSlots(rows.slotsLeft(i));
+  into.slotsLeftLast = clampSlots(rows.slotsLeftLast(i));
+  into.deploys = rows.deploys(i);
+  into.strategy = !rows.automated(i) ? STRATEGY_MANUAL : (strategy ?? STRATEGY_AUTOMATED);
+  into.flags =
     (rows.topMiner(i) === true ? FLAG_TOP_MINER : 0) |
     ((oreSplit ?? 0) > 0 ? FLAG_SPLIT : 0) |
     (rows.heldWinningSquare(i) === true ? FLAG_HELD_WINNER : 0) |
     (known ? FLAG_KNOWN : 0) |
     (rows.payoutRule === 'parimutuel' ? FLAG_PARIMUTUEL : 0);
-  return {
-    roundId: rows.roundId,
-    minerId,
-    signerId,
-    squares,
-    amount,
-    amounts: squares === null || amount !== null ? null : rows.amountsOf(i),
-    solBack: rows.figure(i, 'solBack'),
-    ore: oreSplit !== null && oreSplit > 0 ? oreSplit : rows.figure(i, 'oreTopMiner'),
-    oreMotherlode: rows.figure(i, 'oreMotherlode'),
-    adminFee: rows.figure(i, 'adminFee'),
-    protocolFee: rows.figure(i, 'protocolFee'),
-    oreValue,
-    networkFee: rows.figure(i, 'networkFee'),
-    priorityFee: rows.figure(i, 'priorityFee'),
-    executorFee: rows.figure(i, 'executorFee'),
-    checkpointDeposit: rows.figure(i, 'checkpointDeposit'),
-    slotsLeft: clampSlots(rows.slotsLeft(i)),
-    slotsLeftLast: clampSlots(rows.slotsLeftLast(i)),
-    deploys: rows.deploys(i),
-    strategy: !rows.automated(i) ? STRATEGY_MANUAL : (strategy ?? STRATEGY_AUTOMATED),
-    flags,
-  };
+  return into;
 }
 
 function clampSlots(slots: number): number {
