@@ -127,4 +127,23 @@ describe('what each wallet paid the network for its deploys', () => {
       ]),
     );
   });
+
+  it('finds each deploy\'s transaction when they are not listed in the order they ran, and charges none it cannot find', () => {
+    const fees = feesOf(
+      [
+        { authority: 'A', signature: 't2' },
+        { authority: 'B', signature: 't1' },
+        { authority: 'C', signature: 'missing' },
+        { authority: 'A', signature: 't2' },
+      ],
+      [tx('t1', 'B', 6000), tx('t2', 'A', 5000)],
+    );
+    expect(fees).toEqual(
+      new Map([
+        ['A', { base: 5000, priority: 0 }],
+        ['B', { base: 5000, priority: 1000 }],
+        ['C', { base: 0, priority: 0 }],
+      ]),
+    );
+  });
 });

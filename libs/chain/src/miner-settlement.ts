@@ -58,11 +58,23 @@ export function indexDeploys(deploys: readonly { readonly authority: string; rea
   const wallets = new WalletNumbers();
   const wallet = new Int32Array(deploys.length);
   const transaction = new Int32Array(deploys.length);
-  const bySignature = new Map<string, number>();
-  for (let t = 0; t < transactions.length; t++) bySignature.set(transactions[t]!.signature, t);
+  // Deploys come in the order their transactions ran: each is found at or after the one
+  // before's, without a map of every signature; past one out of that order, by the map.
+  let bySignature: Map<string, number> | null = null;
+  let t = 0;
   for (let i = 0; i < deploys.length; i++) {
-    wallet[i] = wallets.of(deploys[i]!.authority);
-    transaction[i] = bySignature.get(deploys[i]!.signature) ?? -1;
+    const d = deploys[i]!;
+    wallet[i] = wallets.of(d.authority);
+    if (bySignature === null) {
+      while (t < transactions.length && transactions[t]!.signature !== d.signature) t++;
+      if (t < transactions.length) {
+        transaction[i] = t;
+        continue;
+      }
+      bySignature = new Map();
+      for (let k = 0; k < transactions.length; k++) bySignature.set(transactions[k]!.signature, k);
+    }
+    transaction[i] = bySignature.get(d.signature) ?? -1;
   }
   return { wallets, wallet, transaction };
 }

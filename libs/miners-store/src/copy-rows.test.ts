@@ -70,4 +70,10 @@ describe('CopyRows', () => {
     const expected = Array.from({ length: 40 }, (_, v) => [v, -v, v, v, -v, v, ...(v % 2 === 0 ? amounts : [])]).flat();
     expect(int8Fields(data)).toEqual(expected.map((x) => BigInt(x)));
   });
+
+  it('refuses a figure past its column rather than store it wrapped', () => {
+    const copy = new CopyRows(1);
+    expect(() => copy.add({ ...row(1, null), priorityFee: 2 ** 31 })).toThrow(/int4/);
+    expect(() => copy.add({ ...row(1, null), deploys: 40_000 })).toThrow(/int2/);
+  });
 });

@@ -13,11 +13,14 @@ const FIXED = 2 + 21 * 4 + 7 * 8 + 8 * 4 + 5 * 2;
  */
 export class CopyRows {
   private b: Buffer;
+  /** The buffer's bytes as a DataView: its setters are the engine's own, quicker than Buffer's checked writes. */
+  private v: DataView;
   private o: number;
 
   /** `rows`: how many rows are expected (the buffer grows past it). */
   constructor(rows: number) {
     this.b = Buffer.allocUnsafe(COPY_HEADER.length + rows * FIXED + 2);
+    this.v = new DataView(this.b.buffer, this.b.byteOffset, this.b.byteLength);
     this.o = COPY_HEADER.copy(this.b, 0);
   }
 
@@ -28,32 +31,36 @@ export class CopyRows {
 
   add(r: StoredRow): void {
     this.reserve(FIXED + (r.amounts === null ? 0 : 8 * r.amounts.length));
-    const b = this.b;
-    let o = b.writeInt16BE(21, this.o);
-    o = i8(b, r.amount, o);
-    o = i8(b, r.solBack, o);
-    o = i8(b, r.ore, o);
-    o = i8(b, r.oreMotherlode, o);
-    o = i8(b, r.adminFee, o);
-    o = i8(b, r.protocolFee, o);
-    o = i8(b, r.oreValue, o);
-    o = i4(b, r.roundId, o);
-    o = i4(b, r.minerId, o);
-    o = i4(b, r.squares, o);
-    o = i4(b, r.signerId, o);
-    o = i4(b, r.networkFee, o);
-    o = i4(b, r.priorityFee, o);
-    o = i4(b, r.executorFee, o);
-    o = i4(b, r.checkpointDeposit, o);
-    o = i2(b, r.slotsLeft, o);
-    o = i2(b, r.slotsLeftLast, o);
-    o = i2(b, r.deploys, o);
-    o = i2(b, r.strategy, o);
-    o = i2(b, r.flags, o);
-    if (r.amounts === null) o = b.writeInt32BE(-1, o);
-    else {
-      o = b.writeInt32BE(8 * r.amounts.length, o);
-      for (const a of r.amounts) o = int64(b, a, o);
+    const v = this.v;
+    let o = this.o;
+    v.setInt16(o, 21);
+    o = i8(v, r.amount, o + 2);
+    o = i8(v, r.solBack, o);
+    o = i8(v, r.ore, o);
+    o = i8(v, r.oreMotherlode, o);
+    o = i8(v, r.adminFee, o);
+    o = i8(v, r.protocolFee, o);
+    o = i8(v, r.oreValue, o);
+    o = i4(v, r.roundId, o);
+    o = i4(v, r.minerId, o);
+    o = i4(v, r.squares, o);
+    o = i4(v, r.signerId, o);
+    o = i4(v, r.networkFee, o);
+    o = i4(v, r.priorityFee, o);
+    o = i4(v, r.executorFee, o);
+    o = i4(v, r.checkpointDeposit, o);
+    o = i2(v, r.slotsLeft, o);
+    o = i2(v, r.slotsLeftLast, o);
+    o = i2(v, r.deploys, o);
+    o = i2(v, r.strategy, o);
+    o = i2(v, r.flags, o);
+    if (r.amounts === null) {
+      v.setInt32(o, -1);
+      o += 4;
+    } else {
+      v.setInt32(o, 8 * r.amounts.length);
+      o += 4;
+      for (const a of r.amounts) o = int64(v, a, o);
     }
     this.o = o;
   }
@@ -61,7 +68,8 @@ export class CopyRows {
   /** The COPY data: the header, every row added, the trailer. */
   finish(): Buffer {
     this.reserve(2);
-    this.o = this.b.writeInt16BE(-1, this.o);
+    this.v.setInt16(this.o, -1);
+    this.o += 2;
     return this.b.subarray(0, this.o);
   }
 
@@ -70,22 +78,37 @@ export class CopyRows {
     const grown = Buffer.allocUnsafe(Math.max(this.b.length * 2, this.o + bytes));
     this.b.copy(grown, 0, 0, this.o);
     this.b = grown;
+    this.v = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
   }
 }
 
-// Each field: its length (-1: null), then its value.
-function i8(b: Buffer, v: number | null, o: number): number {
-  if (v === null) return b.writeInt32BE(-1, o);
-  return int64(b, v, b.writeInt32BE(8, o));
+// Each field: its length (-1: null), then its value, big-endian; the offset after it.
+function i8(v: DataView, x: number | null, o: number): number {
+  if (x === null) {
+    v.setInt32(o, -1);
+    return o + 4;
+  }
+  v.setInt32(o, 8);
+  return int64(v, x, o + 4);
 }
 
-function i4(b: Buffer, v: number | null, o: number): number {
-  if (v === null) return b.writeInt32BE(-1, o);
-  return b.writeInt32BE(v, b.writeInt32BE(4, o));
+function i4(v: DataView, x: number | null, o: number): number {
+  if (x === null) {
+    v.setInt32(o, -1);
+    return o + 4;
+  }
+  // DataView wraps what does not fit; a figure past its column is refused, not stored wrong.
+  if ((x | 0) !== x) throw new RangeError(`${x} does not fit an int4 column`);
+  v.setInt32(o, 4);
+  v.setInt32(o + 4, x);
+  return o + 8;
 }
 
-function i2(b: Buffer, v: number, o: number): number {
-  return b.writeInt16BE(v, b.writeInt32BE(2, o));
+function i2(v: DataView, x: number, o: number): number {
+  if ((x << 16) >> 16 !== x) throw new RangeError(`${x} does not fit an int2 column`);
+  v.setInt32(o, 2);
+  v.setInt16(o + 4, x);
+  return o + 6;
 }
 
 const TWO_32 = 4294967296;
@@ -95,7 +118,8 @@ const TWO_32 = 4294967296;
  * 32 of them; history writes hundreds of thousands of rows): the high word is the floored
  * quotient by 2^32, the low word the remainder (ToUint32).
  */
-function int64(b: Buffer, v: number, o: number): number {
-  b.writeInt32BE(Math.floor(v / TWO_32), o);
-  return b.writeUInt32BE(v >>> 0, o + 4);
+function int64(v: DataView, x: number, o: number): number {
+  v.setInt32(o, Math.floor(x / TWO_32));
+  v.setUint32(o + 4, x >>> 0);
+  return o + 8;
 }

@@ -89,14 +89,8 @@ export class MinerLedgerWriter {
     const sums = options.deferRollups === true ? new FoldSums() : null;
     const oldestHour = hourOf(this.now()) - HOURS_KEPT;
     const stored = await withTransaction(this.pool, async (client) => {
-      const addresses = new Set<string>();
-      for (const { miners } of entries) for (let i = 0; i < miners.length; i++) addresses.add(miners.address(i)).add(miners.signer(i));
-      const ids = await this.idsOf(client, [...addresses], seen);
-      const walletLists = entries.map(({ miners }) => {
-        const list = new Array<number>(miners.length);
-        for (let i = 0; i < miners.length; i++) list[i] = ids.get(miners.address(i))!;
-        return list.join(',');
-      });
+      const { minerIds, signerIds } = await this.idsOf(client, entries, seen);
+      const walletLists = minerIds.map((ids) => ids.join(','));
       const { rows: fresh } = await client.query<{ round_id: number }>(
         `INSERT INTO indexer.miner_round_sets (round_id, settled_at, miner_ids)
          SELECT r, t, string_to_array(m, ',')::int4[] FROM unnest($1::int4[], $2::timestamptz[], $3::text[]) AS u(r, t, m)
@@ -114,7 +108,7 @@ export class MinerLedgerWriter {
       const hours = new Map<number, number>();
       const prices = await orePrices(client, entries.map((e) => dayOf(e.round.settledAt)));
       const scratch = emptyStoredRow();
-      for (const { round, miners } of entries) {
+      for (const [k, { round, miners }] of entries.entries()) {
         if (!written.has(round.id) || miners.length === 0) continue;
         const day = dayOf(round.settledAt);
         days.set(round.id, day);
@@ -125,7 +119,7 @@ export class MinerLedgerWriter {
           const top = miners.figure(i, 'oreTopMiner');
           const ore = top === null ? null : top + (miners.figure(i, 'oreSplit') ?? 0) + (miners.figure(i, 'oreMotherlode') ?? 0);
           const value = ore === null ? null : price === null ? 0 : Math.floor((ore * price) / ONE_ORE);
-          const row = toStored(miners, i, ids.get(miners.address(i))!, ids.get(miners.signer(i))!, value, sums === null ? undefined : scratch);
+          const row = toStored(miners, i, minerIds[k]![i]!, signerIds[k]![i]!, value, sums === null ? undefined : scratch);
           copy.add(row);
           if (sums !== null) sums.add(row);
           else rolled.push(row);
@@ -215,21 +209,34 @@ export class MinerLedgerWriter {
     return r.first === null || r.last === null ? null : { first: r.first, last: r.last };
   }
 
-  /** The wallets' ids, from memory or PostgreSQL (inserting new wallets); those read from PostgreSQL also go to `seen`. */
-  private async idsOf(client: PoolClient, addresses: readonly string[], seen: Map<string, number>): Promise<Map<string, number>> {
-    const ids = new Map<string, number>();
-    const unknown: string[] = [];
-    for (const a of addresses) {
-      const id = this.walletIds.get(a);
-      if (id === undefined) unknown.push(a);
-      else ids.set(a, id);
+  /**
+   * The ids of each entry's wallets and signers, row by row, from memory or PostgreSQL
+   * (inserting new wallets); those read from PostgreSQL also go to `seen`.
+   */
+  private async idsOf(client: PoolClient, entries: readonly LedgerEntry[], seen: Map<string, number>): Promise<{ minerIds: Int32Array[]; signerIds: Int32Array[] }> {
+    const unknown = new Set<string>();
+    const minerIds: Int32Array[] = [];
+    const signerIds: Int32Array[] = [];
+    for (const { miners } of entries) {
+      const [m, s] = [new Int32Array(miners.length), new Int32Array(miners.length)];
+      for (let i = 0; i < miners.length; i++) {
+        m[i] = this.walletIds.get(miners.address(i)) ?? -1;
+        s[i] = this.walletIds.get(miners.signer(i)) ?? -1;
+        if (m[i] === -1) unknown.add(miners.address(i));
+        if (s[i] === -1) unknown.add(miners.signer(i));
+      }
+      minerIds.push(m);
+      signerIds.push(s);
     }
-    if (unknown.length === 0) return ids;
-    for (const [a, id] of await walletIds(client, unknown)) {
-      ids.set(a, id);
-      seen.set(a, id);
+    if (unknown.size === 0) return { minerIds, signerIds };
+    for (const [a, id] of await walletIds(client, [...unknown])) seen.set(a, id);
+    for (const [k, { miners }] of entries.entries()) {
+      for (let i = 0; i < miners.length; i++) {
+        if (minerIds[k]![i] === -1) minerIds[k]![i] = seen.get(miners.address(i))!;
+        if (signerIds[k]![i] === -1) signerIds[k]![i] = seen.get(miners.signer(i))!;
+      }
     }
-    return ids;
+    return { minerIds, signerIds };
   }
 
   /** Which of `ids` have their miners stored. */
