@@ -87,7 +87,7 @@ export function indexDeploys(deploys: readonly { readonly authority: string; rea
 export interface PlayedRound {
   readonly deployed: readonly number[];
   readonly count: readonly number[];
-  /** Wallets numbered. */
+  /** How many wallets the round has (numbered by `indexDeploys`). */
   readonly wallets: number;
   readonly stake: Float64Array;
   /** `round.deployed[s]` when the wallet first deployed (on `s`: its range of the top-miner draw starts there). */
