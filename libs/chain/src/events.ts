@@ -10,7 +10,7 @@
 import { DecodeError } from '@gridlab/errors';
 import { decodeBase58, encodeBase58 } from './base58';
 import { isU64Max, readI64Number, readSafeU64, readU64Number, viewOf, writeU64 } from './bytes';
-import { SQUARES, U64_MAX } from './ore-layout';
+import { ALL_SQUARES, SQUARES, U64_MAX } from './ore-layout';
 
 /** Instruction discriminators (the first data byte) of the ORE program since 2025-10-01. */
 export const ORE_IX = { close: 5, deploy: 6, log: 8, reset: 9 } as const;
@@ -90,7 +90,6 @@ export interface DeployArgs {
   readonly squares: number;
 }
 
-const SQUARE_MASK = (1 << SQUARES) - 1;
 
 /**
  * The event in a Log instruction's payload (the bytes after the `[8]`), or null for an
@@ -152,7 +151,7 @@ function decodeDeploy(bytes: Uint8Array, view: DataView): DeployEvent {
     authority,
     amount: readSafeU64(view, 40, 'amount'),
     // The squares are the low 25 bits.
-    mask: view.getUint32(48, true) & SQUARE_MASK,
+    mask: view.getUint32(48, true) & ALL_SQUARES,
     roundId: readSafeU64(view, 56, 'round_id'),
     // A manual deploy's signer is its authority: encoded once.
     signer: sameBytes(bytes, 8, 64, 32) ? authority : encodeBase58(bytes.subarray(64, 96)),
@@ -233,7 +232,7 @@ export function encodeDeployArgs(args: DeployArgs): Uint8Array {
 export function decodeDeployArgs(data: Uint8Array): DeployArgs | null {
   if (data.length !== DEPLOY_IX_LENGTH || data[0] !== ORE_IX.deploy) return null;
   const view = viewOf(data);
-  return { amount: readSafeU64(view, 1, 'amount'), squares: view.getUint32(9, true) & SQUARE_MASK };
+  return { amount: readSafeU64(view, 1, 'amount'), squares: view.getUint32(9, true) & ALL_SQUARES };
 }
 
 /** What `reset` logs of the round's randomness: `var value: <base58 of the 32 bytes>`. */

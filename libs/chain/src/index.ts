@@ -46,7 +46,7 @@ export {
   type OreEvent,
 } from './events';
 export { readOreTransaction, createAccountData, SYSTEM_PROGRAM, type TransactionJson, type InstructionJson, type OreTransaction, type OreIds } from './transactions';
-export { rebuildRound, ROUND_EXPIRY_SLOTS, type RebuildInput, type RebuildResult, type RebuildRefusal, type RoundDeploy, type UnknownFigures } from './rebuild-round';
+export { popcount, rebuildRound, ROUND_EXPIRY_SLOTS, type RebuildInput, type RebuildResult, type RebuildRefusal, type RoundDeploy, type UnknownFigures } from './rebuild-round';
 export { distributionMask, isSplitSquare, isSplitByRng } from './distribution';
 export { squareEv, boardEv, bestSquares, expectedOre, MOTHERLODE_ODDS, type EvRound, type SquareEv } from './expected-value';
 export { decodeMinerClaims, MINER_DISCRIMINATOR, type MinerClaims } from './miner.codec';

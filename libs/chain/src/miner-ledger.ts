@@ -7,7 +7,7 @@
 import type { MinerRound, PayoutRule } from '@gridlab/contracts';
 import { indexDeploys, networkFees, playDeploys, settleMiners, type DeployIndex, type MinerDeploy, type PlayedRound, type RoundDraw, type WalletFees } from './miner-settlement';
 import { MinerRows, type MinerRowInput } from './miner-rows';
-import { SPLIT_ADDRESS, SQUARES } from './ore-layout';
+import { ALL_SQUARES, SPLIT_ADDRESS, SQUARES } from './ore-layout';
 import { lowestBit, popcount, type RoundDeploy, type UnknownFigures } from './rebuild-round';
 import { slotHashRng, winningSquare } from './rng';
 import type { RoundAccount } from './round.codec';
@@ -63,7 +63,7 @@ export interface MinerFacts {
   readonly slotsLeftLast: Float64Array;
   /** 1: an automation deployed for the wallet. */
   readonly automated: Uint8Array;
-  /** The automation's strategy its first deploy that logged one logged; NaN: none did. */
+  /** The strategy logged by the wallet's first deploy that logged one; NaN: none did. */
   readonly strategy: Float64Array;
   /** Every deploy replayed under the program's rules; null when one hides its squares or the replay disagrees with the account. */
   readonly played: PlayedRound | null;
@@ -220,9 +220,9 @@ function stakeShown(deploys: readonly RoundDeploy[], index: DeployIndex): { stak
       continue;
     }
     const at = w * SQUARES;
-    for (let m = d.squares; m !== 0; m &= m - 1) {
+    for (let m = d.squares & ALL_SQUARES; m !== 0; m &= m - 1) {
       const i = at + lowestBit(m);
-      if (i < at + SQUARES && stake[i] === 0) stake[i] = d.amount;
+      if (stake[i] === 0) stake[i] = d.amount;
     }
   }
   return { stake, known };

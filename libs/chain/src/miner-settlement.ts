@@ -6,7 +6,7 @@
  * motherlode share, and what the fees took of its stakes.
  */
 import type { PayoutRule } from '@gridlab/contracts';
-import { SQUARES } from './ore-layout';
+import { ALL_SQUARES, SQUARES } from './ore-layout';
 import { lowestBit } from './rebuild-round';
 import { settleRound, share } from './settlement';
 
@@ -130,8 +130,6 @@ export function playDeploys(deploys: readonly MinerDeploy[], index: Pick<DeployI
   }
   return { deployed: Array.from(deployed), count, wallets, stake, cumulative };
 }
-
-const ALL_SQUARES = (1 << SQUARES) - 1;
 
 /** Whether wallet `w` holds a stake in the round (it joined it). */
 export function holdsStake(played: PlayedRound, w: number): boolean {

@@ -5,6 +5,8 @@
  * are absolute.
  */
 export const SQUARES = 25;
+/** Bit s for every square s: a mask of squares holds no other bit. */
+export const ALL_SQUARES = (1 << SQUARES) - 1;
 export const HEADER_BYTES = 8;
 
 export const BOARD_DISCRIMINATOR = 105;

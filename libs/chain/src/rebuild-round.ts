@@ -19,7 +19,7 @@
  * unknown, never guessed.
  */
 import { ORE_BASE_UNITS } from '@gridlab/contracts';
-import { ROUND_LEN_CURRENT, ROUND_LEN_V3, ROUND_LEN_V3_LEGACY, SPLIT_ADDRESS, SQUARES } from './ore-layout';
+import { ALL_SQUARES, ROUND_LEN_CURRENT, ROUND_LEN_V3, ROUND_LEN_V3_LEGACY, SPLIT_ADDRESS, SQUARES } from './ore-layout';
 import type { RoundAccount, RoundLayout } from './round.codec';
 import { isVoidedSlotHash, slotHashRng, winningSquare } from './rng';
 import type { ResetEvent } from './events';
@@ -82,7 +82,6 @@ export interface RoundDeploy {
 }
 
 const ALL_KNOWN: UnknownFigures = { deployed: 0, count: 0, totalMiners: false };
-const ALL_SQUARES = (1 << SQUARES) - 1;
 
 /** What the rebuild did not read: parts of its transactions that did not decode, by reason. */
 interface SkippedParts {

@@ -1,4 +1,5 @@
-import { popcount, type StoredRow } from './row';
+import { popcount } from '@gridlab/chain';
+import type { StoredRow } from './row';
 
 /**
  * A wallet's rows of one block of rounds, packed column by column (big-endian): n round

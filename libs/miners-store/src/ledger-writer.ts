@@ -110,10 +110,10 @@ export class MinerLedgerWriter {
       const scratch = emptyStoredRow();
       for (const [k, { round, miners }] of entries.entries()) {
         if (!written.has(round.id) || miners.length === 0) continue;
-        const day = dayOf(round.settledAt);
+        const [day, hour] = [dayOf(round.settledAt), hourOf(round.settledAt)];
         days.set(round.id, day);
-        hours.set(round.id, hourOf(round.settledAt));
-        sums?.round(round.id, day, hourOf(round.settledAt), oldestHour);
+        hours.set(round.id, hour);
+        sums?.round(round.id, day, hour, oldestHour);
         const price = prices.get(day) ?? round.productionCost;
         for (let i = 0; i < miners.length; i++) {
           const top = miners.figure(i, 'oreTopMiner');

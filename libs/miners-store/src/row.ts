@@ -1,4 +1,4 @@
-import type { MinerRows } from '@gridlab/chain';
+import { layout, popcount, type MinerRows } from '@gridlab/chain';
 import type { MinerRound, PayoutRule } from '@gridlab/contracts';
 
 // A miner-round as stored (ids for addresses, a mask for squares, flags for the booleans)
@@ -15,7 +15,7 @@ const STRATEGY_MANUAL = -1;
 /** Automated, the strategy not logged (DeployEvents before 2025-12-08 did not say). */
 const STRATEGY_AUTOMATED = -2;
 
-const SQUARES = 25;
+const { SQUARES } = layout;
 /** The stored slots-left columns are int2. */
 const MAX_SLOTS = 32767;
 
@@ -45,12 +45,6 @@ export interface StoredRow {
   readonly deploys: number;
   readonly strategy: number;
   readonly flags: number;
-}
-
-export function popcount(mask: number): number {
-  let n = 0;
-  for (let m = mask; m !== 0; m &= m - 1) n++;
-  return n;
 }
 
 /** The lamports a row staked (null: not known). */
