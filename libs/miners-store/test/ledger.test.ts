@@ -188,6 +188,27 @@ describe('the miner ledger in PostgreSQL', () => {
     expect((await store.summary(w, now))!.all.oreValue).toBe(300_000_000 + 50_000_000);
   });
 
+  it('gives each new wallet one id when two writers (two replicas) write rounds naming it at once, every row its own wallet and signer', async () => {
+    const fresh = Array.from({ length: 12 }, () => bs58.encode(randomBytes(32)));
+    // Rounds 90,000.. in two chunks, one a writer, every round naming the same new wallets in another order.
+    const entry = (id: number): LedgerEntry => {
+      const rows = roundRows(id, settledAt(id).toISOString(), prng(id)).map((r, k) => ({ ...r, address: fresh[(id + k) % 6]!, signer: fresh[6 + ((id + 2 * k) % 6)]! }));
+      return { round: { id, settledAt: settledAt(id), productionCost: null }, miners: MinerRows.of(rows) };
+    };
+    const [a, b] = [[90_000, 90_002, 90_004], [90_001, 90_003, 90_005]].map((ids) => ids.map(entry));
+    const written = await Promise.all([new MinerLedgerWriter(pool, () => now).writeRounds(a!), new MinerLedgerWriter(pool, () => now).writeRounds(b!)]);
+    expect(written.map((w) => [...w].sort())).toEqual([[90_000, 90_002, 90_004], [90_001, 90_003, 90_005]]);
+    const { rows: ids } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM indexer.wallets WHERE address = ANY($1::bytea[])', [fresh.map((w) => Buffer.from(bs58.decode(w)))]);
+    expect(ids[0]!.n).toBe(fresh.length);
+    for (const e of [...a!, ...b!]) {
+      const got = (await store.roundMiners(e.round.id))!.miners;
+      expect(got.map((m) => [m.address, m.signer])).toEqual(e.miners.rows().map((m) => [m.address, m.signer]));
+    }
+    // Each wallet's rollups count every round it played, once.
+    const played = [...a!, ...b!].reduce((n, e) => n + e.miners.rows().filter((m) => m.address === fresh[0]).length, 0);
+    expect((await store.summary(fresh[0]!, now))!.all.rounds).toBe(played);
+  });
+
   it('forgets the id of a wallet whose first write rolled back', async () => {
     const w = bs58.encode(randomBytes(32));
     const id = 70_000;
